@@ -1,0 +1,50 @@
+"""robustsvm: support vector machines with sign constraints and uncertainty sets.
+
+Compose a model from a loss, a penalty, sign constraints and uncertainty sets,
+solve it with a conic solver through CVXPY or a first-order backend, and get a
+certified answer::
+
+    import robustsvm as rs
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-2), signs={"mean radius": +1},
+                      uncertainty=rs.Box(radius=0.1))
+    sol = prob.solve(X, y, solver="clarabel")
+"""
+
+from .backends import get_backend, register, solvers
+from .compare import compare
+from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
+from .kernels import RBF, Kernel, Linear, Polynomial
+from .losses import HardMargin, Hinge, Loss, SquaredHinge
+from .penalties import L1, L2, Penalty
+from .problem import Problem
+from .solution import Solution
+from .uncertainty import Ball, Box, UncertaintySet
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Problem",
+    "Solution",
+    "Loss",
+    "Hinge",
+    "SquaredHinge",
+    "HardMargin",
+    "Penalty",
+    "L1",
+    "L2",
+    "Kernel",
+    "Linear",
+    "Polynomial",
+    "RBF",
+    "UncertaintySet",
+    "Box",
+    "Ball",
+    "solvers",
+    "get_backend",
+    "register",
+    "compare",
+    "ConvergenceWarning",
+    "SolverError",
+    "UnsupportedModelError",
+    "__version__",
+]

@@ -1,0 +1,6 @@
+"""Registered backends. Importing this package registers every built-in one."""
+
+from . import conic  # noqa: F401  (registers clarabel, scs, ...)
+from .registry import Backend, BackendResult, capable_backends, get_backend, register, solvers
+
+__all__ = ["Backend", "BackendResult", "capable_backends", "get_backend", "register", "solvers"]

@@ -1,0 +1,357 @@
+"""Compile a :class:`~robustsvm.problem.Problem` into a parametrized CVXPY problem.
+
+The program is
+
+    minimize   (λ2/2)‖w‖² + λ1 t1 + (μ/2) b² + Σ_i c_i ℓ(ξ_i)
+    subject to ξ ≥ 0,  ξ ≥ 1 − (y ∘ (Xw + b) − r ∘ (S t)),  t1 ≥ ‖w‖₁,
+               t_k ≥ σ_{V_k}(∓w)  (one epigraph variable per set and label),
+               w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
+
+with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); the hard margin keeps
+``y ∘ (Xw + b) − r ∘ (S t) ≥ 1`` and drops ξ. ``S`` is the constant 0/1 matrix
+that hands each sample the epigraph variable of its set and label. λ1, λ2, μ,
+the loss weights ``c`` and the radii ``r`` are ``cp.Parameter``s, so that a new
+value re-uses the compiled problem (DPP). Every constraint is one vectorized
+expression: nothing loops over samples.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import FitData, check_sample_weight
+from .losses import HardMargin, SquaredHinge
+from .penalties import Penalty
+from .uncertainty import check_radius, resolve_uncertainty
+
+__all__ = ["ConicProgram", "ConicResult"]
+
+
+@dataclass
+class ConicResult:
+    """Raw outcome of one conic solve."""
+
+    w: np.ndarray | None
+    b: float
+    status: str
+    gap: float
+    iterations: int
+    time_compile: float
+    time_solve: float
+    primal_objective: float
+    dual_objective: float
+    raw_status: str
+    extra: dict = field(default_factory=dict)
+
+
+class ConicProgram:
+    """A model compiled once for fixed data; parameters change between solves.
+
+    Parameters
+    ----------
+    problem : Problem
+        The model.
+    data : FitData
+        Validated data (labels in -1/+1, resolved signs, sample weights).
+    with_l1 : bool, optional
+        Compile the L1 epigraph even when the model's λ1 is 0, so that a later
+        :meth:`set_values` can make it positive (default: only when λ1 > 0).
+
+    Attributes
+    ----------
+    cvxpy_problem : cvxpy.Problem
+        The compiled problem; its parameters are in :attr:`parameters`.
+    parameters : dict of str to cvxpy.Parameter
+        ``"l2"``, ``"l1"``, ``"weight"`` (the loss coefficients c), and when
+        present ``"mu"`` (intercept ridge) and ``"radius"``.
+    """
+
+    def __init__(self, problem, data: FitData, *, with_l1: bool | None = None) -> None:
+        if problem.kernel is not None:
+            raise ValueError(
+                "the conic compiler writes the primal in w and cannot use a kernel; "
+                "kernel models are solved through their dual (see rs.solvers())"
+            )
+        self.problem = problem
+        self.data = data
+        n, d = data.n, data.d
+        X, y = data.X, data.y
+        self.n, self.d = n, d
+
+        w = cp.Variable(d, name="w")
+        self.w = w
+        mode, mu_value = problem.intercept_mode
+        self.b = cp.Variable(name="b") if mode != "none" else None
+
+        pen: Penalty = problem.penalty
+        self.parameters: dict[str, cp.Parameter] = {
+            "l2": cp.Parameter(nonneg=True, name="l2", value=pen.l2),
+            "l1": cp.Parameter(nonneg=True, name="l1", value=pen.l1),
+        }
+        objective = 0.5 * self.parameters["l2"] * cp.sum_squares(w)
+        constraints: list[cp.Constraint] = []
+        self.with_l1 = pen.l1 > 0 if with_l1 is None else bool(with_l1)
+        if self.with_l1:
+            t1 = cp.Variable(nonneg=True, name="t_l1")
+            constraints.append(cp.norm1(w) <= t1)
+            objective = objective + self.parameters["l1"] * t1
+        if mode == "l2":
+            self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=mu_value)
+            objective = objective + 0.5 * self.parameters["mu"] * cp.square(self.b)
+
+        # sign constraints, one vectorized constraint per sign
+        pos = np.flatnonzero(data.signs > 0)
+        neg = np.flatnonzero(data.signs < 0)
+        if pos.size:
+            constraints.append(w[pos] >= 0)
+        if neg.size:
+            constraints.append(w[neg] <= 0)
+
+        # nominal margins y ∘ (Xw + b)
+        Xy = _scale_rows(X, y)
+        margin = Xy @ w
+        if self.b is not None:
+            margin = margin + y * self.b
+        # robust margins: subtract r_i σ_{V_i}(−y_i w), shared epigraph variables
+        layout = resolve_uncertainty(problem.uncertainty, n, d)
+        self.layout = layout
+        if layout is not None:
+            self.parameters["radius"] = cp.Parameter(n, nonneg=True, name="radius", value=layout.radius)
+            t_robust, S, cons = _support_epigraphs(layout, y, w)
+            constraints.extend(cons)
+            self.support_variables = t_robust
+            margin = margin - cp.multiply(self.parameters["radius"], S @ t_robust)
+
+        loss = problem.loss
+        self.parameters["weight"] = cp.Parameter(
+            n, nonneg=True, name="weight", value=loss.coefficients(data.sample_weight)
+        )
+        if isinstance(loss, HardMargin):
+            constraints.append(margin >= 1)
+            self.xi = None
+        else:
+            xi = cp.Variable(n, nonneg=True, name="xi")
+            self.xi = xi
+            constraints.append(xi >= 1 - margin)
+            if isinstance(loss, SquaredHinge):
+                objective = objective + self.parameters["weight"] @ cp.square(xi)
+            else:
+                objective = objective + self.parameters["weight"] @ xi
+
+        self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
+
+    # -------------------------------------------------------------------------
+    def set_values(
+        self,
+        *,
+        l2: float | None = None,
+        l1: float | None = None,
+        mu: float | None = None,
+        radius: Any = None,
+        sample_weight: Any = None,
+    ) -> None:
+        """Change parameter values without recompiling.
+
+        Parameters
+        ----------
+        l2, l1 : float, optional
+            New penalty strengths. A positive ``l1`` needs a model compiled
+            with an L1 term (``Problem(..., penalty=... + L1(>0))``).
+        mu : float, optional
+            New intercept ridge strength (only for ``intercept=rs.L2(mu)``).
+        radius : float or array of shape (n,), optional
+            New radii of the uncertainty sets.
+        sample_weight : array of shape (n,), optional
+            New per-sample weights; the loss coefficients are recomputed with
+            the model's reduction.
+        """
+        p = self.parameters
+        if l2 is not None:
+            p["l2"].value = _nonneg(l2, "l2")
+        if l1 is not None:
+            value = _nonneg(l1, "l1")
+            if value > 0 and not self.with_l1:
+                raise ValueError("l1 > 0 needs a program compiled with with_l1=True or an L1 penalty")
+            p["l1"].value = value
+        if mu is not None:
+            if "mu" not in p:
+                raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
+            p["mu"].value = _nonneg(mu, "mu")
+        if radius is not None:
+            if "radius" not in p:
+                raise ValueError("radius applies only to a model with uncertainty")
+            r = check_radius(radius)
+            p["radius"].value = np.full(self.n, float(r)) if np.ndim(r) == 0 else _length(r, self.n, "radius")
+        if sample_weight is not None:
+            sw = check_sample_weight(sample_weight, self.n)
+            p["weight"].value = self.problem.loss.coefficients(sw)
+
+    def solve(
+        self,
+        solver: str = "CLARABEL",
+        *,
+        tol: float | None = None,
+        max_iter: int | None = None,
+        verbose: bool = False,
+        warm_start: bool = False,
+        solver_options: dict | None = None,
+    ) -> ConicResult:
+        """Solve with a CVXPY solver; re-uses the compiled problem when possible."""
+        opts = _solver_options(solver, tol, max_iter)
+        opts.update(solver_options or {})
+        prob = self.cvxpy_problem
+        t0 = time.perf_counter()
+        data, chain, inverse = prob.get_problem_data(solver, enforce_dpp=True, solver_opts=opts)
+        t1 = time.perf_counter()
+        raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
+        t2 = time.perf_counter()
+        prob.unpack_results(raw, chain, inverse)
+        pobj, dobj, gap = _raw_objectives(solver, raw)
+        stats = prob.solver_stats
+        w = None if self.w.value is None else np.asarray(self.w.value, dtype=np.float64).copy()
+        b = 0.0
+        if self.b is not None and self.b.value is not None:
+            b = float(self.b.value)
+        return ConicResult(
+            w=w,
+            b=b,
+            status=prob.status,
+            gap=gap,
+            iterations=int(stats.num_iters or 0),
+            time_compile=t1 - t0,
+            time_solve=t2 - t1,
+            primal_objective=pobj,
+            dual_objective=dobj,
+            raw_status=str(prob.status),
+        )
+
+    def size(self) -> dict:
+        """Sizes of the compiled problem: variables, constraints and cone dimensions."""
+        stats = self.cvxpy_problem.size_metrics
+        cone_counts: dict[str, int] = {}
+        for c in self.cvxpy_problem.constraints:
+            cone_counts[type(c).__name__] = cone_counts.get(type(c).__name__, 0) + 1
+        return {
+            "variables": int(stats.num_scalar_variables),
+            "equality_rows": int(stats.num_scalar_eq_constr),
+            "inequality_rows": int(stats.num_scalar_leq_constr),
+            "constraints_by_type": cone_counts,
+        }
+
+
+# -----------------------------------------------------------------------------
+def _scale_rows(X, y: np.ndarray):
+    """``diag(y) X`` without densifying a sparse X."""
+    if sp.issparse(X):
+        return sp.diags(y) @ X
+    return X * y[:, None]
+
+
+def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
+    """Epigraph variables ``t ≥ σ_V(∓w)`` per distinct set, and the sample-selection matrix.
+
+    Returns
+    -------
+    t : cvxpy.Variable of shape (K,)
+    S : scipy.sparse matrix of shape (n, K)
+        ``(S t)_i`` is the variable of sample ``i``'s set and label.
+    constraints : list
+    """
+    n = y.shape[0]
+    columns: list[tuple[int, int]] = []  # (set index, direction sign: +1 means z = −w)
+    col_of_sample = np.empty(n, dtype=np.intp)
+    for k, s in enumerate(layout.sets):
+        mask = layout.group == k
+        if s.symmetric:
+            col_of_sample[mask] = len(columns)
+            columns.append((k, 0))
+            continue
+        for label, direction in ((1.0, 1), (-1.0, -1)):
+            sel = mask & (y == label)
+            if sel.any():
+                col_of_sample[sel] = len(columns)
+                columns.append((k, direction))
+    K = len(columns)
+    t = cp.Variable(K, name="t_support")
+    S = sp.csr_matrix((np.ones(n), (np.arange(n), col_of_sample)), shape=(n, K))
+    constraints: list[cp.Constraint] = []
+    # batch the support expressions by set class
+    by_class: dict[type, list[int]] = {}
+    for j, (k, _) in enumerate(columns):
+        by_class.setdefault(type(layout.sets[k]), []).append(j)
+    for cls, cols in by_class.items():
+        sets = [layout.sets[columns[j][0]] for j in cols]
+        zs = [w if columns[j][1] == -1 else -w for j in cols]
+        exprs, cons = cls.support_cvx_many(sets, zs)
+        constraints.extend(cons)
+        for j, e in zip(cols, exprs, strict=True):
+            constraints.append(e <= t[j])
+    return t, S, constraints
+
+
+def _nonneg(value: float, name: str) -> float:
+    v = float(value)
+    if not np.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
+    return v
+
+
+def _length(r: np.ndarray, n: int, name: str) -> np.ndarray:
+    if r.shape[0] != n:
+        raise ValueError(f"{name} has {r.shape[0]} values but the data have {n} samples")
+    return r
+
+
+def _solver_options(solver: str, tol: float | None, max_iter: int | None) -> dict:
+    """Translate the common ``tol`` / ``max_iter`` into a solver's own option names."""
+    name = solver.upper()
+    opts: dict[str, Any] = {}
+    if name == "CLARABEL":
+        if tol is not None:
+            opts.update(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
+        if max_iter is not None:
+            opts["max_iter"] = int(max_iter)
+    elif name == "SCS":
+        if tol is not None:
+            opts.update(eps_abs=tol, eps_rel=tol)
+        if max_iter is not None:
+            opts["max_iters"] = int(max_iter)
+    elif name == "OSQP":
+        if tol is not None:
+            opts.update(eps_abs=tol, eps_rel=tol)
+        if max_iter is not None:
+            opts["max_iter"] = int(max_iter)
+    elif name == "ECOS":
+        if tol is not None:
+            opts.update(abstol=tol, reltol=tol, feastol=tol)
+        if max_iter is not None:
+            opts["max_iters"] = int(max_iter)
+    else:
+        if tol is not None or max_iter is not None:
+            raise ValueError(
+                f"tol and max_iter are not translated for solver {solver!r}; "
+                "pass its own option names in solver_options"
+            )
+    return opts
+
+
+def _raw_objectives(solver: str, raw: Any) -> tuple[float, float, float]:
+    """Primal and dual objective values and their gap from a solver's raw output."""
+    name = solver.upper()
+    nan = float("nan")
+    try:
+        if name == "CLARABEL":
+            p, d = float(raw.obj_val), float(raw.obj_val_dual)
+            return p, d, abs(p - d)
+        if name == "SCS":
+            info = raw["info"]
+            return float(info["pobj"]), float(info["dobj"]), float(abs(info["gap"]))
+    except (AttributeError, KeyError, TypeError):
+        pass
+    return nan, nan, nan

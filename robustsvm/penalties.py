@@ -1,0 +1,92 @@
+"""Penalties ``R(w) = (λ2/2)‖w‖² + λ1‖w‖₁`` and their sums."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Penalty", "L1", "L2", "as_penalty"]
+
+
+def _check_strength(value: float, name: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number, got {value!r}") from exc
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
+    return v
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """The elastic-net penalty ``R(w) = (l2/2)‖w‖² + l1‖w‖₁``.
+
+    ``L2(a) + L1(b)`` builds ``Penalty(l2=a, l1=b)``; sums add the strengths.
+
+    Parameters
+    ----------
+    l2 : float, default 0
+        Strength λ2 ≥ 0 of the ridge term.
+    l1 : float, default 0
+        Strength λ1 ≥ 0 of the lasso term.
+    """
+
+    l2: float = 0.0
+    l1: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "l2", _check_strength(self.l2, "l2"))
+        object.__setattr__(self, "l1", _check_strength(self.l1, "l1"))
+
+    def __add__(self, other: Penalty) -> Penalty:
+        if not isinstance(other, Penalty):
+            return NotImplemented
+        return Penalty(l2=self.l2 + other.l2, l1=self.l1 + other.l1)
+
+    __radd__ = __add__
+
+    def value(self, w: np.ndarray) -> float:
+        """Evaluate ``(l2/2)‖w‖² + l1‖w‖₁``."""
+        w = np.asarray(w, dtype=np.float64)
+        return 0.5 * self.l2 * float(w @ w) + self.l1 * float(np.abs(w).sum())
+
+    @property
+    def has_l1(self) -> bool:
+        return self.l1 > 0
+
+    @property
+    def has_l2(self) -> bool:
+        return self.l2 > 0
+
+    def to_dict(self) -> dict:
+        return {"l2": self.l2, "l1": self.l1}
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.l2:
+            parts.append(f"L2({self.l2:g})")
+        if self.l1:
+            parts.append(f"L1({self.l1:g})")
+        return " + ".join(parts) if parts else "Penalty()"
+
+
+def L2(strength: float) -> Penalty:  # noqa: N802 - public API name
+    """Ridge penalty ``(strength/2)‖w‖²``."""
+    return Penalty(l2=_check_strength(strength, "L2 strength"))
+
+
+def L1(strength: float) -> Penalty:  # noqa: N802 - public API name
+    """Lasso penalty ``strength·‖w‖₁``."""
+    return Penalty(l1=_check_strength(strength, "L1 strength"))
+
+
+def as_penalty(penalty: Penalty | None) -> Penalty:
+    """Return ``penalty`` as a :class:`Penalty` (``None`` is the zero penalty)."""
+    if penalty is None:
+        return Penalty()
+    if not isinstance(penalty, Penalty):
+        raise TypeError(f"penalty must be built from rs.L2(...) and rs.L1(...), got {penalty!r}")
+    return penalty

@@ -1,0 +1,350 @@
+"""The model: loss, penalty, signs, uncertainty, intercept and kernel in one object.
+
+A :class:`Problem` states
+
+    minimize   R(w) + (μ/2) b² + Σ_i c_i ℓ(m_i^rob)
+    subject to w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
+
+with ``m_i^rob = y_i (x_i·w + b) − r_i σ_{V_i}(−y_i w)`` and ``c_i = s_i/Σ s``
+(``reduction="mean"``) or ``s_i`` (``"sum"``), ``s`` the sample weights. It is
+compiled and solved by any registered backend that accepts it.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ._validation import FitData, check_fit_data
+from .backends import registry
+from .exceptions import ConvergenceWarning, SolverError
+from .kernels import Kernel
+from .losses import HardMargin, Hinge, Loss
+from .penalties import Penalty, as_penalty
+from .solution import Solution
+from .uncertainty import UncertaintySet, resolve_uncertainty
+
+__all__ = ["Problem"]
+
+#: statuses that pass silently; every other one warns
+OPTIMAL = "optimal"
+#: statuses for which no usable point exists: raise
+_FAILED = {"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate", "solver_error"}
+
+
+class Problem:
+    """A linear (or kernel) SVM model with sign constraints and uncertainty.
+
+    Parameters
+    ----------
+    loss : Loss, default Hinge()
+        ``Hinge()``, ``SquaredHinge()`` (each with ``reduction="mean"`` or
+        ``"sum"``) or ``HardMargin()``.
+    penalty : Penalty, optional
+        ``L2(λ2)``, ``L1(λ1)`` or their sum ``L2(λ2) + L1(λ1)``.
+    signs : array-like, dict or pair of lists, optional
+        Sign constraints: a length-d vector of +1/0/−1, a dict
+        ``{feature: ±1}`` (names or indices), ``{"positive": [...],
+        "negative": [...]}`` or a pair ``(positive, negative)`` of index or
+        name lists. Names resolve against a DataFrame's columns or the
+        ``feature_names`` passed to :meth:`solve`.
+    uncertainty : UncertaintySet, list of UncertaintySet, optional
+        The set around each sample (one for all, or one per sample).
+    intercept : bool or Penalty, default True
+        ``True``: a free, unregularized ``b``; ``False``: no intercept
+        (``b = 0``); ``L2(mu)``: ``b`` with the ridge term ``(mu/2) b²``.
+    kernel : Kernel, optional
+        A kernel for the dual backends; None is the linear primal model.
+    """
+
+    def __init__(
+        self,
+        loss: Loss | None = None,
+        penalty: Penalty | None = None,
+        signs: Any = None,
+        uncertainty: UncertaintySet | list | None = None,
+        intercept: bool | Penalty = True,
+        kernel: Kernel | None = None,
+    ) -> None:
+        if loss is None:
+            loss = Hinge()
+        if not isinstance(loss, Loss):
+            raise TypeError(f"loss must be rs.Hinge(), rs.SquaredHinge() or rs.HardMargin(), got {loss!r}")
+        self.loss = loss
+        self.penalty = as_penalty(penalty)
+        self.signs = signs
+        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, list, tuple)):
+            raise TypeError(
+                f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...), a list of sets or None, "
+                f"got {type(uncertainty).__name__}"
+            )
+        self.uncertainty = uncertainty
+        if isinstance(intercept, Penalty):
+            if intercept.l1 > 0:
+                raise ValueError("intercept accepts only an L2 penalty: rs.L2(mu)")
+        elif not isinstance(intercept, (bool, np.bool_)):
+            raise TypeError(f"intercept must be True, False or rs.L2(mu), got {intercept!r}")
+        self.intercept = intercept
+        if kernel is not None and not isinstance(kernel, Kernel):
+            raise TypeError(f"kernel must be rs.Linear(), rs.Polynomial(d) or rs.RBF(sigma), got {kernel!r}")
+        self.kernel = kernel
+        if isinstance(loss, HardMargin) and self.penalty.l2 == 0 and self.penalty.l1 == 0:
+            raise ValueError("a hard-margin model needs a penalty (for instance rs.L2(1.0)): its loss is zero")
+
+    # ------------------------------------------------------------------ model
+    @property
+    def intercept_mode(self) -> tuple[str, float]:
+        """``("free", 0)``, ``("none", 0)`` or ``("l2", mu)``."""
+        if isinstance(self.intercept, Penalty):
+            return "l2", self.intercept.l2
+        return ("free", 0.0) if self.intercept else ("none", 0.0)
+
+    @property
+    def has_signs(self) -> bool:
+        s = self.signs
+        if s is None:
+            return False
+        if isinstance(s, dict):
+            return any(bool(v) for v in s.values()) if set(s) - {"positive", "negative"} else any(
+                len(v) for v in s.values()
+            )
+        if isinstance(s, tuple) and len(s) == 2 and not np.isscalar(s[0]):
+            return any(len(part) for part in s)
+        return bool(np.any(np.asarray(s) != 0))
+
+    def prepare(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> FitData:
+        """Validate ``X``, ``y`` and the options against this model."""
+        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
+        resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
+        return data
+
+    # -------------------------------------------------------------- numerics
+    def robust_margins(self, X: Any, y: Any, w: Any, b: float = 0.0) -> np.ndarray:
+        """``m_i^rob = y_i(x_i·w + b) − r_i σ_{V_i}(−y_i w)`` for every sample."""
+        data = check_fit_data(X, y, signs=None)
+        return self._robust_margins(data, np.asarray(w, dtype=np.float64), float(b))
+
+    def _robust_margins(self, data: FitData, w: np.ndarray, b: float) -> np.ndarray:
+        margin = data.y * (np.asarray(data.X @ w).ravel() + b)
+        layout = resolve_uncertainty(self.uncertainty, data.n, data.d)
+        if layout is not None:
+            margin = margin - layout.penalty_terms(w, data.y)
+        return margin
+
+    def objective(
+        self, X: Any, y: Any, w: Any, b: float = 0.0, *, sample_weight: Any = None, feature_names: Any = None
+    ) -> float:
+        """Evaluate the exact objective at ``(w, b)`` in numpy.
+
+        ``R(w) + (μ/2)b² + Σ_i c_i ℓ(m_i^rob)``; constraints (signs, hard
+        margins) are not part of the value: see :meth:`violation`.
+        """
+        data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        w = self._check_w(w, data.d)
+        return self._objective(data, w, self._check_b(b))
+
+    def _check_w(self, w: Any, d: int) -> np.ndarray:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (d,):
+            raise ValueError(f"w must have shape ({d},), got {w.shape}")
+        if not np.all(np.isfinite(w)):
+            raise ValueError("w contains NaN or infinity")
+        return w
+
+    def _check_b(self, b: Any) -> float:
+        b = float(b)
+        if not np.isfinite(b):
+            raise ValueError("b must be finite")
+        if self.intercept_mode[0] == "none" and b != 0.0:
+            raise ValueError("b must be 0 for a model with intercept=False")
+        return b
+
+    def _objective(self, data: FitData, w: np.ndarray, b: float) -> float:
+        value = self.penalty.value(w)
+        mode, mu = self.intercept_mode
+        if mode == "l2":
+            value += 0.5 * mu * b * b
+        if not isinstance(self.loss, HardMargin):
+            c = self.loss.coefficients(data.sample_weight)
+            value += float(c @ self.loss.value(self._robust_margins(data, w, b)))
+        return float(value)
+
+    def violation(self, X: Any, y: Any, w: Any, b: float = 0.0, *, feature_names: Any = None) -> float:
+        """Largest violation of the constraints at ``(w, b)`` (0 when feasible).
+
+        Sign constraints: ``max(−s_h w_h)`` over constrained features; hard
+        margin: ``max(1 − m_i^rob)``.
+        """
+        data = self.prepare(X, y, feature_names=feature_names)
+        return self._violation(data, self._check_w(w, data.d), self._check_b(b))
+
+    def _violation(self, data: FitData, w: np.ndarray, b: float) -> float:
+        v = 0.0
+        if np.any(data.signs):
+            v = max(v, float(np.max(-data.signs * w)))
+        if isinstance(self.loss, HardMargin):
+            v = max(v, float(np.max(1.0 - self._robust_margins(data, w, b))))
+        return max(v, 0.0)
+
+    # ------------------------------------------------------------ compiling
+    def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None, with_l1=None):
+        """Compile the model for CVXPY once; see :class:`~robustsvm.conic.ConicProgram`.
+
+        The returned program's parameters (λ1, λ2, μ, radii, sample weights)
+        can be changed with ``set_values`` and re-solved without recompiling.
+        """
+        from .conic import ConicProgram
+
+        data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        return ConicProgram(self, data, with_l1=with_l1)
+
+    def to_cvxpy(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None):
+        """The model as a ``cvxpy.Problem`` (parameters named ``l2``, ``l1``, ``mu``, ``radius``, ``weight``)."""
+        return self.compile(X, y, sample_weight=sample_weight, feature_names=feature_names).cvxpy_problem
+
+    # -------------------------------------------------------------- solving
+    def solve(
+        self,
+        X: Any,
+        y: Any,
+        solver: str = "clarabel",
+        *,
+        sample_weight: Any = None,
+        feature_names: Any = None,
+        **options: Any,
+    ) -> Solution:
+        """Solve the model on ``(X, y)`` with a registered backend.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n, d)
+        y : array-like of shape (n,)
+            Labels of any two distinct values; ``classes_[1]`` is +1.
+        solver : str, default "clarabel"
+            A name from :func:`robustsvm.solvers`.
+        sample_weight : array-like of shape (n,), optional
+        feature_names : sequence of str, optional
+            Names used to resolve ``signs`` given by name.
+        **options
+            ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the
+            backend's own options.
+
+        Returns
+        -------
+        Solution
+
+        Raises
+        ------
+        UnsupportedModelError
+            The backend cannot solve this model (the message names those that can).
+        SolverError
+            The solver failed or found the model infeasible or unbounded.
+        """
+        backend = registry.get_backend(solver)
+        unknown = set(options) - (registry.COMMON_OPTIONS | backend.options)
+        if unknown:
+            raise TypeError(
+                f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
+                f"{sorted(registry.COMMON_OPTIONS | backend.options)}"
+            )
+        _check_common_options(options)
+        data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        registry.require(backend, self)
+        start = time.perf_counter()
+        result = backend.solve(self, data, **options)
+        elapsed = time.perf_counter() - start
+        return self._finish(backend.name, data, result, elapsed)
+
+    def _finish(self, name: str, data: FitData, result: registry.BackendResult, elapsed: float) -> Solution:
+        if result.status in _FAILED or (result.w is None and result.dual_coef is None):
+            raise SolverError(
+                f"solver {name!r} returned status {result.status!r}"
+                + (f": {result.message}" if result.message else "")
+                + (" (the hard-margin model is infeasible when the data are not separable)"
+                   if isinstance(self.loss, HardMargin) and result.status.startswith("infeasible") else "")
+            )
+        if result.w is not None:
+            w = np.asarray(result.w, dtype=np.float64).ravel()
+            objective = self._objective(data, w, float(result.b))
+            violation = self._violation(data, w, float(result.b))
+        else:
+            w = None
+            objective = float(result.extra.get("objective", np.nan))
+            violation = float(result.extra.get("violation", np.nan))
+        history = {k: np.asarray(v) for k, v in (result.history or {}).items()}
+        sol = Solution(
+            w=w,
+            b=float(result.b),
+            objective=objective,
+            gap=float(result.gap),
+            status=result.status,
+            solver=name,
+            iterations=int(result.iterations),
+            time=elapsed,
+            time_compile=float(result.time_compile),
+            time_solve=float(result.time_solve),
+            history=history,
+            violation=violation,
+            classes=data.classes,
+            problem=self,
+            feature_names=data.feature_names,
+            message=result.message,
+            dual_coef=result.dual_coef,
+            support_vectors=result.support_vectors,
+            extra={k: v for k, v in result.extra.items() if k != "program"},
+        )
+        if result.status != OPTIMAL:
+            warnings.warn(
+                f"solver {name!r} stopped with status {result.status!r}"
+                + (f" ({result.message})" if result.message else "")
+                + "; the solution may not be optimal",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return sol
+
+    # ------------------------------------------------------------ describe
+    def to_dict(self) -> dict:
+        """A JSON-ready description of the model."""
+        mode, mu = self.intercept_mode
+        signs = self.signs
+        if isinstance(signs, np.ndarray):
+            signs = signs.tolist()
+        unc = self.uncertainty
+        if isinstance(unc, (list, tuple)):
+            unc = [s.to_dict() for s in unc]
+        elif unc is not None:
+            unc = unc.to_dict()
+        return {
+            "loss": self.loss.to_dict(),
+            "penalty": self.penalty.to_dict(),
+            "signs": signs,
+            "uncertainty": unc,
+            "intercept": {"mode": mode, "mu": mu},
+            "kernel": None if self.kernel is None else self.kernel.to_dict(),
+        }
+
+    def __repr__(self) -> str:
+        parts = [f"loss={self.loss!r}", f"penalty={self.penalty!r}"]
+        if self.has_signs:
+            parts.append("signs=...")
+        if self.uncertainty is not None:
+            parts.append(f"uncertainty={self.uncertainty!r}" if not isinstance(self.uncertainty, (list, tuple))
+                         else f"uncertainty=[{len(self.uncertainty)} sets]")
+        parts.append(f"intercept={self.intercept!r}")
+        if self.kernel is not None:
+            parts.append(f"kernel={self.kernel!r}")
+        return f"Problem({', '.join(parts)})"
+
+
+def _check_common_options(options: dict) -> None:
+    tol = options.get("tol")
+    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    max_iter = options.get("max_iter")
+    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+

@@ -1,0 +1,119 @@
+"""The result of a solve: the weights, the certificate and how it was reached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ._validation import check_X
+
+__all__ = ["Solution"]
+
+
+@dataclass
+class Solution:
+    """A solution ``(w, b)`` of a :class:`~robustsvm.problem.Problem`, with its certificate.
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,) or None
+        Weights (None for a nonlinear kernel model, see ``dual_coef``).
+    b : float
+        Intercept (0 when the model has none).
+    objective : float
+        The model's objective at ``(w, b)``, recomputed by
+        :meth:`Problem.objective` (never copied from a solver's report).
+    gap : float
+        The certificate: a duality gap (absolute, in objective units) where the
+        backend has one, NaN otherwise.
+    status : str
+        ``"optimal"`` when the backend reached its tolerance; anything else
+        (``"max_iter"``, ``"optimal_inaccurate"``, ...) says why it stopped.
+    solver : str
+        The backend's registered name.
+    iterations : int
+    time : float
+        Wall-clock seconds of the whole solve, ``time_compile + time_solve``
+        plus overhead.
+    time_compile, time_solve : float
+        Seconds spent compiling (CVXPY canonicalization; 0 for first-order
+        backends) and in the numerical solver.
+    history : dict of str to ndarray
+        Equal-length arrays: ``iteration``, ``objective``, ``gap`` (NaN when
+        unknown) and ``time``; backends may add more (``dual``...).
+    violation : float
+        Largest violation of the model's constraints at ``(w, b)``: sign
+        constraints and, for hard margins, ``1 − m_i^rob``.
+    classes : ndarray of shape (2,)
+        The original labels; ``classes[1]`` is the positive class.
+    problem : Problem
+    """
+
+    w: np.ndarray | None
+    b: float
+    objective: float
+    gap: float
+    status: str
+    solver: str
+    iterations: int
+    time: float
+    time_compile: float
+    time_solve: float
+    history: dict
+    violation: float
+    classes: np.ndarray
+    problem: Any
+    feature_names: np.ndarray | None = None
+    message: str = ""
+    dual_coef: np.ndarray | None = None
+    support_vectors: Any = None
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n_features(self) -> int:
+        if self.w is not None:
+            return int(self.w.shape[0])
+        return int(self.support_vectors.shape[1])
+
+    @property
+    def relative_gap(self) -> float:
+        """``gap / max(1, |objective|)``."""
+        return float(self.gap) / max(1.0, abs(self.objective))
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``X w + b``, or ``Σ_j a_j k(x, x_j) + b`` for a kernel model."""
+        X = check_X(X, n_features=self.n_features)
+        kernel = getattr(self.problem, "kernel", None)
+        if self.dual_coef is not None and kernel is not None:
+            return kernel(X, self.support_vectors) @ self.dual_coef + self.b
+        return np.asarray(X @ self.w).ravel() + self.b
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels in the original values: ``classes[1]`` where the decision is > 0."""
+        return np.where(self.decision_function(X) > 0, self.classes[1], self.classes[0])
+
+    def summary(self) -> str:
+        """A short human-readable report."""
+        lines = [
+            f"solver      {self.solver}",
+            f"status      {self.status}",
+            f"objective   {self.objective:.10g}",
+            f"gap         {self.gap:.3g}",
+            f"violation   {self.violation:.3g}",
+            f"iterations  {self.iterations}",
+            f"time        {self.time:.4g} s (compile {self.time_compile:.3g} s, solve {self.time_solve:.3g} s)",
+        ]
+        if self.w is not None:
+            lines.append(f"nonzeros    {int(np.count_nonzero(np.abs(self.w) > 1e-8))} of {self.w.shape[0]} weights")
+            lines.append(f"intercept   {self.b:.6g}")
+        if self.message:
+            lines.append(f"message     {self.message}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(solver={self.solver!r}, status={self.status!r}, objective={self.objective:.8g}, "
+            f"gap={self.gap:.3g}, iterations={self.iterations}, time={self.time:.3g})"
+        )

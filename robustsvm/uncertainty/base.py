@@ -1,0 +1,123 @@
+"""The interface every uncertainty set implements.
+
+A sample ``x_i`` is only known to lie in ``U_i = x_i + r_i V``; ``V`` is the
+*unit* set described by a subclass, ``r_i ≥ 0`` its radius. The robust margin
+is ``m_i^rob = y_i (x_i·w + b) − r_i σ_V(−y_i w)`` with the support function
+``σ_V(z) = max_{v ∈ V} z·v``.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+__all__ = ["UncertaintySet", "check_radius"]
+
+
+def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
+    """Return ``radius`` as a float or a 1-D float array, all finite and ≥ 0."""
+    if np.ndim(radius) == 0:
+        try:
+            r = float(radius)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a real number or an array, got {radius!r}") from exc
+        if not math.isfinite(r) or r < 0:
+            raise ValueError(f"{name} must be finite and non-negative, got {radius!r}")
+        return r
+    r = np.asarray(radius, dtype=np.float64)
+    if r.ndim != 1:
+        raise ValueError(f"{name} must be a scalar or one value per sample, got shape {r.shape}")
+    if not np.all(np.isfinite(r)) or np.any(r < 0):
+        raise ValueError(f"{name} must be finite and non-negative")
+    return r
+
+
+class UncertaintySet(ABC):
+    """A compact convex unit set ``V`` with a radius.
+
+    Subclasses implement the support function in numpy (:meth:`support`) and
+    as a CVXPY expression (:meth:`support_cvx`), a maximizer
+    (:meth:`worst_case`) and membership (:meth:`contains`).
+    """
+
+    #: True when ``V = −V``, so that ``σ_V(z) = σ_V(−z)`` and one epigraph
+    #: variable serves both labels.
+    symmetric: bool = False
+
+    def __init__(self, radius: Any = 1.0) -> None:
+        self.radius = check_radius(radius)
+
+    # -- the unit set -------------------------------------------------------
+    @property
+    def dim(self) -> int | None:
+        """Dimension of the set, or None when it adapts to any dimension."""
+        return None
+
+    def check_dim(self, d: int) -> None:
+        """Raise a ``ValueError`` when the set does not live in ``R^d``."""
+        if self.dim is not None and self.dim != d:
+            raise ValueError(f"{type(self).__name__} lives in R^{self.dim} but X has {d} features")
+
+    @abstractmethod
+    def support(self, z: np.ndarray) -> np.ndarray | float:
+        """``σ_V(z) = max_{v ∈ V} z·v`` for ``z`` of shape (d,) or each row of (k, d)."""
+
+    @abstractmethod
+    def support_cvx(self, z: cp.Expression) -> tuple[cp.Expression, list[cp.Constraint]]:
+        """A convex expression ``e`` and constraints with ``min e = σ_V(z)``.
+
+        The compiler uses ``t ≥ e`` together with the constraints, so ``e``
+        may involve auxiliary variables created here.
+        """
+
+    @abstractmethod
+    def worst_case(self, z: np.ndarray) -> np.ndarray:
+        """A maximizer ``v* ∈ V`` of ``z·v``."""
+
+    @abstractmethod
+    def contains(self, v: np.ndarray, tol: float = 1e-8) -> bool:
+        """Whether ``v`` lies in ``V`` up to ``tol``."""
+
+    @abstractmethod
+    def key(self) -> tuple:
+        """A hashable description of ``V`` (radius excluded): equal keys, equal sets."""
+
+    # -- batching -----------------------------------------------------------
+    @classmethod
+    def support_cvx_many(
+        cls, sets: list[UncertaintySet], zs: list[cp.Expression]
+    ) -> tuple[list[cp.Expression], list[cp.Constraint]]:
+        """Support expressions of several sets of this class at once.
+
+        The default stacks :meth:`support_cvx`; a subclass whose sets can share
+        one batched cone (for instance one PSD constraint on an ``(m, p, p)``
+        variable) overrides it.
+        """
+        exprs, cons = [], []
+        for s, z in zip(sets, zs, strict=True):
+            e, c = s.support_cvx(z)
+            exprs.append(e)
+            cons.extend(c)
+        return exprs, cons
+
+    # -- composition --------------------------------------------------------
+    def __and__(self, other: UncertaintySet) -> UncertaintySet:
+        from .intersection import Intersection
+
+        if not isinstance(other, UncertaintySet):
+            return NotImplemented
+        return Intersection(self, other)
+
+    def scaled_support(self, z: np.ndarray) -> np.ndarray | float:
+        """``σ_{rV}(z) = r σ_V(z)`` with this set's (scalar) radius."""
+        if np.ndim(self.radius) != 0:
+            raise ValueError("scaled_support needs a scalar radius; use support() and scale per sample")
+        return self.radius * self.support(z)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready description of the set."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be serialized yet")

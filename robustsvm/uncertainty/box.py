@@ -1,0 +1,73 @@
+"""Box uncertainty ``V = {v : |v_h| ≤ δ_h}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+
+from .base import UncertaintySet
+
+__all__ = ["Box"]
+
+
+class Box(UncertaintySet):
+    """Axis-aligned box ``V = {v : |v_h| ≤ δ_h}``, support ``σ_V(z) = Σ_h δ_h |z_h|``.
+
+    Parameters
+    ----------
+    radius : float or array of shape (n,)
+        Scale ``r_i`` of the set around each sample.
+    widths : array of shape (d,), optional
+        Half-widths ``δ_h > 0`` (ones by default).
+    """
+
+    symmetric = True
+
+    def __init__(self, radius: Any = 1.0, widths: Any = None) -> None:
+        super().__init__(radius)
+        if widths is not None:
+            widths = np.asarray(widths, dtype=np.float64)
+            if widths.ndim != 1 or widths.size == 0:
+                raise ValueError(f"widths must be a non-empty 1-D array, got shape {widths.shape}")
+            if not np.all(np.isfinite(widths)) or np.any(widths <= 0):
+                raise ValueError("widths must be positive and finite")
+        self.widths = widths
+
+    @property
+    def dim(self) -> int | None:
+        return None if self.widths is None else self.widths.shape[0]
+
+    def _delta(self, d: int) -> np.ndarray:
+        return np.ones(d) if self.widths is None else self.widths
+
+    def support(self, z):
+        z = np.asarray(z, dtype=np.float64)
+        return np.abs(z) @ self._delta(z.shape[-1])
+
+    def support_cvx(self, z):
+        if self.widths is None:
+            return cp.norm1(z), []
+        return self.widths @ cp.abs(z), []
+
+    def worst_case(self, z):
+        z = np.asarray(z, dtype=np.float64)
+        return np.sign(z) * self._delta(z.shape[0])
+
+    def contains(self, v, tol=1e-8):
+        v = np.asarray(v, dtype=np.float64)
+        return bool(np.all(np.abs(v) <= self._delta(v.shape[0]) + tol))
+
+    def key(self):
+        return ("Box", None if self.widths is None else self.widths.tobytes())
+
+    def to_dict(self):
+        return {
+            "type": "Box",
+            "radius": np.asarray(self.radius).tolist(),
+            "widths": None if self.widths is None else self.widths.tolist(),
+        }
+
+    def __repr__(self) -> str:
+        return f"Box(radius={self.radius!r})" if self.widths is None else f"Box(radius={self.radius!r}, widths=...)"

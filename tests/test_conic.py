@@ -1,0 +1,176 @@
+"""Conic solves of nominal models, checked against independent computations."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import robustsvm as rs
+from robustsvm.exceptions import ConvergenceWarning, SolverError
+
+from .conftest import make_classification
+
+
+def direct_cvxpy(X, y01, lam2, lam1, signs, loss, reduction, intercept):
+    """The objective of DESIGN §1 written out by hand in CVXPY (no robustsvm code)."""
+    n, d = X.shape
+    y = 2.0 * y01 - 1.0
+    w = cp.Variable(d)
+    b = cp.Variable() if intercept else 0.0
+    m = cp.multiply(y, X @ w + b)
+    h = cp.pos(1 - m)
+    terms = h if loss == "hinge" else cp.square(h)
+    data = cp.sum(terms) / (n if reduction == "mean" else 1)
+    obj = lam2 / 2 * cp.sum_squares(w) + lam1 * cp.norm1(w) + data
+    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0]
+    pr = cp.Problem(cp.Minimize(obj), cons)
+    pr.solve(solver="CLARABEL")
+    return pr.value, w.value, (b.value if intercept else 0.0)
+
+
+def test_matches_liblinear_without_intercept(wdbc):
+    from sklearn.svm import LinearSVC
+
+    X, y, _ = wdbc
+    n = X.shape[0]
+    lam = 1e-2
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), intercept=False)
+    sol = prob.solve(X, y, tol=1e-10)
+    svc = LinearSVC(loss="hinge", C=1 / (lam * n), fit_intercept=False, tol=1e-12, max_iter=1_000_000,
+                    dual=True).fit(X, y)
+    f_lib = prob.objective(X, y, svc.coef_.ravel(), 0.0)
+    assert sol.objective <= f_lib * (1 + 1e-8)
+    assert abs(sol.objective - f_lib) / f_lib < 1e-4
+    assert sol.status == "optimal" and sol.gap < 1e-6
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_l1_l2_signs_intercept_three_ways(loss, reduction, sparse):
+    X, y = make_classification(70, 8, seed=3, sparse=sparse)
+    signs = np.array([1, -1, 0, 1, 0, -1, 1, 0])
+    lam2, lam1 = 0.05, 0.01
+    L = rs.Hinge(reduction=reduction) if loss == "hinge" else rs.SquaredHinge(reduction=reduction)
+    prob = rs.Problem(loss=L, penalty=rs.L2(lam2) + rs.L1(lam1), signs=signs, intercept=True)
+    s_cl = prob.solve(X, y, solver="clarabel", tol=1e-10)
+    s_scs = prob.solve(X, y, solver="scs", tol=1e-10, max_iter=200_000)
+    Xd = X.toarray() if sp.issparse(X) else X
+    f_direct, w_direct, b_direct = direct_cvxpy(Xd, y, lam2, lam1, signs, loss, reduction, True)
+    scale = max(1.0, abs(f_direct))
+    assert abs(s_cl.objective - f_direct) / scale < 1e-6
+    assert abs(s_scs.objective - f_direct) / scale < 1e-5
+    # the objective recomputed in numpy at the direct solution equals CVXPY's value
+    assert abs(prob.objective(X, y, w_direct, b_direct) - f_direct) / scale < 1e-7
+    np.testing.assert_allclose(s_cl.w, w_direct, atol=1e-4)
+    for s in (s_cl, s_scs):
+        assert np.all(s.w[signs > 0] >= -1e-8) and np.all(s.w[signs < 0] <= 1e-8)
+        assert s.violation < 1e-7
+
+
+def test_sign_constraints_bind(wdbc):
+    X, y, names = wdbc
+    free = rs.Problem(penalty=rs.L2(1e-2)).solve(X, y)
+    # constrain every feature to the opposite of its free sign: all must bind
+    flip = -np.sign(free.w).astype(int)
+    sol = rs.Problem(penalty=rs.L2(1e-2), signs=flip).solve(X, y)
+    assert np.all(flip * sol.w >= -1e-8)
+    assert sol.objective > free.objective
+
+
+def test_intercept_modes(small):
+    X, y = small
+    X = X + 3.0  # shifted data needs an intercept
+    free = rs.Problem(penalty=rs.L2(0.1), intercept=True).solve(X, y)
+    none = rs.Problem(penalty=rs.L2(0.1), intercept=False).solve(X, y)
+    ridge = rs.Problem(penalty=rs.L2(0.1), intercept=rs.L2(1.0)).solve(X, y)
+    assert none.b == 0.0
+    assert free.objective <= ridge.objective + 1e-8 <= none.objective + 1e-6
+    # intercept ridge: check against the direct objective with (mu/2) b^2
+    n = X.shape[0]
+    m = (2 * y - 1) * (X @ ridge.w + ridge.b)
+    f = 0.05 * ridge.w @ ridge.w + 0.5 * ridge.b**2 + np.maximum(0, 1 - m).sum() / n
+    assert abs(f - ridge.objective) < 1e-12
+
+
+def test_hard_margin_separable_and_infeasible():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)) + 4, rng.normal(size=(20, 2)) - 4])
+    y = np.r_[np.ones(20), np.zeros(20)]
+    sol = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0)).solve(X, y)
+    margins = (2 * y - 1) * (X @ sol.w + sol.b)
+    assert margins.min() >= 1 - 1e-7
+    assert sol.violation < 1e-7
+    # the max-margin classifier has its closest points at margin exactly 1
+    assert margins.min() < 1 + 1e-5
+    Xbad = np.vstack([X, [[4.0, 4.0]]])
+    ybad = np.r_[y, 0]
+    with pytest.raises(SolverError, match="infeasible"):
+        rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0)).solve(Xbad, ybad)
+
+
+def test_iteration_limit_is_reported(wdbc):
+    X, y, _ = wdbc
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        sol = rs.Problem(penalty=rs.L2(1e-3)).solve(X, y, solver="clarabel", max_iter=2)
+    assert sol.status == "max_iter"
+
+
+def test_dpp_second_solve_does_not_recompile(monkeypatch, wdbc):
+    from cvxpy.reductions.dcp2cone.dcp2cone import Dcp2Cone
+
+    X, y, _ = wdbc
+    calls = {"n": 0}
+    original = Dcp2Cone.apply
+
+    def counting(self, problem):
+        calls["n"] += 1
+        return original(self, problem)
+
+    monkeypatch.setattr(Dcp2Cone, "apply", counting)
+    prob = rs.Problem(penalty=rs.L2(1e-2) + rs.L1(1e-3))
+    program = prob.compile(X, y)
+    first = program.solve("CLARABEL")
+    n_first = calls["n"]
+    assert n_first >= 1
+    program.set_values(l2=0.5, l1=0.02)
+    second = program.solve("CLARABEL")
+    assert calls["n"] == n_first, "changing a parameter value recompiled the problem"
+    assert second.time_compile < first.time_compile
+    # the re-solved program equals a fresh solve of the new model
+    fresh = rs.Problem(penalty=rs.L2(0.5) + rs.L1(0.02)).solve(X, y)
+    np.testing.assert_allclose(second.w, fresh.w, atol=1e-6)
+
+
+def test_sample_weights_as_fold_masks(wdbc):
+    X, y, _ = wdbc
+    prob = rs.Problem(penalty=rs.L2(1e-2))
+    program = prob.compile(X, y)
+    mask = np.zeros(len(y))
+    mask[::2] = 1.0
+    program.set_values(sample_weight=mask)
+    res = program.solve("CLARABEL")
+    refit = prob.solve(X[::2], y[::2])
+    np.testing.assert_allclose(res.w, refit.w, atol=1e-6)
+
+
+def test_objective_rejects_bad_w(small):
+    X, y = small
+    prob = rs.Problem(penalty=rs.L2(0.1), intercept=False)
+    with pytest.raises(ValueError, match="w must have shape"):
+        prob.objective(X, y, np.zeros(3))
+    with pytest.raises(ValueError, match="b must be 0"):
+        prob.objective(X, y, np.zeros(X.shape[1]), 1.0)
+
+
+def test_solvers_table_and_compare(small):
+    X, y = small
+    table = rs.solvers()
+    names = [r["name"] for r in table]
+    assert "clarabel" in names and "scs" in names
+    assert "clarabel" in repr(table)
+    rows = rs.compare(rs.Problem(penalty=rs.L2(0.1)), X, y, solvers=["scs"],
+                      options={"scs": {"tol": 1e-9, "max_iter": 100000}})
+    assert [r["solver"] for r in rows] == ["clarabel", "scs"]
+    assert abs(rows[1]["rel_obj_diff"]) < 1e-6
+    assert "max_abs_dw" in repr(rows)

@@ -1,0 +1,121 @@
+"""Bad input gets a clear error naming the argument."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import robustsvm as rs
+from robustsvm._validation import check_signs
+
+
+@pytest.fixture
+def prob():
+    return rs.Problem(penalty=rs.L2(0.1))
+
+
+def test_nan_and_inf_rejected(prob, small):
+    X, y = small
+    X = X.copy()
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN"):
+        prob.solve(X, y)
+    X[0, 0] = np.inf
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        prob.solve(X, y)
+
+
+def test_shape_mismatch_and_empty(prob, small):
+    X, y = small
+    with pytest.raises(ValueError, match="y has 59 labels but X has 60"):
+        prob.solve(X, y[:-1])
+    with pytest.raises(ValueError, match="X is empty"):
+        prob.solve(np.zeros((0, 3)), [])
+    with pytest.raises(ValueError, match="two-dimensional"):
+        prob.solve(np.ones(5), [0, 1, 0, 1, 0])
+
+
+def test_class_count(prob, small):
+    X, y = small
+    with pytest.raises(ValueError, match="exactly two classes, got 1"):
+        prob.solve(X, np.zeros(len(y)))
+    with pytest.raises(ValueError, match="exactly two classes, got 3"):
+        prob.solve(X, np.arange(len(y)) % 3)
+
+
+def test_any_two_labels_map_to_plus_minus(small):
+    X, y = small
+    labels = np.where(y == 1, "spam", "ham")
+    sol = rs.Problem(penalty=rs.L2(0.1)).solve(X, labels)
+    assert list(sol.classes) == ["ham", "spam"]
+    assert set(sol.predict(X)) <= {"ham", "spam"}
+    sol01 = rs.Problem(penalty=rs.L2(0.1)).solve(X, y)
+    np.testing.assert_allclose(sol.w, sol01.w, atol=1e-7)  # "spam" = classes_[1] = +1
+
+
+def test_negative_sample_weight(prob, small):
+    X, y = small
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        prob.solve(X, y, sample_weight=-np.ones(len(y)))
+
+
+def test_unknown_solver_and_option(prob, small):
+    X, y = small
+    with pytest.raises(ValueError, match="unknown solver 'nope'"):
+        prob.solve(X, y, solver="nope")
+    with pytest.raises(TypeError, match="unknown option"):
+        prob.solve(X, y, solver="clarabel", step_size=3)
+    with pytest.raises(ValueError, match="tol must be positive"):
+        prob.solve(X, y, tol=-1)
+
+
+def test_signs_specifications():
+    names = np.array(["a", "b", "c", "d"], dtype=object)
+    np.testing.assert_array_equal(check_signs([1, 0, -1, 0], 4), [1, 0, -1, 0])
+    np.testing.assert_array_equal(check_signs({"a": 1, "d": -1}, 4, names), [1, 0, 0, -1])
+    np.testing.assert_array_equal(check_signs({0: 1, -1: -1}, 4), [1, 0, 0, -1])
+    np.testing.assert_array_equal(check_signs(([0, 1], [3]), 4), [1, 1, 0, -1])
+    np.testing.assert_array_equal(check_signs({"positive": ["b"], "negative": ["c"]}, 4, names), [0, 1, -1, 0])
+    with pytest.raises(ValueError, match="signs must have length 4"):
+        check_signs([1, 0], 4)
+    with pytest.raises(ValueError, match="unknown feature 'zz'"):
+        check_signs({"zz": 1}, 4, names)
+    with pytest.raises(ValueError, match="no feature names are known"):
+        check_signs({"a": 1}, 4)
+    with pytest.raises(ValueError, match="only \\+1, 0 or -1"):
+        check_signs([2, 0, 0, 0], 4)
+    with pytest.raises(ValueError, match="both positive and negative"):
+        check_signs(([0], [0]), 4)
+
+
+def test_signs_by_dataframe_column_names(small):
+    pd = pytest.importorskip("pandas")
+    X, y = small
+    df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
+    prob = rs.Problem(penalty=rs.L2(0.01), signs={"f0": -1, "f1": 1})
+    sol = prob.solve(df, y)
+    assert sol.w[0] <= 1e-9 and sol.w[1] >= -1e-9
+    assert list(sol.feature_names) == list(df.columns)
+
+
+def test_bad_model_arguments():
+    with pytest.raises(TypeError, match="loss must be"):
+        rs.Problem(loss="hinge")
+    with pytest.raises(TypeError, match="intercept must be"):
+        rs.Problem(intercept="yes")
+    with pytest.raises(ValueError, match="intercept accepts only an L2"):
+        rs.Problem(intercept=rs.L1(1.0))
+    with pytest.raises(ValueError, match="non-negative"):
+        rs.L2(-1.0)
+    with pytest.raises(ValueError, match="reduction must be"):
+        rs.Hinge(reduction="median")
+    with pytest.raises(TypeError, match="uncertainty must be"):
+        rs.Problem(uncertainty=0.3)
+    with pytest.raises(ValueError, match="hard-margin model needs a penalty"):
+        rs.Problem(loss=rs.HardMargin())
+
+
+def test_sparse_input_accepted(small):
+    X, y = small
+    dense = rs.Problem(penalty=rs.L2(0.1)).solve(X, y)
+    sparse = rs.Problem(penalty=rs.L2(0.1)).solve(sp.csr_matrix(X), y)
+    np.testing.assert_allclose(dense.w, sparse.w, atol=1e-7)
