@@ -13,6 +13,7 @@ certified answer::
 from .backends import get_backend, register, solvers
 from .compare import compare
 from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
+from .io import ValidationReport, validate
 from .kernels import RBF, Kernel, Linear, Polynomial
 from .losses import HardMargin, Hinge, Loss, SquaredHinge
 from .penalties import L1, L2, Penalty
@@ -43,8 +44,19 @@ __all__ = [
     "get_backend",
     "register",
     "compare",
+    "validate",
+    "ValidationReport",
     "ConvergenceWarning",
     "SolverError",
     "UnsupportedModelError",
     "__version__",
 ]
+
+
+def __getattr__(name: str):
+    # submodules with optional dependencies load on first use: rs.plotting needs matplotlib
+    if name == "plotting":
+        import importlib
+
+        return importlib.import_module(".plotting", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -327,6 +327,26 @@ class Problem:
             "kernel": None if self.kernel is None else self.kernel.to_dict(),
         }
 
+    @classmethod
+    def from_dict(cls, spec: dict) -> Problem:
+        """Rebuild a model from :meth:`to_dict` (uncertainty sets via their ``to_dict`` form)."""
+        from .io import uncertainty_from_dict
+        from .kernels import kernel_from_dict
+        from .losses import loss_from_dict
+
+        mode = spec.get("intercept", {"mode": "free"})
+        intercept = {"free": True, "none": False}.get(mode["mode"])
+        if intercept is None:
+            intercept = Penalty(l2=float(mode["mu"]))
+        return cls(
+            loss=loss_from_dict(spec["loss"]),
+            penalty=Penalty(**spec.get("penalty", {})),
+            signs=spec.get("signs"),
+            uncertainty=uncertainty_from_dict(spec.get("uncertainty")),
+            intercept=intercept,
+            kernel=kernel_from_dict(spec.get("kernel")),
+        )
+
     def __repr__(self) -> str:
         parts = [f"loss={self.loss!r}", f"penalty={self.penalty!r}"]
         if self.has_signs:

@@ -112,6 +112,22 @@ class Solution:
             lines.append(f"message     {self.message}")
         return "\n".join(lines)
 
+    def to_json(self, path: Any, X: Any = None, y: Any = None) -> Any:
+        """Write this solution as a reference file; see :func:`robustsvm.io.write_solution`.
+
+        Pass the training data ``X, y`` to store their fingerprint.
+        """
+        from .io import write_solution
+
+        return write_solution(self, path, X, y)
+
+    @classmethod
+    def from_json(cls, path: Any) -> Solution:
+        """Read a solution written by :meth:`to_json`; see :func:`robustsvm.io.read_solution`."""
+        from .io import read_solution
+
+        return read_solution(path)
+
     def __repr__(self) -> str:
         return (
             f"Solution(solver={self.solver!r}, status={self.status!r}, objective={self.objective:.8g}, "
