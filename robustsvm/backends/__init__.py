@@ -1,6 +1,7 @@
 """Registered backends. Importing this package registers every built-in one."""
 
 from . import conic  # noqa: F401  (registers clarabel, scs, ...)
+from . import frank_wolfe  # noqa: F401  (registers frank-wolfe)
 from .registry import Backend, BackendResult, capable_backends, get_backend, register, solvers
 
 __all__ = ["Backend", "BackendResult", "capable_backends", "get_backend", "register", "solvers"]
