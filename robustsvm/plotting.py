@@ -1,0 +1,389 @@
+"""Figures: convergence curves, decision boundaries with uncertainty sets, M3 coefficients, weights.
+
+matplotlib is an optional dependency (``pip install 'robustsvm[plot]'``), imported
+on first use. Every function draws on the axes it is given (or on a new figure),
+returns the matplotlib objects it made, and never calls ``show()``: it works
+with any backend, Agg included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "convergence",
+    "decision_boundaries",
+    "m3_coefficients",
+    "set_boundary",
+    "weights",
+]
+
+
+def _pyplot():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - the plot extra installs it
+        raise ImportError("robustsvm.plotting needs matplotlib: pip install 'robustsvm[plot]'") from exc
+    return plt
+
+
+def _named(solutions: Any) -> list[tuple[str, Any]]:
+    """``[(label, solution)]`` from a Solution, a list of them or a ``{label: solution}`` mapping."""
+    if isinstance(solutions, Mapping):
+        items = list(solutions.items())
+    elif isinstance(solutions, Sequence) and not isinstance(solutions, str):
+        items = [(getattr(s, "solver", f"solution {k}"), s) for k, s in enumerate(solutions)]
+    else:
+        items = [(getattr(solutions, "solver", "solution"), solutions)]
+    if not items:
+        raise ValueError("solutions must hold at least one solution")
+    for label, sol in items:
+        if not hasattr(sol, "history"):
+            raise TypeError(f"solutions[{label!r}] is not a Solution (no history), got {type(sol).__name__}")
+    return [(str(label), sol) for label, sol in items]
+
+
+# ---------------------------------------------------------------- convergence
+def convergence(
+    solutions: Any,
+    reference: float | None = None,
+    *,
+    x: str = "iteration",
+    axes: Any = None,
+) -> tuple[Any, np.ndarray]:
+    """Objective error and duality gap of several solvers, on log scales.
+
+    Left panel: ``objective_k − reference`` against ``x`` for every solution's
+    ``history``; right panel: the duality gap ``history["gap"]`` (solvers with
+    no gap are left out of it). Values ≤ 0 are not drawn on the log scale.
+
+    Parameters
+    ----------
+    solutions : Solution, list of Solution or dict of label to Solution
+        Each with a ``history`` holding ``iteration``, ``time``, ``objective``, ``gap``.
+    reference : float, optional
+        The optimal value ``P*`` (for instance a clarabel solution's
+        ``objective``); default: the smallest final objective among the
+        solutions.
+    x : {"iteration", "time"}
+        The horizontal axis.
+    axes : pair of matplotlib Axes, optional
+
+    Returns
+    -------
+    (Figure, ndarray of 2 Axes)
+        ``axes[0].lines`` / ``axes[1].lines`` hold one line per solver drawn.
+    """
+    if x not in ("iteration", "time"):
+        raise ValueError(f"x must be 'iteration' or 'time', got {x!r}")
+    items = _named(solutions)
+    plt = _pyplot()
+    if axes is None:
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), constrained_layout=True)
+    else:
+        axes = np.asarray(axes).ravel()
+        if axes.size != 2:
+            raise ValueError("axes must be two matplotlib Axes")
+        fig = axes[0].figure
+    axes = np.asarray(axes).ravel()
+    if reference is None:
+        finals = [float(np.asarray(s.history["objective"])[-1]) for _, s in items
+                  if len(np.asarray(s.history.get("objective", [])))]
+        if not finals:
+            raise ValueError("no solution has an objective history to take the reference from")
+        reference = min(finals)
+    for label, sol in items:
+        h = sol.history
+        if x not in h or "objective" not in h or len(np.asarray(h[x])) == 0:
+            continue
+        xs = np.asarray(h[x], dtype=np.float64)
+        err = np.asarray(h["objective"], dtype=np.float64) - reference
+        (line,) = axes[0].plot(xs, err, label=label)
+        gap = np.asarray(h.get("gap", np.full_like(xs, np.nan)), dtype=np.float64)
+        if np.any(np.isfinite(gap)):
+            axes[1].plot(xs, gap, label=label, color=line.get_color())
+    xlabel = "iteration" if x == "iteration" else "time [s]"
+    for ax, title in zip(axes, ("objective − P*", "duality gap"), strict=True):
+        ax.set_yscale("log")
+        if x == "time":
+            ax.set_xscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(title)
+        ax.grid(True, which="major", alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize="small")
+    return fig, axes
+
+
+# --------------------------------------------------------- uncertainty sets
+def set_boundary(uset: Any, n_directions: int = 96) -> np.ndarray:
+    """Points on the boundary of a 2-D unit set ``V``, in counter-clockwise order.
+
+    For directions ``z_k = (cos θ_k, sin θ_k)``, ``θ_k = (k + ½) 2π/K``,
+    ``v_k = argmax_{v ∈ V} z_k·v`` (``worst_case``) is a boundary point whose
+    outer normal is ``z_k``; in the order of θ these points trace the boundary
+    of any compact convex set (the vertices of a polytope, a smooth curve for
+    a ball, an ellipsoid or a spectrahedron).
+
+    Returns
+    -------
+    ndarray of shape (k, 2)
+        The distinct boundary points (consecutive duplicates removed).
+    """
+    if n_directions < 3:
+        raise ValueError(f"n_directions must be at least 3, got {n_directions}")
+    # half-step offset: no direction is axis-aligned, so polytopes give their vertices, not edge midpoints
+    theta = (np.arange(int(n_directions)) + 0.5) * (2.0 * np.pi / int(n_directions))
+    Z = np.column_stack([np.cos(theta), np.sin(theta)])
+    pts = np.array([np.asarray(uset.worst_case(z), dtype=np.float64) for z in Z])
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise ValueError(f"the uncertainty set must live in R^2 to be drawn, got points of shape {pts.shape[1:]}")
+    keep = np.ones(len(pts), dtype=bool)
+    keep[1:] = np.any(np.abs(np.diff(pts, axis=0)) > 1e-9, axis=1)
+    pts = pts[keep]
+    while len(pts) > 1 and np.all(np.abs(pts[-1] - pts[0]) <= 1e-9):
+        pts = pts[:-1]
+    return pts
+
+
+def _per_sample_sets(uncertainty: Any, n: int) -> tuple[list[Any], np.ndarray, np.ndarray]:
+    from .uncertainty import resolve_uncertainty
+
+    layout = resolve_uncertainty(uncertainty, n, 2)
+    if layout is None:
+        return [], np.zeros(n, dtype=int), np.zeros(n)
+    return list(layout.sets), np.asarray(layout.group), np.asarray(layout.radius)
+
+
+def _draw_line(ax: Any, w: np.ndarray, b: float, level: float, lims: tuple, **kw: Any) -> Any:
+    """The line ``w·x + b = level`` across the box ``lims = (x0, x1, y0, y1)``."""
+    x0, x1, y0, y1 = lims
+    if abs(w[1]) >= abs(w[0]):
+        xs = np.array([x0, x1])
+        ys = (level - b - w[0] * xs) / w[1]
+    else:
+        ys = np.array([y0, y1])
+        xs = (level - b - w[1] * ys) / w[0]
+    (line,) = ax.plot(xs, ys, **kw)
+    return line
+
+
+def decision_boundaries(
+    X: Any,
+    y: Any,
+    solutions: Any,
+    *,
+    uncertainty: Any = None,
+    n_directions: int = 96,
+    axes: Any = None,
+    margins: bool = True,
+) -> tuple[Any, np.ndarray]:
+    """2-D classifiers side by side, each training point drawn with its uncertainty set.
+
+    One panel per solution: the points coloured by class, the set
+    ``U_i = x_i + r_i V_i`` around each point (a polygon through
+    :func:`set_boundary`, so any set type is drawn, spectrahedra included), the
+    decision line ``w·x + b = 0`` (solid) and the margins ``w·x + b = ±1``
+    (dashed).
+
+    Parameters
+    ----------
+    X : array of shape (n, 2)
+    y : array of shape (n,), two classes
+    solutions : Solution, list or dict of label to Solution
+        Linear solutions (``w`` of length 2).
+    uncertainty : UncertaintySet or list, optional
+        The sets drawn in every panel; default: the first solution's model
+        that has uncertainty (so the nominal model's panel shows the same sets).
+    n_directions : int, default 96
+        Directions used to trace each set's boundary.
+    axes : Axes or array of Axes, optional
+        One per solution.
+    margins : bool, default True
+
+    Returns
+    -------
+    (Figure, ndarray of Axes)
+        In each panel: ``ax.patches`` has one polygon per sample with a
+        set of positive radius; ``ax.lines`` the decision line (and the two
+        margins); ``ax.collections`` the scatter of the points.
+    """
+    from ._validation import check_fit_data
+
+    items = _named(solutions)
+    data = check_fit_data(X, y)
+    if data.d != 2:
+        raise ValueError(f"X must have 2 features to draw decision boundaries, got {data.d}")
+    Xd = np.asarray(data.X.toarray() if hasattr(data.X, "toarray") else data.X)
+    for label, sol in items:
+        if sol.w is None or np.asarray(sol.w).shape != (2,):
+            raise ValueError(f"solution {label!r} must be a linear model with 2 weights")
+    if uncertainty is None:
+        for _, sol in items:
+            if getattr(sol.problem, "uncertainty", None) is not None:
+                uncertainty = sol.problem.uncertainty
+                break
+    sets, group, radius = _per_sample_sets(uncertainty, data.n)
+    shapes = [set_boundary(s, n_directions) for s in sets]
+    plt = _pyplot()
+    if axes is None:
+        fig, axes = plt.subplots(1, len(items), figsize=(4.6 * len(items), 4.2), squeeze=False,
+                                 constrained_layout=True)
+    axes = np.asarray(axes).ravel()
+    if axes.size != len(items):
+        raise ValueError(f"axes must hold one Axes per solution ({len(items)}), got {axes.size}")
+    fig = axes[0].figure
+    pad = 0.15 * (Xd.max(axis=0) - Xd.min(axis=0)) + (float(radius.max()) if radius.size else 0.0)
+    lims = (Xd[:, 0].min() - pad[0], Xd[:, 0].max() + pad[0], Xd[:, 1].min() - pad[1], Xd[:, 1].max() + pad[1])
+    from matplotlib.patches import Polygon
+
+    colors = np.where(data.y > 0, "tab:blue", "tab:red")
+    for ax, (label, sol) in zip(axes, items, strict=True):
+        for i in range(data.n):
+            if sets and radius[i] > 0:
+                poly = Xd[i] + radius[i] * shapes[group[i]]
+                ax.add_patch(Polygon(poly, closed=True, facecolor=colors[i], edgecolor=colors[i],
+                                     alpha=0.18, linewidth=0.6))
+        ax.scatter(Xd[:, 0], Xd[:, 1], c=colors, s=14, zorder=3)
+        w = np.asarray(sol.w, dtype=np.float64)
+        if np.any(w):
+            _draw_line(ax, w, sol.b, 0.0, lims, color="k", linewidth=1.6)
+            if margins:
+                for level in (-1.0, 1.0):
+                    _draw_line(ax, w, sol.b, level, lims, color="k", linestyle="--", linewidth=0.8)
+        ax.set_xlim(lims[0], lims[1])
+        ax.set_ylim(lims[2], lims[3])
+        ax.set_aspect("equal", adjustable="box")
+        ax.set_title(label)
+        ax.set_xlabel("feature 1")
+        ax.set_ylabel("feature 2")
+    return fig, axes
+
+
+# ------------------------------------------------------------- M3 traces
+def m3_coefficients(
+    coefficients: Any,
+    iterations: Any = None,
+    *,
+    ax: Any = None,
+    logy: bool = True,
+    max_lines: int | None = None,
+) -> tuple[Any, Any]:
+    """Each coefficient ``v_i`` of the multiplicative updates against the iteration.
+
+    Parameters
+    ----------
+    coefficients : array of shape (T, n), or a Solution
+        Row ``t`` is the coefficient vector after iteration ``iterations[t]``.
+        A Solution is read from its ``history["coefficients"]``.
+    iterations : array of shape (T,), optional
+        Default: the Solution's ``history["iteration"]`` or ``0..T-1``.
+    ax : Axes, optional
+    logy : bool, default True
+        Log scale: coefficients of non-support vectors decay geometrically.
+    max_lines : int, optional
+        Draw only this many coefficients, evenly spaced over the indices.
+
+    Returns
+    -------
+    (Figure, Axes)
+        ``ax.lines[k]`` holds coefficient ``k`` (of those drawn).
+    """
+    if hasattr(coefficients, "history"):
+        h = coefficients.history
+        if "coefficients" not in h:
+            raise ValueError("the solution has no history['coefficients'] (record them with the m3 backend)")
+        if iterations is None:
+            iterations = h.get("iteration")
+        coefficients = h["coefficients"]
+    V = np.asarray(coefficients, dtype=np.float64)
+    if V.ndim != 2 or V.shape[0] == 0:
+        raise ValueError(f"coefficients must have shape (iterations, n), got {V.shape}")
+    t = np.arange(V.shape[0]) if iterations is None else np.asarray(iterations, dtype=np.float64)
+    if t.shape != (V.shape[0],):
+        raise ValueError(f"iterations must have length {V.shape[0]}, got shape {t.shape}")
+    cols = np.arange(V.shape[1])
+    if max_lines is not None and max_lines < V.shape[1]:
+        cols = np.unique(np.linspace(0, V.shape[1] - 1, int(max_lines)).round().astype(int))
+    plt = _pyplot()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    fig = ax.figure
+    for j in cols:
+        ax.plot(t, V[:, j], linewidth=0.8)
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("coefficient $v_i$")
+    return fig, ax
+
+
+# ----------------------------------------------------------------- weights
+def weights(
+    solution: Any,
+    *,
+    ax: Any = None,
+    feature_names: Sequence[str] | None = None,
+    top: int | None = None,
+    tol: float = 1e-8,
+) -> tuple[Any, Any]:
+    """Bar chart of ``w``, each bar marked by its feature's sign constraint.
+
+    Colours: constrained ``w_h ≥ 0`` blue, constrained ``w_h ≤ 0`` red, free
+    grey; a bar whose weight breaks its constraint by more than ``tol`` is
+    outlined in black (it never should be).
+
+    Parameters
+    ----------
+    solution : Solution
+        A linear solution.
+    ax : Axes, optional
+    feature_names : sequence of str, optional
+        Default: the solution's feature names, or ``x0, x1, ...``.
+    top : int, optional
+        Show only the ``top`` weights of largest magnitude (in feature order).
+
+    Returns
+    -------
+    (Figure, Axes)
+        ``ax.patches`` has one bar per feature shown, in order; bar heights
+        are the weights.
+    """
+    from ._validation import check_signs
+
+    if getattr(solution, "w", None) is None:
+        raise ValueError("weights() needs a linear solution (w is None for a kernel model)")
+    w = np.asarray(solution.w, dtype=np.float64)
+    d = w.shape[0]
+    names = feature_names if feature_names is not None else solution.feature_names
+    names = [f"x{h}" for h in range(d)] if names is None else [str(n) for n in names]
+    if len(names) != d:
+        raise ValueError(f"feature_names must have {d} entries, got {len(names)}")
+    signs = check_signs(solution.problem.signs, d, None if solution.feature_names is None
+                        else np.asarray(solution.feature_names))
+    idx = np.arange(d)
+    if top is not None:
+        if top < 1:
+            raise ValueError(f"top must be a positive integer, got {top}")
+        idx = np.sort(np.argsort(-np.abs(w), kind="stable")[:top])
+    palette = {1: "tab:blue", -1: "tab:red", 0: "0.6"}
+    plt = _pyplot()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(max(5.0, 0.28 * len(idx) + 2), 3.6), constrained_layout=True)
+    fig = ax.figure
+    broken = -signs[idx] * w[idx] > tol
+    ax.bar(np.arange(len(idx)), w[idx], color=[palette[int(s)] for s in signs[idx]],
+           edgecolor=["k" if b else "none" for b in broken], linewidth=1.2)
+    ax.axhline(0.0, color="k", linewidth=0.6)
+    ax.set_xticks(np.arange(len(idx)))
+    ax.set_xticklabels([names[h] for h in idx], rotation=90, fontsize="small")
+    ax.set_ylabel("weight $w_h$")
+    from matplotlib.patches import Patch
+
+    ax.legend(handles=[Patch(color=palette[1], label="$w_h \\geq 0$ imposed"),
+                       Patch(color=palette[-1], label="$w_h \\leq 0$ imposed"),
+                       Patch(color=palette[0], label="free")], fontsize="small")
+    return fig, ax

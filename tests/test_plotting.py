@@ -1,0 +1,166 @@
+"""Figures: the objects returned hold exactly the data given (checked against the inputs)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.colors as mcolors
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import robustsvm as rs
+from robustsvm import plotting
+
+from .conftest import make_classification
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+def _solution(history, solver="s", w=None, problem=None):
+    return rs.Solution(w=w, b=0.0, objective=float(history["objective"][-1]), gap=float(history["gap"][-1]),
+                       status="optimal", solver=solver, iterations=len(history["iteration"]), time=0.0,
+                       time_compile=0.0, time_solve=0.0, history=history, violation=0.0,
+                       classes=np.array([0, 1]), problem=problem or rs.Problem(penalty=rs.L2(1.0)))
+
+
+def _hist(obj, gap):
+    k = len(obj)
+    return {"iteration": np.arange(1, k + 1), "time": 0.01 * np.arange(1, k + 1), "objective": np.asarray(obj),
+            "gap": np.asarray(gap, dtype=float)}
+
+
+def test_convergence_plots_error_and_gap_per_solver():
+    a = _solution(_hist([2.0, 1.5, 1.1, 1.01], [1.0, 0.5, 0.1, 0.01]), "fw")
+    b = _solution(_hist([3.0, 1.2, 1.001], [np.nan] * 3), "pegasos")
+    _fig, axes = plotting.convergence({"Frank-Wolfe": a, "Pegasos": b}, reference=1.0)
+    assert len(axes) == 2 and axes[0].get_yscale() == "log" and axes[1].get_yscale() == "log"
+    assert len(axes[0].lines) == 2 and len(axes[1].lines) == 1  # Pegasos has no gap
+    np.testing.assert_allclose(axes[0].lines[0].get_ydata(), [1.0, 0.5, 0.1, 0.01])
+    np.testing.assert_allclose(axes[0].lines[1].get_ydata(), [2.0, 0.2, 0.001])
+    np.testing.assert_array_equal(axes[0].lines[0].get_xdata(), [1, 2, 3, 4])
+    np.testing.assert_allclose(axes[1].lines[0].get_ydata(), [1.0, 0.5, 0.1, 0.01])
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["Frank-Wolfe", "Pegasos"]
+    # against time, the default reference is the smallest final objective
+    _, axes = plotting.convergence([a, b], x="time")
+    np.testing.assert_allclose(axes[0].lines[0].get_xdata(), [0.01, 0.02, 0.03, 0.04])
+    np.testing.assert_allclose(axes[0].lines[0].get_ydata(), np.array([2.0, 1.5, 1.1, 1.01]) - 1.001)
+    assert axes[0].get_xscale() == "log"
+
+
+def test_convergence_of_a_real_solve_and_bad_input():
+    X, y = make_classification(40, 3, seed=0)
+    sol = rs.Problem(penalty=rs.L2(0.1)).solve(X, y)
+    _fig, axes = plotting.convergence(sol, reference=sol.objective - 1e-3)
+    assert len(axes[0].lines) == 1
+    np.testing.assert_allclose(axes[0].lines[0].get_ydata(), sol.history["objective"] - sol.objective + 1e-3)
+    with pytest.raises(ValueError, match="x must be"):
+        plotting.convergence(sol, x="epochs")
+    with pytest.raises(TypeError, match="not a Solution"):
+        plotting.convergence({"a": 3})
+    with pytest.raises(ValueError, match="at least one"):
+        plotting.convergence([])
+
+
+def _polygon_area(P):
+    x, y = P[:, 0], P[:, 1]
+    return 0.5 * abs(x @ np.roll(y, -1) - y @ np.roll(x, -1))
+
+
+def test_set_boundary_traces_known_sets():
+    box = plotting.set_boundary(rs.Box(1.0))
+    assert {tuple(p) for p in box} == {(1, 1), (-1, 1), (-1, -1), (1, -1)}
+    assert _polygon_area(box) == pytest.approx(4.0)
+    box_w = plotting.set_boundary(rs.Box(1.0, widths=[2.0, 0.5]))
+    assert _polygon_area(box_w) == pytest.approx(4 * 2.0 * 0.5)
+    diamond = plotting.set_boundary(rs.Ball(1.0, p=1))
+    assert len(diamond) == 4 and _polygon_area(diamond) == pytest.approx(2.0)
+    circle = plotting.set_boundary(rs.Ball(1.0), n_directions=400)
+    np.testing.assert_allclose(np.linalg.norm(circle, axis=1), 1.0)
+    # inscribed regular 400-gon: area (k/2) sin(2π/k)
+    assert _polygon_area(circle) == pytest.approx(200 * np.sin(2 * np.pi / 400), rel=1e-9)
+    # points come in counter-clockwise order (positive signed area)
+    x, yv = circle[:, 0], circle[:, 1]
+    assert x @ np.roll(yv, -1) - yv @ np.roll(x, -1) > 0
+    with pytest.raises(ValueError, match="n_directions"):
+        plotting.set_boundary(rs.Box(1.0), n_directions=2)
+    with pytest.raises(ValueError, match="R\\^2"):
+        plotting.set_boundary(rs.Box(1.0, widths=[1, 1, 1]))
+
+
+def test_decision_boundaries_draw_each_set_and_line():
+    X, y = make_classification(25, 2, seed=3)
+    r = 0.15
+    nominal = rs.Problem(penalty=rs.L2(0.1)).solve(X, y)
+    robust = rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Box(radius=r)).solve(X, y)
+    _fig, axes = plotting.decision_boundaries(X, y, {"nominal": nominal, "box": robust})
+    assert len(axes) == 2
+    for ax, sol in zip(axes, (nominal, robust), strict=True):
+        assert len(ax.patches) == 25
+        corners = ax.patches[7].get_xy()[:-1]  # closed polygons repeat the first vertex
+        expected = X[7] + r * np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
+        assert {tuple(np.round(c, 12)) for c in corners} == {tuple(np.round(e, 12)) for e in expected}
+        assert len(ax.lines) == 3
+        for line, level in zip(ax.lines, (0.0, -1.0, 1.0), strict=True):
+            pts = np.column_stack([line.get_xdata(), line.get_ydata()])
+            np.testing.assert_allclose(pts @ sol.w + sol.b, level, atol=1e-9)
+        np.testing.assert_allclose(ax.collections[0].get_offsets(), X)
+    assert [ax.get_title() for ax in axes] == ["nominal", "box"]
+
+
+def test_decision_boundaries_per_sample_radius_and_errors():
+    X, y = make_classification(12, 2, seed=1)
+    radius = np.r_[np.zeros(4), np.full(8, 0.2)]
+    sol = rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Ball(radius=radius)).solve(X, y)
+    _, axes = plotting.decision_boundaries(X, y, sol, margins=False)
+    assert len(axes[0].patches) == 8 and len(axes[0].lines) == 1
+    verts = axes[0].patches[0].get_xy()
+    np.testing.assert_allclose(np.linalg.norm(verts - X[4], axis=1), 0.2)
+    X3, y3 = make_classification(12, 3, seed=1)
+    with pytest.raises(ValueError, match="2 features"):
+        plotting.decision_boundaries(X3, y3, sol)
+
+
+def test_m3_coefficients_lines_match_columns():
+    t = np.arange(0, 50, 5)
+    V = np.exp(-np.outer(t, [0.0, 0.1, 0.3])) + np.array([1.0, 0.0, 0.0])
+    _fig, ax = plotting.m3_coefficients(V, t)
+    assert len(ax.lines) == 3 and ax.get_yscale() == "log"
+    for j in range(3):
+        np.testing.assert_allclose(ax.lines[j].get_ydata(), V[:, j])
+        np.testing.assert_array_equal(ax.lines[j].get_xdata(), t)
+    _, ax = plotting.m3_coefficients(np.ones((4, 10)), max_lines=3)
+    assert len(ax.lines) == 3
+    with pytest.raises(ValueError, match="shape"):
+        plotting.m3_coefficients(np.ones(5))
+    with pytest.raises(ValueError, match="length"):
+        plotting.m3_coefficients(np.ones((4, 2)), iterations=[1, 2])
+
+
+def test_weights_bars_and_sign_colours():
+    X, y = make_classification(60, 5, seed=2)
+    signs = [1, -1, 0, 1, 0]
+    sol = rs.Problem(penalty=rs.L2(0.05), signs=signs).solve(X, y, feature_names=list("abcde"))
+    _fig, ax = plotting.weights(sol)
+    bars = ax.patches
+    assert len(bars) == 5
+    np.testing.assert_allclose([p.get_height() for p in bars], sol.w)
+    expected = {1: "tab:blue", -1: "tab:red", 0: "0.6"}
+    for p, s in zip(bars, signs, strict=True):
+        assert mcolors.same_color(p.get_facecolor(), expected[s])
+    assert [t.get_text() for t in ax.get_xticklabels()] == list("abcde")
+    _, ax = plotting.weights(sol, top=2)
+    top2 = np.sort(np.argsort(-np.abs(sol.w))[:2])
+    np.testing.assert_allclose([p.get_height() for p in ax.patches], sol.w[top2])
+    with pytest.raises(ValueError, match="feature_names"):
+        plotting.weights(sol, feature_names=["a"])
+
+
+def test_lazy_module_attribute():
+    assert rs.plotting is plotting
