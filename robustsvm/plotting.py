@@ -135,6 +135,9 @@ def set_boundary(uset: Any, n_directions: int = 96) -> np.ndarray:
     """
     if n_directions < 3:
         raise ValueError(f"n_directions must be at least 3, got {n_directions}")
+    dim = getattr(uset, "dim", None)
+    if dim is not None and dim != 2:
+        raise ValueError(f"the uncertainty set must live in R^2 to be drawn, it lives in R^{dim}")
     # half-step offset: no direction is axis-aligned, so polytopes give their vertices, not edge midpoints
     theta = (np.arange(int(n_directions)) + 0.5) * (2.0 * np.pi / int(n_directions))
     Z = np.column_stack([np.cos(theta), np.sin(theta)])
