@@ -62,17 +62,36 @@ class ConicProgram:
     with_l1 : bool, optional
         Compile the L1 epigraph even when the model's λ1 is 0, so that a later
         :meth:`set_values` can make it positive (default: only when λ1 > 0).
+    weights_as_parameter : bool, default False
+        Make the per-sample loss coefficients ``c`` a ``cp.Parameter`` so that
+        :meth:`set_values` can change the sample weights (for instance 0/1
+        fold masks in cross-validation) without recompiling. Off by default:
+        a vector parameter enlarges CVXPY's parametric tensor and the compile.
+    radius_per_sample : bool, optional
+        Make the radius an ``(n,)`` parameter (one value per sample) instead of
+        a scalar one. Default: only when the model's radii differ between
+        samples. A scalar radius parameter compiles several times faster.
 
     Attributes
     ----------
     cvxpy_problem : cvxpy.Problem
         The compiled problem; its parameters are in :attr:`parameters`.
     parameters : dict of str to cvxpy.Parameter
-        ``"l2"``, ``"l1"``, ``"weight"`` (the loss coefficients c), and when
-        present ``"mu"`` (intercept ridge) and ``"radius"``.
+        ``"l2"``, ``"l1"``, and when present ``"mu"`` (intercept ridge),
+        ``"radius"`` (scalar, or ``(n,)`` with ``radius_per_sample``) and
+        ``"weight"`` (with ``weights_as_parameter``: the loss coefficients c,
+        or their square roots √c for the squared hinge).
     """
 
-    def __init__(self, problem, data: FitData, *, with_l1: bool | None = None) -> None:
+    def __init__(
+        self,
+        problem,
+        data: FitData,
+        *,
+        with_l1: bool | None = None,
+        weights_as_parameter: bool = False,
+        radius_per_sample: bool | None = None,
+    ) -> None:
         if problem.kernel is not None:
             raise ValueError(
                 "the conic compiler writes the primal in w and cannot use a kernel; "
@@ -121,17 +140,26 @@ class ConicProgram:
         # robust margins: subtract r_i σ_{V_i}(−y_i w), shared epigraph variables
         layout = resolve_uncertainty(problem.uncertainty, n, d)
         self.layout = layout
+        self.radius_per_sample = False
         if layout is not None:
-            self.parameters["radius"] = cp.Parameter(n, nonneg=True, name="radius", value=layout.radius)
+            uniform = bool(np.all(layout.radius == layout.radius[0]))
+            self.radius_per_sample = (not uniform) if radius_per_sample is None else bool(radius_per_sample)
+            if not self.radius_per_sample and not uniform:
+                raise ValueError("radius_per_sample=False needs the same radius for every sample")
             t_robust, S, cons = _support_epigraphs(layout, y, w)
             constraints.extend(cons)
             self.support_variables = t_robust
-            margin = margin - cp.multiply(self.parameters["radius"], S @ t_robust)
+            if self.radius_per_sample:
+                r = cp.Parameter(n, nonneg=True, name="radius", value=layout.radius)
+                margin = margin - cp.multiply(r, S @ t_robust)
+            else:
+                r = cp.Parameter(nonneg=True, name="radius", value=float(layout.radius[0]))
+                margin = margin - r * (S @ t_robust)
+            self.parameters["radius"] = r
 
         loss = problem.loss
-        self.parameters["weight"] = cp.Parameter(
-            n, nonneg=True, name="weight", value=loss.coefficients(data.sample_weight)
-        )
+        coef = loss.coefficients(data.sample_weight)
+        self.weights_as_parameter = bool(weights_as_parameter)
         if isinstance(loss, HardMargin):
             constraints.append(margin >= 1)
             self.xi = None
@@ -139,10 +167,21 @@ class ConicProgram:
             xi = cp.Variable(n, nonneg=True, name="xi")
             self.xi = xi
             constraints.append(xi >= 1 - margin)
+            # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
+            # CVXPY densify an n × n quadratic coefficient
             if isinstance(loss, SquaredHinge):
-                objective = objective + self.parameters["weight"] @ cp.square(xi)
+                if self.weights_as_parameter:
+                    root = cp.Parameter(n, nonneg=True, name="weight", value=np.sqrt(coef))
+                    self.parameters["weight"] = root
+                    objective = objective + cp.sum_squares(cp.multiply(root, xi))
+                else:
+                    objective = objective + cp.sum_squares(cp.multiply(np.sqrt(coef), xi))
             else:
-                objective = objective + self.parameters["weight"] @ xi
+                if self.weights_as_parameter:
+                    self.parameters["weight"] = cp.Parameter(n, nonneg=True, name="weight", value=coef)
+                    objective = objective + self.parameters["weight"] @ xi
+                else:
+                    objective = objective + coef @ xi
 
         self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
 
@@ -187,10 +226,20 @@ class ConicProgram:
             if "radius" not in p:
                 raise ValueError("radius applies only to a model with uncertainty")
             r = check_radius(radius)
-            p["radius"].value = np.full(self.n, float(r)) if np.ndim(r) == 0 else _length(r, self.n, "radius")
+            if self.radius_per_sample:
+                p["radius"].value = np.full(self.n, float(r)) if np.ndim(r) == 0 else _length(r, self.n, "radius")
+            elif np.ndim(r) == 0:
+                p["radius"].value = float(r)
+            else:
+                raise ValueError("a radius per sample needs a program compiled with radius_per_sample=True")
         if sample_weight is not None:
+            if not self.weights_as_parameter:
+                raise ValueError("sample_weight can change only in a program compiled with weights_as_parameter=True")
+            if isinstance(self.problem.loss, HardMargin):
+                raise ValueError("a hard-margin model has no loss terms to weight")
             sw = check_sample_weight(sample_weight, self.n)
-            p["weight"].value = self.problem.loss.coefficients(sw)
+            coef = self.problem.loss.coefficients(sw)
+            p["weight"].value = np.sqrt(coef) if isinstance(self.problem.loss, SquaredHinge) else coef
 
     def solve(
         self,

@@ -190,16 +190,19 @@ class Problem:
         return max(v, 0.0)
 
     # ------------------------------------------------------------ compiling
-    def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None, with_l1=None):
+    def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,
+                **compile_options: Any):
         """Compile the model for CVXPY once; see :class:`~robustsvm.conic.ConicProgram`.
 
-        The returned program's parameters (λ1, λ2, μ, radii, sample weights)
-        can be changed with ``set_values`` and re-solved without recompiling.
+        The returned program's parameters (λ1, λ2, μ, radii and, with
+        ``weights_as_parameter=True``, sample weights) can be changed with
+        ``set_values`` and re-solved without recompiling. ``compile_options``
+        are ``with_l1``, ``weights_as_parameter`` and ``radius_per_sample``.
         """
         from .conic import ConicProgram
 
         data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
-        return ConicProgram(self, data, with_l1=with_l1)
+        return ConicProgram(self, data, **compile_options)
 
     def to_cvxpy(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None):
         """The model as a ``cvxpy.Problem`` (parameters named ``l2``, ``l1``, ``mu``, ``radius``, ``weight``)."""

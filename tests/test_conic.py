@@ -145,7 +145,7 @@ def test_dpp_second_solve_does_not_recompile(monkeypatch, wdbc):
 def test_sample_weights_as_fold_masks(wdbc):
     X, y, _ = wdbc
     prob = rs.Problem(penalty=rs.L2(1e-2))
-    program = prob.compile(X, y)
+    program = prob.compile(X, y, weights_as_parameter=True)
     mask = np.zeros(len(y))
     mask[::2] = 1.0
     program.set_values(sample_weight=mask)
@@ -174,3 +174,36 @@ def test_solvers_table_and_compare(small):
     assert [r["solver"] for r in rows] == ["clarabel", "scs"]
     assert abs(rows[1]["rel_obj_diff"]) < 1e-6
     assert "max_abs_dw" in repr(rows)
+
+
+def test_masks_and_per_sample_radius_squared_hinge(wdbc):
+    X, y, _ = wdbc
+    X = X[:200, :8]
+    y = y[:200]
+    r = np.linspace(0.0, 0.2, len(y))
+    prob = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(1e-2), uncertainty=rs.Box(radius=r))
+    program = prob.compile(X, y, weights_as_parameter=True)
+    assert program.radius_per_sample
+    mask = (np.arange(len(y)) % 3 != 0).astype(float)
+    program.set_values(sample_weight=mask)
+    res = program.solve("CLARABEL")
+    keep = mask > 0
+    refit = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(1e-2), uncertainty=rs.Box(radius=r[keep])).solve(
+        X[keep], y[keep])
+    np.testing.assert_allclose(res.w, refit.w, atol=1e-6)
+    assert abs(res.b - refit.b) < 1e-6
+
+
+def test_scalar_radius_sweep_reuses_program(wdbc):
+    X, y, _ = wdbc
+    prob = rs.Problem(penalty=rs.L2(1e-2), uncertainty=rs.Ball(radius=0.1))
+    program = prob.compile(X, y)
+    assert not program.radius_per_sample
+    program.set_values(radius=0.3)
+    res = program.solve("CLARABEL")
+    fresh = rs.Problem(penalty=rs.L2(1e-2), uncertainty=rs.Ball(radius=0.3)).solve(X, y)
+    np.testing.assert_allclose(res.w, fresh.w, atol=1e-6)
+    with pytest.raises(ValueError, match="radius_per_sample=True"):
+        program.set_values(radius=np.full(len(y), 0.1))
+    with pytest.raises(ValueError, match="weights_as_parameter=True"):
+        program.set_values(sample_weight=np.ones(len(y)))
