@@ -3,6 +3,26 @@
 from .ball import Ball
 from .base import UncertaintySet, check_radius
 from .box import Box
+from .certificate import RobustCheck, robust_check
+from .ellipsoid import Ellipsoid
+from .heuristics import radius_upper_bound
+from .intersection import Intersection
 from .layout import RobustLayout, resolve_uncertainty
+from .polyhedron import Polyhedron
+from .spectrahedron import Spectrahedron
 
-__all__ = ["UncertaintySet", "Box", "Ball", "check_radius", "RobustLayout", "resolve_uncertainty"]
+__all__ = [
+    "Ball",
+    "Box",
+    "Ellipsoid",
+    "Intersection",
+    "Polyhedron",
+    "RobustCheck",
+    "RobustLayout",
+    "Spectrahedron",
+    "UncertaintySet",
+    "check_radius",
+    "radius_upper_bound",
+    "resolve_uncertainty",
+    "robust_check",
+]

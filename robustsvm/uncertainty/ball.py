@@ -47,14 +47,20 @@ class Ball(UncertaintySet):
         return self.p / (self.p - 1.0)
 
     def support(self, z):
+        """``σ_V(z) = ‖z‖_q`` (closed form, along the last axis)."""
         z = np.asarray(z, dtype=np.float64)
         return np.linalg.norm(z, ord=self.q, axis=-1)
 
     def support_cvx(self, z):
-        q = self.q
-        return cp.norm(z, "inf" if math.isinf(q) else q), []
+        """``‖z‖_q``: linear for q ∈ {1, ∞}, a second-order cone for q = 2, power cones otherwise."""
+        return _pnorm_cvx(z, self.q), []
+
+    def membership_cvx(self, v):
+        """``‖v‖_p ≤ 1``."""
+        return [_pnorm_cvx(v, self.p) <= 1]
 
     def worst_case(self, z):
+        """A maximizer of ``z·v`` over ``‖v‖_p ≤ 1``: ``sign(z)|z|^{q−1}/‖z‖_q^{q−1}`` (Hölder equality)."""
         z = np.asarray(z, dtype=np.float64)
         q = self.q
         if not np.any(z):
@@ -81,3 +87,14 @@ class Ball(UncertaintySet):
 
     def __repr__(self) -> str:
         return f"Ball(radius={self.radius!r}, p={self.p:g})"
+
+
+def _pnorm_cvx(x: cp.Expression, p: float) -> cp.Expression:
+    """``‖x‖_p`` in CVXPY, exact cones (no rational approximation) for every ``p ≥ 1``."""
+    if math.isinf(p):
+        return cp.norm_inf(x)
+    if p == 1:
+        return cp.norm1(x)
+    if p == 2:
+        return cp.norm2(x)
+    return cp.pnorm(x, p, approx=False)

@@ -15,7 +15,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["UncertaintySet", "check_radius"]
+__all__ = ["UncertaintySet", "check_radius", "stack_directions"]
 
 
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
@@ -82,6 +82,10 @@ class UncertaintySet(ABC):
     def contains(self, v: np.ndarray, tol: float = 1e-8) -> bool:
         """Whether ``v`` lies in ``V`` up to ``tol``."""
 
+    def membership_cvx(self, v: cp.Expression) -> list[cp.Constraint]:
+        """CVXPY constraints stating ``v ∈ V`` (the primal description of the set)."""
+        raise NotImplementedError(f"{type(self).__name__} has no CVXPY membership constraints")
+
     @abstractmethod
     def key(self) -> tuple:
         """A hashable description of ``V`` (radius excluded): equal keys, equal sets."""
@@ -95,7 +99,8 @@ class UncertaintySet(ABC):
 
         The default stacks :meth:`support_cvx`; a subclass whose sets can share
         one batched cone (for instance one PSD constraint on an ``(m, p, p)``
-        variable) overrides it.
+        variable) overrides it and may return a single expression of shape
+        ``(len(sets),)`` instead of a list.
         """
         exprs, cons = [], []
         for s, z in zip(sets, zs, strict=True):
@@ -121,3 +126,54 @@ class UncertaintySet(ABC):
     def to_dict(self) -> dict:
         """A JSON-ready description of the set."""
         raise NotImplementedError(f"{type(self).__name__} cannot be serialized yet")
+
+
+def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
+    """The directions ``z_1, …, z_J`` (each of shape (d,)) as one flat vector ``(z_1, …, z_J)``.
+
+    Entry ``j·d + l`` is ``(z_j)_l`` (row-major order of the ``(J, d)`` stack).
+    """
+    if len(zs) == 1:
+        return cp.reshape(zs[0], (zs[0].size,), order="C")
+    Z = cp.vstack(zs)
+    return cp.reshape(Z, (Z.size,), order="C")
+
+
+class NumericSupportMixin:
+    """Support function and maximizer by a small CVXPY solve of ``max z·v, v ∈ V``.
+
+    For sets with no closed-form support (spectrahedra, intersections): the
+    problem is compiled once per dimension with ``z`` a ``cp.Parameter`` (DPP),
+    then re-solved for each direction.
+    """
+
+    _solver: str = "CLARABEL"
+
+    def _numeric_problem(self, d: int) -> tuple[cp.Problem, cp.Parameter, cp.Variable]:
+        cache = self.__dict__.setdefault("_numeric_cache", {})
+        if d not in cache:
+            z = cp.Parameter(d, name="z")
+            v = cp.Variable(d, name="v")
+            prob = cp.Problem(cp.Maximize(z @ v), self.membership_cvx(v))
+            cache[d] = (prob, z, v)
+        return cache[d]
+
+    def _numeric_max(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        z = np.asarray(z, dtype=np.float64)
+        if z.ndim != 1:
+            raise ValueError(f"z must be a vector, got shape {z.shape}")
+        prob, zp, v = self._numeric_problem(z.shape[0])
+        zp.value = z
+        prob.solve(solver=self._solver)
+        if prob.status not in ("optimal", "optimal_inaccurate") or v.value is None:
+            raise RuntimeError(f"{type(self).__name__}: the support problem ended with status {prob.status!r}")
+        return float(prob.value), np.asarray(v.value, dtype=np.float64).copy()
+
+    def support(self, z):
+        z = np.asarray(z, dtype=np.float64)
+        if z.ndim == 1:
+            return self._numeric_max(z)[0]
+        return np.array([self._numeric_max(row)[0] for row in z])
+
+    def worst_case(self, z):
+        return self._numeric_max(z)[1]

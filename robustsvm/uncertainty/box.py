@@ -43,15 +43,22 @@ class Box(UncertaintySet):
         return np.ones(d) if self.widths is None else self.widths
 
     def support(self, z):
+        """``σ_V(z) = Σ_h δ_h |z_h|`` (closed form, along the last axis)."""
         z = np.asarray(z, dtype=np.float64)
         return np.abs(z) @ self._delta(z.shape[-1])
 
     def support_cvx(self, z):
+        """``Σ_h δ_h |z_h|`` (linear constraints after canonicalization)."""
         if self.widths is None:
             return cp.norm1(z), []
         return self.widths @ cp.abs(z), []
 
+    def membership_cvx(self, v):
+        """``|v_h| ≤ δ_h``."""
+        return [cp.abs(v) <= (1.0 if self.widths is None else self.widths)]
+
     def worst_case(self, z):
+        """The vertex ``sign(z) ∘ δ`` (any point of the face when some ``z_h = 0``)."""
         z = np.asarray(z, dtype=np.float64)
         return np.sign(z) * self._delta(z.shape[0])
 

@@ -1,0 +1,113 @@
+"""Ellipsoidal uncertainty ``V = {v : vᵀ M⁻¹ v ≤ 1}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .base import UncertaintySet, stack_directions
+
+__all__ = ["Ellipsoid", "check_symmetric"]
+
+
+def check_symmetric(M: Any, *, name: str, rtol: float = 1e-10) -> np.ndarray:
+    """Return ``M`` as a finite, square, symmetric float array (symmetrized exactly)."""
+    M = np.asarray(M, dtype=np.float64)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
+    if not np.all(np.isfinite(M)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    scale = max(1.0, float(np.max(np.abs(M))))
+    if np.max(np.abs(M - M.T)) > rtol * scale:
+        raise ValueError(f"{name} must be symmetric (max |{name} − {name}ᵀ| = {np.max(np.abs(M - M.T)):.3g})")
+    return 0.5 * (M + M.T)
+
+
+class Ellipsoid(UncertaintySet):
+    """Ellipsoid ``V = {v : vᵀ M⁻¹ v ≤ 1}``, support ``σ_V(z) = ‖Lᵀz‖₂`` with ``M = LLᵀ``.
+
+    Parameters
+    ----------
+    shape : array of shape (d, d)
+        The symmetric positive definite matrix ``M``; ``M = I`` is the
+        Euclidean unit ball, ``M = diag(δ²)`` the axis-aligned ellipsoid with
+        semi-axes ``δ``.
+    radius : float or array of shape (n,)
+        Scale ``r_i`` of the set around each sample.
+
+    Notes
+    -----
+    ``V = L B₂`` with ``B₂`` the Euclidean unit ball, so
+    ``σ_V(z) = max_{‖u‖≤1} z·Lu = ‖Lᵀz‖₂`` and the maximizer is
+    ``v* = Mz / ‖Lᵀz‖₂``. The compiled form is one second-order cone.
+    """
+
+    symmetric = True
+
+    def __init__(self, shape: Any, radius: Any = 1.0) -> None:
+        super().__init__(radius)
+        M = check_symmetric(shape, name="shape")
+        try:
+            L = np.linalg.cholesky(M)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError("shape must be positive definite (its Cholesky factorization failed)") from exc
+        if np.min(np.diag(L)) <= 1e-12 * max(1.0, float(np.max(np.diag(L)))):
+            raise ValueError("shape must be positive definite (it is numerically singular)")
+        self.shape = M
+        self.L = L
+
+    @property
+    def dim(self) -> int:
+        return self.shape.shape[0]
+
+    def support(self, z):
+        """``‖Lᵀz‖₂`` (closed form, along the last axis)."""
+        z = np.asarray(z, dtype=np.float64)
+        return np.linalg.norm(z @ self.L, axis=-1)
+
+    def support_cvx(self, z):
+        """``‖Lᵀz‖₂``: one second-order cone."""
+        return cp.norm2(self.L.T @ z), []
+
+    @classmethod
+    def support_cvx_many(cls, sets, zs):
+        """``‖L_jᵀ z_j‖₂`` for every pair at once: a block-diagonal product and one batched norm."""
+        if len(sets) == 1:
+            e, c = sets[0].support_cvx(zs[0])
+            return [e], c
+        d = sets[0].dim
+        J = len(sets)
+        B = sp.block_diag([s.L.T for s in sets], format="csr")
+        Y = cp.reshape(B @ stack_directions(zs), (J, d), order="C")
+        return cp.norm(Y, 2, axis=1), []
+
+    def membership_cvx(self, v):
+        """``‖L⁻¹v‖₂ ≤ 1``."""
+        return [cp.norm2(sla.solve_triangular(self.L, np.eye(self.dim), lower=True) @ v) <= 1]
+
+    def worst_case(self, z):
+        """``v* = Mz / ‖Lᵀz‖₂`` (0 when z = 0)."""
+        z = np.asarray(z, dtype=np.float64)
+        s = float(np.linalg.norm(self.L.T @ z))
+        if s == 0.0:
+            return np.zeros_like(z)
+        return self.shape @ z / s
+
+    def contains(self, v, tol=1e-8):
+        """``vᵀM⁻¹v = ‖L⁻¹v‖² ≤ 1 + tol``."""
+        v = np.asarray(v, dtype=np.float64)
+        u = sla.solve_triangular(self.L, v, lower=True)
+        return bool(u @ u <= 1.0 + tol)
+
+    def key(self):
+        return ("Ellipsoid", self.shape.shape, self.shape.tobytes())
+
+    def to_dict(self):
+        return {"type": "Ellipsoid", "radius": np.asarray(self.radius).tolist(), "shape": self.shape.tolist()}
+
+    def __repr__(self) -> str:
+        return f"Ellipsoid(shape=<{self.dim}×{self.dim}>, radius={self.radius!r})"

@@ -1,0 +1,355 @@
+"""Spectrahedral uncertainty ``V = {v : A0 + Σ_l v_l A_l ⪰ 0}``.
+
+The derivation of the support function (conic duality), the block splitting
+and the batching of PSD blocks are in ``docs/derivations/robust_counterpart.md``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import cvxpy as cp
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .base import NumericSupportMixin, UncertaintySet, stack_directions
+from .ellipsoid import check_symmetric
+
+__all__ = ["Spectrahedron"]
+
+#: threshold (relative to the scale of the matrices) for the interior and boundedness margins
+_MARGIN_TOL = 1e-7
+
+
+class Spectrahedron(NumericSupportMixin, UncertaintySet):
+    """Spectrahedron ``V = {v ∈ R^d : A0 + Σ_l v_l A_l ⪰ 0}``, support by SDP duality.
+
+    ``σ_V(z) = max{z·v : v ∈ V} = min{tr(A0 W) : W ⪰ 0, tr(A_l W) = −z_l}``,
+    exact because ``V`` has an interior point (checked).
+
+    The matrices are split into the connected blocks of their common sparsity
+    pattern before anything is compiled: ``1 × 1`` blocks become linear
+    inequalities ``a0 + aᵀv ≥ 0`` (a diagonal LMI is a polyhedron), larger
+    blocks stay PSD constraints. In a model, the dual matrices ``W`` of all
+    blocks of one size are a single batched ``(m, q, q)`` PSD constraint.
+
+    Parameters
+    ----------
+    A0 : array of shape (p, p)
+        Symmetric.
+    A : array of shape (d, p, p) or sequence of d arrays (p, p)
+        Symmetric matrices ``A_1, …, A_d``.
+    radius : float or array of shape (n,)
+        Scale ``r_i`` of the set around each sample.
+
+    Raises
+    ------
+    ValueError
+        A matrix that is not symmetric or finite, a set without interior
+        point (the largest ``t`` with ``A0 + Σ v_l A_l ⪰ tI`` is not positive)
+        or an unbounded set (linearly dependent ``A_l``, or a recession
+        direction ``u ≠ 0`` with ``Σ u_l A_l ⪰ 0``); the message says which.
+
+    Warns
+    -----
+    UserWarning
+        When the set is recognisably a box (a diagonal LMI with one
+        coefficient per row) or a ball/ellipsoid (an arrow LMI): ``Box``,
+        ``Ball`` and ``Ellipsoid`` compile to far smaller cones.
+    """
+
+    symmetric = False
+
+    def __init__(self, A0: Any, A: Any, radius: Any = 1.0) -> None:
+        super().__init__(radius)
+        A0 = check_symmetric(A0, name="A0")
+        p = A0.shape[0]
+        try:
+            A = np.asarray(A, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("A must be an array of shape (d, p, p) or a list of p × p matrices") from exc
+        if A.ndim != 3 or A.shape[1:] != (p, p) or A.shape[0] == 0:
+            raise ValueError(f"A must have shape (d, {p}, {p}) to match A0, got {A.shape}")
+        A = np.stack([check_symmetric(Al, name=f"A[{l}]") for l, Al in enumerate(A)])
+        self.A0 = A0
+        self.A = A
+        self.blocks, self.lin_a0, self.lin_A = _split_blocks(A0, A)
+        self._warn_if_simple()
+        self._check_interior()
+        self._check_bounded()
+
+    # ------------------------------------------------------------ structure
+    @property
+    def dim(self) -> int:
+        return self.A.shape[0]
+
+    @property
+    def block_sizes(self) -> list[int]:
+        """Sizes of the PSD blocks left after splitting (linear rows excluded)."""
+        return [B0.shape[0] for B0, _ in self.blocks]
+
+    def _lmi_expressions(self, v: cp.Expression) -> tuple[list[cp.Expression], cp.Expression | None]:
+        """The affine matrices ``B0 + Σ v_l B_l`` of the blocks and the linear rows ``a0 + A_lin v``."""
+        d = self.dim
+        mats = []
+        for B0, B in self.blocks:
+            q = B0.shape[0]
+            mats.append(B0 + cp.reshape(B.reshape(d, q * q).T @ v, (q, q), order="C"))
+        lin = None if self.lin_a0.size == 0 else self.lin_a0 + self.lin_A @ v
+        return mats, lin
+
+    def membership_cvx(self, v):
+        """``B0_b + Σ v_l B_lb ⪰ 0`` for every block and ``a0 + A_lin v ≥ 0``."""
+        mats, lin = self._lmi_expressions(v)
+        cons = [M >> 0 for M in mats]
+        if lin is not None:
+            cons.append(lin >= 0)
+        return cons
+
+    def contains(self, v, tol=1e-8):
+        """Smallest eigenvalue of every block and every linear row ``≥ −tol`` (relative to the scale)."""
+        v = np.asarray(v, dtype=np.float64)
+        scale = self._scale()
+        for B0, B in self.blocks:
+            if np.linalg.eigvalsh(B0 + np.tensordot(v, B, axes=1)).min() < -tol * scale:
+                return False
+        if self.lin_a0.size and np.min(self.lin_a0 + self.lin_A @ v) < -tol * scale:
+            return False
+        return True
+
+    def _scale(self) -> float:
+        return max(1.0, float(np.max(np.abs(self.A0))), float(np.max(np.abs(self.A))))
+
+    # ------------------------------------------------------------- support
+    def support_cvx(self, z):
+        """``tr(A0 W)`` subject to ``W ⪰ 0``, ``tr(A_l W) = −z_l`` (per block after splitting)."""
+        e, cons = type(self).support_cvx_many([self], [z])
+        return e[0], cons
+
+    @classmethod
+    def support_cvx_many(cls, sets, zs):
+        """The duals of several spectrahedra at once.
+
+        For pair ``j`` (set ``V_j``, direction ``z_j``) the expression is
+        ``Σ_b tr(B0_b W_jb) + a0·μ_j`` with ``Σ_b tr(B_lb W_jb) + (A_linᵀ μ_j)_l = −(z_j)_l``,
+        ``W_jb ⪰ 0``, ``μ_j ≥ 0``. All ``W_jb`` of one block size ``q`` are one
+        ``(m, q, q)`` variable under one PSD constraint; the coupling is two
+        sparse constant matrices. Nothing loops over pairs in CVXPY.
+        """
+        J = len(sets)
+        d = sets[0].dim
+        if any(s.dim != d for s in sets):
+            raise ValueError("spectrahedra compiled together must live in the same dimension")
+        by_size: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+        lin_items: list[tuple[int, np.ndarray, np.ndarray]] = []
+        for j, s in enumerate(sets):
+            for B0, B in s.blocks:
+                by_size.setdefault(B0.shape[0], []).append((j, B0, B))
+            if s.lin_a0.size:
+                lin_items.append((j, s.lin_a0, s.lin_A))
+        cons: list[cp.Constraint] = []
+        eq_terms: list[cp.Expression] = [stack_directions(zs)]
+        obj_terms: list[cp.Expression] = []
+        for q, items in sorted(by_size.items()):
+            m = len(items)
+            qq = q * q
+            W = cp.Variable((m, q, q) if m > 1 else (q, q), name=f"W{q}")
+            cons.append(W >> 0)
+            wflat = cp.reshape(W, (m * qq,), order="C")
+            rows, cols, vals = [], [], []
+            orows, ocols, ovals = [], [], []
+            for k, (j, B0, B) in enumerate(items):
+                Bf = B.reshape(d, qq)
+                r, c = np.nonzero(Bf)
+                rows.append(j * d + r)
+                cols.append(k * qq + c)
+                vals.append(Bf[r, c])
+                c0 = np.flatnonzero(B0.ravel())
+                orows.append(np.full(c0.size, j))
+                ocols.append(k * qq + c0)
+                ovals.append(B0.ravel()[c0])
+            E = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                              shape=(J * d, m * qq))
+            O = sp.csr_matrix((np.concatenate(ovals), (np.concatenate(orows), np.concatenate(ocols))),
+                              shape=(J, m * qq))
+            eq_terms.append(E @ wflat)
+            obj_terms.append(O @ wflat)
+        if lin_items:
+            sizes = [a0.size for _, a0, _ in lin_items]
+            mu = cp.Variable(sum(sizes), nonneg=True, name="mu_lin")
+            offsets = np.concatenate([[0], np.cumsum(sizes)])
+            rows, cols, vals, orows = [], [], [], []
+            for (j, _a0, Al), off in zip(lin_items, offsets[:-1], strict=True):
+                i, l = np.nonzero(Al)
+                rows.append(j * d + l)
+                cols.append(off + i)
+                vals.append(Al[i, l])
+                orows.append(np.full(Al.shape[0], j))
+            E = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                              shape=(J * d, mu.size))
+            O = sp.csr_matrix((np.concatenate([a0 for _, a0, _ in lin_items]),
+                               (np.concatenate(orows), np.arange(mu.size))), shape=(J, mu.size))
+            eq_terms.append(E @ mu)
+            obj_terms.append(O @ mu)
+        cons.append(_add(eq_terms) == 0)
+        return _add(obj_terms), cons
+
+    # ---------------------------------------------------------- validation
+    def _check_interior(self) -> None:
+        """Raise unless ``max{t : A0 + Σ v_l A_l ⪰ tI, t ≤ 1} > 0`` (a strictly feasible point)."""
+        d = self.dim
+        v = cp.Variable(d)
+        t = cp.Variable()
+        mats, lin = self._lmi_expressions(v)
+        cons = [M >> t * np.eye(M.shape[0]) for M in mats] + [t <= 1]
+        if lin is not None:
+            cons.append(lin >= t)
+        prob = cp.Problem(cp.Maximize(t), cons)
+        prob.solve(solver="CLARABEL")
+        if prob.status not in ("optimal", "optimal_inaccurate") or t.value is None:
+            raise ValueError(f"Spectrahedron: the interior-point check failed (solver status {prob.status!r})")
+        if float(t.value) <= _MARGIN_TOL * self._scale():
+            raise ValueError(
+                "Spectrahedron has no interior point: the largest t with A0 + Σ v_l A_l ⪰ tI is "
+                f"{float(t.value):.3g} ≤ 0 (the set is empty or flat, and the dual support formula is not exact)"
+            )
+        self.interior_point = np.asarray(v.value, dtype=np.float64)
+
+    def _check_bounded(self) -> None:
+        """Raise unless the recession cone ``{u : Σ u_l A_l ⪰ 0}`` is ``{0}``.
+
+        With ``𝒜(u) = Σ u_l A_l`` (block-split), the cone is ``{0}`` iff ``𝒜`` is
+        injective and some ``W ≻ 0`` has ``tr(A_l W) = 0`` for all ``l`` (theorem
+        of alternatives for the self-dual PSD cone); the latter is the SDP
+        ``max s : W ⪰ sI, tr W = 1, tr(A_l W) = 0``.
+        """
+        d = self.dim
+        cols = [B.reshape(d, -1) for _, B in self.blocks]
+        if self.lin_a0.size:
+            cols.append(self.lin_A.T)
+        Mmap = np.hstack(cols)
+        rank = np.linalg.matrix_rank(Mmap)
+        if rank < d:
+            raise ValueError(
+                f"Spectrahedron is unbounded: A_1, …, A_d are linearly dependent (rank {rank} < d = {d}), "
+                "so the set contains a line"
+            )
+        s = cp.Variable()
+        Ws = [cp.Variable((B0.shape[0], B0.shape[0]), symmetric=True) for B0, _ in self.blocks]
+        cons = [W >> s * np.eye(W.shape[0]) for W in Ws]
+        trace = 0
+        coupling = 0
+        for W, (_, B) in zip(Ws, self.blocks, strict=True):
+            q = W.shape[0]
+            trace = trace + cp.trace(W)
+            coupling = coupling + B.reshape(d, q * q) @ cp.reshape(W, (q * q,), order="C")
+        if self.lin_a0.size:
+            mu = cp.Variable(self.lin_a0.size)
+            cons.append(mu >= s)
+            trace = trace + cp.sum(mu)
+            coupling = coupling + self.lin_A.T @ mu
+        cons += [trace == 1, coupling == 0, s <= 1]
+        prob = cp.Problem(cp.Maximize(s), cons)
+        prob.solve(solver="CLARABEL")
+        size = sum(self.block_sizes) + self.lin_a0.size
+        if prob.status in ("infeasible", "infeasible_inaccurate") or s.value is None \
+                or float(s.value) <= _MARGIN_TOL / size:
+            raise ValueError(
+                "Spectrahedron is unbounded: some direction u ≠ 0 has Σ u_l A_l ⪰ 0 "
+                "(no W ≻ 0 with tr(A_l W) = 0 for all l)"
+            )
+
+    def _warn_if_simple(self) -> None:
+        """Warn when the LMI is a box (diagonal) or a ball/ellipsoid (arrow)."""
+        if not self.blocks and self.lin_a0.size:
+            nnz = np.count_nonzero(self.lin_A, axis=1)
+            if np.all(nnz == 1):
+                warnings.warn(
+                    "this Spectrahedron is an axis-aligned box (a diagonal LMI); it is compiled as linear "
+                    "constraints, but rs.Box(radius, widths=...) describes it directly",
+                    UserWarning,
+                    stacklevel=3,
+                )
+            return
+        for B0, B in self.blocks:
+            if _is_arrow(B0, B):
+                warnings.warn(
+                    f"this Spectrahedron contains a {B0.shape[0]} × {B0.shape[0]} arrow LMI, which is a ball or an "
+                    "ellipsoid: rs.Ball / rs.Ellipsoid compile it to one second-order cone, far cheaper for "
+                    "conic solvers than a PSD block",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                return
+
+    # ------------------------------------------------------------ describe
+    def key(self):
+        return ("Spectrahedron", self.A.shape, self.A0.tobytes(), self.A.tobytes())
+
+    def to_dict(self):
+        return {"type": "Spectrahedron", "radius": np.asarray(self.radius).tolist(), "A0": self.A0.tolist(),
+                "A": self.A.tolist()}
+
+    def __repr__(self) -> str:
+        p = self.A0.shape[0]
+        return f"Spectrahedron(<{p}×{p} LMI in R^{self.dim}, blocks {self.block_sizes}>, radius={self.radius!r})"
+
+
+def _add(terms: list[cp.Expression]) -> cp.Expression:
+    out = terms[0]
+    for t in terms[1:]:
+        out = out + t
+    return out
+
+
+def _split_blocks(A0: np.ndarray, A: np.ndarray):
+    """Split the LMI into the connected components of the common sparsity pattern.
+
+    Returns
+    -------
+    blocks : list of (B0, B)
+        Blocks of size ≥ 2: ``B0`` (q, q), ``B`` (d, q, q).
+    lin_a0 : ndarray (k,), lin_A : ndarray (k, d)
+        The 1 × 1 blocks as linear inequalities ``lin_a0 + lin_A v ≥ 0``
+        (all-zero rows, which hold for every v, dropped).
+    """
+    d = A.shape[0]
+    pattern = (A0 != 0) | np.any(A != 0, axis=0)
+    n_comp, labels = connected_components(sp.csr_matrix(pattern), directed=False)
+    blocks = []
+    lin_a0, lin_A = [], []
+    for c in range(n_comp):
+        idx = np.flatnonzero(labels == c)
+        if idx.size == 1:
+            i = idx[0]
+            a0, a = A0[i, i], A[:, i, i]
+            if a0 == 0 and not np.any(a):
+                continue
+            lin_a0.append(a0)
+            lin_A.append(a)
+        else:
+            blocks.append((A0[np.ix_(idx, idx)].copy(), A[:, idx][:, :, idx].copy()))
+    lin_a0 = np.asarray(lin_a0, dtype=np.float64)
+    lin_A = np.asarray(lin_A, dtype=np.float64).reshape(-1, d)
+    return blocks, lin_a0, lin_A
+
+
+def _is_arrow(B0: np.ndarray, B: np.ndarray) -> bool:
+    """``B0`` positive diagonal and every ``B_l`` supported on one row/column ``k`` off its diagonal.
+
+    Then ``B0 + Σ v_l B_l = [[a, bᵀ], [b, D]]`` with ``b`` linear in ``v``, and
+    the LMI is ``bᵀD⁻¹b ≤ a``: an ellipsoid (a ball when ``D`` and ``b`` are scaled alike).
+    """
+    if np.any(B0 != np.diag(np.diag(B0))) or np.any(np.diag(B0) <= 0):
+        return False
+    q = B0.shape[0]
+    for k in range(q):
+        mask = np.zeros((q, q), dtype=bool)
+        mask[k, :] = True
+        mask[:, k] = True
+        mask[k, k] = False
+        if not np.any(B[:, ~mask]):
+            return True
+    return False
