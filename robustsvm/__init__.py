@@ -19,7 +19,18 @@ from .losses import HardMargin, Hinge, Loss, SquaredHinge
 from .penalties import L1, L2, Penalty
 from .problem import Problem
 from .solution import Solution
-from .uncertainty import Ball, Box, UncertaintySet
+from .uncertainty import (
+    Ball,
+    Box,
+    Ellipsoid,
+    Intersection,
+    Polyhedron,
+    RobustCheck,
+    Spectrahedron,
+    UncertaintySet,
+    radius_upper_bound,
+    robust_check,
+)
 
 __version__ = "0.1.0"
 
@@ -40,6 +51,13 @@ __all__ = [
     "UncertaintySet",
     "Box",
     "Ball",
+    "Ellipsoid",
+    "Polyhedron",
+    "Spectrahedron",
+    "Intersection",
+    "RobustCheck",
+    "robust_check",
+    "radius_upper_bound",
     "solvers",
     "get_backend",
     "register",

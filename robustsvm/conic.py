@@ -339,6 +339,9 @@ def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
         zs = [w if columns[j][1] == -1 else -w for j in cols]
         exprs, cons = cls.support_cvx_many(sets, zs)
         constraints.extend(cons)
+        if isinstance(exprs, cp.Expression):  # one batched expression of shape (len(cols),)
+            constraints.append(exprs <= t[np.asarray(cols)])
+            continue
         for j, e in zip(cols, exprs, strict=True):
             constraints.append(e <= t[j])
     return t, S, constraints

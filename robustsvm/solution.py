@@ -94,6 +94,12 @@ class Solution:
         """Labels in the original values: ``classes[1]`` where the decision is > 0."""
         return np.where(self.decision_function(X) > 0, self.classes[1], self.classes[0])
 
+    def robust_check(self, X: Any, y: Any, *, tol: float = 1e-6):
+        """Worst-case point, margin and certificate per sample; see :func:`robustsvm.robust_check`."""
+        from .uncertainty.certificate import robust_check
+
+        return robust_check(self, X, y, tol=tol)
+
     def summary(self) -> str:
         """A short human-readable report."""
         lines = [
