@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["Dataset", "load", "names", "make_mnist_like", "make_cora_like", "make_enroll_hd_like"]
+__all__ = ["Dataset", "load", "make_cora_like", "make_enroll_hd_like", "make_mnist_like", "names"]
 
 #: column names of the KEEL files (their ``@attribute`` lines; the shipped files have no header)
 _KEEL_FEATURES: dict[str, list[str]] = {

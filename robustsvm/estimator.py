@@ -31,7 +31,7 @@ from .uncertainty import UncertaintySet
 __all__ = ["RobustSVC"]
 
 #: Clarabel's tolerance unless ``solver_options`` sets ``tol``
-CLARABEL_TOL = 1e-10
+CLARABEL_TOL = 1e-9
 
 _LOSSES = {"hinge": Hinge, "squared_hinge": SquaredHinge, "hard_margin": HardMargin}
 
@@ -76,7 +76,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         A backend name from ``rs.solvers()``.
     solver_options : dict, optional
         Keyword options of :meth:`Problem.solve` (``tol``, ``max_iter``, the
-        backend's own options). Clarabel runs with ``tol=1e-10`` unless
+        backend's own options). Clarabel runs with ``tol=1e-9`` unless
         ``tol`` is given here: an interior-point method reaches it in a few
         more iterations, and the decision values then agree with a refit on
         repeated samples to about 1e-9.
