@@ -16,7 +16,9 @@ from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
 from .io import ValidationReport, validate
 from .kernels import RBF, Kernel, Linear, Polynomial
 from .losses import HardMargin, Hinge, Loss, SquaredHinge
+from .nqp import NQP, solve_nqp_cvxpy
 from .penalties import L1, L2, Penalty
+from .pq_model import pq_svm
 from .problem import Problem
 from .solution import Solution
 from .uncertainty import (
@@ -58,6 +60,9 @@ __all__ = [
     "RobustCheck",
     "robust_check",
     "radius_upper_bound",
+    "pq_svm",
+    "NQP",
+    "solve_nqp_cvxpy",
     "solvers",
     "get_backend",
     "register",
@@ -77,4 +82,17 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".plotting", __name__)
+    # scikit-learn estimator, data sets and model selection (scikit-learn, pandas, joblib, dask, tqdm on use)
+    if name in ("datasets", "model_selection", "estimator"):
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    if name == "RobustSVC":
+        from .estimator import RobustSVC
+
+        return RobustSVC
+    if name in ("grid_search", "select_features"):
+        from . import model_selection
+
+        return getattr(model_selection, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,417 @@
+"""Reductions of models to the non-negative QP and the maps back.
+
+Three duals are written as an :class:`~robustsvm.nqp.NQP`
+``min ½vᵀAv + bᵀv, 0 ≤ v ≤ c`` (derivations: ``docs/derivations/nqp_reductions.md``
+and ``docs/derivations/pq_dual.md``):
+
+* :class:`KernelDual` — kernel SVMs ``(λ/2)‖w‖² + (μ/2)b² + Σ c_i ℓ(m_i)``:
+  ``A = Y(K/λ + 1/μ)Y`` (+ ``diag(1/(2c))`` for the squared hinge), ``b = −1``,
+  ``c`` = the loss weights (hinge) or ∞; ``f(x) = Σ_j (y_j α_j/λ) k(x, x_j) + yᵀα/μ``.
+* :class:`LinearDual` — the sign-constrained linear SVM in ``(α, β)``:
+  ``A = BBᵀ/λ + Y11ᵀY/μ (+ diag)``, ``B = [YX; S_J]``,
+  ``w = (Xᵀ(y∘α) + β∘s)/λ``.
+* :class:`PQDual` — the pq-SVM dual ``min_{u ≥ 0} ½uᵀQu − ηᵀu`` with
+  ``Q = diag(1/(ν s), 0) + B Bᵀ`` applied through its factors.
+
+A term ``1/μ`` is absent when the model has no intercept (``intercept=False``);
+a free intercept would add the equality ``Σ y_i α_i = 0``, which is not an NQP.
+Every dual's value is a lower bound on the model's objective, so
+``objective(recover(v)) − dual_value(v)`` is a duality gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import FitData
+from .losses import HardMargin, Hinge, SquaredHinge
+from .nqp import NQP
+from .pq_model import PQParameters, pq_parameters, pq_reasons
+
+__all__ = [
+    "KernelDual",
+    "LinearDual",
+    "PQDual",
+    "Recovered",
+    "dual_reasons",
+    "kernel_primal",
+    "reduce_model",
+]
+
+
+@dataclass
+class Recovered:
+    """A model's solution recovered from a dual point.
+
+    Attributes
+    ----------
+    w : ndarray or None
+        Weights (None for kernel models).
+    b : float
+    dual_coef : ndarray or None
+        Kernel expansion coefficients ``a_j`` over ``support_vectors``.
+    support_vectors : ndarray or sparse matrix or None
+    support : ndarray of int or None
+        Indices (in the training data) of the support vectors.
+    objective : float
+        The model's objective at the recovered point.
+    violation : float
+        Largest constraint violation there (hard margins, signs).
+    """
+
+    w: np.ndarray | None
+    b: float
+    dual_coef: np.ndarray | None
+    support_vectors: Any
+    support: np.ndarray | None
+    objective: float
+    violation: float
+
+
+def _common_reasons(problem, *, free_intercept: bool = False) -> list[str]:
+    reasons = []
+    if problem.penalty.l1 > 0:
+        reasons.append("the dual NQP has no L1 penalty (L1 needs the primal)")
+    if problem.penalty.l2 <= 0:
+        reasons.append("the dual NQP needs an L2 penalty with positive strength")
+    if problem.intercept_mode[0] == "free" and not free_intercept:
+        reasons.append("a free intercept adds the equality Σ y_i α_i = 0 to the dual, which the NQP "
+                       "0 ≤ v ≤ c cannot express: use intercept=False or intercept=rs.L2(mu)")
+    return reasons
+
+
+def dual_reasons(problem) -> list[str]:
+    """Why no NQP reduction applies to ``problem`` (empty when one does)."""
+    if problem.kernel is not None:
+        reasons = _common_reasons(problem)
+        if problem.uncertainty is not None:
+            reasons.append("kernel models have no uncertainty sets")
+        if problem.has_signs:
+            reasons.append("kernel models have no sign constraints")
+        return reasons
+    if problem.uncertainty is not None:
+        pq = pq_reasons(problem)
+        if pq:
+            return ["with uncertainty only the pq-SVM model (rs.pq_svm) has an NQP dual: " + "; ".join(pq)]
+        return []
+    return _common_reasons(problem)
+
+
+def reduce_model(problem, data: FitData):
+    """The NQP dual of ``problem`` on ``data``: a KernelDual, LinearDual or PQDual."""
+    reasons = dual_reasons(problem)
+    if reasons:
+        raise ValueError("no NQP dual for this model: " + "; ".join(reasons))
+    if problem.kernel is not None:
+        return KernelDual(problem, data)
+    if problem.uncertainty is not None:
+        return PQDual.from_problem(problem, data)
+    return LinearDual(problem, data)
+
+
+def _loss_bounds(problem, data: FitData) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds ``c`` and the extra diagonal of ``A`` for the loss."""
+    n = data.n
+    loss = problem.loss
+    if isinstance(loss, HardMargin):
+        return np.full(n, np.inf), np.zeros(n)
+    coef = loss.coefficients(data.sample_weight)
+    if isinstance(loss, Hinge):
+        return coef, np.zeros(n)
+    if isinstance(loss, SquaredHinge):
+        # c_i ξ_i² in the primal gives −α_i²/(4c_i) in the dual; a zero weight pins α_i = 0
+        with np.errstate(divide="ignore"):
+            extra = np.where(coef > 0, 1.0 / (2.0 * np.where(coef > 0, coef, 1.0)), 0.0)
+        upper = np.where(coef > 0, np.inf, 0.0)
+        return upper, extra
+    raise TypeError(f"no dual for loss {loss!r}")
+
+
+def kernel_primal(problem, data: FitData, K: np.ndarray, coef: np.ndarray, b: float) -> tuple[float, float]:
+    """Objective and violation of a kernel model at the expansion ``f = K coef + b``.
+
+    With ``w = Σ_j coef_j φ(x_j)``: ``‖w‖² = coefᵀ K coef`` and
+    ``m_i = y_i(Σ_j K_ij coef_j + b)``, so the objective is
+    ``(λ/2) coefᵀKcoef + (μ/2)b² + Σ_i c_i ℓ(m_i)`` and the violation
+    ``max(0, max_i(1 − m_i))`` for a hard margin (0 otherwise).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The Gram matrix of the training data.
+    coef : ndarray of shape (n,)
+        Expansion coefficients (zero off the support).
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    Kc = K @ coef
+    value = 0.5 * problem.penalty.l2 * float(coef @ Kc)
+    mode, mu = problem.intercept_mode
+    if mode == "l2":
+        value += 0.5 * mu * b * b
+    margin = data.y * (Kc + b)
+    if isinstance(problem.loss, HardMargin):
+        return float(value), float(max(0.0, np.max(1.0 - margin)))
+    c = problem.loss.coefficients(data.sample_weight)
+    value += float(c @ problem.loss.value(margin))
+    return float(value), 0.0
+
+
+class KernelDual:
+    """The dual NQP of a kernel SVM (hinge, squared hinge or hard margin).
+
+    ``A = Y(K/λ + [μ>0]/μ)Y + diag(e)``, ``b = −1``, ``c`` from the loss
+    (``e_i = 1/(2c_i)`` for the squared hinge). The model's dual value is
+    ``−F(α)``.
+    """
+
+    def __init__(self, problem, data: FitData) -> None:
+        reasons = dual_reasons(problem)
+        if problem.kernel is None or reasons:
+            raise ValueError("KernelDual needs a kernel model: " + "; ".join(reasons or ["no kernel"]))
+        self.problem = problem
+        self.data = data
+        self.lam = problem.penalty.l2
+        mode, mu = problem.intercept_mode
+        self.mu = mu if mode == "l2" else None
+        self.K = problem.kernel(data.X)
+        Kt = self.K / self.lam
+        if self.mu is not None:
+            Kt = Kt + 1.0 / self.mu
+        upper, extra = _loss_bounds(problem, data)
+        A = (data.y[:, None] * Kt) * data.y[None, :]
+        A[np.diag_indices_from(A)] += extra
+        self.nqp = NQP(0.5 * (A + A.T), -np.ones(data.n), upper)
+        self.scale = 1.0
+
+    def dual_value(self, v: np.ndarray) -> float:
+        """The model's dual objective ``−F(α)`` (a lower bound on its optimum)."""
+        return -self.nqp.objective(v)
+
+    def recover(self, v: np.ndarray, *, threshold: float = 0.0) -> Recovered:
+        """``a = y∘α/λ`` over ``α_j > threshold``, ``b = yᵀα/μ`` (0 without intercept)."""
+        v = np.asarray(v, dtype=np.float64)
+        coef = self.data.y * v / self.lam
+        b = float(self.data.y @ v) / self.mu if self.mu is not None else 0.0
+        support = np.flatnonzero(v > threshold)
+        coef_full = np.zeros_like(coef)
+        coef_full[support] = coef[support]
+        objective, violation = kernel_primal(self.problem, self.data, self.K, coef_full, b)
+        X = self.data.X
+        return Recovered(w=None, b=b, dual_coef=coef[support], support_vectors=X[support],
+                         support=support, objective=objective, violation=violation)
+
+
+class LinearDual:
+    """The dual NQP of a linear SVM with sign constraints, in ``(α, β)``.
+
+    With ``J`` the sign-constrained features and ``S_J`` their rows ``s_h e_hᵀ``:
+    ``A = F Fᵀ + diag(e)``, ``F = [[YX/√λ, y/√μ], [S_J/√λ, 0]]``, ``b = (−1, 0)``,
+    ``c = (c_α, ∞)``; ``w = (Xᵀ(y∘α) + S_Jᵀβ)/λ``, ``b = yᵀα/μ``.
+    """
+
+    def __init__(self, problem, data: FitData) -> None:
+        reasons = dual_reasons(problem)
+        if problem.kernel is not None or problem.uncertainty is not None or reasons:
+            raise ValueError("LinearDual needs a linear model without uncertainty: " + "; ".join(reasons))
+        self.problem = problem
+        self.data = data
+        self.lam = problem.penalty.l2
+        mode, mu = problem.intercept_mode
+        self.mu = mu if mode == "l2" else None
+        n, d = data.n, data.d
+        self.J = np.flatnonzero(data.signs)
+        nJ = self.J.size
+        X, y = data.X, data.y
+        sl = 1.0 / np.sqrt(self.lam)
+        if sp.issparse(X):
+            YX = sp.diags(y) @ X * sl
+            S = sp.csr_matrix((data.signs[self.J].astype(np.float64) * sl, (np.arange(nJ), self.J)), shape=(nJ, d))
+            top = [YX] + ([sp.csr_matrix(y[:, None] / np.sqrt(self.mu))] if self.mu is not None else [])
+            bottom = [S] + ([sp.csr_matrix((nJ, 1))] if self.mu is not None else [])
+            F = sp.vstack([sp.hstack(top), sp.hstack(bottom)]).tocsr()
+        else:
+            cols = d + (1 if self.mu is not None else 0)
+            F = np.zeros((n + nJ, cols))
+            F[:n, :d] = y[:, None] * X * sl
+            if self.mu is not None:
+                F[:n, d] = y / np.sqrt(self.mu)
+            F[n + np.arange(nJ), self.J] = data.signs[self.J] * sl
+        upper, extra = _loss_bounds(problem, data)
+        self.nqp = NQP(b=np.concatenate([-np.ones(n), np.zeros(nJ)]),
+                       c=np.concatenate([upper, np.full(nJ, np.inf)]),
+                       factor=F, diag=np.concatenate([extra, np.zeros(nJ)]))
+        self.scale = 1.0
+
+    def dual_value(self, v: np.ndarray) -> float:
+        """The model's dual objective ``−F(α, β)``."""
+        return -self.nqp.objective(v)
+
+    def recover(self, v: np.ndarray) -> Recovered:
+        """``w = (Xᵀ(y∘α) + S_Jᵀβ)/λ``, ``b = yᵀα/μ``."""
+        v = np.asarray(v, dtype=np.float64)
+        n = self.data.n
+        alpha, beta = v[:n], v[n:]
+        w = np.asarray(self.data.X.T @ (self.data.y * alpha)).ravel()
+        w[self.J] += self.data.signs[self.J] * beta
+        w /= self.lam
+        b = float(self.data.y @ alpha) / self.mu if self.mu is not None else 0.0
+        objective = self.problem._objective(self.data, w, b)
+        violation = self.problem._violation(self.data, w, b)
+        return Recovered(w=w, b=b, dual_coef=None, support_vectors=None, support=None,
+                         objective=objective, violation=violation)
+
+
+class PQDual:
+    """The dual of the pq-SVM primal, ``min_{u ≥ 0} ½uᵀQu − ηᵀu`` in ``u = (α, β_p, β_q)``.
+
+    With ``G_p = YX − rδᵀ``, ``G_q = −YX − rδᵀ`` (m × d) and
+    ``B = [[G_p/√λ2, G_q/√λ2, y], [I_2d/√λ2, 0]]``:
+    ``Q = diag(1/(ν s), 0_2d) + BBᵀ``, ``η = (1_m, 0_2d)``. ``Q`` is applied as
+    ``D u + B(Bᵀu)`` in O(nnz(X) + m + d) and never formed; ``Q⁻¹η`` comes from
+    block elimination (its Schur complement is ``diag(1/(νs)) + yyᵀ``).
+    Recovery: ``p = (G_pᵀα + β_p)⁺/λ2``, ``q = (G_qᵀα + β_q)⁺/λ2``,
+    ``w = p − q``, ``b = yᵀα``. Derivation: ``docs/derivations/pq_dual.md``.
+
+    Samples with zero weight are dropped (their constraint carries no cost).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (m, d)
+    y : ndarray of shape (m,), entries ±1
+    params : PQParameters
+    """
+
+    def __init__(self, X: Any, y: np.ndarray, params: PQParameters, problem=None, data=None) -> None:
+        keep = params.weight > 0
+        self.keep = keep
+        self.X = X[np.flatnonzero(keep)] if not np.all(keep) else X
+        self.y = np.asarray(y, dtype=np.float64)[keep]
+        self.r = np.asarray(params.radius, dtype=np.float64)[keep]
+        self.delta = np.asarray(params.widths, dtype=np.float64)
+        self.s = np.asarray(params.weight, dtype=np.float64)[keep]
+        self.nu = float(params.nu)
+        self.lam2 = float(params.lam2)
+        self.m, self.d = self.X.shape
+        self.problem = problem
+        self.data = data
+        self.scale = 2.0 / self.nu
+        self._nqp: NQP | None = None
+
+    @classmethod
+    def from_problem(cls, problem, data: FitData) -> PQDual:
+        """Build the dual of a model made by :func:`~robustsvm.pq_model.pq_svm`."""
+        return cls(data.X, data.y, pq_parameters(problem, data), problem=problem, data=data)
+
+    @property
+    def size(self) -> int:
+        return self.m + 2 * self.d
+
+    @property
+    def dinv(self) -> np.ndarray:
+        """The diagonal ``1/(ν s_i)`` of the α block of ``D``."""
+        return 1.0 / (self.nu * self.s)
+
+    def Bt(self, u: np.ndarray) -> np.ndarray:  # noqa: N802 - matrix name
+        """``Bᵀu = ((G_pᵀα + β_p)/√λ2, (G_qᵀα + β_q)/√λ2, yᵀα)``, O(nnz(X) + m + d)."""
+        m, d = self.m, self.d
+        alpha = u[:m]
+        t = np.asarray(self.X.T @ (self.y * alpha)).ravel()
+        rho = float(self.r @ alpha)
+        sl = 1.0 / np.sqrt(self.lam2)
+        zp = (t - rho * self.delta + u[m:m + d]) * sl
+        zq = (-t - rho * self.delta + u[m + d:]) * sl
+        return np.concatenate([zp, zq, [float(self.y @ alpha)]])
+
+    def B(self, z: np.ndarray) -> np.ndarray:  # noqa: N802 - matrix name
+        """``B z`` for ``z = (z_p, z_q, z_b)``, O(nnz(X) + m + d)."""
+        d = self.d
+        zp, zq, zb = z[:d], z[d:2 * d], z[2 * d]
+        sl = 1.0 / np.sqrt(self.lam2)
+        top = (self.y * np.asarray(self.X @ (zp - zq)).ravel() - self.r * float(self.delta @ (zp + zq))) * sl
+        top += self.y * zb
+        return np.concatenate([top, zp * sl, zq * sl])
+
+    def matvec(self, u: np.ndarray) -> np.ndarray:
+        """``Q u = D u + B(Bᵀu)``."""
+        out = self.B(self.Bt(u))
+        out[:self.m] += self.dinv * u[:self.m]
+        return out
+
+    @property
+    def eta(self) -> np.ndarray:
+        return np.concatenate([np.ones(self.m), np.zeros(2 * self.d)])
+
+    def solve_eta(self) -> np.ndarray:
+        """``Q⁻¹η`` by block elimination (no m × m system).
+
+        ``Q_ββ = I/λ2`` gives ``β = −(G_pᵀα, G_qᵀα)`` and the Schur complement
+        ``S = diag(1/(νs)) + yyᵀ`` in α, inverted by Sherman–Morrison:
+        ``α = D₁1 − D₁y (yᵀD₁1)/(1 + yᵀD₁y)``, ``D₁ = diag(νs)``.
+        """
+        D1 = self.nu * self.s
+        alpha = D1 - D1 * self.y * (float(self.y @ D1) / (1.0 + float(self.y @ (D1 * self.y))))
+        t = np.asarray(self.X.T @ (self.y * alpha)).ravel()
+        rho = float(self.r @ alpha)
+        beta_p = -(t - rho * self.delta)
+        beta_q = -(-t - rho * self.delta)
+        return np.concatenate([alpha, beta_p, beta_q])
+
+    def to_nqp(self) -> NQP:
+        """The dual as an :class:`NQP` with the explicit factor ``B`` (O((m + d)·d) memory).
+
+        Forms ``G_p`` and ``G_q`` (dense m × d): used to hand the same dual to
+        M3 and to CVXPY; the pq backend itself only uses :meth:`matvec`.
+        """
+        if self._nqp is None:
+            m, d = self.m, self.d
+            X = self.X.toarray() if sp.issparse(self.X) else np.asarray(self.X)
+            YX = self.y[:, None] * X
+            rd = np.outer(self.r, self.delta)
+            sl = 1.0 / np.sqrt(self.lam2)
+            F = np.zeros((m + 2 * d, 2 * d + 1))
+            F[:m, :d] = (YX - rd) * sl
+            F[:m, d:2 * d] = (-YX - rd) * sl
+            F[:m, 2 * d] = self.y
+            F[m:, :2 * d] = np.eye(2 * d) * sl
+            diag = np.concatenate([self.dinv, np.zeros(2 * d)])
+            self._nqp = NQP(b=-self.eta, factor=F, diag=diag)
+        return self._nqp
+
+    @property
+    def nqp(self) -> NQP:
+        return self.to_nqp()
+
+    # ----------------------------------------------------------- values
+    def pq_dual_value(self, u: np.ndarray, Qu: np.ndarray | None = None) -> float:
+        """``ηᵀu − ½uᵀQu``: the pq primal's dual objective."""
+        Qu = self.matvec(u) if Qu is None else Qu
+        return float(u[:self.m].sum() - 0.5 * u @ Qu)
+
+    def dual_value(self, u: np.ndarray) -> float:
+        """The dual value in the model's units: ``(2/ν)(ηᵀu − ½uᵀQu)``."""
+        return self.scale * self.pq_dual_value(u)
+
+    def wb(self, u: np.ndarray, Btu: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+        """``w = p − q`` with ``p = (G_pᵀα + β_p)⁺/λ2``, ``q = (G_qᵀα + β_q)⁺/λ2``; ``b = yᵀα``."""
+        z = self.Bt(u) if Btu is None else Btu
+        d = self.d
+        sl = 1.0 / np.sqrt(self.lam2)
+        p = np.maximum(z[:d], 0.0) * sl
+        q = np.maximum(z[d:2 * d], 0.0) * sl
+        return p - q, float(z[2 * d])
+
+    def pq_primal(self, w: np.ndarray, b: float) -> float:
+        """``(ν/2)Σ s_i max(0, 1 − y_i(x_i·w + b) + r_i δ·|w|)² + (λ2/2)‖w‖² + ½b²``."""
+        margin = self.y * (np.asarray(self.X @ w).ravel() + b) - self.r * float(self.delta @ np.abs(w))
+        xi = np.maximum(0.0, 1.0 - margin)
+        return float(0.5 * self.nu * (self.s @ xi**2) + 0.5 * self.lam2 * (w @ w) + 0.5 * b * b)
+
+    def recover(self, u: np.ndarray) -> Recovered:
+        """``(w, b)`` from ``u`` and the model's objective there (``(2/ν)`` × pq primal)."""
+        w, b = self.wb(np.asarray(u, dtype=np.float64))
+        return Recovered(w=w, b=b, dual_coef=None, support_vectors=None, support=None,
+                         objective=self.scale * self.pq_primal(w, b), violation=0.0)
