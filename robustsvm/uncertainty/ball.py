@@ -72,7 +72,8 @@ class Ball(UncertaintySet):
             return v
         if q == 1:  # p = ∞
             return np.sign(z)
-        a = np.abs(z) / np.linalg.norm(z, ord=q)
+        u = z / np.max(np.abs(z))  # rescale first: no underflow for tiny z
+        a = np.abs(u) / np.linalg.norm(u, ord=q)
         return np.sign(z) * a ** (q - 1.0)
 
     def contains(self, v, tol=1e-8):

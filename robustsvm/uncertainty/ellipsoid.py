@@ -92,10 +92,10 @@ class Ellipsoid(UncertaintySet):
     def worst_case(self, z):
         """``v* = Mz / ‖Lᵀz‖₂`` (0 when z = 0)."""
         z = np.asarray(z, dtype=np.float64)
-        s = float(np.linalg.norm(self.L.T @ z))
-        if s == 0.0:
+        if not np.any(z):
             return np.zeros_like(z)
-        return self.shape @ z / s
+        u = z / np.max(np.abs(z))  # rescale first: no underflow for tiny z
+        return self.shape @ u / float(np.linalg.norm(self.L.T @ u))
 
     def contains(self, v, tol=1e-8):
         """``vᵀM⁻¹v = ‖L⁻¹v‖² ≤ 1 + tol``."""
