@@ -66,8 +66,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
         passed to :meth:`fit` as ``radius=`` so that cross-validation slices it.
-    fit_intercept : bool, default True
-        Fit a free, unregularized ``b`` (False: ``b = 0``).
+    fit_intercept : bool or float, default True
+        True: a free, unregularized ``b``; False: ``b = 0``; a positive
+        number ``μ``: ``b`` with the ridge term ``(μ/2) b²`` (dual backends
+        such as ``m3`` accept this one, not a free ``b``).
     kernel : Kernel, optional
         ``rs.Linear()``, ``rs.Polynomial(d)`` or ``rs.RBF(σ)``; needs a
         backend that solves the dual (see ``rs.solvers()``). None is the
@@ -105,7 +107,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         l1: float = 0.0,
         signs: Any = None,
         uncertainty: UncertaintySet | None = None,
-        fit_intercept: bool = True,
+        fit_intercept: bool | float = True,
         kernel: Kernel | None = None,
         solver: str = "clarabel",
         solver_options: dict | None = None,
@@ -164,8 +166,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def make_problem(self, *, radius: Any = None, n_samples: int | None = None) -> Problem:
         """The :class:`~robustsvm.Problem` this estimator fits."""
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be True or False, got {self.fit_intercept!r}")
+        intercept = self.fit_intercept
+        if isinstance(intercept, (bool, np.bool_)):
+            intercept = bool(intercept)
+        elif isinstance(intercept, numbers.Real):
+            if not np.isfinite(intercept) or intercept <= 0:
+                raise ValueError(f"fit_intercept as a ridge strength must be positive and finite, got {intercept!r}")
+            intercept = L2(float(intercept))
+        else:
+            raise TypeError(f"fit_intercept must be True, False or a positive ridge strength, got {intercept!r}")
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
         unc = self._uncertainty(radius, n_samples) if n_samples is not None else self.uncertainty
@@ -174,7 +183,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             penalty=penalty,
             signs=self.signs,
             uncertainty=unc,
-            intercept=bool(self.fit_intercept),
+            intercept=intercept,
             kernel=self.kernel,
         )
 
