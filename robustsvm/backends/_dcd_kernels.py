@@ -21,7 +21,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["epoch_dense", "epoch_sparse", "seed"]
+__all__ = ["dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "matvec_dense",
+           "matvec_sparse", "seed"]
 
 #: reassociation and contraction only: the kernels compare against ±huge bounds,
 #: so the no-NaN/no-inf flags are not allowed
@@ -183,3 +184,73 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, lo, hi, inv_la
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Products for the certificate. Single-threaded loops rather than BLAS: they are memory-bound, and a threaded BLAS
+# call on a busy machine can cost more in thread wake-ups than the product itself.
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def dual_images_dense(X, u, pos):  # pragma: no cover - compiled
+    """``out[0] = Σ_{i: pos_i} u_i x_i``, ``out[1] = Σ_{i: not pos_i} u_i x_i`` for a dense ``X``."""
+    n, d = X.shape
+    out = np.zeros((2, d))
+    for i in range(n):
+        ui = u[i]
+        if ui == 0.0:
+            continue
+        r = 0 if pos[i] else 1
+        for h in range(d):
+            out[r, h] += ui * X[i, h]
+    return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - compiled
+    """:func:`dual_images_dense` for a CSR ``X``, O(nnz)."""
+    n = indptr.size - 1
+    out = np.zeros((2, d))
+    for i in range(n):
+        ui = u[i]
+        if ui == 0.0:
+            continue
+        r = 0 if pos[i] else 1
+        for k in range(indptr[i], indptr[i + 1]):
+            out[r, indices[k]] += ui * data[k]
+    return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def matvec_dense(X, w):  # pragma: no cover - compiled
+    """``X @ w`` for a dense ``X``."""
+    n, d = X.shape
+    z = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * w[h]
+        z[i] = acc
+    return z
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def matvec_sparse(indptr, indices, data, w):  # pragma: no cover - compiled
+    """``X @ w`` for a CSR ``X``, O(nnz)."""
+    n = indptr.size - 1
+    z = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * w[indices[k]]
+        z[i] = acc
+    return z
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def dot(a, b):  # pragma: no cover - compiled
+    """``Σ_k a_k b_k``."""
+    acc = 0.0
+    for k in range(a.size):
+        acc += a[k] * b[k]
+    return acc

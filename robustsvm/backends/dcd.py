@@ -127,7 +127,30 @@ def _loss_values(margin: np.ndarray, squared: bool) -> np.ndarray:
     return r * r if squared else r
 
 
-def _certify(X, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certificate:
+class _Products:
+    """The two O(nnz) products of the certificate, compiled, for a dense or CSR ``X``."""
+
+    def __init__(self, X) -> None:
+        self.X = X
+        self.sparse = sp.issparse(X)
+        if self.sparse:
+            self.parts = (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False),
+                          np.ascontiguousarray(X.data, dtype=np.float64))
+
+    def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``[Σ_{y_i>0} u_i x_i, Σ_{y_i<0} u_i x_i]`` as a (2, d) array."""
+        if self.sparse:
+            return kern.dual_images_sparse(*self.parts, self.X.shape[1], u, pos)
+        return kern.dual_images_dense(self.X, u, pos)
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        """``X @ w``."""
+        if self.sparse:
+            return kern.matvec_sparse(*self.parts, w)
+        return kern.matvec_dense(self.X, w)
+
+
+def _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certificate:
     """Evaluate ``P`` at the sign-feasible primal point and ``D`` at a dual-feasible point.
 
     Primal: ``w = clip(Xᵀ(c∘y∘α), lo, hi)/λ`` (the exact β), ``b`` its exact
@@ -136,31 +159,23 @@ def _certify(X, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certific
     ``S = 0`` (still inside the box), and ``β`` at its closed form. Two O(nnz)
     products and, with a free intercept, one sort.
     """
+    pos = y > 0
     cya = c * y * alpha
+    VV = ops.images(cya, pos)
+    v = VV[0] + VV[1]
+    v_t, alpha_t = v, alpha
     if mode == "free":
-        pos = y > 0
-        M = np.zeros((cya.size, 2))
-        M[pos, 0] = cya[pos]
-        M[~pos, 1] = cya[~pos]
-        VV = np.asarray(X.T @ M)
-        v = VV[:, 0] + VV[:, 1]
-        p_sum, n_sum = float(M[:, 0].sum()), float(-M[:, 1].sum())
-        alpha_t = alpha.copy()
+        p_sum, n_sum = float(cya[pos].sum()), float(-cya[~pos].sum())
         if p_sum > n_sum:
             f = n_sum / p_sum
-            alpha_t[pos] *= f
-            v_t = f * VV[:, 0] + VV[:, 1]
+            alpha_t = np.where(pos, f * alpha, alpha)
+            v_t = f * VV[0] + VV[1]
         elif n_sum > p_sum:
             f = p_sum / n_sum
-            alpha_t[~pos] *= f
-            v_t = VV[:, 0] + f * VV[:, 1]
-        else:
-            v_t = v
-    else:
-        v = np.asarray(X.T @ cya).ravel()
-        v_t, alpha_t = v, alpha
+            alpha_t = np.where(pos, alpha, f * alpha)
+            v_t = VV[0] + f * VV[1]
     w = np.clip(v, lo, hi) / lam
-    z = np.asarray(X @ w).ravel()
+    z = ops.matvec(w)
     S = float(cya.sum())
     if mode == "free":
         candidates = [best_intercept(z, y, c, squared), b_eff]
@@ -169,17 +184,18 @@ def _certify(X, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certific
     else:
         candidates = [0.0]
     best = None
+    ww = kern.dot(w, w)
     for b in candidates:
-        P = 0.5 * lam * float(w @ w) + float(c @ _loss_values(y * (z + b), squared))
+        P = 0.5 * lam * ww + kern.dot(c, _loss_values(y * (z + b), squared))
         if mode == "l2":
             P += 0.5 * mu * b * b
         if best is None or P < best[0]:
             best = (P, b)
     P, b = best
     wt = np.clip(v_t, lo, hi) / lam
-    D = float(c @ alpha_t) - 0.5 * lam * float(wt @ wt)
+    D = kern.dot(c, alpha_t) - 0.5 * lam * kern.dot(wt, wt)
     if squared:
-        D -= 0.25 * float(c @ (alpha_t * alpha_t))
+        D -= 0.25 * kern.dot(c, alpha_t * alpha_t)
     if mode == "l2":
         D -= 0.5 * S * S / mu
     return _Certificate(P, D, w, b)
@@ -285,6 +301,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
             return kern.epoch_dense(X, y, c, qdiag, alpha, v, w, lo, hi, 1.0 / lam, upper, dii, rho, state,
                                     index, active, pg_max_old, pg_min_old, bool(shrinking))
 
+    ops = _Products(X)
     hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "rel_gap", "time", "active")}
     pg_max_old, pg_min_old = np.inf, -np.inf
     pg_eps = 1.0
@@ -314,7 +331,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
             continue
         since_check = 0
         b_eff = state[0] + rho * state[1]
-        cert = _certify(X, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff)
+        cert = _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff)
         now = time.perf_counter() - t_solve0
         for key, val in (("iteration", epoch), ("objective", cert.P), ("dual", cert.D), ("gap", cert.gap),
                          ("rel_gap", cert.rel_gap), ("time", now), ("active", active)):

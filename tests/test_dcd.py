@@ -1,0 +1,206 @@
+"""The dual coordinate-descent backend against independent solvers and closed forms."""
+
+from __future__ import annotations
+
+import tracemalloc
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
+
+import robustsvm as rs
+from robustsvm.backends.dcd import best_intercept
+
+from .conftest import make_classification
+
+SIGNS = np.array([1, -1, 0, 1, -1, 1, 1, -1])
+
+
+def _data(sparse: bool, seed: int = 3, n: int = 150):
+    return make_classification(n, SIGNS.size, seed=seed, sparse=sparse, density=0.5)
+
+
+def _cvxpy_optimum(X, y, lam, squared, reduction, intercept, signs, sample_weight=None):
+    """The model written directly in CVXPY (independent of robustsvm.conic), solved by Clarabel."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    ys = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    n, d = X.shape
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    c = sw / sw.sum() if reduction == "mean" else sw
+    w = cp.Variable(d)
+    b = cp.Variable() if intercept is not False else 0.0
+    r = cp.pos(1 - cp.multiply(ys, X @ w + b))
+    loss = c @ (cp.square(r) if squared else r)
+    obj = lam / 2 * cp.sum_squares(w) + loss
+    if isinstance(intercept, rs.Penalty):
+        obj = obj + intercept.l2 / 2 * cp.square(b)
+    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0]
+    prob = cp.Problem(cp.Minimize(obj), cons)
+    prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return prob.value
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("intercept", [False, True, rs.L2(0.5)], ids=["none", "free", "ridge"])
+@pytest.mark.parametrize("squared", [False, True], ids=["hinge", "sqhinge"])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_agrees_with_clarabel(sparse, intercept, squared, reduction):
+    X, y = _data(sparse)
+    lam = 0.05 if reduction == "mean" else 5.0  # C = 1/(λn) moderate for both reductions
+    loss = rs.SquaredHinge(reduction=reduction) if squared else rs.Hinge(reduction=reduction)
+    prob = rs.Problem(loss=loss, penalty=rs.L2(lam), signs=SIGNS, intercept=intercept)
+    sol = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000)
+    ref = _cvxpy_optimum(X, y, lam, squared, reduction, intercept, SIGNS)
+    assert sol.status == "optimal"
+    assert sol.violation == 0.0  # signs exact, not approximately
+    assert np.all(SIGNS * sol.w >= 0)
+    scale = max(1.0, abs(ref))
+    # the certificate bounds the suboptimality: P(w) − P* ≤ gap (up to Clarabel's own accuracy)
+    assert sol.objective - ref <= sol.gap + 1e-7 * scale
+    assert sol.objective >= ref - 1e-7 * scale
+    # the dual value is a lower bound of the optimum
+    assert sol.extra["dual_objective"] <= ref + 1e-7 * scale
+    assert sol.gap <= 1e-7 * abs(sol.objective) * (1 + 1e-9)
+    if intercept is False:
+        assert sol.b == 0.0
+
+
+def test_matches_robustsvm_clarabel_backend_with_sample_weights():
+    X, y = _data(False, seed=5, n=120)
+    sw = np.random.default_rng(0).uniform(0.0, 2.0, size=y.size)
+    sw[:5] = 0.0  # zero weights drop samples from the dual entirely
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.02), signs=SIGNS, intercept=True)
+    ref = prob.solve(X, y, solver="clarabel", sample_weight=sw)
+    sol = prob.solve(X, y, solver="dcd", sample_weight=sw, tol=1e-7, random_state=1, max_iter=20000)
+    assert sol.status == "optimal"
+    direct = _cvxpy_optimum(X, y, 0.02, False, "mean", True, SIGNS, sample_weight=sw)
+    assert abs(ref.objective - direct) <= 1e-6 * max(1, abs(direct))
+    assert abs(sol.objective - direct) <= sol.gap + 1e-7
+    np.testing.assert_allclose(sol.w, ref.w, atol=2e-3)
+
+
+def test_unconstrained_matches_liblinear():
+    from sklearn.svm import LinearSVC
+
+    X, y = _data(False, seed=7, n=200)
+    lam = 0.01
+    n = y.size
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), intercept=False)
+    sol = prob.solve(X, y, solver="dcd", tol=1e-9, random_state=0, max_iter=50000)
+    svc = LinearSVC(loss="hinge", C=1.0 / (lam * n), dual=True, fit_intercept=False, tol=1e-10,
+                    max_iter=1_000_000).fit(X, y)
+    p_lib = prob.objective(X, y, svc.coef_.ravel(), 0.0)
+    assert sol.objective <= p_lib + 1e-9
+    assert p_lib - sol.objective <= 1e-6
+    np.testing.assert_allclose(sol.w, svc.coef_.ravel(), atol=1e-3)
+
+
+def _phi(b, z, y, c, squared):
+    r = np.maximum(0.0, 1.0 - y * (z + b))
+    return float(c @ (r * r if squared else r))
+
+
+@pytest.mark.parametrize("squared", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_best_intercept_is_the_exact_minimizer(squared, seed):
+    rng = np.random.default_rng(seed)
+    n = 40
+    y = np.where(rng.random(n) < 0.3 + 0.1 * seed, 1.0, -1.0)
+    z = rng.normal(scale=2.0, size=n)
+    c = rng.uniform(0.1, 1.0, size=n)
+    b = best_intercept(z, y, c, squared)
+    val = _phi(b, z, y, c, squared)
+    # brute force: every breakpoint (a hinge minimum lies on one) and a fine bounded scalar search
+    breaks = y - z
+    brute = min(_phi(t, z, y, c, squared) for t in breaks)
+    res = minimize_scalar(lambda t: _phi(t, z, y, c, squared), bounds=(breaks.min() - 5, breaks.max() + 5),
+                          method="bounded", options={"xatol": 1e-12})
+    assert val <= brute + 1e-12
+    assert val <= res.fun + 1e-12
+    if squared:  # smooth: the derivative vanishes at the minimizer
+        r = np.maximum(0.0, 1.0 - y * (z + b))
+        assert abs(-2 * float(c @ (y * r))) <= 1e-9
+
+
+def test_sparse_is_never_densified():
+    rng = np.random.default_rng(0)
+    n, d = 200, 400_000  # a dense copy would be 640 MB
+    X = sp.random(n, d, density=2e-5, random_state=1, format="csr") + sp.eye(n, d, format="csr")
+    y = np.where(rng.random(n) < 0.5, 1, -1)
+    signs = np.where(rng.random(d) < 0.5, 1, -1)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), signs=signs, intercept=True)
+    prob.solve(X[:20], y[:20], solver="dcd", max_iter=2, tol=1e-1)  # compile outside the measurement
+    tracemalloc.start()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rs.ConvergenceWarning)
+        sol = prob.solve(X, y, solver="dcd", tol=1e-6)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 60e6
+    assert sol.violation == 0.0
+
+
+def test_stops_short_with_status_and_warning():
+    X, y = _data(False)
+    prob = rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(0.01), signs=SIGNS)
+    with pytest.warns(rs.ConvergenceWarning, match="max_iter"):
+        sol = prob.solve(X, y, solver="dcd", max_iter=2, tol=1e-12)
+    assert sol.status == "max_iter"
+    assert sol.iterations == 2
+    assert sol.gap > 0
+    assert sol.violation == 0.0
+
+
+def test_history_records_every_certificate():
+    X, y = _data(True)
+    prob = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.01), signs=SIGNS, intercept=True)
+    sol = prob.solve(X, y, solver="dcd", tol=1e-8, check_every=1, random_state=0)
+    h = sol.history
+    for key in ("iteration", "objective", "dual", "gap", "rel_gap", "time"):
+        assert len(h[key]) == len(h["iteration"]) >= 2
+    assert np.all(h["objective"] >= h["dual"] - 1e-12)  # weak duality at every certificate
+    np.testing.assert_allclose(h["gap"], h["objective"] - h["dual"], atol=1e-15)
+    assert h["rel_gap"][-1] <= 1e-8
+    assert h["iteration"][-1] == sol.iterations
+    assert np.isclose(h["objective"][-1], sol.objective, rtol=1e-9)
+
+
+def test_shrinking_off_reaches_the_same_optimum():
+    X, y = _data(False, seed=11)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), signs=SIGNS, intercept=True)
+    a = prob.solve(X, y, solver="dcd", tol=1e-8, shrinking=True, random_state=0)
+    b = prob.solve(X, y, solver="dcd", tol=1e-8, shrinking=False, random_state=0)
+    assert abs(a.objective - b.objective) <= a.gap + b.gap
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"penalty": rs.L2(1.0) + rs.L1(0.1)}, "L2 penalty only"),
+        ({"penalty": rs.L1(0.1)}, "positive strength"),
+        ({"uncertainty": rs.Box(radius=0.1)}, "uncertainty"),
+        ({"kernel": rs.RBF(1.0)}, "kernels"),
+        ({"loss": rs.HardMargin()}, "soft-margin"),
+    ],
+)
+def test_refuses_models_out_of_reach(kwargs, reason):
+    args = {"loss": rs.Hinge(), "penalty": rs.L2(1.0)} | kwargs
+    prob = rs.Problem(**args)
+    assert reason in "; ".join(rs.get_backend("dcd").check(prob))
+    X, y = _data(False)
+    with pytest.raises(rs.UnsupportedModelError, match="dcd"):
+        prob.solve(X, y, solver="dcd")
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [({"check_every": 0}, ValueError), ({"rho": -1.0}, ValueError), ({"shrinking": "yes"}, TypeError)],
+)
+def test_bad_options(options, error):
+    X, y = _data(False)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), intercept=True)
+    with pytest.raises(error, match=next(iter(options))):
+        prob.solve(X, y, solver="dcd", **options)
