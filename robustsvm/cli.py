@@ -1,13 +1,202 @@
-"""The ``robustsvm`` command line."""
+"""The ``robustsvm`` command line (also ``python -m robustsvm``).
+
+Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``,
+``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`) and ``bench``
+(:mod:`robustsvm.bench`). Argument errors print a usage line and exit with
+status 2; a failed run exits with status 1.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import pkgutil
 import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["main", "build_parser"]
+__all__ = ["build_parser", "main", "parse_signs", "parse_uncertainty"]
+
+#: reproductions known to the command line even before their module is installed
+KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
+
+_LOSSES = ("hinge", "squared-hinge", "hard-margin")
 
 
+# ----------------------------------------------------------------- parsing
+def parse_uncertainty(text: str) -> Any:
+    """``box:R``, ``ball:R`` or ``ball:R:P`` → ``rs.Box(R)``, ``rs.Ball(R)``, ``rs.Ball(R, p=P)``.
+
+    ``P`` may be ``inf``. Raises ``argparse.ArgumentTypeError`` (a usage error)
+    on anything else.
+    """
+    from .uncertainty import Ball, Box
+
+    parts = text.strip().lower().split(":")
+    kind = parts[0]
+    if kind not in ("box", "ball") or len(parts) < 2 or (kind == "box" and len(parts) != 2) or len(parts) > 3:
+        raise argparse.ArgumentTypeError(
+            f"invalid uncertainty {text!r}: use box:RADIUS, ball:RADIUS or ball:RADIUS:P (for instance box:0.1)"
+        )
+    try:
+        radius = float(parts[1])
+        p = float(parts[2]) if len(parts) == 3 else 2.0
+        return Box(radius=radius) if kind == "box" else Ball(radius=radius, p=p)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
+
+
+def parse_signs(text: str) -> dict:
+    """``"name=+1,other=-1,3=+1"`` → ``{"name": 1, "other": -1, 3: 1}``.
+
+    Keys are feature names or integer column indices; values ``+1``, ``-1``,
+    ``+``, ``-`` or ``0``. Raises ``argparse.ArgumentTypeError`` on a bad item.
+    """
+    out: dict = {}
+    values = {"+1": 1, "1": 1, "+": 1, "-1": -1, "-": -1, "0": 0}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.rpartition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or value not in values:
+            raise argparse.ArgumentTypeError(
+                f"invalid sign constraint {item!r}: use FEATURE=+1 or FEATURE=-1, comma-separated"
+            )
+        out[int(key) if key.lstrip("-").isdigit() else key] = values[value]
+    if not out:
+        raise argparse.ArgumentTypeError("--signs is empty")
+    return out
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return v
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"must be non-negative, got {text}")
+    return v
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from exc
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
+
+
+# -------------------------------------------------------------------- data
+def _add_data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", help="a CSV file, or a data set name (wdbc, sonar, pima, bands, wisconsin)")
+    p.add_argument("--target", help="the CSV's label column (default: its last column)")
+    p.add_argument("--no-standardize", dest="standardize", action="store_false",
+                   help="use the features as they are (default: z-scores over the whole data)")
+
+
+def load_data(data: str, target: str | None = None, standardize: bool = True):
+    """The data a subcommand works on: ``(X, y, feature_names, description)``.
+
+    ``data`` is a CSV file (header row; numeric features; the label column
+    ``target``, default the last) or a name for :func:`robustsvm.datasets.load`.
+    With ``standardize``, each feature becomes ``(x − mean)/std`` over the whole
+    data (constant features are only centred).
+    """
+    import os
+
+    import numpy as np
+
+    if os.path.exists(data) or data.lower().endswith(".csv"):
+        import pandas as pd
+
+        if not os.path.exists(data):
+            raise FileNotFoundError(f"no such CSV file: {data}")
+        frame = pd.read_csv(data)
+        if frame.shape[1] < 2:
+            raise ValueError(f"{data}: a CSV needs at least one feature column and a label column")
+        target = frame.columns[-1] if target is None else target
+        if target not in frame.columns:
+            raise ValueError(f"--target {target!r} is not a column of {data}; columns: {list(frame.columns)}")
+        features = frame.drop(columns=[target])
+        bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+        if bad:
+            raise ValueError(f"{data}: feature columns must be numeric, these are not: {bad}")
+        X = features.to_numpy(dtype=np.float64)
+        y = frame[target].to_numpy()
+        names = [str(c) for c in features.columns]
+        description = f"{data}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
+    else:
+        from . import datasets
+
+        if target is not None:
+            raise ValueError("--target applies to CSV files only")
+        ds = datasets.load(data)
+        X, y, names = np.asarray(ds.X, dtype=np.float64), ds.y, list(ds.feature_names)
+        description = ds.description
+    if standardize:
+        mean, std = X.mean(axis=0), X.std(axis=0)
+        X = (X - mean) / np.where(std > 0, std, 1.0)
+    return X, y, names, description
+
+
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model")
+    g.add_argument("--loss", choices=_LOSSES, default="hinge", help="margin loss (default: hinge)")
+    g.add_argument("--reduction", choices=("mean", "sum"), default="mean",
+                   help="average or sum the losses over samples (default: mean)")
+    g.add_argument("--l2", type=_nonneg_float, default=1e-2, help="λ2 of (λ2/2)‖w‖² (default: 0.01)")
+    g.add_argument("--l1", type=_nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
+    g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
+    g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
+                   help="box:R, ball:R or ball:R:P around every sample")
+    g.add_argument("--no-intercept", dest="intercept", action="store_false", help="fit without intercept b")
+
+
+def problem_from_args(args: argparse.Namespace):
+    """The :class:`~robustsvm.problem.Problem` described by the model options."""
+    from . import HardMargin, Hinge, Problem, SquaredHinge
+    from .penalties import Penalty
+
+    loss = {"hinge": Hinge, "squared-hinge": SquaredHinge, "hard-margin": HardMargin}[args.loss]
+    return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
+                   signs=args.signs, uncertainty=args.uncertainty, intercept=args.intercept)
+
+
+def _add_solver_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tol", type=_positive_float, help="the solver's tolerance")
+    p.add_argument("--max-iter", type=_positive_int, help="the solver's iteration limit")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
+
+
+def _solver_options(args: argparse.Namespace) -> dict:
+    out = {}
+    if args.tol is not None:
+        out["tol"] = args.tol
+    if args.max_iter is not None:
+        out["max_iter"] = args.max_iter
+    return out
+
+
+def _bar(total: int, desc: str, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
+                bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}]")
+
+
+# ---------------------------------------------------------------- commands
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -22,8 +211,124 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def _cmd_fit(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .exceptions import ConvergenceWarning
+
+    X, y, names, description = load_data(args.data, args.target, args.standardize)
+    problem = problem_from_args(args)
+    print(description)
+    print(problem)
+    with _bar(1, f"solving with {args.solver}", args.progress) as bar, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        sol = problem.solve(X, y, solver=args.solver, feature_names=names, **_solver_options(args))
+        bar.update()
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    print(sol.summary())
+    print(f"training accuracy {float(np.mean(sol.predict(X) == y)):.4f}")
+    if sol.w is not None and args.show_weights:
+        order = np.argsort(-np.abs(sol.w), kind="stable")[: args.show_weights]
+        for h in order:
+            print(f"  w[{names[h]}] = {sol.w[h]:+.6g}")
+    if args.output:
+        path = sol.to_json(args.output, X, y)
+        print(f"solution written to {path}")
+    return 0 if sol.status == "optimal" else 3 if args.strict else 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .backends import capable_backends
+    from .compare import compare
+
+    X, y, names, description = load_data(args.data, args.target, args.standardize)
+    problem = problem_from_args(args)
+    solvers = args.solvers or capable_backends(problem)
+    order = [args.reference] + [s for s in solvers if s != args.reference]
+    print(description)
+    print(problem)
+    options = {name: _solver_options(args) for name in order}
+    with _bar(len(order), "solving", args.progress) as bar:
+        table = compare(_Progress(problem, bar), X, y, solvers=order, reference=args.reference,
+                        options=options, feature_names=names)
+    print(table)
+    failed = [row["solver"] for row in table if str(row.get("status", "")).startswith("error")]
+    return 1 if failed else 0
+
+
+class _Progress:
+    """A model whose ``solve`` advances a progress bar; everything else is the model's."""
+
+    def __init__(self, problem: Any, bar: Any) -> None:
+        self._problem, self._bar = problem, bar
+
+    def solve(self, *args: Any, **kwargs: Any):
+        self._bar.set_description(f"solving with {kwargs.get('solver')}")
+        try:
+            return self._problem.solve(*args, **kwargs)
+        finally:
+            self._bar.update()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._problem, name)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .io import validate
+    from .solution import Solution
+
+    sol = Solution.from_json(args.solution)
+    X, y, _, description = load_data(args.data, args.target, args.standardize)
+    print(description)
+    report = validate(sol, X, y, rtol=args.rtol, feas_tol=args.feas_tol)
+    print(report)
+    return 0 if report.ok else 1
+
+
+# ------------------------------------------------- reproduce / bench plug-ins
+def reproductions() -> list[str]:
+    """Names for ``robustsvm reproduce``: the modules of :mod:`robustsvm.reproduce` and the known ones."""
+    from . import reproduce
+
+    found = {m.name for m in pkgutil.iter_modules(reproduce.__path__) if not m.name.startswith("_")}
+    return sorted(found | set(KNOWN_REPRODUCTIONS))
+
+
+def _plugin(module: str, what: str) -> Any:
+    """Import a plug-in module exposing ``add_arguments(parser)`` and ``run(args) -> int``."""
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module.startswith(exc.name):
+            raise _UnavailableError(f"{what} is not available in this installation (no module {module})") from exc
+        raise
+    for attr in ("add_arguments", "run"):
+        if not callable(getattr(mod, attr, None)):
+            raise _UnavailableError(f"{what}: module {module} has no {attr}() function")
+    return mod
+
+
+class _UnavailableError(RuntimeError):
+    """A subcommand whose module is missing."""
+
+
+def _plugin_command(module: str, what: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        return int(_plugin(module, what).run(args) or 0)
+
+    return run
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand.
+
+    The ``reproduce NAME`` and ``bench`` plug-ins are imported only when
+    ``argv`` asks for them (so other commands start fast); their options are
+    then added by the module's ``add_arguments``.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = next((a for a in argv if not a.startswith("-")), None)
     parser = argparse.ArgumentParser(
         prog="robustsvm",
         description="Support vector machines with sign constraints and uncertainty sets.",
@@ -33,15 +338,79 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo)
     p = sub.add_parser("solvers", help="list the registered backends and what each can solve")
     p.set_defaults(func=_cmd_solvers)
+
+    p = sub.add_parser("fit", help="fit one model on a CSV file or a named data set",
+                       description="Fit one model and print the solution's summary (and write it as JSON).")
+    _add_data_arguments(p)
+    _add_model_arguments(p)
+    p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
+    _add_solver_options(p)
+    p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
+    p.add_argument("--show-weights", type=int, default=0, metavar="K", help="print the K largest weights")
+    p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
+    p.set_defaults(func=_cmd_fit)
+
+    p = sub.add_parser("compare", help="solve one model with several backends and tabulate them",
+                       description="Solve one model with several backends; print the table of rs.compare.")
+    _add_data_arguments(p)
+    _add_model_arguments(p)
+    p.add_argument("--solvers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()],
+                   help="comma-separated backends (default: every backend that accepts the model)")
+    p.add_argument("--reference", default="clarabel", help="the backend the others are measured against")
+    _add_solver_options(p)
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("validate", help="re-check a stored solution (JSON) on its data",
+                       description="Re-evaluate a stored solution's objective, constraints and data fingerprint.")
+    p.add_argument("solution", help="a JSON file written by `robustsvm fit --output` or Solution.to_json")
+    _add_data_arguments(p)
+    p.add_argument("--rtol", type=_positive_float, default=1e-8, help="objective tolerance (relative)")
+    p.add_argument("--feas-tol", type=_nonneg_float, default=1e-6, help="constraint violation tolerance")
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiment: " + ", ".join(reproductions()),
+                       description="Reproduce a paper's experiment.")
+    rsub = p.add_subparsers(dest="name", metavar="NAME")
+    for name in reproductions():
+        module = f"robustsvm.reproduce.{name}"
+        rp = rsub.add_parser(name, help=f"the experiments of {name}")
+        rp.set_defaults(func=_plugin_command(module, f"reproduce {name}"))
+        if command == "reproduce" and name in argv:
+            try:
+                _plugin(module, f"reproduce {name}").add_arguments(rp)
+            except _UnavailableError:
+                pass  # reported when run
+    p.set_defaults(func=None, usage_of=p)
+
+    p = sub.add_parser("bench", help="run the benchmark suite",
+                       description="Run the benchmark suite (robustsvm.bench).")
+    p.set_defaults(func=_plugin_command("robustsvm.bench", "bench"))
+    if command == "bench":
+        try:
+            _plugin("robustsvm.bench", "bench").add_arguments(p)
+        except _UnavailableError:
+            pass
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
-    parser = build_parser()
+    """Run the command line; returns the exit status (2 for a usage error, 1 for a failed run)."""
+    from .exceptions import SolverError
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
-        parser.print_usage(sys.stderr)
-        print("robustsvm: error: a command is required", file=sys.stderr)
+        usage_of = getattr(args, "usage_of", parser)
+        usage_of.print_usage(sys.stderr)
+        what = "a reproduction NAME" if args.command == "reproduce" else "a command"
+        print(f"{usage_of.prog}: error: {what} is required", file=sys.stderr)
         return 2
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except _UnavailableError as exc:
+        print(f"robustsvm: error: {exc}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, FileNotFoundError, ImportError, SolverError) as exc:
+        print(f"robustsvm {args.command}: error: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,185 @@
+"""Every subcommand of the ``robustsvm`` command, run in a subprocess as a user would."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import robustsvm as rs
+from robustsvm.cli import load_data, main, parse_signs, parse_uncertainty, reproductions
+
+from .conftest import make_classification
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "robustsvm", *map(str, args)], capture_output=True, text=True,
+                          timeout=300, cwd=cwd)
+
+
+def _assert_usage_error(out):
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert "usage:" in out.stderr
+
+
+@pytest.fixture(scope="module")
+def csv_file(tmp_path_factory):
+    X, y = make_classification(60, 4, seed=11)
+    frame = pd.DataFrame(X * [1.0, 10.0, 0.1, 3.0] + [0, 5, 0, -2], columns=["alpha", "beta", "gamma", "delta"])
+    frame.insert(2, "label", np.where(y == 1, "yes", "no"))
+    path = tmp_path_factory.mktemp("cli") / "toy.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_fit_csv_prints_summary_and_writes_a_valid_reference(tmp_path, csv_file):
+    out_json = tmp_path / "sol.json"
+    out = run("fit", csv_file, "--target", "label", "--l2", "0.05", "--signs", "beta=-1,alpha=+1",
+              "--uncertainty", "box:0.1", "-o", out_json, "--show-weights", "2")
+    assert out.returncode == 0, out.stderr
+    assert "status      optimal" in out.stdout and "training accuracy" in out.stdout
+    assert f"solution written to {out_json}" in out.stdout
+    # an independent solve of the same model (other backend) on the same standardized data
+    X, y, names, _ = load_data(str(csv_file), "label")
+    assert names == ["alpha", "beta", "gamma", "delta"]
+    raw = pd.read_csv(csv_file).drop(columns=["label"]).to_numpy()
+    np.testing.assert_allclose(X, (raw - raw.mean(0)) / raw.std(0))
+    ref = rs.Problem(penalty=rs.L2(0.05), signs={"beta": -1, "alpha": 1}, uncertainty=rs.Box(0.1)).solve(
+        X, y, solver="scs", feature_names=names, tol=1e-9)
+    sol = rs.Solution.from_json(out_json)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-6)
+    np.testing.assert_allclose(sol.w, ref.w, atol=1e-4)
+    assert sol.w[1] <= 0 <= sol.w[0]
+    assert rs.validate(sol, X, y).ok
+    # the two largest weights are printed with their names
+    printed = re.findall(r"w\[(\w+)\] = ([-+.\deE]+)", out.stdout)
+    top = np.argsort(-np.abs(sol.w))[:2]
+    assert [p[0] for p in printed] == [names[h] for h in top]
+
+    # validate subcommand: OK on the same data, FAILED on the raw (unstandardized) data
+    ok = run("validate", out_json, csv_file, "--target", "label")
+    assert ok.returncode == 0, ok.stderr
+    assert "validation  OK" in ok.stdout
+    bad = run("validate", out_json, csv_file, "--target", "label", "--no-standardize")
+    assert bad.returncode == 1 and "fingerprint differs" in bad.stdout
+
+
+def test_fit_argument_errors(csv_file, capsys):
+    _assert_usage_error(run("fit", csv_file, "--uncertainty", "cube:0.1"))
+    out = run("fit", csv_file, "--target", "nope")
+    assert out.returncode == 1 and "'nope' is not a column" in out.stderr
+    # the same parser in-process, for the other mistakes
+    for argv in (["fit", str(csv_file), "--l2", "-1"], ["fit", str(csv_file), "--loss", "logistic"], ["fit"]):
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2 and "usage:" in capsys.readouterr().err
+    assert main(["fit", "no-such-data-set"]) == 1
+    assert "name must be one of" in capsys.readouterr().err
+
+
+def test_fit_named_data_set_first_order_backend():
+    out = run("fit", "wisconsin", "--solver", "frank-wolfe", "--l2", "0.1", "--tol", "1e-6", "--no-intercept",
+              "--no-progress")
+    assert out.returncode == 0, out.stderr
+    assert "683 x 9" in out.stdout and "solver      frank-wolfe" in out.stdout
+    acc = float(re.search(r"training accuracy ([\d.]+)", out.stdout).group(1))
+    assert acc > 0.9  # the benign/malignant classes of this data set are nearly separable
+    out = run("fit", "wisconsin", "--solver", "frank-wolfe", "--max-iter", "2", "--strict", "--no-progress")
+    assert out.returncode == 3 and "max_iter" in out.stdout and "warning" in out.stderr
+
+
+def test_compare_tabulates_backends_that_agree(csv_file):
+    out = run("compare", csv_file, "--target", "label", "--solvers", "clarabel,scs,frank-wolfe", "--l2", "0.1",
+              "--tol", "1e-7")
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()
+            if line.split() and line.split()[0] in ("clarabel", "scs", "frank-wolfe")}
+    assert set(rows) == {"clarabel", "scs", "frank-wolfe"}
+    objectives = {k: float(v[2]) for k, v in rows.items()}
+    assert objectives["scs"] == pytest.approx(objectives["clarabel"], rel=1e-5)
+    assert objectives["frank-wolfe"] == pytest.approx(objectives["clarabel"], rel=1e-5)
+    # a backend that cannot run is reported in its row and the exit status
+    out = run("compare", csv_file, "--target", "label", "--solvers", "clarabel,no-such-solver", "--no-progress")
+    assert out.returncode == 1 and "error" in out.stdout
+    _assert_usage_error(run("compare", csv_file, "--max-iter", "0"))
+
+
+def test_solvers_and_missing_command(capsys):
+    out = run("solvers")
+    assert out.returncode == 0 and "clarabel" in out.stdout
+    _assert_usage_error(run("frobnicate"))
+    assert main([]) == 2 and "a command is required" in capsys.readouterr().err
+
+
+def _available(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def test_reproduce_needs_a_known_name(capsys):
+    _assert_usage_error(run("reproduce", "no-such-paper"))
+    assert main(["reproduce"]) == 2 and "a reproduction NAME is required" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["sha2002", "woolnough2022"])
+def test_reproduce_dispatches_or_explains(name):
+    assert name in reproductions()
+    if _available(f"robustsvm.reproduce.{name}"):
+        out = run("reproduce", name, "--help")
+        assert out.returncode == 0 and f"robustsvm reproduce {name}" in out.stdout
+        _assert_usage_error(run("reproduce", name, "--no-such-option"))
+    else:
+        out = run("reproduce", name)
+        assert out.returncode == 1 and f"no module robustsvm.reproduce.{name}" in out.stderr
+
+
+def test_bench_dispatches_or_explains():
+    if _available("robustsvm.bench"):
+        out = run("bench", "--help")
+        assert out.returncode == 0 and "robustsvm bench" in out.stdout
+        _assert_usage_error(run("bench", "--no-such-option"))
+    else:
+        out = run("bench")
+        assert out.returncode == 1 and "no module robustsvm.bench" in out.stderr
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "robustsvm"
+    out = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    for command in ("demo", "solvers", "fit", "compare", "validate", "reproduce", "bench"):
+        assert command in out.stdout
+
+
+def test_option_parsers():
+    assert parse_signs("mean radius=-1, 3=+1,x=0") == {"mean radius": -1, 3: 1, "x": 0}
+    for bad in ("a", "a=2", "=1", ""):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_signs(bad)
+    box = parse_uncertainty("box:0.25")
+    assert isinstance(box, rs.Box) and box.radius == 0.25
+    ball = parse_uncertainty("Ball:0.5:inf")
+    assert isinstance(ball, rs.Ball) and ball.p == np.inf and ball.radius == 0.5
+    for bad in ("box", "box:-1", "ball:1:0.5", "box:1:2", "cube:1", "ball:x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_uncertainty(bad)
+
+
+def test_csv_errors(tmp_path):
+    path = tmp_path / "bad.csv"
+    pd.DataFrame({"a": ["x", "y", "z"], "b": [1.0, 2.0, 3.0], "t": [0, 1, 0]}).to_csv(path, index=False)
+    with pytest.raises(ValueError, match="must be numeric"):
+        load_data(str(path), "t")
+    with pytest.raises(FileNotFoundError):
+        load_data(str(tmp_path / "missing.csv"))
+    with pytest.raises(ValueError, match="CSV files only"):
+        load_data("wdbc", target="x")
