@@ -19,8 +19,8 @@ class Intersection(NumericSupportMixin, UncertaintySet):
     relative interiors of the two sets meet (or both are polyhedral).
 
     Radii: the components keep their (scalar) radii ``r_A``, ``r_B``. With
-    ``s = max(r_A, r_B)`` (1 when both are 0), the unit set is
-    ``V = (r_A/s) V_A ∩ (r_B/s) V_B`` and the intersection's radius defaults
+    ``s = max(r_A, r_B)``, the unit set is ``V = (r_A/s) V_A ∩ (r_B/s) V_B``
+    (``V_A ∩ V_B`` when both radii are 0) and the intersection's radius defaults
     to ``s``, so that ``A & B`` is ``r_A V_A ∩ r_B V_B`` around each sample. A
     ``radius`` given here (a scalar or one per sample) replaces ``s``: it
     scales the whole intersection, which is what a radius sweep changes.
@@ -48,12 +48,11 @@ class Intersection(NumericSupportMixin, UncertaintySet):
             raise ValueError(f"cannot intersect a set in R^{first.dim} with a set in R^{second.dim}")
         rA, rB = float(first.radius), float(second.radius)
         s = max(rA, rB)
-        if s == 0.0:
-            s, rA, rB = 1.0, 1.0, 1.0
+        # both radii 0: the unit set is V_A ∩ V_B and the radius is 0
+        self.scales = (rA / s, rB / s) if s > 0 else (1.0, 1.0)
         super().__init__(s if radius is None else radius)
         self.first = first
         self.second = second
-        self.scales = (rA / s, rB / s)
         self.symmetric = bool(first.symmetric and second.symmetric)
         self._checked_dims: set[int] = set()
 
