@@ -154,9 +154,11 @@ def uncertainty_from_dict(spec: Any) -> Any:
     """Rebuild an uncertainty set (or a list of them) from its ``to_dict()`` form.
 
     The class is looked up by ``spec["type"]`` in :mod:`robustsvm.uncertainty`;
-    a class with a ``from_dict`` classmethod builds itself, any other is called
-    with the remaining entries as keyword arguments (``Box(radius, widths)``,
-    ``Ball(radius, p)``).
+    a class with a ``from_dict`` classmethod builds itself, an ``Intersection``
+    from its two rebuilt components, any other is called with the remaining
+    entries as keyword arguments (``Box(radius, widths)``, ``Ball(radius, p)``,
+    ``Ellipsoid(shape, radius)``, ``Polyhedron(G, h, radius)``,
+    ``Spectrahedron(A0, A, radius)``).
     """
     if spec is None:
         return None
@@ -173,6 +175,9 @@ def uncertainty_from_dict(spec: Any) -> Any:
     if hasattr(cls, "from_dict"):
         return cls.from_dict(spec)
     kwargs = {k: v for k, v in spec.items() if k != "type"}
+    if kind == "Intersection":  # components rebuilt first; its scales follow from their radii
+        kwargs = {"first": uncertainty_from_dict(spec["first"]), "second": uncertainty_from_dict(spec["second"]),
+                  "radius": spec.get("radius")}
     if isinstance(kwargs.get("radius"), list):
         kwargs["radius"] = np.asarray(kwargs["radius"], dtype=np.float64)
     return cls(**kwargs)

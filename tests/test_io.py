@@ -205,3 +205,32 @@ def test_bad_files_and_sets_raise(tmp_path, solved):
         rs.validate(sol, X, y, rtol=0)
     with pytest.raises(ValueError, match="features"):
         rs.validate(sol, X[:, :3], y)
+
+
+def _other_sets():
+    M = np.array([[2.0, 0.5], [0.5, 1.0]])
+    G = np.vstack([np.eye(2), -np.eye(2), [[1.0, 1.0]]])
+    h = np.array([1.0, 1.0, 1.0, 1.0, 1.5])
+    # a slice of the 3 × 3 elliptope: [[1, v1, v2], [v1, 1, v2], [v2, v2, 1]] ⪰ 0
+    A0 = np.eye(3)
+    A1 = np.zeros((3, 3))
+    A1[0, 1] = A1[1, 0] = 1.0
+    A2 = np.zeros((3, 3))
+    A2[0, 2] = A2[2, 0] = A2[1, 2] = A2[2, 1] = 1.0
+    return [rs.Ellipsoid(shape=M, radius=0.2), rs.Polyhedron(G, h, radius=0.1),
+            rs.Spectrahedron(A0, [A1, A2], radius=0.15), rs.Box(0.2) & rs.Ball(0.25)]
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_every_set_type_round_trips_with_the_same_support(tmp_path, index):
+    uset = _other_sets()[index]
+    X, y = make_classification(30, 2, seed=index)
+    prob = rs.Problem(penalty=rs.L2(0.1), uncertainty=uset)
+    sol = prob.solve(X, y)
+    back = rs.Solution.from_json(sol.to_json(tmp_path / "u.json", X, y))
+    rebuilt = back.problem.uncertainty
+    assert type(rebuilt) is type(uset)
+    z = np.random.default_rng(index).normal(size=(5, 2))
+    np.testing.assert_allclose([rebuilt.support(v) for v in z], [uset.support(v) for v in z], rtol=1e-6, atol=1e-8)
+    assert back.problem.to_dict() == {**prob.to_dict(), "signs": [0, 0]}
+    assert rs.validate(back, X, y, rtol=1e-7).ok
