@@ -1,0 +1,188 @@
+"""RobustSVC against scikit-learn's conventions, libsvm and CVXPY models written here."""
+
+from __future__ import annotations
+
+import pickle
+
+import cvxpy as cp
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+from sklearn.utils.estimator_checks import check_estimator
+
+import robustsvm as rs
+from robustsvm import RobustSVC
+
+from .conftest import make_classification
+
+#: m3 options that reach a duality gap near 1e-8 on these small problems
+M3 = {"tol": 1e-6, "max_iter": 100000}
+
+
+def direct_fit(X, y, *, l2, l1=0.0, signs=None, radius=None, box=True, weights=None, squared=False):
+    """The RobustSVC objective written directly in CVXPY (labels 0/1 → −1/+1, mean reduction)."""
+    n, d = X.shape
+    ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    c = np.ones(n) / n if weights is None else weights / weights.sum()
+    w, b = cp.Variable(d), cp.Variable()
+    margin = cp.multiply(ypm, X @ w + b)
+    if radius is not None:
+        margin = margin - np.broadcast_to(radius, (n,)) * (cp.norm1(w) if box else cp.norm2(w))
+    hinge = cp.pos(1 - margin)
+    loss = c @ cp.square(hinge) if squared else c @ hinge
+    cons = []
+    if signs is not None:
+        cons = [cp.multiply(signs, w) >= 0]
+    # LPs/QPs are solved to 1e-10; cone models to Clarabel's default
+    tight = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10} if radius is None else {}
+    cp.Problem(cp.Minimize(0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w) + loss), cons).solve(
+        solver="CLARABEL", **tight)
+    return w.value, float(b.value)
+
+
+def test_check_estimator_passes():
+    check_estimator(RobustSVC())
+
+
+def test_matches_libsvm_svc():
+    X, y = make_classification(120, 5, seed=3)
+    l2 = 0.05
+    est = RobustSVC(l2=l2).fit(X, y)
+    # (l2/2)‖w‖² + (1/n)Σξ  ⇔  ½‖w‖² + C Σξ with C = 1/(n·l2)
+    ref = SVC(kernel="linear", C=1.0 / (X.shape[0] * l2), tol=1e-10).fit(X, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-5)
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X), atol=1e-4)
+    assert est.coef_.shape == (1, 5) and est.intercept_.shape == (1,)
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+
+
+@pytest.mark.parametrize("box", [True, False])
+def test_robust_l1_squared_hinge_matches_direct_cvxpy(box):
+    X, y = make_classification(80, 4, seed=5)
+    unc = rs.Box(0.1) if box else rs.Ball(0.1)
+    est = RobustSVC(loss="squared_hinge", l2=0.2, l1=0.01, uncertainty=unc).fit(X, y)
+    assert est.solution_.status == "optimal"
+    w, b = direct_fit(X, y, l2=0.2, l1=0.01, radius=0.1, box=box, squared=True)
+    np.testing.assert_allclose(est.coef_[0], w, atol=1e-5)
+    assert est.intercept_[0] == pytest.approx(b, abs=1e-5)
+
+
+def test_per_sample_radius_and_weights_match_direct_cvxpy():
+    X, y = make_classification(70, 3, seed=6)
+    rng = np.random.default_rng(0)
+    radius = rng.uniform(0, 0.3, size=70)
+    weights = rng.uniform(0.5, 2.0, size=70)
+    est = RobustSVC(l2=0.1, uncertainty=rs.Box(0.0)).fit(X, y, sample_weight=weights, radius=radius)
+    w, b = direct_fit(X, y, l2=0.1, radius=radius, weights=weights)
+    np.testing.assert_allclose(est.coef_[0], w, atol=1e-6)
+    assert est.intercept_[0] == pytest.approx(b, abs=1e-6)
+    # the same radii inside the set, then pickled and cloned
+    est2 = RobustSVC(l2=0.1, uncertainty=rs.Box(radius)).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(est2.coef_, est.coef_, atol=1e-8)
+    again = pickle.loads(pickle.dumps(est2))
+    np.testing.assert_array_equal(again.decision_function(X), est2.decision_function(X))
+    cloned = clone(est2)
+    assert not hasattr(cloned, "coef_") and cloned.get_params()["uncertainty"] is not est2.uncertainty
+    with pytest.raises(ValueError, match="radius has 69 values"):
+        RobustSVC(uncertainty=rs.Box(0.1)).fit(X, y, radius=radius[:-1])
+    with pytest.raises(ValueError, match=r"uncertainty\.radius has 70 values but X has 60"):
+        est2.fit(X[:60], y[:60])
+
+
+def test_per_sample_radius_is_sliced_by_grid_search():
+    X, y = make_classification(60, 3, seed=7)
+    radius = np.linspace(0.0, 0.2, 60)
+    search = GridSearchCV(RobustSVC(uncertainty=rs.Box(0.0)), {"l2": [0.1, 1.0]}, cv=3)
+    search.fit(X, y, radius=radius)
+    w, _ = direct_fit(X, y, l2=search.best_params_["l2"], radius=radius)
+    np.testing.assert_allclose(search.best_estimator_.coef_[0], w, atol=1e-6)
+
+
+def test_signs_by_name_through_pandas_and_pipeline(wdbc):
+    X, y, names = wdbc
+    frame = pd.DataFrame(X, columns=names)
+    free = RobustSVC(l2=0.1).fit(frame, y)
+    # constrain the features whose free weight has the "wrong" sign
+    flipped = [names[h] for h in np.flatnonzero(free.coef_[0] > 1e-3)[:3]]
+    signs = {name: -1 for name in flipped}
+    est = RobustSVC(l2=0.1, signs=signs).fit(frame, y)
+    idx = [names.index(n) for n in flipped]
+    assert np.all(est.coef_[0, idx] <= 1e-9)
+    np.testing.assert_array_equal(est.feature_names_in_, names)
+    s = np.zeros(len(names))
+    s[idx] = -1
+    w, _ = direct_fit(X, y, l2=0.1, signs=s)
+    np.testing.assert_allclose(est.coef_[0], w, atol=1e-6)
+    # a scaler that outputs pandas keeps the names for the classifier
+    raw = pd.DataFrame(X * 3.0 + 1.0, columns=names)
+    pipe = make_pipeline(StandardScaler().set_output(transform="pandas"), RobustSVC(l2=0.1, signs=signs))
+    pipe.fit(raw, y)
+    np.testing.assert_allclose(pipe[-1].coef_[0], w, atol=1e-6)
+    assert pipe.score(raw, y) == pytest.approx(est.score(frame, y))
+    # names without a DataFrame are an error that says what to pass
+    with pytest.raises(ValueError, match="no feature names"):
+        RobustSVC(signs=signs).fit(X, y)
+
+
+def test_grid_search_cv_refits_the_best_point():
+    X, y = make_classification(90, 4, seed=8)
+    search = GridSearchCV(RobustSVC(uncertainty=rs.Ball(0.05)), {"l2": [0.01, 1.0], "l1": [0.0, 0.05]}, cv=3)
+    search.fit(X, y)
+    best = RobustSVC(uncertainty=rs.Ball(0.05), **search.best_params_).fit(X, y)
+    np.testing.assert_allclose(search.best_estimator_.coef_, best.coef_, atol=1e-10)
+    assert set(search.cv_results_["params"][0]) == {"l2", "l1"}
+
+
+def test_kernel_model_matches_direct_cvxpy_dual_free_form():
+    X, y = make_classification(50, 2, seed=9)
+    kernel = rs.RBF(1.5)
+    est = RobustSVC(kernel=kernel, l2=0.1, fit_intercept=False, solver="m3", solver_options=M3).fit(X, y)
+    # f = K a in the RKHS: (l2/2) aᵀKa + (1/n) Σ max(0, 1 − y_i f_i)
+    K = kernel(X)
+    L = np.linalg.cholesky(K + 1e-10 * np.eye(len(X)))
+    ypm = np.where(y == 1, 1.0, -1.0)
+    a = cp.Variable(len(X))
+    f = K @ a
+    cp.Problem(cp.Minimize(0.05 * cp.sum_squares(L.T @ a) + cp.sum(cp.pos(1 - cp.multiply(ypm, f))) / len(X))).solve(
+        solver="CLARABEL")
+    X_new = make_classification(20, 2, seed=10)[0]
+    np.testing.assert_allclose(est.decision_function(X_new), kernel(X_new, X) @ a.value, atol=1e-3)
+    assert not hasattr(est, "coef_")
+    # the linear kernel exposes coef_, equal to the primal fit
+    lin = RobustSVC(kernel=rs.Linear(), l2=0.1, fit_intercept=False, solver="m3",
+                    solver_options=M3).fit(X, y)
+    primal = RobustSVC(l2=0.1, fit_intercept=False).fit(X, y)
+    np.testing.assert_allclose(lin.coef_, primal.coef_, atol=1e-4)
+    # a ridge intercept (μ/2)b² is accepted by the dual backend and agrees with the conic primal
+    ridge = RobustSVC(kernel=rs.Linear(), l2=0.1, fit_intercept=2.0, solver="m3", solver_options=M3)
+    ridge_primal = RobustSVC(l2=0.1, fit_intercept=2.0).fit(X, y)
+    np.testing.assert_allclose(ridge.fit(X, y).intercept_, ridge_primal.intercept_, atol=1e-4)
+
+
+def test_bad_input_is_named():
+    X, y = make_classification(30, 3, seed=11)
+    with pytest.raises(ValueError, match="loss must be one of"):
+        RobustSVC(loss="logistic").fit(X, y)
+    with pytest.raises(ValueError, match="l2 must be finite and non-negative"):
+        RobustSVC(l2=-1.0).fit(X, y)
+    with pytest.raises(TypeError, match="fit_intercept"):
+        RobustSVC(fit_intercept="yes").fit(X, y)
+    with pytest.raises(ValueError, match="Only binary classification"):
+        RobustSVC().fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="1 class"):
+        RobustSVC().fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="radius was passed"):
+        RobustSVC().fit(X, y, radius=0.1)
+    with pytest.raises(TypeError, match="solver_options"):
+        RobustSVC(solver_options=[1]).fit(X, y)
+    with pytest.raises(NotFittedError):
+        RobustSVC().predict(X)
+    est = RobustSVC().fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 features"):
+        est.predict(X[:, :2])
