@@ -32,8 +32,39 @@ _STATUS = {
 def _check(problem) -> list[str]:
     reasons = []
     if problem.kernel is not None:
-        reasons.append("the primal conic form has no kernel")
+        # kernel models are solved through their dual NQP (robustsvm.reductions)
+        from ..reductions import dual_reasons
+
+        reasons.extend(dual_reasons(problem))
     return reasons
+
+
+def _solve_kernel_dual(problem, data, solver_name: str, verbose: bool, solver_options) -> BackendResult:
+    """A kernel model: its dual NQP solved by the conic solver, mapped back to the expansion."""
+    from ..nqp import solve_nqp_cvxpy
+    from ..reductions import KernelDual
+
+    t0 = time.perf_counter()
+    dual = KernelDual(problem, data)
+    t1 = time.perf_counter()
+    try:
+        res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options)
+    except cp.error.SolverError as exc:
+        return BackendResult(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
+    if not np.all(np.isfinite(res.v)):
+        return BackendResult(w=None, b=0.0, status=res.status if res.status != "optimal" else "solver_error",
+                             message=res.message, time_compile=t1 - t0)
+    rec = dual.recover(res.v)
+    gap = rec.objective - dual.dual_value(res.v)
+    history = {"iteration": np.array([0]), "objective": np.array([rec.objective]), "gap": np.array([gap]),
+               "time": np.array([res.time])}
+    return BackendResult(
+        w=None, b=rec.b, status=res.status, gap=float(gap), iterations=0, history=history,
+        time_compile=t1 - t0, time_solve=res.time, message=res.message + " (dual NQP of the kernel model)",
+        dual_coef=rec.dual_coef, support_vectors=rec.support_vectors,
+        extra={"objective": rec.objective, "violation": rec.violation, "support": rec.support,
+               "kkt_residual": res.kkt_residual, "v": res.v},
+    )
 
 
 def solve_conic(solver_name: str):
@@ -41,6 +72,8 @@ def solve_conic(solver_name: str):
 
     def solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
               solver_options=None, warm_start=False, program=None) -> BackendResult:
+        if problem.kernel is not None:
+            return _solve_kernel_dual(problem, data, solver_name, verbose, solver_options)
         t0 = time.perf_counter()
         prog = program if program is not None else ConicProgram(problem, data)
         t1 = time.perf_counter()
