@@ -1,0 +1,171 @@
+"""Grid search: fold masks against refits written directly in CVXPY, parallel runs against serial."""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+import robustsvm as rs
+from robustsvm import model_selection as ms
+
+from .conftest import make_classification
+
+TIGHT = {"tol": 1e-10}
+
+
+def direct_fold_fit(X, y_pm, *, l2, l1, radius):
+    """Box-robust hinge (sum) with L1 + L2 on the given rows, written here."""
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    margin = cp.multiply(y_pm, X @ w + b) - radius * cp.norm1(w)
+    obj = 0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w) + cp.sum(cp.pos(1 - margin))
+    cp.Problem(cp.Minimize(obj)).solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return w.value, float(b.value)
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(90, 4, seed=21)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+@pytest.fixture(scope="module")
+def box_model():
+    return rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(1.0) + rs.L1(0.1), uncertainty=rs.Box(0.01))
+
+
+GRID = {"l2": [0.25, 2.0], "l1": [0.0, 0.5], "radius": [1e-4, 0.05]}
+
+
+def test_fold_masks_equal_refitting_each_fold(data, box_model):
+    X, y = data
+    folds = ms.stratified_folds(y, 3, seed=1)
+    once = ms.grid_search(box_model, X, y, GRID, folds=folds, solver_options=TIGHT, progress=False)
+    assert once.n_compiles == 1 and once.n_not_optimal == 0
+    refit = ms.grid_search(box_model, X, y, GRID, folds=folds, solver_options=TIGHT, compile_once=False,
+                           progress=False)
+    assert refit.n_compiles == len(once.points) * 3
+    np.testing.assert_allclose(once.weights, refit.weights, atol=1e-6)
+    # an independent model written here, on the fold's rows only
+    for j in (0, 5, 7):
+        p = once.points[j]
+        for k in range(3):
+            tr = folds != k
+            w, b = direct_fold_fit(X[tr], y[tr], l2=p["l2"], l1=p["l1"], radius=p["radius"])
+            np.testing.assert_allclose(once.weights[j, k], w, atol=1e-6)
+            assert once.intercepts[j, k] == pytest.approx(b, abs=1e-6)
+            val = ~tr
+            acc = np.mean(np.sign(X[val] @ w + b) == y[val])
+            assert once.scores[j, k] == pytest.approx(acc)
+
+
+def test_joblib_gives_exactly_the_serial_results(data, box_model):
+    X, y = data
+    serial = ms.grid_search(box_model, X, y, GRID, cv=3, progress=False)
+    parallel = ms.grid_search(box_model, X, y, GRID, cv=3, n_jobs=2, progress=False)
+    assert parallel.n_compiles == 2
+    np.testing.assert_array_equal(parallel.weights, serial.weights)
+    np.testing.assert_array_equal(parallel.intercepts, serial.intercepts)
+    np.testing.assert_array_equal(parallel.scores, serial.scores)
+    assert parallel.best_params == serial.best_params
+    # more chunks than workers in a serial run: each chunk compiles once, same numbers
+    chunked = ms.grid_search(box_model, X, y, GRID, cv=3, n_chunks=3, progress=False)
+    assert chunked.n_compiles == 3
+    np.testing.assert_array_equal(chunked.weights, serial.weights)
+
+
+def test_scs_warm_start_and_pq_backend_agree_with_clarabel(data):
+    X, y = data
+    ball = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.01))
+    grid = {"l2": [0.1, 1.0], "radius": [0.01, 0.1]}
+    ref = ms.grid_search(ball, X, y, grid, cv=3, progress=False)
+    scs = ms.grid_search(ball, X, y, grid, cv=3, solver="scs", progress=False,
+                         solver_options={"warm_start": True, "tol": 1e-7, "max_iter": 20000})
+    np.testing.assert_allclose(scs.weights, ref.weights, atol=1e-4)
+    # Woolnough et al.'s pq-SVM: the pq backend refits per fold, clarabel masks one compiled program
+    pq_grid = {"nu": [0.5, 2.0], "l2": [0.5], "radius": [0.01]}
+    model = rs.pq_svm(1.0, 1.0, 0.1)
+    conic = ms.grid_search(model, X, y, pq_grid, cv=3, progress=False, solver_options=TIGHT)
+    pq = ms.grid_search(model, X, y, pq_grid, cv=3, solver="pq", progress=False,
+                        solver_options={"tol": 1e-8, "max_iter": 20000})
+    assert pq.n_compiles == 6 and conic.n_compiles == 1
+    assert np.all(pq.statuses == "optimal")
+    np.testing.assert_allclose(pq.weights, conic.weights, atol=1e-6)
+
+
+def test_pq_grid_point_is_the_pq_model():
+    X, y = make_classification(30, 3, seed=3)
+    rng = np.random.default_rng(0)
+    w, b = rng.normal(size=3), 0.3
+    for nu, lam2, r in [(0.5, 2.0, 0.1), (4.0, 0.25, 0.0)]:
+        point = ms.with_values(rs.pq_svm(1.0, 1.0, 1.0), {"nu": nu, "l2": lam2, "radius": r})
+        # the pq primal (ν/2)‖ξ‖² + (λ2/2)‖w‖² + ½b² at p = w⁺, q = w⁻, times 2/ν
+        ypm = np.where(y == 1, 1.0, -1.0)
+        xi = np.maximum(0, 1 - (ypm * (X @ w + b) - r * np.abs(w).sum()))
+        primal = nu / 2 * xi @ xi + lam2 / 2 * w @ w + 0.5 * b * b
+        assert point.objective(X, y, w, b) == pytest.approx(2 / nu * primal)
+    assert ms.program_values({"nu": 4.0, "l2": 2.0}) == {"l2": 1.0, "mu": 0.5}
+    with pytest.raises(ValueError, match="do not set mu"):
+        ms.program_values({"nu": 1.0, "mu": 1.0})
+
+
+def test_folds_split_and_grid_helpers():
+    y = np.array([0] * 23 + [1] * 12)
+    folds = ms.stratified_folds(y, 5, seed=2)
+    for c in (0, 1):
+        counts = np.bincount(folds[y == c], minlength=5)
+        assert counts.max() - counts.min() <= 1
+    train, test = ms.stratified_split(y, 0.2, seed=2)
+    assert np.intersect1d(train, test).size == 0 and train.size + test.size == 35
+    assert np.sum(y[test] == 0) == round(0.2 * 23) and np.sum(y[test] == 1) == round(0.2 * 12)
+    points = ms.expand_grid({"l2": [1, 2], "radius": [0.1, 0.2, 0.3]})
+    assert len(points) == 6 and points[1] == {"l2": 1.0, "radius": 0.2}
+    np.testing.assert_allclose(ms.exponential_range(2.0**-20, 4.0, 3), [2.0**-20, 2.0**-9, 4.0])
+    with pytest.raises(ValueError, match="unknown parameter"):
+        ms.expand_grid({"C": [1.0]})
+    with pytest.raises(ValueError, match="n_splits"):
+        ms.stratified_folds(y, 1)
+
+
+def test_select_features_closed_form():
+    w = np.array([0.5, -0.004, 0.0, -2.0, 0.03])
+    np.testing.assert_array_equal(ms.select_features(w, 1e-2), [True, False, False, True, True])
+    np.testing.assert_array_equal(ms.select_features(w, 0.0), [True, True, True, True, True])
+    assert not ms.select_features(np.zeros(3)).any()
+
+
+def test_woolnough_protocol_recomputes(data, box_model, capsys):
+    X, y = data
+    res = ms.woolnough_protocol(box_model, X * 3 + 1, y, GRID, seed=3, threshold=0.1, progress=True)
+    assert "grid clarabel" in capsys.readouterr().err  # the progress bar
+    means = res.grid.scores.mean(axis=1)
+    assert res.best_params == res.grid.points[int(np.argmax(means))]
+    assert res.cv_score == pytest.approx(means.max())
+    # redo the last steps by hand: standardize, split, refit at the best point, zero small weights
+    Xs = (X - X.mean(0)) / X.std(0)
+    train, test = ms.stratified_split(y, 0.2, seed=3)
+    p = res.best_params
+    w, b = direct_fold_fit(Xs[train], y[train], l2=p["l2"], l1=p["l1"], radius=p["radius"])
+    keep = np.abs(w) >= 0.1 * np.abs(w).max()
+    np.testing.assert_array_equal(res.selected, keep)
+    np.testing.assert_allclose(res.w, np.where(keep, w, 0.0), atol=1e-6)
+    assert res.test_accuracy == pytest.approx(np.mean(np.sign(Xs[test] @ np.where(keep, w, 0) + b) == y[test]))
+    assert res.train_accuracy == pytest.approx(np.mean(np.sign(Xs[train] @ w + b) == y[train]))
+    assert res.n_features == keep.sum() and res.n_total == 4
+    ms.grid_search(box_model, X, y, {"l2": [1.0]}, cv=2, progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_bad_arguments_are_named(data, box_model):
+    X, y = data
+    hard = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0))
+    with pytest.raises(ValueError, match="hard-margin"):
+        ms.grid_search(hard, X, y, {"l2": [1.0]}, progress=False)
+    with pytest.raises(ValueError, match="compile_once needs a conic backend"):
+        ms.grid_search(box_model, X, y, {"l2": [1.0]}, solver="pq", compile_once=True, progress=False)
+    with pytest.raises(ValueError, match="folds must have shape"):
+        ms.grid_search(box_model, X, y, {"l2": [1.0]}, folds=np.zeros(3), progress=False)
+    with pytest.raises(TypeError, match="client must be"):
+        ms.grid_search(box_model, X, y, {"l2": [1.0]}, client=3, progress=False)
+    with pytest.raises(TypeError, match="unknown solver option"):
+        ms.grid_search(box_model, X, y, {"l2": [1.0]}, solver_options={"bogus": 1}, progress=False)
