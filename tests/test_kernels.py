@@ -63,7 +63,7 @@ def test_kernel_objective_equals_primal_objective_for_linear_kernel(loss):
 def test_linear_kernel_model_equals_linear_model(solver):
     X, y = make_classification(60, 5, seed=6)
     Xt, _ = make_classification(25, 5, seed=7)
-    for intercept in (False, rs.L2(0.5)):
+    for intercept in (False, rs.L2(5.0)):
         kprob = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.1), intercept=intercept, kernel=rs.Linear())
         pprob = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.1), intercept=intercept)
         ksol = kprob.solve(X, y, solver=solver, **({"solver_options": TIGHT} if solver == "clarabel" else
