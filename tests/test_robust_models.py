@@ -198,6 +198,16 @@ def test_per_sample_sets_differ_squared_hinge_sum(wdbc):
     assert len(psd) == 1 and psd[0].args[0].shape == (n, 3, 3)
 
 
+def test_per_sample_box_widths_batched(wdbc):
+    X, y = wdbc_subset(wdbc, slice(0, 5))
+    X, y = X[::2], y[::2]
+    n = X.shape[0]
+    deltas = np.random.default_rng(9).uniform(0.5, 1.5, (n, 5))
+    direct = direct_robust(X, y, 0.1, lambda z, i: (deltas[i] @ cp.abs(z), []))
+    prob = rs.Problem(penalty=rs.L2(LAM2) + rs.L1(LAM1), uncertainty=[rs.Box(0.1, widths=dl) for dl in deltas])
+    check_same(prob, X, y, direct)
+
+
 def test_per_sample_ellipsoids_and_polyhedra_batched(wdbc):
     X, y = wdbc_subset(wdbc, slice(0, 4))
     X, y = X[::2], y[::2]
@@ -300,8 +310,8 @@ def test_psd_blocks_do_not_grow_with_n():
         prog = rs.Problem(penalty=rs.L2(LAM2), uncertainty=rs.Spectrahedron(*elliptope(), radius=0.1)).compile(X, y)
         psd = [c.args[0].shape for c in prog.cvxpy_problem.constraints if type(c).__name__ == "PSD"]
         shapes.append(psd)
-    # one set, two labels: the two dual matrices W± are one batched (2, 3, 3) PSD constraint for any n
-    assert shapes[0] == shapes[1] == [(2, 3, 3)]
+    # one set, two labels: two 3 × 3 dual matrices W± for any n
+    assert shapes[0] == shapes[1] == [(3, 3), (3, 3)]
 
 
 def test_symmetric_sets_share_one_epigraph_variable():

@@ -7,7 +7,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .base import UncertaintySet
+from .base import UncertaintySet, stack_directions
 
 __all__ = ["Box"]
 
@@ -52,6 +52,17 @@ class Box(UncertaintySet):
         if self.widths is None:
             return cp.norm1(z), []
         return self.widths @ cp.abs(z), []
+
+    @classmethod
+    def support_cvx_many(cls, sets, zs):
+        """``Σ_h δ_jh |z_jh|`` for every pair at once (boxes that differ only in their widths)."""
+        if len(sets) == 1:
+            e, c = sets[0].support_cvx(zs[0])
+            return [e], c
+        d = zs[0].shape[0]
+        widths = np.vstack([s._delta(d) for s in sets])
+        Z = cp.reshape(stack_directions(zs), widths.shape, order="C")
+        return cp.sum(cp.multiply(widths, cp.abs(Z)), axis=1), []
 
     def membership_cvx(self, v):
         """``|v_h| ≤ δ_h``."""

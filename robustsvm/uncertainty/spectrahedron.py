@@ -21,6 +21,8 @@ __all__ = ["Spectrahedron"]
 
 #: threshold (relative to the scale of the matrices) for the interior and boundedness margins
 _MARGIN_TOL = 1e-7
+#: from this many blocks of one size on, the dual matrices are one batched (m, q, q) PSD constraint
+_BATCH_MIN = 8
 
 
 class Spectrahedron(NumericSupportMixin, UncertaintySet):
@@ -135,8 +137,9 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         For pair ``j`` (set ``V_j``, direction ``z_j``) the expression is
         ``Σ_b tr(B0_b W_jb) + a0·μ_j`` with ``Σ_b tr(B_lb W_jb) + (A_linᵀ μ_j)_l = −(z_j)_l``,
         ``W_jb ⪰ 0``, ``μ_j ≥ 0``. All ``W_jb`` of one block size ``q`` are one
-        ``(m, q, q)`` variable under one PSD constraint; the coupling is two
-        sparse constant matrices. Nothing loops over pairs in CVXPY.
+        ``(m, q, q)`` variable under one PSD constraint (plain ``q × q``
+        variables when there are fewer than 8, as for a set shared by all
+        samples); the coupling is two sparse constant matrices.
         """
         J = len(sets)
         d = sets[0].dim
@@ -155,9 +158,14 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         for q, items in sorted(by_size.items()):
             m = len(items)
             qq = q * q
-            W = cp.Variable((m, q, q) if m > 1 else (q, q), name=f"W{q}")
-            cons.append(W >> 0)
-            wflat = cp.reshape(W, (m * qq,), order="C")
+            if m >= _BATCH_MIN:  # one (m, q, q) variable, one PSD constraint
+                W = cp.Variable((m, q, q), name=f"W{q}")
+                cons.append(W >> 0)
+                wflat = cp.reshape(W, (m * qq,), order="C")
+            else:  # a few blocks (a shared set): plain q × q matrices
+                Ws = [cp.Variable((q, q), symmetric=True, name=f"W{q}") for _ in range(m)]
+                cons.extend(W >> 0 for W in Ws)
+                wflat = _add_concat([cp.vec(W, order="C") for W in Ws])
             rows, cols, vals = [], [], []
             orows, ocols, ovals = [], [], []
             for k, (j, B0, B) in enumerate(items):
@@ -295,6 +303,10 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
     def __repr__(self) -> str:
         p = self.A0.shape[0]
         return f"Spectrahedron(<{p}×{p} LMI in R^{self.dim}, blocks {self.block_sizes}>, radius={self.radius!r})"
+
+
+def _add_concat(parts: list[cp.Expression]) -> cp.Expression:
+    return parts[0] if len(parts) == 1 else cp.hstack(parts)
 
 
 def _add(terms: list[cp.Expression]) -> cp.Expression:
