@@ -190,6 +190,19 @@ def test_box_intersected_with_containing_ball_is_the_box():
         assert scaled.radius * scaled.support(z) == pytest.approx(0.1 * np.abs(z).sum(), rel=1e-6)
 
 
+def test_sets_pickle_and_copy_after_use():
+    import copy
+    import pickle
+
+    for name in ("spectrahedron", "box&ball", "polyhedron"):
+        U, _ = CASES[name]
+        z = np.arange(1.0, D + 1)
+        value = U.support(z)
+        for clone in (pickle.loads(pickle.dumps(U)), copy.deepcopy(U)):
+            assert clone.key() == U.key()
+            assert clone.support(z) == pytest.approx(value, rel=1e-7)
+
+
 def test_symmetry_flags():
     assert rs.Box().symmetric and rs.Ball(p=3).symmetric and rs.Ellipsoid(np.eye(2)).symmetric
     assert rs.Polyhedron(np.vstack([np.eye(2), -np.eye(2)]), np.ones(4)).symmetric

@@ -149,6 +149,12 @@ class NumericSupportMixin:
 
     _solver: str = "CLARABEL"
 
+    def __getstate__(self) -> dict:
+        # the cached CVXPY problems are rebuilt on demand: keep pickles and deep copies small
+        state = self.__dict__.copy()
+        state.pop("_numeric_cache", None)
+        return state
+
     def _numeric_problem(self, d: int) -> tuple[cp.Problem, cp.Parameter, cp.Variable]:
         cache = self.__dict__.setdefault("_numeric_cache", {})
         if d not in cache:
