@@ -208,6 +208,28 @@ def test_symmetry_flags():
     assert rs.Polyhedron(np.vstack([np.eye(2), -np.eye(2)]), np.ones(4)).symmetric
     assert not rs.Polyhedron(np.vstack([np.eye(2), -np.ones((1, 2))]), np.ones(3)).symmetric
     assert not rs.Spectrahedron(*elliptope_matrices()).symmetric
+    assert not MIXED.symmetric  # the row 2 − v1 − v4 ≥ 0 has no mirror image
+    d = 3
+    arrow = np.zeros((d, d + 1, d + 1))
+    for l in range(d):
+        arrow[l, 0, l + 1] = arrow[l, l + 1, 0] = 1.0
+    diag = np.zeros((d, 2 * d, 2 * d))
+    for l in range(d):
+        diag[l, l, l], diag[l, d + l, d + l] = 1.0, -1.0
+    with pytest.warns(UserWarning):
+        ball_lmi = rs.Spectrahedron(np.diag([1.0, 2.0, 2.0, 2.0]), arrow)
+    with pytest.warns(UserWarning):
+        box_lmi = rs.Spectrahedron(np.eye(2 * d), diag)
+    shifted = np.eye(2 * d)
+    shifted[0, 0] = 2.0  # 2 + v1 ≥ 0 but 1 − v1 ≥ 0: not symmetric
+    with pytest.warns(UserWarning):
+        off = rs.Spectrahedron(shifted, diag)
+    assert ball_lmi.symmetric and box_lmi.symmetric and not off.symmetric
+    z = np.array([1.0, -2.0, 0.5])
+    for S in (ball_lmi, box_lmi):
+        assert S.support(z) == pytest.approx(S.support(-z), rel=1e-7)
+    assert off.support(-np.eye(3)[0]) == pytest.approx(2.0, rel=1e-7)
+    assert off.support(np.eye(3)[0]) == pytest.approx(1.0, rel=1e-7)
     assert (rs.Box() & rs.Ball()).symmetric
 
 

@@ -62,6 +62,7 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         ``Ball`` and ``Ellipsoid`` compile to far smaller cones.
     """
 
+    #: set per instance: True when a sign congruence shows ``V = −V`` (see ``_flips_sign``)
     symmetric = False
 
     def __init__(self, A0: Any, A: Any, radius: Any = 1.0) -> None:
@@ -78,6 +79,8 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         self.A0 = A0
         self.A = A
         self.blocks, self.lin_a0, self.lin_A = _split_blocks(A0, A)
+        self.symmetric = all(_flips_sign(B0, B) for B0, B in self.blocks) and _rows_symmetric(
+            self.lin_a0, self.lin_A)
         self._warn_if_simple()
         self._check_interior()
         self._check_bounded()
@@ -365,3 +368,49 @@ def _is_arrow(B0: np.ndarray, B: np.ndarray) -> bool:
         if not np.any(B[:, ~mask]):
             return True
     return False
+
+
+def _flips_sign(B0: np.ndarray, B: np.ndarray) -> bool:
+    """Whether a signature ``S = diag(±1)`` has ``S B0 S = B0`` and ``S B_l S = −B_l`` for all l.
+
+    Then ``B0 + Σ(−v_l)B_l = S(B0 + Σ v_l B_l)S`` is congruent to the matrix at ``v``, so the
+    block is symmetric (``V = −V``). Entries of ``B_l`` force opposite signs on their row and
+    column, entries of ``B0`` equal signs: a two-colouring with parities, found by a traversal.
+    """
+    q = B0.shape[0]
+    if np.any(np.diagonal(B, axis1=1, axis2=2)):
+        return False
+    differ = np.any(B != 0, axis=0)
+    same = (B0 != 0) & ~np.eye(q, dtype=bool)
+    if np.any(differ & same):
+        return False
+    sign = np.zeros(q, dtype=int)
+    for start in range(q):
+        if sign[start]:
+            continue
+        sign[start] = 1
+        stack = [start]
+        while stack:
+            j = stack.pop()
+            for k in np.flatnonzero(differ[j] | same[j]):
+                want = -sign[j] if differ[j, k] else sign[j]
+                if sign[k] == 0:
+                    sign[k] = want
+                    stack.append(k)
+                elif sign[k] != want:
+                    return False
+    return True
+
+
+def _rows_symmetric(a0: np.ndarray, A: np.ndarray) -> bool:
+    """Whether the rows ``a0 + a·v ≥ 0``, normalized, are closed under ``a → −a`` (a sufficient test)."""
+    if a0.size == 0:
+        return True
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        return False
+    rows = np.round(np.column_stack([A, a0]) / norms[:, None], 10) + 0.0
+    flipped = rows.copy()
+    flipped[:, :-1] = -flipped[:, :-1] + 0.0
+    have = {r.tobytes() for r in rows}
+    return all(r.tobytes() in have for r in flipped)
