@@ -3,7 +3,7 @@
 Part A (generated data, n = 2000, d = 3, the elliptope of Woolnough et al. (2022)):
 
 * robustsvm's compile, where samples that share the set share the dual
-  matrices ``W±`` (one batched ``(2, 3, 3)`` PSD constraint whatever n);
+  matrices ``W±`` (two 3 × 3 PSD blocks whatever n);
 * the paper's form, one ``W_i ⪰ 0`` per sample, written directly in CVXPY as
   one batched ``(n, 3, 3)`` PSD constraint, and as a loop of n PSD
   constraints (capped at ``N_LOOP`` samples: its compile time grows too fast);
@@ -194,7 +194,7 @@ def main() -> None:
     print(rows_a[-2:], file=sys.stderr)
     for solver in ("CLARABEL", "SCS"):
         c, s, st, w, b = rs_timed(problem, X, y, solver)
-        rows_a.append(("robustsvm: shared W± (one (2,3,3) PSD constraint)", solver, N, 2, c, s, st, obj(w, b)))
+        rows_a.append(("robustsvm: shared W± (two 3×3 PSD blocks)", solver, N, 2, c, s, st, obj(w, b)))
         print(rows_a[-1], file=sys.stderr)
         c, s, st, w, b = timed(paper_batched(X, y, A0, A, RADIUS), solver)
         rows_a.append(("paper: W_i per sample, batched (n,3,3)", solver, N, N, c, s, st, obj(w, b)))
@@ -229,7 +229,7 @@ def main() -> None:
             ("ball", "rs.Ball (second-order cone)", lambda ref_ball=ref_ball: ref_ball, None),
             ("ball", f"{d + 1}×{d + 1} arrow LMI (direct CVXPY, one W)", None,
              lambda d=d, Xd=Xd: unsplit_lmi(Xd, yw, *ball_lmi(d), r_b)),
-            ("ball", f"rs.Spectrahedron({d + 1}×{d + 1} arrow LMI): warns, two W± (not known symmetric)",
+            ("ball", f"rs.Spectrahedron({d + 1}×{d + 1} arrow LMI): warns; symmetric, one W",
              lambda d=d: rs.Problem(penalty=rs.L2(LAM), uncertainty=rs.Spectrahedron(*ball_lmi(d), radius=r_b)), None),
         ]
         for kind, label, make_rs, make_direct in cases:
@@ -258,12 +258,12 @@ def machine() -> str:
 
 def lib_ratio(rows_a) -> str:
     lib = next(r for r in rows_a if r[1] == "liblinear")
-    shared = next(r for r in rows_a if r[1] == "CLARABEL" and r[0].startswith("robustsvm: shared W± (one"))
+    shared = next(r for r in rows_a if r[1] == "CLARABEL" and r[0].startswith("robustsvm: shared W± (two"))
     return f"{(shared[4] + shared[5]) / lib[5]:.1f}×"
 
 
 def write(rows_a, rows_b) -> None:
-    ref = {s: r for r in rows_a for s in [r[1]] if r[0].startswith("robustsvm: shared W± (one")}
+    ref = {s: r for r in rows_a for s in [r[1]] if r[0].startswith("robustsvm: shared W± (two")}
     lines = [
         "## Spectrahedral uncertainty: shared PSD blocks, batching and LMI encodings",
         "",
