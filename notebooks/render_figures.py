@@ -1,0 +1,66 @@
+"""Execute every notebook and write its figures to ``docs/figures/`` (or a directory given).
+
+    .venv/bin/python notebooks/render_figures.py [OUTPUT_DIR] [NOTEBOOK ...]
+
+The notebooks are the jupytext percent-format ``.py`` files of this folder; each is
+converted, executed in a fresh kernel with ``FIGURE_DIR`` set, and never stored with
+outputs. ``tests/test_notebooks.py`` runs the same function into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+NOTEBOOKS = sorted(p for p in HERE.glob("[0-9][0-9]_*.py"))
+
+#: the figures each notebook must write (the documentation shows them)
+FIGURES = {
+    "01_the_language": ["nb1_cone_growth"],
+    "02_sign_constraints": ["nb2_convergence", "nb2_weights", "nb2_pairwise_auc"],
+    "03_m3_kernels": ["nb3_m3_coefficients", "nb3_m3_objective"],
+    "04_robust_svms": ["nb4_boundaries", "nb4_accuracy_radius", "nb4_features_selected", "nb4_pq_convergence"],
+}
+
+
+def execute(path: Path, figure_dir: Path, timeout: int = 600):
+    """Run one notebook in a fresh kernel (working directory: this folder); returns the executed notebook."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(path)
+    old = {k: os.environ.get(k) for k in ("FIGURE_DIR", "MPLBACKEND")}
+    os.environ["FIGURE_DIR"] = str(figure_dir)
+    os.environ["MPLBACKEND"] = "Agg"
+    try:
+        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                resources={"metadata": {"path": str(HERE)}})
+        client.execute()
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return nb
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0]) if argv else HERE.parent / "docs" / "figures"
+    chosen = [p for p in NOTEBOOKS if not argv[1:] or p.stem in argv[1:]]
+    for path in chosen:
+        start = time.perf_counter()
+        execute(path, out)
+        print(f"{path.name}: {time.perf_counter() - start:.1f} s", flush=True)
+    missing = [f"{name}.png" for p in chosen for name in FIGURES.get(p.stem, []) if not (out / f"{name}.png").is_file()]
+    if missing:
+        print("missing figures: " + ", ".join(missing), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
