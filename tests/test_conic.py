@@ -207,3 +207,27 @@ def test_scalar_radius_sweep_reuses_program(wdbc):
         program.set_values(radius=np.full(len(y), 0.1))
     with pytest.raises(ValueError, match="weights_as_parameter=True"):
         program.set_values(sample_weight=np.ones(len(y)))
+
+
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge(), rs.Hinge(reduction="sum")])
+def test_fold_groups_equal_refit(wdbc, loss):
+    X, y, _ = wdbc
+    folds = np.arange(len(y)) % 5
+    prob = rs.Problem(loss=loss, penalty=rs.L2(1e-2) + rs.L1(1e-3), uncertainty=rs.Ball(radius=0.05))
+    program = prob.compile(X, y, sample_groups=folds)
+    for k in (0, 3):
+        g = np.ones(5)
+        g[k] = 0.0
+        program.set_values(group_weight=g, l2=0.05)
+        res = program.solve("CLARABEL")
+        keep = folds != k
+        refit = rs.Problem(loss=loss, penalty=rs.L2(0.05) + rs.L1(1e-3), uncertainty=rs.Ball(radius=0.05)).solve(
+            X[keep], y[keep])
+        scale = max(1.0, np.abs(refit.w).max())
+        np.testing.assert_allclose(res.w, refit.w, atol=1e-4 * scale)
+        assert abs(res.b - refit.b) < 1e-4 * scale
+        # same optimum: the refit's objective at the grouped program's point
+        f_at_res = refit.problem.objective(X[keep], y[keep], res.w, res.b)
+        assert abs(f_at_res - refit.objective) <= 1e-7 * max(1.0, refit.objective)
+    with pytest.raises(ValueError, match="shape \\(5,\\)"):
+        program.set_values(group_weight=np.ones(3))
