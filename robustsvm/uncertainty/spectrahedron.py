@@ -209,8 +209,16 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
 
     # ---------------------------------------------------------- validation
     def _check_interior(self) -> None:
-        """Raise unless ``max{t : A0 + Σ v_l A_l ⪰ tI, t ≤ 1} > 0`` (a strictly feasible point)."""
+        """Raise unless ``max{t : A0 + Σ v_l A_l ⪰ tI, t ≤ 1} > 0`` (a strictly feasible point).
+
+        Fast path: when ``A0 ≻ 0`` (every block positive definite, every ``a0 > 0``),
+        ``v = 0`` is interior and no SDP is solved.
+        """
         d = self.dim
+        tol = _MARGIN_TOL * self._scale()
+        if all(np.linalg.eigvalsh(B0)[0] > tol for B0, _ in self.blocks) and np.all(self.lin_a0 > tol):
+            self.interior_point = np.zeros(d)
+            return
         v = cp.Variable(d)
         t = cp.Variable()
         mats, lin = self._lmi_expressions(v)
@@ -234,7 +242,8 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         With ``𝒜(u) = Σ u_l A_l`` (block-split), the cone is ``{0}`` iff ``𝒜`` is
         injective and some ``W ≻ 0`` has ``tr(A_l W) = 0`` for all ``l`` (theorem
         of alternatives for the self-dual PSD cone); the latter is the SDP
-        ``max s : W ⪰ sI, tr W = 1, tr(A_l W) = 0``.
+        ``max s : W ⪰ sI, tr W = 1, tr(A_l W) = 0``. Fast path: with no linear
+        rows and ``tr(A_l) = 0`` in every block, ``W = I`` is such a matrix.
         """
         d = self.dim
         cols = [B.reshape(d, -1) for _, B in self.blocks]
@@ -247,6 +256,9 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
                 f"Spectrahedron is unbounded: A_1, …, A_d are linearly dependent (rank {rank} < d = {d}), "
                 "so the set contains a line"
             )
+        if self.lin_a0.size == 0 and all(
+                np.allclose(np.trace(B, axis1=1, axis2=2), 0.0, atol=1e-12 * self._scale()) for _, B in self.blocks):
+            return
         s = cp.Variable()
         Ws = [cp.Variable((B0.shape[0], B0.shape[0]), symmetric=True) for B0, _ in self.blocks]
         cons = [W >> s * np.eye(W.shape[0]) for W in Ws]
