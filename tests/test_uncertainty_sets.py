@@ -135,6 +135,29 @@ def test_elliptope_accepted_bounded_and_asymmetric():
     assert S.contains(np.zeros(3)) and not S.contains(np.array([0.9, 0.9, -0.9]))
 
 
+def test_set_away_from_the_origin_goes_through_the_sdp_checks():
+    # {v : [[v1, 1], [1, v2]] ⪰ 0, v1 ≤ 3, v2 ≤ 3}: A0 is not PD (v = 0 is outside), an interior point
+    # exists (v = (2, 2)) and linear rows are present, so both checks are decided by their SDPs
+    A0 = np.zeros((4, 4))
+    A0[0, 1] = A0[1, 0] = 1.0
+    A0[2, 2] = A0[3, 3] = 3.0
+    A = np.zeros((2, 4, 4))
+    A[0, 0, 0], A[1, 1, 1] = 1.0, 1.0
+    A[0, 2, 2], A[1, 3, 3] = -1.0, -1.0
+    S = rs.Spectrahedron(A0, A)
+    assert S.block_sizes == [2] and S.lin_a0.size == 2
+    assert S.contains(S.interior_point) and not S.contains(np.zeros(2))
+    # max v1 + v2 = 6 at (3, 3); min v1 + v2 subject to v1 v2 ≥ 1, v ≥ 0 is 2 at (1, 1)
+    assert S.support(np.ones(2)) == pytest.approx(6.0, rel=1e-7)
+    assert S.support(-np.ones(2)) == pytest.approx(-2.0, rel=1e-7)
+    np.testing.assert_allclose(S.worst_case(-np.ones(2)), [1.0, 1.0], atol=1e-5)
+    zp = cp.Parameter(2, value=-np.ones(2))
+    e, extra = S.support_cvx(zp)
+    t = cp.Variable()
+    cp.Problem(cp.Minimize(t), [e <= t, *extra]).solve(solver="CLARABEL")
+    assert t.value == pytest.approx(-2.0, rel=1e-6)
+
+
 def test_block_splitting_recovers_block_and_linear_rows():
     S = MIXED
     assert S.block_sizes == [3]
