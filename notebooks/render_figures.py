@@ -33,7 +33,7 @@ def execute(path: Path, figure_dir: Path, timeout: int = 600):
 
     nb = jupytext.read(path)
     old = {k: os.environ.get(k) for k in ("FIGURE_DIR", "MPLBACKEND")}
-    os.environ["FIGURE_DIR"] = str(figure_dir)
+    os.environ["FIGURE_DIR"] = str(Path(figure_dir).resolve())
     os.environ["MPLBACKEND"] = "Agg"
     try:
         client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
@@ -49,7 +49,7 @@ def execute(path: Path, figure_dir: Path, timeout: int = 600):
 
 
 def main(argv: list[str]) -> int:
-    out = Path(argv[0]) if argv else HERE.parent / "docs" / "figures"
+    out = (Path(argv[0]) if argv else HERE.parent / "docs" / "figures").resolve()
     chosen = [p for p in NOTEBOOKS if not argv[1:] or p.stem in argv[1:]]
     for path in chosen:
         start = time.perf_counter()
