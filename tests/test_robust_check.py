@@ -119,6 +119,19 @@ def test_per_sample_sets_and_function_form():
         assert np.linalg.norm(chk.perturbations[i], ord=[1, 2, np.inf][i % 3]) == pytest.approx(1.0, abs=1e-9)
 
 
+def test_per_sample_spectrahedra_batched_certificate():
+    X, y = make_classification(30, 3, seed=9)
+    rng = np.random.default_rng(4)
+    _, A = elliptope()
+    sets = [rs.Spectrahedron(np.diag(rng.uniform(0.5, 2.0, 3)), A, radius=0.3) for _ in range(30)]
+    sol = solve(sets, X, y)
+    chk = sol.robust_check(X, y)  # maximizers: one batched primal; margins: one batched dual
+    assert chk.holds and chk.max_disagreement < 1e-6
+    for i in (0, 7, 29):  # each worst point agrees with a separate solve of its own set
+        z = -(2.0 * y[i] - 1.0) * sol.w
+        assert z @ chk.perturbations[i] == pytest.approx(sets[i].support(z), rel=1e-6, abs=1e-8)
+
+
 def test_a_wrong_maximizer_is_caught():
     class BadBox(rs.Box):
         def worst_case(self, z):  # twice the true vertex: outside the set

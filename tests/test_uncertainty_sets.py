@@ -158,6 +158,26 @@ def test_set_away_from_the_origin_goes_through_the_sdp_checks():
     assert t.value == pytest.approx(-2.0, rel=1e-6)
 
 
+def test_batched_supports_and_maximizers_match_single_solves():
+    rng = np.random.default_rng(12)
+    _, A = elliptope_matrices()
+    sets = [rs.Spectrahedron(np.diag(rng.uniform(0.5, 2.0, 3)), A) for _ in range(10)]  # ≥ 8: (m, 3, 3) batch
+    Z = rng.normal(size=(10, 3))
+    single = np.array([S.support(z) for S, z in zip(sets, Z, strict=True)])  # primal, one solve each
+    np.testing.assert_allclose(Spectrahedron.support_many(sets, Z), single, rtol=1e-6, atol=1e-7)  # batched dual
+    values, V = Spectrahedron.maximize_many(sets, Z)  # batched primal
+    np.testing.assert_allclose(values, single, rtol=1e-6, atol=1e-7)
+    assert all(S.contains(v, tol=1e-6) for S, v in zip(sets, V, strict=True))
+    # sets with linear rows: the mixed spectrahedron and copies, in one batch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mixed = [Spectrahedron(*mixed_spectrahedron(seed)) for seed in range(3)]
+    Zm = rng.normal(size=(3, D))
+    expected = [direct_max(full_lmi(*mixed_spectrahedron(seed)), z) for seed, z in zip(range(3), Zm, strict=True)]
+    np.testing.assert_allclose(Spectrahedron.support_many(mixed, Zm), expected, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(Spectrahedron.maximize_many(mixed, Zm)[0], expected, rtol=1e-6, atol=1e-7)
+
+
 def test_block_splitting_recovers_block_and_linear_rows():
     S = MIXED
     assert S.block_sizes == [3]

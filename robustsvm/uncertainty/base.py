@@ -109,6 +109,29 @@ class UncertaintySet(ABC):
             cons.extend(c)
         return exprs, cons
 
+    def _maximize(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(σ_V(z), v*)`` for one direction."""
+        return float(self.support(z)), np.asarray(self.worst_case(z), dtype=np.float64)
+
+    @classmethod
+    def support_many(cls, sets: list[UncertaintySet], Z: np.ndarray) -> np.ndarray:
+        """``σ_{V_j}(z_j)`` for each set ``V_j`` and row ``z_j`` of ``Z`` (default: a loop of :meth:`support`)."""
+        return np.array([float(s.support(z)) for s, z in zip(sets, np.asarray(Z, dtype=np.float64), strict=True)])
+
+    @classmethod
+    def maximize_many(cls, sets: list[UncertaintySet], Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``σ_{V_j}(z_j)`` and a maximizer ``v_j*`` for each set ``V_j`` and row ``z_j`` of ``Z``.
+
+        The default loops over the pairs; a class whose maximizations can share
+        one solve (spectrahedra) overrides it.
+        """
+        Z = np.asarray(Z, dtype=np.float64)
+        values = np.empty(len(sets))
+        V = np.empty_like(Z)
+        for j, (s, z) in enumerate(zip(sets, Z, strict=True)):
+            values[j], V[j] = s._maximize(z)
+        return values, V
+
     # -- composition --------------------------------------------------------
     def __and__(self, other: UncertaintySet) -> UncertaintySet:
         from .intersection import Intersection
@@ -174,6 +197,9 @@ class NumericSupportMixin:
         if prob.status not in ("optimal", "optimal_inaccurate") or v.value is None:
             raise RuntimeError(f"{type(self).__name__}: the support problem ended with status {prob.status!r}")
         return float(prob.value), np.asarray(v.value, dtype=np.float64).copy()
+
+    def _maximize(self, z):
+        return self._numeric_max(z)
 
     def support(self, z):
         z = np.asarray(z, dtype=np.float64)

@@ -97,19 +97,19 @@ def robust_check(solution: Any, X: Any, y: Any, *, tol: float = 1e-6) -> RobustC
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     layout = resolve_uncertainty(solution.problem.uncertainty, n, d)
     nominal = y_pm * (np.asarray(X @ w).ravel() + b)
-    V = np.zeros((n, d))
-    contained = np.ones(n, dtype=bool)
     if layout is None:
-        return RobustCheck(V, nominal, nominal.copy(), contained, 0.0, tol)
-    for k, s in enumerate(layout.sets):
-        for label in (1.0, -1.0):
-            mask = (layout.group == k) & (y_pm == label)
-            if not mask.any():
-                continue
-            v = s.worst_case(-label * w)
-            V[mask] = v
-            contained[mask] = s.contains(v, tol=tol)
+        V = np.zeros((n, d))
+        return RobustCheck(V, nominal, nominal.copy(), np.ones(n, dtype=bool), 0.0, tol)
+    # maximizers (primal side: maximize_many), one per distinct (set, direction) pair
+    _, pair_V, inverse = layout.maximize(w, y_pm)
+    set_index, direction, _ = layout.pairs(y_pm)
+    pair_in = np.array([layout.sets[k].contains(v, tol=tol) for k, v in zip(set_index, pair_V, strict=True)])
+    # a symmetric set serves both labels with the pair of z = −w: the maximizer at z = w is −v*
+    flip = -y_pm * direction[inverse]
+    V = pair_V[inverse] * flip[:, None]
+    contained = pair_in[inverse]
     worst = nominal + y_pm * layout.radius * (V @ w)
+    # the margins the objective used (support_many: closed forms, LPs, SDP duals)
     robust = nominal - layout.penalty_terms(w, y_pm)
     return RobustCheck(
         perturbations=V,

@@ -34,20 +34,56 @@ class RobustLayout:
     group: np.ndarray
     radius: np.ndarray
 
-    def support(self, w: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``σ_{V_i}(−y_i w)`` for every sample (radius not applied)."""
+    def pairs(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct (set, direction) pairs the samples need.
+
+        Returns
+        -------
+        set_index : ndarray of shape (J,)
+            Index into :attr:`sets` of each pair.
+        direction : ndarray of shape (J,)
+            −1 when the pair's argument is ``z = −w`` (label +1, or any label of
+            a symmetric set), +1 when it is ``z = w``.
+        inverse : ndarray of shape (n,)
+            The pair of each sample.
+        """
+        symmetric = np.array([s.symmetric for s in self.sets], dtype=bool)
+        label = np.where((np.asarray(y) > 0) | symmetric[self.group], 0, 1)
+        uniq, inverse = np.unique(self.group * 2 + label, return_inverse=True)
+        return uniq // 2, np.where(uniq % 2 == 0, -1.0, 1.0), inverse.ravel()
+
+    def _by_class(self, w: np.ndarray, y: np.ndarray, method: str):
         w = np.asarray(w, dtype=np.float64)
-        out = np.empty(self.group.shape[0])
-        for k, s in enumerate(self.sets):
-            mask = self.group == k
-            if s.symmetric:
-                out[mask] = s.support(w)
-            else:
-                pos = mask & (y > 0)
-                neg = mask & (y <= 0)
-                out[pos] = s.support(-w)
-                out[neg] = s.support(w)
-        return out
+        set_index, direction, _ = self.pairs(y)
+        by_class: dict[type, list[int]] = {}
+        for j, k in enumerate(set_index):
+            by_class.setdefault(type(self.sets[k]), []).append(j)
+        for cls, js in by_class.items():
+            Z = direction[js, None] * w[None, :]
+            yield js, getattr(cls, method)([self.sets[set_index[j]] for j in js], Z)
+
+    def maximize(self, w: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Support values and maximizers of every distinct pair (``maximize_many``, batched by class).
+
+        Returns ``(values (J,), maximizers (J, d), inverse (n,))`` with
+        ``values[inverse[i]] = σ_{V_i}(−y_i w)``.
+        """
+        _, _, inverse = self.pairs(y)
+        J = int(inverse.max()) + 1
+        values = np.empty(J)
+        V = np.empty((J, np.asarray(w).shape[0]))
+        for js, (vals, Vs) in self._by_class(w, y, "maximize_many"):
+            values[js] = vals
+            V[js] = Vs
+        return values, V, inverse
+
+    def support(self, w: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``σ_{V_i}(−y_i w)`` for every sample (radius not applied), via ``support_many`` by class."""
+        _, _, inverse = self.pairs(y)
+        values = np.empty(int(inverse.max()) + 1)
+        for js, vals in self._by_class(w, y, "support_many"):
+            values[js] = vals
+        return values[inverse]
 
     def penalty_terms(self, w: np.ndarray, y: np.ndarray) -> np.ndarray:
         """``r_i σ_{V_i}(−y_i w)``: how much each margin shrinks in the worst case."""

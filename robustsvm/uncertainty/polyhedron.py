@@ -83,6 +83,9 @@ class Polyhedron(UncertaintySet):
             raise RuntimeError(f"Polyhedron: the support LP failed ({res.message})")
         return float(-res.fun), np.asarray(res.x, dtype=np.float64)
 
+    def _maximize(self, z):
+        return self._lp(z)
+
     def support(self, z):
         """``max{z·v : Gv ≤ h}`` by an LP (HiGHS), for a vector or each row of a matrix."""
         z = np.asarray(z, dtype=np.float64)

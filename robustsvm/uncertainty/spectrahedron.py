@@ -207,6 +207,80 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         cons.append(_add(eq_terms) == 0)
         return _add(obj_terms), cons
 
+    @classmethod
+    def support_many(cls, sets, Z):
+        """``σ_{V_j}(z_j)`` for all pairs from one solve of the dual (``Σ_j`` of separable SDPs).
+
+        The same batched dual as in a model (:meth:`support_cvx_many`) with the
+        directions fixed: ``min Σ_j e_j``; each ``e_j`` is then ``σ_{V_j}(z_j)``.
+        """
+        Z = np.asarray(Z, dtype=np.float64)
+        exprs, cons = cls.support_cvx_many(list(sets), [cp.Constant(z) for z in Z])
+        prob = cp.Problem(cp.Minimize(cp.sum(exprs)), cons)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The problem has an expression with dimension greater than 2")
+            prob.solve(solver=cls._solver)
+        if prob.status not in ("optimal", "optimal_inaccurate"):
+            raise RuntimeError(f"Spectrahedron: the batched support problem ended with status {prob.status!r}")
+        return np.asarray(exprs.value, dtype=np.float64).reshape(-1)
+
+    @classmethod
+    def maximize_many(cls, sets, Z):
+        """Maximizers ``v_j* ∈ V_j`` of ``z_j·v`` for all pairs from one solve of the primal.
+
+        ``max Σ_j z_j·v_j`` subject to every ``v_j ∈ V_j``: the problem separates,
+        so its solution maximizes each term. The affine matrices of all blocks of
+        one size are one ``(m, q, q)`` expression under one PSD constraint.
+        """
+        Z = np.asarray(Z, dtype=np.float64)
+        J, d = Z.shape
+        if J == 1:
+            value, v = sets[0]._numeric_max(Z[0])
+            return np.array([value]), v[None, :]
+        Vv = cp.Variable((J, d))
+        vflat = cp.reshape(Vv, (J * d,), order="C")
+        cons: list[cp.Constraint] = []
+        by_size: dict[int, list[tuple[int, np.ndarray, np.ndarray]]] = {}
+        lin_rows, lin_cols, lin_vals, lin_a0 = [], [], [], []
+        n_lin = 0
+        for j, s in enumerate(sets):
+            for B0, B in s.blocks:
+                by_size.setdefault(B0.shape[0], []).append((j, B0, B))
+            if s.lin_a0.size:
+                i, l = np.nonzero(s.lin_A)
+                lin_rows.append(n_lin + i)
+                lin_cols.append(j * d + l)
+                lin_vals.append(s.lin_A[i, l])
+                lin_a0.append(s.lin_a0)
+                n_lin += s.lin_a0.size
+        for q, items in by_size.items():
+            qq = q * q
+            m = len(items)
+            rows, cols, vals = [], [], []
+            for k, (j, _B0, B) in enumerate(items):
+                Bf = B.reshape(d, qq)
+                l, e = np.nonzero(Bf)
+                rows.append(k * qq + e)
+                cols.append(j * d + l)
+                vals.append(Bf[l, e])
+            M = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                              shape=(m * qq, J * d))
+            c0 = np.concatenate([B0.ravel() for _, B0, _ in items])
+            F = cp.reshape(c0 + M @ vflat, (m, q, q), order="C")
+            cons.append(F >> 0)
+        if n_lin:
+            Ml = sp.csr_matrix((np.concatenate(lin_vals), (np.concatenate(lin_rows), np.concatenate(lin_cols))),
+                               shape=(n_lin, J * d))
+            cons.append(np.concatenate(lin_a0) + Ml @ vflat >= 0)
+        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(Z, Vv))), cons)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The problem has an expression with dimension greater than 2")
+            prob.solve(solver=cls._solver)
+        if prob.status not in ("optimal", "optimal_inaccurate") or Vv.value is None:
+            raise RuntimeError(f"Spectrahedron: the batched maximization ended with status {prob.status!r}")
+        V = np.asarray(Vv.value, dtype=np.float64)
+        return np.einsum("jd,jd->j", Z, V), V
+
     # ---------------------------------------------------------- validation
     def _check_interior(self) -> None:
         """Raise unless ``max{t : A0 + Σ v_l A_l ⪰ tI, t ≤ 1} > 0`` (a strictly feasible point).
