@@ -234,3 +234,16 @@ def test_every_set_type_round_trips_with_the_same_support(tmp_path, index):
     np.testing.assert_allclose([rebuilt.support(v) for v in z], [uset.support(v) for v in z], rtol=1e-6, atol=1e-8)
     assert back.problem.to_dict() == {**prob.to_dict(), "signs": [0, 0]}
     assert rs.validate(back, X, y, rtol=1e-7).ok
+
+
+def test_kernel_solution_from_m3_validates_against_the_backends_objective(tmp_path):
+    """The backend computes its kernel objective itself; validate recomputes it from the stored expansion."""
+    X, y = make_classification(40, 3, seed=9)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), kernel=rs.RBF(1.5), intercept=False)
+    sol = prob.solve(X, y, solver="m3", tol=1e-8, max_iter=20000)
+    ref = prob.solve(X, y, solver="clarabel")
+    back = rs.Solution.from_json(sol.to_json(tmp_path / "m3.json", X, y))
+    report = rs.validate(back, X, y, rtol=1e-9)
+    assert report.ok, str(report)
+    assert report.objective_recomputed == pytest.approx(ref.objective, rel=1e-5)
+    np.testing.assert_allclose(back.decision_function(X), ref.decision_function(X), atol=1e-3)
