@@ -14,6 +14,8 @@ from typing import Any
 
 import cvxpy as cp
 import numpy as np
+import scipy.sparse as sp
+from cvxpy.atoms.affine.unary_operators import NegExpression
 
 __all__ = ["UncertaintySet", "check_radius", "stack_directions"]
 
@@ -154,12 +156,24 @@ class UncertaintySet(ABC):
 def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
     """The directions ``z_1, …, z_J`` (each of shape (d,)) as one flat vector ``(z_1, …, z_J)``.
 
-    Entry ``j·d + l`` is ``(z_j)_l`` (row-major order of the ``(J, d)`` stack).
+    Entry ``j·d + l`` is ``(z_j)_l`` (row-major order of the ``(J, d)`` stack). When
+    every ``z_j`` is ``±x`` for one expression ``x`` (the compiler passes ``±w``), the
+    stack is one sparse product ``(s ⊗ I_d) x`` instead of a J-argument ``vstack``.
     """
     if len(zs) == 1:
         return cp.reshape(zs[0], (zs[0].size,), order="C")
-    Z = cp.vstack(zs)
-    return cp.reshape(Z, (Z.size,), order="C")
+    base = zs[0].args[0] if isinstance(zs[0], NegExpression) else zs[0]
+    signs = np.empty(len(zs))
+    for j, z in enumerate(zs):
+        if z is base:
+            signs[j] = 1.0
+        elif isinstance(z, NegExpression) and z.args[0] is base:
+            signs[j] = -1.0
+        else:
+            Z = cp.vstack(zs)
+            return cp.reshape(Z, (Z.size,), order="C")
+    d = base.size
+    return sp.kron(sp.csr_matrix(signs[:, None]), sp.identity(d), format="csr") @ cp.reshape(base, (d,), order="C")
 
 
 class NumericSupportMixin:
