@@ -16,7 +16,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["build_parser", "main", "parse_signs", "parse_uncertainty"]
+__all__ = ["build_parser", "load_data", "main", "parse_kernel", "parse_signs", "parse_uncertainty",
+           "problem_from_args", "reproductions"]
 
 #: reproductions known to the command line even before their module is installed
 KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
@@ -45,6 +46,29 @@ def parse_uncertainty(text: str) -> Any:
         return Box(radius=radius) if kind == "box" else Ball(radius=radius, p=p)
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
+
+
+def parse_kernel(text: str) -> Any:
+    """``linear``, ``poly:K`` or ``rbf:SIGMA`` → ``rs.Linear()``, ``rs.Polynomial(K)``, ``rs.RBF(SIGMA)``.
+
+    Raises ``argparse.ArgumentTypeError`` (a usage error) on anything else.
+    """
+    from .kernels import RBF, Linear, Polynomial
+
+    parts = text.strip().lower().split(":")
+    try:
+        if parts == ["linear"]:
+            return Linear()
+        if len(parts) == 2 and parts[0] in ("poly", "polynomial"):
+            degree = float(parts[1])
+            if degree != int(degree):
+                raise ValueError(f"the degree must be an integer, got {parts[1]}")
+            return Polynomial(int(degree))
+        if len(parts) == 2 and parts[0] == "rbf":
+            return RBF(float(parts[1]))
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: {exc}") from exc
+    raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: use linear, poly:DEGREE or rbf:SIGMA")
 
 
 def parse_signs(text: str) -> dict:
@@ -162,6 +186,8 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
                    help="box:R, ball:R or ball:R:P around every sample")
     g.add_argument("--no-intercept", dest="intercept", action="store_false", help="fit without intercept b")
+    g.add_argument("--kernel", type=parse_kernel, metavar="KERNEL",
+                   help="linear, poly:DEGREE or rbf:SIGMA (dual backends: m3 or a conic solver; with --no-intercept)")
 
 
 def problem_from_args(args: argparse.Namespace):
@@ -171,7 +197,7 @@ def problem_from_args(args: argparse.Namespace):
 
     loss = {"hinge": Hinge, "squared-hinge": SquaredHinge, "hard-margin": HardMargin}[args.loss]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
-                   signs=args.signs, uncertainty=args.uncertainty, intercept=args.intercept)
+                   signs=args.signs, uncertainty=args.uncertainty, intercept=args.intercept, kernel=args.kernel)
 
 
 def _add_solver_options(p: argparse.ArgumentParser) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm import cli
-from robustsvm.cli import load_data, main, parse_signs, parse_uncertainty, reproductions
+from robustsvm.cli import load_data, main, parse_kernel, parse_signs, parse_uncertainty, reproductions
 
 from .conftest import make_classification
 
@@ -172,6 +172,27 @@ def test_option_parsers():
     for bad in ("box", "box:-1", "ball:1:0.5", "box:1:2", "cube:1", "ball:x"):
         with pytest.raises(argparse.ArgumentTypeError):
             parse_uncertainty(bad)
+
+
+def test_kernel_option_parser_and_fit(csv_file, tmp_path, capsys):
+    assert parse_kernel("linear") == rs.Linear()
+    assert parse_kernel("poly:3") == rs.Polynomial(3)
+    assert parse_kernel("RBF:0.5") == rs.RBF(0.5)
+    for bad in ("poly:2.5", "rbf", "gauss:1", "rbf:x"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_kernel(bad)
+    # in-process: an RBF model by m3, checked against clarabel on the same data
+    out_json = tmp_path / "k.json"
+    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1.5", "--no-intercept", "--l2", "0.1",
+                 "--solver", "m3", "--tol", "1e-8", "--max-iter", "20000", "--no-progress", "-o", str(out_json)]) == 0
+    assert "solver      m3" in capsys.readouterr().out
+    X, y, _, _ = load_data(str(csv_file), "label")
+    ref = rs.Problem(penalty=rs.L2(0.1), kernel=rs.RBF(1.5), intercept=False).solve(X, y)
+    sol = rs.Solution.from_json(out_json)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-5)
+    # a kernel with a free intercept has no backend: a clear error, status 1
+    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1", "--no-progress"]) == 1
+    assert "error" in capsys.readouterr().err
 
 
 def test_csv_errors(tmp_path):
