@@ -166,7 +166,7 @@ class GridResult:
     solve_times : ndarray of shape (n_points, n_folds)
         Seconds in the numerical solver (plus compilation for refits).
     n_compiles : int
-        How many times a CVXPY problem was compiled.
+        How many times a CVXPY problem was compiled (0 for a backend that is not conic).
     wall_time : float
         Seconds for the whole search.
     """
@@ -290,7 +290,9 @@ def evaluate_chunk(
                 if callback is not None:
                     callback(1)
     else:
+        from .backends import registry
 
+        conic = registry.get_backend(solver).kind == "conic"
         for k, fid in enumerate(fold_ids):
             train = np.flatnonzero(folds != fid)
             val = np.flatnonzero(folds == fid)
@@ -308,7 +310,7 @@ def evaluate_chunk(
                 except SolverError as exc:
                     statuses[j, k] = f"error: {exc}"
                 times[j, k] = time.perf_counter() - t0
-                n_compiles += 1
+                n_compiles += int(conic)
                 if callback is not None:
                     callback(1)
     return {"scores": scores, "weights": weights, "intercepts": intercepts, "statuses": statuses,
