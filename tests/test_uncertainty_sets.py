@@ -178,6 +178,13 @@ def test_batched_supports_and_maximizers_match_single_solves():
     np.testing.assert_allclose(Spectrahedron.maximize_many(mixed, Zm)[0], expected, rtol=1e-6, atol=1e-7)
 
 
+def test_intersection_dual_supports_match_primal():
+    U, _ = CASES["ellipsoid&polyhedron"]
+    Z = np.random.default_rng(13).normal(size=(4, D))
+    primal = np.array([U.support(z) for z in Z])  # max z·v over both sets' constraints
+    np.testing.assert_allclose(type(U).support_many([U] * 4, Z), primal, rtol=1e-6, atol=1e-8)  # inf-convolution
+
+
 def test_block_splitting_recovers_block_and_linear_rows():
     S = MIXED
     assert S.block_sizes == [3]
