@@ -216,10 +216,12 @@ class NumericSupportMixin:
         return self._numeric_max(z)
 
     def support(self, z):
+        """``σ_V(z) = max{z·v : v ∈ V}`` by a CVXPY solve (Clarabel), for a vector or each row of a matrix."""
         z = np.asarray(z, dtype=np.float64)
         if z.ndim == 1:
             return self._numeric_max(z)[0]
         return np.array([self._numeric_max(row)[0] for row in z])
 
     def worst_case(self, z):
+        """The maximizer ``v* ∈ V`` of ``z·v`` returned by the same solve."""
         return self._numeric_max(z)[1]
