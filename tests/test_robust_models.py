@@ -324,3 +324,16 @@ def test_symmetric_sets_share_one_epigraph_variable():
         }
     assert progs["ball"].support_variables.shape == (1,)
     assert progs["elliptope"].support_variables.shape == (2,)
+
+
+@pytest.mark.parametrize(("p", "cone"), [(3, "p3d"), (1.5, "p3d"), (2, "soc")])
+def test_ball_compiles_to_exact_cones(p, cone):
+    X, y = make_classification(30, 3, seed=10)
+    prob = rs.Problem(uncertainty=rs.Ball(0.1, p=p)).compile(X, y).cvxpy_problem
+    dims = prob.get_problem_data("CLARABEL")[0]["dims"]
+    # ‖w‖_q with q ∉ {1, 2, ∞}: one exact power cone per coordinate, no rational approximation
+    assert len(dims.p3d) == (3 if cone == "p3d" else 0)
+    assert len(dims.soc) == (1 if cone == "soc" else 0)
+    if cone == "p3d":
+        q = p / (p - 1)
+        np.testing.assert_allclose(dims.p3d, 1 / q)
