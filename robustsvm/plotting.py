@@ -53,6 +53,7 @@ def convergence(
     *,
     x: str = "iteration",
     axes: Any = None,
+    objective_key: str = "objective",
 ) -> tuple[Any, np.ndarray]:
     """Objective error and duality gap of several solvers, on log scales.
 
@@ -71,6 +72,11 @@ def convergence(
     x : {"iteration", "time"}
         The horizontal axis.
     axes : pair of matplotlib Axes, optional
+    objective_key : str, default "objective"
+        The history entry drawn on the left: ``"objective"`` (the iterate's
+        value) or, where a backend records it, ``"best_objective"`` (the best
+        value so far — what a method that returns its best iterate reports).
+        A solution without that entry falls back to ``"objective"``.
 
     Returns
     -------
@@ -97,10 +103,11 @@ def convergence(
         reference = min(finals)
     for label, sol in items:
         h = sol.history
-        if x not in h or "objective" not in h or len(np.asarray(h[x])) == 0:
+        key = objective_key if objective_key in h else "objective"
+        if x not in h or key not in h or len(np.asarray(h[x])) == 0:
             continue
         xs = np.asarray(h[x], dtype=np.float64)
-        err = np.asarray(h["objective"], dtype=np.float64) - reference
+        err = np.asarray(h[key], dtype=np.float64) - reference
         (line,) = axes[0].plot(xs, err, label=label)
         gap = np.asarray(h.get("gap", np.full_like(xs, np.nan)), dtype=np.float64)
         if np.any(np.isfinite(gap)):
