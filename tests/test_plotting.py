@@ -53,7 +53,7 @@ def test_convergence_plots_error_and_gap_per_solver():
     np.testing.assert_allclose(axes[0].lines[0].get_ydata(), np.array([2.0, 1.5, 1.1, 1.01]) - 1.001)
     assert axes[0].get_xscale() == "log"
     # the best value so far where a backend records it; the others fall back to their objective
-    a.history["best_objective"] = np.minimum.accumulate(a.history["objective"][::-1])[::-1]
+    a.history["best_objective"] = np.minimum.accumulate(a.history["objective"] + [0.0, 0.6, 0.0, 0.0])
     _, axes = plotting.convergence([a, b], reference=1.0, objective_key="best_objective")
     np.testing.assert_allclose(axes[0].lines[0].get_ydata(), a.history["best_objective"] - 1.0)
     np.testing.assert_allclose(axes[0].lines[1].get_ydata(), [2.0, 0.2, 0.001])
