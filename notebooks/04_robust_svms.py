@@ -144,6 +144,8 @@ for ax, name in zip(axes, ("wdbc", "pima"), strict=True):
         ax.plot(radii[1:], [sweep[(name, label, r_)][0] for r_ in radii[1:]], marker="o", label=label)
     ax.axhline(sweep[(name, "box", 0.0)][0], color="k", linestyle=":", label="nominal (r = 0)")
     ax.set_xscale("log")
+    ax.minorticks_off()
+    ax.set_xticks(radii[1:], [f"{r_:g}" for r_ in radii[1:]])
     ax.set_xlabel("radius r")
     ax.set_ylabel("test accuracy")
     ax.set_title(name.upper())
@@ -164,13 +166,15 @@ for name in ("wdbc", "pima"):
 #
 # The box's support function is the ℓ1 norm, so a box-robust hinge SVM is an ℓ1-penalized one
 # in disguise and drops features as the radius grows. Counting the features whose weight is
-# at least 10⁻³ of the largest (the significance rule of Woolnough et al., §5). At the largest
-# radius the box model has become trivial on WDBC (w ≈ 0, the majority class everywhere:
-# accuracy 0.632 above), and the count of its negligible weights means nothing any more.
+# at least 10⁻³ of the largest (the significance rule of Woolnough et al., §5). Beyond some
+# radius a model becomes trivial — w = 0 up to the solver's tolerance, every sample assigned
+# to the majority class (accuracy 0.632 on WDBC, 0.649 on PIMA above) — and keeps no feature.
 
 # %%
-def n_selected(w, rel=1e-3):
-    return int(np.sum(np.abs(w) >= rel * np.max(np.abs(w)))) if np.any(w) else 0
+def n_selected(w, rel=1e-3, zero=1e-6):
+    """Features with |w_h| ≥ rel · max|w|; none when the model is trivial (max|w| < zero)."""
+    top = float(np.max(np.abs(w)))
+    return int(np.sum(np.abs(w) >= rel * top)) if top >= zero else 0
 
 
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
@@ -178,6 +182,8 @@ for ax, name in zip(axes, ("wdbc", "pima"), strict=True):
     for label in ("box", "ball", "ellipsoid", "spectrahedron"):
         ax.plot(radii, [n_selected(sweep[(name, label, r_)][1].w) for r_ in radii], marker="o", label=label)
     ax.set_xscale("symlog", linthresh=0.02)
+    ax.minorticks_off()
+    ax.set_xticks(radii, [f"{r_:g}" for r_ in radii])
     ax.set_xlabel("radius r")
     ax.set_ylabel("features selected")
     ax.set_title(name.upper())
@@ -187,7 +193,7 @@ box_counts = [n_selected(sweep[("wdbc", "box", r_)][1].w) for r_ in radii]
 ball_counts = [n_selected(sweep[("wdbc", "ball", r_)][1].w) for r_ in radii]
 print("WDBC features kept, box :", box_counts)
 print("WDBC features kept, ball:", ball_counts)
-assert min(box_counts) < box_counts[0]  # the box prunes features
+assert 0 < min(c for c in box_counts if c) < box_counts[0]  # the box prunes features before w vanishes
 
 # %% [markdown]
 # ## The pq iteration against Clarabel
