@@ -115,6 +115,8 @@ def test_solvers_and_missing_command(capsys):
     out = run("solvers")
     assert out.returncode == 0 and "clarabel" in out.stdout
     _assert_usage_error(run("frobnicate"))
+    _assert_usage_error(run("demo", "--bogus"))  # the demo itself runs in test_cli.py
+    _assert_usage_error(run("validate", "only-one-argument.json"))
     assert main([]) == 2 and "a command is required" in capsys.readouterr().err
 
 
