@@ -4,10 +4,12 @@ Entries of ``mkdocs.yml``'s nav whose file is missing are dropped (a strict
 build would fail on them), every page under ``docs/derivations/`` and
 ``docs/reproductions/`` joins its section, and any other top-level page not
 in the nav joins the "Concepts" section; pages are titled by their first heading.
+The Sphinx roles of the docstrings (``:func:`name```) render as plain code spans.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 _SECTIONS = {"Derivations": "derivations", "Reproductions": "reproductions"}
@@ -66,3 +68,11 @@ def on_config(config, **kwargs):
                 nav.extend(extra)
         config["nav"] = nav
     return config
+
+
+_SPHINX_ROLE = re.compile(r":(?:meth|func|class|mod|attr|data|exc|obj):(?=<code>)")
+
+
+def on_page_content(html, **kwargs):
+    """Docstrings use Sphinx roles (:func:`name`); the API pages show just the code span."""
+    return _SPHINX_ROLE.sub("", html)

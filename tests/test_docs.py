@@ -36,6 +36,7 @@ def test_strict_build_renders_pages_and_api(site):
     assert "robustsvm.io.validate" in api and "data_fingerprint" in api  # rendered from the docstrings
     problem = (site / "api" / "problem" / "index.html").read_text(encoding="utf-8")
     assert "robustsvm.problem.Problem" in problem and "robustsvm.solution.Solution" in problem
+    assert ":meth:<code>" not in api and ":func:<code>" not in problem  # Sphinx roles cleaned up
 
 
 def test_derivation_and_reproduction_pages_join_the_navigation(site):
