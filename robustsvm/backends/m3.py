@@ -16,6 +16,11 @@ is ≤ ``tol`` or after ``max_iter`` updates (status ``"max_iter"``).
 Models: those whose dual :mod:`robustsvm.reductions` writes as an NQP — kernel
 SVMs (hinge, squared hinge, hard margin), linear SVMs with sign constraints
 through the ``(α, β)`` dual, and the pq-SVM — without a free intercept.
+
+``Solution.history["objective"]`` is the NQP objective ``F(v)`` in the model's
+units (minus the dual value: non-increasing); ``history["kkt"]`` the residual.
+``Solution.gap`` is the duality gap of the recovered primal point (for a hard
+margin it certifies optimality only when ``Solution.violation`` is 0).
 """
 
 from __future__ import annotations
@@ -180,12 +185,18 @@ def _check(problem) -> list[str]:
 def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
            threshold=1e-12) -> BackendResult:
     t0 = time.perf_counter()
+    if problem.kernel is not None:
+        size = data.n
+    elif problem.uncertainty is not None:
+        size = int(np.count_nonzero(data.sample_weight > 0)) + 2 * data.d
+    else:
+        size = data.n + int(np.count_nonzero(data.signs))
+    if size > MAX_DENSE:
+        return BackendResult(w=None, b=0.0, status="solver_error", time_compile=time.perf_counter() - t0,
+                             message=f"the dual has {size} variables; m3 forms A⁺ and A⁻ densely "
+                                     f"and is limited to {MAX_DENSE} (use solver='pq' or a conic solver)")
     dual = reduce_model(problem, data)
     nqp = dual.nqp
-    if nqp.size > MAX_DENSE:
-        return BackendResult(w=None, b=0.0, status="solver_error", time_compile=time.perf_counter() - t0,
-                             message=f"the dual has {nqp.size} variables; m3 forms A⁺ and A⁻ densely "
-                                     f"and is limited to {MAX_DENSE} (use solver='pq' or a conic solver)")
     t1 = time.perf_counter()
     res = m3_solve(nqp, init=init, tol=1e-6 if tol is None else float(tol),
                    max_iter=10000 if max_iter is None else int(max_iter), threshold=threshold, verbose=verbose)
