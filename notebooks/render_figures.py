@@ -9,8 +9,10 @@ outputs. ``tests/test_notebooks.py`` runs the same function into a temporary dir
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,9 +28,25 @@ FIGURES = {
 }
 
 
+KERNEL_NAME = "robustsvm-python"
+
+
+def _kernelspec(root: Path) -> Path:
+    """A kernelspec that runs this very interpreter (not whatever "python3" a user has installed)."""
+    spec = root / "kernels" / KERNEL_NAME
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python (robustsvm)",
+        "language": "python",
+    }))
+    return root
+
+
 def execute(path: Path, figure_dir: Path, timeout: int = 600):
     """Run one notebook in a fresh kernel (working directory: this folder); returns the executed notebook."""
     import jupytext
+    from jupyter_client.kernelspec import KernelSpecManager
     from nbclient import NotebookClient
 
     nb = jupytext.read(path)
@@ -36,9 +54,12 @@ def execute(path: Path, figure_dir: Path, timeout: int = 600):
     os.environ["FIGURE_DIR"] = str(Path(figure_dir).resolve())
     os.environ["MPLBACKEND"] = "Agg"
     try:
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(HERE)}})
-        client.execute()
+        with tempfile.TemporaryDirectory() as tmp:
+            specs = KernelSpecManager(kernel_dirs=[str(_kernelspec(Path(tmp)) / "kernels")])
+            client = NotebookClient(nb, timeout=timeout, kernel_name=KERNEL_NAME,
+                                    kernel_manager_class=_manager_class(specs),
+                                    resources={"metadata": {"path": str(HERE)}})
+            client.execute()
     finally:
         for k, v in old.items():
             if v is None:
@@ -46,6 +67,17 @@ def execute(path: Path, figure_dir: Path, timeout: int = 600):
             else:
                 os.environ[k] = v
     return nb
+
+
+def _manager_class(specs):
+    """A KernelManager class that looks kernels up in ``specs`` only."""
+    from jupyter_client.manager import KernelManager
+
+    class _Manager(KernelManager):
+        def _kernel_spec_manager_default(self):
+            return specs
+
+    return _Manager
 
 
 def main(argv: list[str]) -> int:
