@@ -99,6 +99,22 @@ def test_set_boundary_traces_known_sets():
         plotting.set_boundary(rs.Box(1.0, widths=[1, 1, 1]))
 
 
+def test_set_boundary_of_ellipsoid_and_spectrahedron_lies_on_the_boundary():
+    M = np.array([[1.0, 0.6], [0.6, 0.5]])
+    pts = plotting.set_boundary(rs.Ellipsoid(shape=M, radius=1.0), n_directions=60)
+    # closed form: v·M⁻¹v = 1 on the boundary of the ellipsoid
+    np.testing.assert_allclose(np.einsum("ki,ij,kj->k", pts, np.linalg.inv(M), pts), 1.0, rtol=1e-9)
+    A1 = np.array([[0.0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    A2 = np.array([[0.0, 0, 1], [0, 0, 1], [1, 1, 0]])
+    spec = rs.Spectrahedron(np.eye(3), [A1, A2], radius=1.0)
+    pts = plotting.set_boundary(spec, n_directions=24)
+    # on the boundary the LMI is singular: its smallest eigenvalue is 0 (up to the SDP's accuracy)
+    lam_min = [np.linalg.eigvalsh(np.eye(3) + v[0] * A1 + v[1] * A2)[0] for v in pts]
+    np.testing.assert_allclose(lam_min, 0.0, atol=1e-6)
+    # two corners, (1, 1) and (1, −1), and a curved arc between them: more points than a polygon's 4
+    assert len(np.unique(np.round(pts, 5), axis=0)) > 8
+
+
 def test_decision_boundaries_draw_each_set_and_line():
     X, y = make_classification(25, 2, seed=3)
     r = 0.15
