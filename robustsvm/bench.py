@@ -613,7 +613,7 @@ def run(args: argparse.Namespace) -> int:
                 except ValueError:
                     rel = str(fig_dir / fname)
                 figures[label] = rel
-    command = "robustsvm bench " + " ".join(_argv_of(args))
+    command = getattr(args, "prog", "robustsvm bench") + " " + " ".join(_argv_of(args))
     text = render(cases_rows, command=command.strip(), tol=args.tol, repeats=repeats, cap=cap, isolate=isolate,
                   scaling_results=scaling_results, figures=figures, elapsed=time.perf_counter() - t_start)
     if args.output == "-":
@@ -645,11 +645,13 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m robustsvm.bench [options]``."""
-    parser = argparse.ArgumentParser(prog="python -m robustsvm.bench", description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, prog: str = "python -m robustsvm.bench") -> int:
+    """``python -m robustsvm.bench [options]`` (``prog`` is the command recorded in the results)."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     add_arguments(parser)
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    args.prog = prog
+    return run(args)
 
 
 if __name__ == "__main__":
