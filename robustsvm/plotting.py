@@ -343,8 +343,9 @@ def weights(
     """Bar chart of ``w``, each bar marked by its feature's sign constraint.
 
     Colours: constrained ``w_h ≥ 0`` blue, constrained ``w_h ≤ 0`` red, free
-    grey; a bar whose weight breaks its constraint by more than ``tol`` is
-    outlined in black (it never should be).
+    grey; constrained features also get a dot on the zero line (visible when
+    the constraint holds the weight at 0); a bar whose weight breaks its
+    constraint by more than ``tol`` is outlined in black (it never should be).
 
     Parameters
     ----------
@@ -360,7 +361,7 @@ def weights(
     -------
     (Figure, Axes)
         ``ax.patches`` has one bar per feature shown, in order; bar heights
-        are the weights.
+        are the weights; ``ax.collections[0]`` the dots of the constrained features.
     """
     from ._validation import check_signs
 
@@ -388,6 +389,10 @@ def weights(
     ax.bar(np.arange(len(idx)), w[idx], color=[palette[int(s)] for s in signs[idx]],
            edgecolor=["k" if b else "none" for b in broken], linewidth=1.2)
     ax.axhline(0.0, color="k", linewidth=0.6)
+    constrained = np.flatnonzero(signs[idx] != 0)
+    if constrained.size:  # a marker on the baseline, visible even for a weight held at 0
+        ax.scatter(constrained, np.zeros(constrained.size), marker="o", s=14, zorder=3,
+                   c=[palette[int(s)] for s in signs[idx][constrained]], edgecolors="k", linewidths=0.5)
     ax.set_xticks(np.arange(len(idx)))
     ax.set_xticklabels([names[h] for h in idx], rotation=90, fontsize="small")
     ax.set_ylabel("weight $w_h$")

@@ -176,6 +176,7 @@ def test_weights_bars_and_sign_colours():
     for p, s in zip(bars, signs, strict=True):
         assert mcolors.same_color(p.get_facecolor(), expected[s])
     assert [t.get_text() for t in ax.get_xticklabels()] == list("abcde")
+    np.testing.assert_array_equal(ax.collections[0].get_offsets()[:, 0], [0, 1, 3])  # constrained features
     _, ax = plotting.weights(sol, top=2)
     top2 = np.sort(np.argsort(-np.abs(sol.w))[:2])
     np.testing.assert_allclose([p.get_height() for p in ax.patches], sol.w[top2])
