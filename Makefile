@@ -6,7 +6,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint bench docs clean
+.PHONY: demo test lint bench docs figures clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "robustsvm needs Python >= 3.11, found " + sys.version' 
@@ -28,6 +28,12 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m robustsvm bench
+
+docs: $(STAMP)
+	$(PY) -m mkdocs build --strict
+
+figures: $(STAMP)
+	$(PY) notebooks/render_figures.py
 
 clean:
 	rm -rf $(VENV) site .pytest_cache
