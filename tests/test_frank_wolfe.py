@@ -269,3 +269,17 @@ def test_dual_error_within_theorem_6_1_bound():
     assert np.all(error[1:] <= bound[1:] + 1e-8)
     # the bound is informative here: it falls below the initial error
     assert bound[-1] < error[0]
+
+
+def test_sample_weights_with_zeros_and_intercept():
+    X, y = make_classification(120, 7, seed=12)
+    sw = np.random.default_rng(12).uniform(0.0, 3.0, size=120)
+    sw[:15] = 0.0
+    signs = _signs(7, 12)
+    prob = rs.Problem(penalty=rs.L2(0.05), signs=signs, intercept=True)
+    ref = prob.solve(X, y, solver="clarabel", sample_weight=sw)
+    sol = prob.solve(X, y, solver="frank-wolfe", sample_weight=sw, tol=1e-6, max_iter=50_000)
+    assert sol.status == "optimal"
+    assert sol.objective - ref.objective <= sol.gap + 1e-8
+    assert ref.objective <= sol.objective + 1e-9
+    assert np.all(sol.w * signs >= 0.0)
