@@ -178,12 +178,13 @@ def test_pq_matches_cvxpy_primal_on_real_data(name, wdbc):
         nu, lam2, r = 0.1, 1.0, 0.05
     w_ref, b_ref, val = pq_primal_cvxpy(X, y, nu, lam2, r)
     prob = rs.pq_svm(nu, lam2, r)
-    sol = prob.solve(X, y, solver="pq", tol=1e-8, max_iter=100000, accelerate=True)
-    assert sol.status == "optimal"
-    assert rel(sol.w, w_ref) < 1e-5
-    assert abs(sol.b - b_ref) / max(1.0, abs(b_ref)) < 1e-5
-    assert sol.objective == pytest.approx(2 / nu * val, rel=1e-7)
-    assert 0 <= sol.gap <= 1e-5 * sol.objective
+    for options in ({"accelerate": True}, {"accelerate": True, "eliminate": True}, {"eliminate": True}):
+        sol = prob.solve(X, y, solver="pq", tol=1e-8, max_iter=100000, **options)
+        assert sol.status == "optimal"
+        assert rel(sol.w, w_ref) < 1e-5
+        assert abs(sol.b - b_ref) / max(1.0, abs(b_ref)) < 1e-5
+        assert sol.objective == pytest.approx(2 / nu * val, rel=1e-7)
+        assert -1e-12 <= sol.gap <= 1e-5 * sol.objective
     # the paper's defaults (maxiter 1000, tol 1e-4) stop short on this conditioning, and say so
     with pytest.warns(rs.ConvergenceWarning, match="max_iter"):
         short = prob.solve(X, y, solver="pq")
@@ -206,6 +207,22 @@ def test_sparse_weights_and_per_sample_radius():
     assert np.allclose(sol.w, dense.w, atol=1e-10)
     ref = prob.solve(X, y, solver="clarabel", sample_weight=s, solver_options=TIGHT)
     assert sol.objective == pytest.approx(ref.objective, rel=1e-8)
+
+
+def test_eliminated_iterates_are_dual_feasible_and_match_the_full_dual():
+    """With β eliminated every iterate (α, β(α)) is dual feasible; its u solves the full dual's KKT system."""
+    X, y = make_classification(60, 4, seed=11)
+    prob = rs.pq_svm(0.5, 1.0, 0.1)
+    sol = prob.solve(X, y, solver="pq", tol=1e-10, max_iter=50000, eliminate=True, accelerate=True)
+    assert sol.status == "optimal"
+    h = sol.history
+    assert np.all(np.isfinite(h["gap"])) and np.all(h["gap"] >= -1e-9)
+    dual = PQDual.from_problem(prob, prob.prepare(X, y))
+    u = sol.extra["u"]
+    g = dual.matvec(u) - dual.eta
+    assert np.all(u >= 0) and np.max(np.abs(u - np.maximum(u - g, 0))) < 1e-8  # KKT of the full (QP)
+    w_ref, b_ref, _ = pq_primal_cvxpy(X, y, 0.5, 1.0, 0.1)
+    assert rel(np.append(sol.w, sol.b), np.append(w_ref, b_ref)) < 1e-6
 
 
 def test_step_validation():

@@ -53,7 +53,8 @@ def largest_eigenvalue(dual: PQDual, *, tol: float = 1e-6, seed: int = 0) -> flo
 
 
 def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: float = 0.95,
-             accelerate: bool = False, random_state: int | None = None, verbose: bool = False):
+             accelerate: bool = False, eliminate: bool = False, random_state: int | None = None,
+             verbose: bool = False):
     """Run the projected iteration on ``dual``; returns ``(u, status, iterations, history, alpha, lam_max)``.
 
     ``accelerate=False`` is the paper's iteration ``u ← max(u − α(Qu − η), 0)``.
@@ -64,6 +65,12 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
     ``Qu`` per iteration either way (``Q`` is linear, so ``Q`` at the
     extrapolated point is combined from the last two products).
 
+    ``eliminate=True`` minimizes over β in closed form, ``β_p = (−G_pᵀα)⁺``,
+    ``β_q = (−G_qᵀα)⁺`` (the β block of Q is ``I/λ2``), and runs the projected
+    (accelerated) gradient on α alone: the same dual optimum, a condition
+    number ``ν s_max λ_max(Q)`` instead of ``κ(Q)``; see
+    ``docs/derivations/pq_dual.md``. Every iterate ``(α, β(α))`` is dual feasible.
+
     ``history`` has ``iteration``, ``objective`` (the model objective at the
     recovered ``(w, b)``), ``dual`` (the model's dual value), ``gap`` and
     ``residual`` (the projected-gradient residual) per iterate, and ``time``.
@@ -72,6 +79,9 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
         raise ValueError(f"step must lie in (0, 1) (a fraction of Prop. 8.1's bound 2/λ_max), got {step!r}")
     t0 = time.perf_counter()
     lam_max = largest_eigenvalue(dual, seed=0 if random_state is None else int(random_state))
+    if eliminate:
+        return _reduced(dual, lam_max, t0, tol=tol, max_iter=max_iter, step=step, accelerate=accelerate,
+                        verbose=verbose)
     alpha = step * 2.0 / (lam_max * (1.0 + 1e-3))
     if accelerate:
         alpha = step / (lam_max * (1.0 + 1e-3))  # FISTA's step is 1/L
@@ -127,18 +137,90 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
     return u, status, it, history, alpha, lam_max
 
 
+def _evaluate(dual: PQDual, alpha: np.ndarray):
+    """At ``u = (α, β(α))``: ``(z = Bᵀu, ∇_α, robust margins)``, two products with X.
+
+    With β eliminated, ``G_pᵀα + β_p = (G_pᵀα)⁺``, so ``Bᵀu`` has entries
+    ``(G_pᵀα)⁺/√λ2, (G_qᵀα)⁺/√λ2, yᵀα`` and the α block of ``B(Bᵀu)`` is the vector
+    of robust margins ``y∘(Xw + b) − r δ·|w|`` at the recovered ``(w, b)``.
+    """
+    sl = 1.0 / np.sqrt(dual.lam2)
+    t = np.asarray(dual.X.T @ (dual.y * alpha)).ravel()
+    rho = float(dual.r @ alpha)
+    gp = t - rho * dual.delta
+    gq = -t - rho * dual.delta
+    d = dual.d
+    z = np.empty(2 * d + 1)
+    z[:d] = np.maximum(gp, 0.0) * sl
+    z[d:2 * d] = np.maximum(gq, 0.0) * sl
+    z[2 * d] = float(dual.y @ alpha)
+    margins = dual.B(z)[:dual.m]
+    grad = margins + dual.dinv * alpha - 1.0
+    return z, grad, margins, gp, gq
+
+
+def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, accelerate, verbose):
+    m, d = dual.m, dual.d
+    scale = dual.scale
+    alpha_step = (1.0 if accelerate else 2.0) * step / (lam_max * (1.0 + 1e-3))
+    a = np.maximum(dual.solve_eta()[:m], 0.0)
+    a_prev = a
+    theta = 1.0
+    hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "residual", "time")}
+    status = "max_iter"
+    it = 0
+    while True:
+        z, grad, margins, gp, gq = _evaluate(dual, a)
+        residual = float(np.max(np.abs(a - np.maximum(a - grad, 0.0))))
+        xi = np.maximum(0.0, 1.0 - margins)
+        wpq = z[:2 * d] / np.sqrt(dual.lam2)
+        primal = 0.5 * dual.nu * float(dual.s @ xi**2) + 0.5 * dual.lam2 * float(wpq @ wpq) + 0.5 * z[2 * d] ** 2
+        quad = float(a @ (dual.dinv * a)) + float(z @ z)
+        dual_val = float(a.sum()) - 0.5 * quad
+        hist["iteration"].append(it)
+        hist["objective"].append(scale * primal)
+        hist["dual"].append(scale * dual_val)
+        hist["gap"].append(scale * (primal - dual_val))
+        hist["residual"].append(residual)
+        hist["time"].append(time.perf_counter() - t0)
+        if verbose and (it & (it - 1)) == 0:
+            print(f"pq {it:6d}  objective {scale * primal:.10g}  residual {residual:.3g}")
+        if residual <= tol:
+            status = "optimal"
+            break
+        if it >= max_iter:
+            break
+        if accelerate and it > 0:
+            theta_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+            point = np.maximum(a + (theta - 1.0) / theta_next * (a - a_prev), 0.0)
+            g_point = _evaluate(dual, point)[1]
+            new = np.maximum(point - alpha_step * g_point, 0.0)
+            if float((point - new) @ (new - a)) > 0:  # momentum points uphill: restart
+                theta_next = 1.0
+                new = np.maximum(a - alpha_step * grad, 0.0)
+            theta = theta_next
+        else:
+            new = np.maximum(a - alpha_step * grad, 0.0)
+        a_prev, a = a, new
+        it += 1
+    u = np.concatenate([a, np.maximum(-gp, 0.0), np.maximum(-gq, 0.0)])
+    history = {k: np.asarray(v) for k, v in hist.items()}
+    return u, status, it, history, alpha_step, lam_max
+
+
 def _check(problem) -> list[str]:
     return pq_reasons(problem)
 
 
 def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
-           step=0.95, accelerate=False) -> BackendResult:
+           step=0.95, accelerate=False, eliminate=False) -> BackendResult:
     t0 = time.perf_counter()
     dual = PQDual.from_problem(problem, data)
     t1 = time.perf_counter()
     u, status, it, history, alpha, lam_max = pq_solve(
         dual, tol=1e-4 if tol is None else float(tol), max_iter=1000 if max_iter is None else int(max_iter),
-        step=float(step), accelerate=bool(accelerate), random_state=random_state, verbose=verbose)
+        step=float(step), accelerate=bool(accelerate), eliminate=bool(eliminate), random_state=random_state,
+        verbose=verbose)
     t2 = time.perf_counter()
     w, b = dual.wb(u)
     gap = float(history["gap"][-1])
@@ -159,7 +241,7 @@ register(
         check=_check,
         summary="projected iteration on the pq-SVM dual (Woolnough et al. 2022): rs.pq_svm models only "
                 "(squared hinge sum, Box, L2, intercept L2)",
-        options=frozenset({"step", "accelerate"}),
+        options=frozenset({"step", "accelerate", "eliminate"}),
         kind="first-order",
         certificate="duality gap (2/ν)(P_pq(w, b) − D_pq(u)) in model units (stops on the projected-gradient "
                     "residual)",
