@@ -11,6 +11,13 @@ use ``λ_max`` itself, estimated matrix-free by Lanczos (``scipy.sparse.linalg.e
 on a LinearOperator) and inflated by ``1e-3`` for safety. ``Q`` is never
 formed: each product costs O(nnz(X) + m + d) and memory stays O((m + d)·d).
 
+Options beyond the paper (same dual, same fixed point, same certificate):
+``accelerate=True`` adds Nesterov momentum with restarts (iterations ∝ √κ(Q));
+``eliminate=True`` minimizes over the 2d multipliers of ``p, q ≥ 0`` in closed
+form and iterates on α alone, whose condition number is ``ν s_max λ_max(Q)``
+instead of ``κ(Q)`` (``docs/derivations/pq_dual.md`` §5). The defaults are the
+paper's iteration, maxiter 1000 and tol 1e-4.
+
 Stopping rule: the projected-gradient residual
 ``‖u − max(u − (Qu − η), 0)‖_∞ ≤ tol`` (zero exactly at the optimum), or
 ``max_iter`` (status ``"max_iter"``). Certificate (``Solution.gap``): the
