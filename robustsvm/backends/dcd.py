@@ -232,7 +232,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     -------
     BackendResult
         ``gap`` is the absolute duality gap ``P − D``; ``history`` has one row per
-        certificate (``iteration`` = epoch, ``objective`` = P, ``dual`` = D, ``gap``,
+        certificate (``iteration`` = epoch, ``objective`` = best P so far, ``dual`` = best D so far, ``gap``,
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
         ``rho`` and the time spent evaluating certificates (``time_certificates``).
     """
@@ -335,7 +335,13 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
-        cert = _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff)
+        new = _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff)
+        # keep the best primal point and the best dual value so far: both bounds stay valid
+        if cert is None:
+            cert = new
+        else:
+            best = new if new.P <= cert.P else cert
+            cert = _Certificate(best.P, max(new.D, cert.D), best.w, best.b)
         time_cert += time.perf_counter() - t_cert
         now = time.perf_counter() - t_solve0
         for key, val in (("iteration", epoch), ("objective", cert.P), ("dual", cert.D), ("gap", cert.gap),

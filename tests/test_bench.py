@@ -1,0 +1,94 @@
+"""Smoke run of the benchmark suite's machinery on tiny sizes (no timing is asserted)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from robustsvm import bench
+
+
+def _args(tmp_path, *extra: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    return parser.parse_args(["--output", str(tmp_path / "suite.md"), "--figures", str(tmp_path / "fig"), *extra])
+
+
+def _table(text: str, heading: str) -> dict[str, list[str]]:
+    """Rows of the markdown table under ``### heading``, keyed by their first cell."""
+    block = text.split(f"### {heading}\n", 1)[1].split("\n\n", 2)[1]
+    rows = {}
+    for line in block.splitlines()[2:]:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        rows[cells[0]] = cells
+    return rows
+
+
+def test_make_case_shapes():
+    X, y, signs = bench.make_case("dense", 300, 49, seed=1)
+    assert X.shape == (300, 49) and isinstance(X, np.ndarray)
+    assert np.all(X >= 0)
+    np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0)
+    assert set(np.unique(y)) == {-1.0, 1.0}
+    assert set(np.unique(signs)) <= {-1, 0, 1} and signs.shape == (49,)
+    Xs, ys, _ = bench.make_case("sparse", 200, 3000, seed=1)
+    assert sp.issparse(Xs) and Xs.format == "csr" and Xs.shape == (200, 3000)
+    assert Xs.nnz < 0.02 * 200 * 3000
+    with pytest.raises(ValueError, match="kind"):
+        bench.make_case("tall", 10, 10)
+
+
+def test_quick_suite_writes_the_table(tmp_path):
+    args = _args(tmp_path, "--quick", "--solvers", "dcd,dcd (no signs),liblinear,clarabel")
+    assert bench.run(args) == 0
+    text = (tmp_path / "suite.md").read_text()
+    assert "Command: `robustsvm bench --quick" in text
+    assert "cores" in text and "numpy" in text
+    for heading in ("MNIST-shaped 600×64, no b", "MNIST-shaped 600×64, free b", "Cora-shaped 500×1500, no b",
+                    "Cora-shaped 500×1500, free b"):
+        rows = _table(text, heading)
+        assert set(rows) == {"dcd", "dcd (no signs)", "liblinear", "clarabel"}
+        for row in rows.values():
+            assert row[3] == "optimal"
+            assert float(row[1]) > 0
+        # the certified gap of dcd is at most the tolerance, and Clarabel's optimum agrees within it
+        p_dcd, p_cl = float(rows["dcd"][4]), float(rows["clarabel"][4])
+        assert float(rows["dcd"][5]) <= 1e-4
+        assert abs(p_dcd - p_cl) <= 2e-4 * p_cl
+        # fewer constraints, smaller objective: the unconstrained models lie below
+        assert float(rows["dcd (no signs)"][4]) <= p_dcd
+        assert float(rows["liblinear"][4]) <= p_dcd
+        assert re.match(r"\d+ epochs, \d+ certificates", rows["dcd"][8])
+    bar = _table(text, "The bar: dcd (signs, certified gap) against liblinear (unconstrained) and Clarabel (signs)")
+    assert len(bar) == 4
+    assert all("liblinear" in row[3] and "Clarabel" in row[3] for row in bar.values())
+    assert "fitted log–log slopes" in text
+    for name in ("scaling_n.png", "scaling_d.png"):
+        assert (tmp_path / "fig" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_isolated_worker_measures_and_caps(tmp_path):
+    X, y, signs = bench.make_case("dense", 400, 36)
+    np.save(tmp_path / "X.npy", X)
+    np.savez(tmp_path / "meta.npz", y=y, signs=signs)
+    spec = {"data": str(tmp_path), "sparse": False, "solver": "dcd", "intercept": True, "tol": 1e-4, "seed": 0,
+            "repeats": 2, "memory_cap_gb": 8.0}
+    done = bench._run_isolated(spec, cap=60.0)
+    assert done.status == "optimal" and len(done.times) == 2 and not done.capped
+    assert done.memory_mb >= 0 and done.rel_gap <= 1e-4
+    # a solve that cannot finish within the cap is stopped and reported as such
+    slow = bench._run_isolated(spec | {"solver": "frank-wolfe", "tol": 1e-12}, cap=0.3)
+    assert slow.capped and slow.status == "> 0.3 s" and not slow.times
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [(["--repeats", "0"], "repeats"), (["--cap", "-1"], "cap"), (["--solvers", "dcd,cplex"], "cplex")],
+)
+def test_bad_arguments(tmp_path, extra, match):
+    with pytest.raises(ValueError, match=match):
+        bench.run(_args(tmp_path, *extra))
