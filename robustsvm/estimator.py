@@ -30,10 +30,21 @@ from .uncertainty import UncertaintySet
 
 __all__ = ["RobustSVC"]
 
-#: Clarabel's tolerance for models without uncertainty unless ``solver_options`` sets ``tol``
+#: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
 
 _LOSSES = {"hinge": Hinge, "squared_hinge": SquaredHinge, "hard_margin": HardMargin}
+
+
+def _polyhedral(uncertainty: Any) -> bool:
+    """True when the robust margins add only linear constraints (no set, boxes, 1- and ∞-balls)."""
+    from .uncertainty import Ball, Box
+
+    if uncertainty is None:
+        return True
+    if isinstance(uncertainty, Box):
+        return True
+    return isinstance(uncertainty, Ball) and uncertainty.p in (1.0, np.inf)
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
@@ -78,12 +89,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         A backend name from ``rs.solvers()``.
     solver_options : dict, optional
         Keyword options of :meth:`Problem.solve` (``tol``, ``max_iter``, the
-        backend's own options). Without uncertainty (an LP or QP) Clarabel
-        runs with ``tol=1e-9`` unless ``tol`` is given here: it reaches it in
-        a few more iterations, and the decision values then agree with a
-        refit on repeated samples to about 1e-9. With uncertainty sets
-        (second-order and other cones, where 1e-9 is not always reached) it
-        keeps its default 1e-8.
+        backend's own options). For an LP or QP (no uncertainty, boxes, 1- and
+        ∞-balls) Clarabel runs with ``tol=1e-9`` unless ``tol`` is given
+        here: it reaches it in a few more iterations, and the decision values
+        then agree with a refit on repeated samples to about 1e-9. With other
+        sets (second-order and other cones, where 1e-9 is not always reached)
+        it keeps its default 1e-8.
 
     Attributes
     ----------
@@ -231,7 +242,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self.make_problem(radius=radius, n_samples=n)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        if self.solver == "clarabel" and "tol" not in options and problem.uncertainty is None:
+        if self.solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
             options["tol"] = CLARABEL_TOL
         sol = problem.solve(X, y, solver=self.solver, sample_weight=sw, feature_names=names, **options)
         self.classes_ = classes

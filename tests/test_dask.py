@@ -10,6 +10,9 @@ from robustsvm import model_selection as ms
 
 from .conftest import make_classification
 
+# a cluster that does not start or answer fails the test instead of hanging the suite
+pytestmark = pytest.mark.timeout(180)
+
 
 @pytest.fixture(scope="module")
 def cluster():
