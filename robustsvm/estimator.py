@@ -56,9 +56,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     subject to the sign constraints, where ``c_i = s_i/Σ_j s_j`` for a loss
     given by name (the mean over samples, weighted by ``sample_weight``).
-    ``l2`` is λ2 of Woolnough et al. (2022) and λ of Tajima et al. (2020) up to their
-    reduction (they sum the loss: multiply ``l2`` and ``l1`` by ``n`` to
-    compare, or pass a loss with ``reduction="sum"``).
+    ``l2`` is λ of Tajima et al. (2020), who also average the loss. Woolnough
+    et al. (2022) sum it: their (λ1, λ2) are ``(n·l1, n·l2)``, or the same
+    numbers with ``loss=rs.Hinge(reduction="sum")``.
 
     Parameters
     ----------
