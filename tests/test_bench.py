@@ -36,6 +36,7 @@ def test_make_case_shapes():
     assert set(np.unique(y)) == {-1.0, 1.0}
     assert set(np.unique(signs)) <= {-1, 0, 1} and signs.shape == (49,)
     Xs, ys, _ = bench.make_case("sparse", 200, 3000, seed=1)
+    assert set(np.unique(ys)) == {-1.0, 1.0}
     assert sp.issparse(Xs) and Xs.format == "csr" and Xs.shape == (200, 3000)
     assert Xs.nnz < 0.02 * 200 * 3000
     with pytest.raises(ValueError, match="kind"):

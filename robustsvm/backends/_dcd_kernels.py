@@ -5,12 +5,11 @@ samples, in a random order, with liblinear-style shrinking. The maintained
 vectors are
 
     v = Σ_i c_i y_i α_i x_i               (the unconstrained dual image, λ·w before projection)
-    w = clip(v, lo, hi) / λ               (the sign-feasible weights; β_h = |v_h − clip(v_h)|)
+    w_h = v_h / λ if s_h v_h ≥ 0 else 0   (the sign-feasible weights; β_h = max(0, −s_h v_h))
 
-so that after every update the closed-form β (``β_h = max(0, −s_h v_h)``) is
-already applied on the touched coordinates: ``lo_h = 0`` for ``s_h = +1``,
-``hi_h = 0`` for ``s_h = −1``, ±huge otherwise. The derivation is in
-``docs/derivations/dcd.md``.
+so that after every update the closed-form β is already applied on the touched
+coordinates (``sg`` holds the signs s_h as int8; ``s_h = 0`` is always free).
+The derivation is in ``docs/derivations/dcd.md``.
 
 ``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
 the effective intercept seen by the updates is ``b0 + ρ S``.
@@ -24,8 +23,7 @@ import numpy as np
 __all__ = ["dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "matvec_dense",
            "matvec_sparse", "seed"]
 
-#: reassociation and contraction only: the kernels compare against ±huge bounds,
-#: so the no-NaN/no-inf flags are not allowed
+#: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 
@@ -59,7 +57,7 @@ def _step(alpha_i, G, q, upper):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(X, y, c, qdiag, alpha, v, w, lo, hi, inv_lam, upper, dii, rho, state,
+def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
                 index, active_size, pg_max_old, pg_min_old, shrinking):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
 
@@ -115,14 +113,14 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, lo, hi, inv_lam, upper, dii, rho, s
                 for h in range(d):
                     vh = v[h] + delta * X[i, h]
                     v[h] = vh
-                    w[h] = min(max(vh, lo[h]), hi[h]) * inv_lam
+                    w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, lo, hi, inv_lam, upper, dii, rho, state,
+def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
                  index, active_size, pg_max_old, pg_min_old, shrinking):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a CSR ``X`` (``indptr``, ``indices``, ``data``).
 
@@ -180,7 +178,7 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, lo, hi, inv_la
                     h = indices[k]
                     vh = v[h] + delta * data[k]
                     v[h] = vh
-                    w[h] = min(max(vh, lo[h]), hi[h]) * inv_lam
+                    w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
