@@ -20,7 +20,7 @@ def _args(tmp_path, *extra: str) -> argparse.Namespace:
 
 def _table(text: str, heading: str) -> dict[str, list[str]]:
     """Rows of the markdown table under ``### heading``, keyed by their first cell."""
-    block = text.split(f"### {heading}\n", 1)[1].split("\n\n", 2)[1]
+    block = text.split(f"### {heading}\n", 1)[1].strip("\n").split("\n\n", 1)[0]
     rows = {}
     for line in block.splitlines()[2:]:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -56,10 +56,13 @@ def test_quick_suite_writes_the_table(tmp_path):
         for row in rows.values():
             assert row[3] == "optimal"
             assert float(row[1]) > 0
-        # the certified gap of dcd is at most the tolerance, and Clarabel's optimum agrees within it
+        # dcd's certified gap is at most the tolerance; it brackets the optimum, which Clarabel's value
+        # approaches from above (up to Clarabel's own reported accuracy)
         p_dcd, p_cl = float(rows["dcd"][4]), float(rows["clarabel"][4])
-        assert float(rows["dcd"][5]) <= 1e-4
-        assert abs(p_dcd - p_cl) <= 2e-4 * p_cl
+        rel_dcd, rel_cl = float(rows["dcd"][5]), float(rows["clarabel"][5])
+        assert rel_dcd <= 1e-4
+        assert p_dcd <= p_cl + rel_dcd * p_dcd + 1e-6 * p_cl  # table values have 6 digits
+        assert p_cl >= p_dcd * (1 - rel_dcd) - (rel_cl + 1e-6) * p_cl
         # fewer constraints, smaller objective: the unconstrained models lie below
         assert float(rows["dcd (no signs)"][4]) <= p_dcd
         assert float(rows["liblinear"][4]) <= p_dcd
