@@ -195,14 +195,20 @@ class NQPResult:
     kkt_residual: float
     time: float
     message: str = ""
+    multiplier: float = float("nan")
 
 
 _CVX_STATUS = {"optimal": "optimal", "optimal_inaccurate": "optimal_inaccurate"}
 
 
 def solve_nqp_cvxpy(nqp: NQP, solver: str = "CLARABEL", *, verbose: bool = False,
-                    solver_options: dict | None = None) -> NQPResult:
+                    solver_options: dict | None = None, equality: np.ndarray | None = None) -> NQPResult:
     """Solve ``nqp`` with a conic solver through CVXPY (the reference).
+
+    With ``equality = a`` the constraint ``aᵀv = 0`` is added (the dual of a
+    kernel SVM with a free intercept); ``NQPResult.multiplier`` is then its
+    multiplier ``ν`` in ``∇F(v) + ν a ∈ −N_{[0,c]}(v)`` and the KKT residual
+    uses ``∇F(v) + ν a``.
 
     ``½vᵀAv`` is written ``½‖Fᵀv‖² + ½Σ a_i v_i²`` when the factor is known and
     ``½ quad_form(v, A)`` for a dense ``A`` (psd_wrap: A is PSD by contract).
@@ -233,6 +239,13 @@ def solve_nqp_cvxpy(nqp: NQP, solver: str = "CLARABEL", *, verbose: bool = False
     if np.any(bounded):
         idx = np.flatnonzero(bounded)
         cons.append(v[idx] <= nqp.c[idx])
+    eq = None
+    if equality is not None:
+        equality = np.asarray(equality, dtype=np.float64)
+        if equality.shape != (k,):
+            raise ValueError(f"equality must have shape ({k},), got {equality.shape}")
+        eq = equality @ v == 0
+        cons.append(eq)
     prob = cp.Problem(cp.Minimize(quad + nqp.b @ v), cons)
     t0 = time.perf_counter()
     prob.solve(solver=solver, verbose=verbose, **(solver_options or {}))
@@ -242,5 +255,10 @@ def solve_nqp_cvxpy(nqp: NQP, solver: str = "CLARABEL", *, verbose: bool = False
         return NQPResult(v=np.full(k, np.nan), objective=np.nan, status=status, kkt_residual=np.nan,
                          time=elapsed, message=f"CVXPY status {prob.status}")
     x = np.clip(np.asarray(v.value, dtype=np.float64), 0.0, nqp.c)
-    return NQPResult(v=x, objective=nqp.objective(x), status=status, kkt_residual=nqp.kkt_residual(x),
-                     time=elapsed, message=f"CVXPY status {prob.status}")
+    mult = float("nan")
+    grad = nqp.gradient(x)
+    if eq is not None:
+        mult = float(np.asarray(eq.dual_value).ravel()[0])
+        grad = grad + mult * equality
+    return NQPResult(v=x, objective=nqp.objective(x), status=status, kkt_residual=nqp.kkt_residual(x, grad),
+                     time=elapsed, message=f"CVXPY status {prob.status}", multiplier=mult)

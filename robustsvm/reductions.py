@@ -84,10 +84,14 @@ def _common_reasons(problem, *, free_intercept: bool = False) -> list[str]:
     return reasons
 
 
-def dual_reasons(problem) -> list[str]:
-    """Why no NQP reduction applies to ``problem`` (empty when one does)."""
+def dual_reasons(problem, *, free_intercept: bool = False) -> list[str]:
+    """Why no NQP reduction applies to ``problem`` (empty when one does).
+
+    ``free_intercept=True`` accepts kernel models with a free intercept, whose
+    dual is the NQP plus the equality ``yᵀα = 0`` (for solvers that take it).
+    """
     if problem.kernel is not None:
-        reasons = _common_reasons(problem)
+        reasons = _common_reasons(problem, free_intercept=free_intercept)
         if problem.uncertainty is not None:
             reasons.append("kernel models have no uncertainty sets")
         if problem.has_signs:
@@ -166,10 +170,15 @@ class KernelDual:
     ``A = Y(K/λ + [μ>0]/μ)Y + diag(e)``, ``b = −1``, ``c`` from the loss
     (``e_i = 1/(2c_i)`` for the squared hinge). The model's dual value is
     ``−F(α)``.
+
+    With ``allow_free=True`` a free intercept is accepted: the dual is then the
+    NQP (without the ``1/μ`` term) plus the equality ``equality·α = 0``
+    (``equality = y``), and ``b`` is the multiplier of that equality, passed
+    to :meth:`recover`.
     """
 
-    def __init__(self, problem, data: FitData) -> None:
-        reasons = dual_reasons(problem)
+    def __init__(self, problem, data: FitData, *, allow_free: bool = False) -> None:
+        reasons = dual_reasons(problem, free_intercept=allow_free)
         if problem.kernel is None or reasons:
             raise ValueError("KernelDual needs a kernel model: " + "; ".join(reasons or ["no kernel"]))
         self.problem = problem
@@ -177,6 +186,8 @@ class KernelDual:
         self.lam = problem.penalty.l2
         mode, mu = problem.intercept_mode
         self.mu = mu if mode == "l2" else None
+        self.free = mode == "free"
+        self.equality = data.y.copy() if self.free else None
         self.K = problem.kernel(data.X)
         Kt = self.K / self.lam
         if self.mu is not None:
@@ -191,11 +202,19 @@ class KernelDual:
         """The model's dual objective ``−F(α)`` (a lower bound on its optimum)."""
         return -self.nqp.objective(v)
 
-    def recover(self, v: np.ndarray, *, threshold: float = 0.0) -> Recovered:
-        """``a = y∘α/λ`` over ``α_j > threshold``, ``b = yᵀα/μ`` (0 without intercept)."""
+    def recover(self, v: np.ndarray, *, threshold: float = 0.0, b: float | None = None) -> Recovered:
+        """``a = y∘α/λ`` over ``α_j > threshold``, ``b = yᵀα/μ`` (0 without intercept).
+
+        For a free intercept ``b`` is required: the multiplier of ``yᵀα = 0``.
+        """
         v = np.asarray(v, dtype=np.float64)
         coef = self.data.y * v / self.lam
-        b = float(self.data.y @ v) / self.mu if self.mu is not None else 0.0
+        if self.free:
+            if b is None:
+                raise ValueError("a free intercept is the multiplier of y·α = 0: pass b")
+            b = float(b)
+        else:
+            b = float(self.data.y @ v) / self.mu if self.mu is not None else 0.0
         support = np.flatnonzero(v > threshold)
         coef_full = np.zeros_like(coef)
         coef_full[support] = coef[support]

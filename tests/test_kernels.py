@@ -84,18 +84,49 @@ def test_sparse_input_kernel_model():
     assert np.allclose(a.decision_function(X), b.decision_function(X.toarray()), atol=1e-8)
 
 
-def test_conic_backends_refuse_free_intercept_kernel_models():
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge(), rs.Hinge(reduction="sum")])
+def test_free_intercept_kernel_model_through_the_equality(loss):
+    """A free intercept: the dual gains yᵀα = 0 and b is its multiplier (Linear kernel vs the primal)."""
+    X, y = make_classification(50, 4, seed=3)
+    ksol = rs.Problem(loss=loss, penalty=rs.L2(0.2), kernel=rs.Linear()).solve(
+        X, y, solver="clarabel", solver_options=TIGHT)
+    psol = rs.Problem(loss=loss, penalty=rs.L2(0.2)).solve(X, y, solver="clarabel", solver_options=TIGHT)
+    assert ksol.b == pytest.approx(psol.b, abs=1e-7)
+    assert np.allclose(ksol.decision_function(X), psol.decision_function(X), atol=1e-7)
+    assert ksol.objective == pytest.approx(psol.objective, rel=1e-9)
+    assert -1e-12 <= ksol.gap < 1e-8 and ksol.extra["kkt_residual"] < 1e-7
+
+
+def test_free_intercept_rbf_matches_libsvm():
+    """Hinge, mean reduction, free intercept = scikit-learn's SVC with C = 1/(λn)."""
+    from sklearn.svm import SVC
+
+    X, y = make_classification(80, 3, seed=12)
+    Xt, _ = make_classification(40, 3, seed=13)
+    lam, sigma = 0.05, 1.5
+    sol = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), kernel=rs.RBF(sigma)).solve(
+        X, y, solver="clarabel", solver_options=TIGHT)
+    svc = SVC(C=1 / (lam * 80), kernel="rbf", gamma=1 / (2 * sigma**2), tol=1e-10).fit(X, y)
+    # SVC's decision function is that of ½‖w‖² + C Σξ, i.e. ours: same w and b
+    assert np.allclose(sol.decision_function(Xt), svc.decision_function(Xt), atol=1e-5)
+    assert np.array_equal(sol.predict(Xt), svc.predict(Xt))
+
+
+def test_backends_on_free_intercept_kernel_models():
     X, y = make_classification(20, 3)
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), kernel=rs.RBF(1.0))  # intercept=True
-    reasons = rs.get_backend("clarabel").check(prob)
-    assert any("free intercept" in r for r in reasons)
+    assert rs.get_backend("clarabel").check(prob) == []
+    assert any("free intercept" in r for r in rs.get_backend("m3").check(prob))
     with pytest.raises(rs.UnsupportedModelError, match="intercept"):
-        prob.solve(X, y, solver="clarabel")
-    assert rs.get_backend("clarabel").check(
-        rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False, kernel=rs.RBF(1.0))) == []
+        prob.solve(X, y, solver="m3")
     assert rs.get_backend("clarabel").check(
         rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False, kernel=rs.RBF(1.0),
                    uncertainty=rs.Box(0.1)))
+    dual = KernelDual(prob, prob.prepare(X, y), allow_free=True)
+    with pytest.raises(ValueError, match="pass b"):
+        dual.recover(np.zeros(20))
+    with pytest.raises(ValueError, match="equality"):
+        KernelDual(prob, prob.prepare(X, y))
 
 
 def test_hard_margin_kernel_dual_is_infeasible_when_not_separable():

@@ -35,7 +35,7 @@ def _check(problem) -> list[str]:
         # kernel models are solved through their dual NQP (robustsvm.reductions)
         from ..reductions import dual_reasons
 
-        reasons.extend(dual_reasons(problem))
+        reasons.extend(dual_reasons(problem, free_intercept=True))
     return reasons
 
 
@@ -45,16 +45,17 @@ def _solve_kernel_dual(problem, data, solver_name: str, verbose: bool, solver_op
     from ..reductions import KernelDual
 
     t0 = time.perf_counter()
-    dual = KernelDual(problem, data)
+    dual = KernelDual(problem, data, allow_free=True)
     t1 = time.perf_counter()
     try:
-        res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options)
+        res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options,
+                              equality=dual.equality)
     except cp.error.SolverError as exc:
         return BackendResult(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
     if not np.all(np.isfinite(res.v)):
         return BackendResult(w=None, b=0.0, status=res.status if res.status != "optimal" else "solver_error",
                              message=res.message, time_compile=t1 - t0)
-    rec = dual.recover(res.v)
+    rec = dual.recover(res.v, b=res.multiplier if dual.free else None)
     gap = rec.objective - dual.dual_value(res.v)
     history = {"iteration": np.array([0]), "objective": np.array([rec.objective]), "gap": np.array([gap]),
                "time": np.array([res.time])}
