@@ -209,3 +209,31 @@ def test_too_large_dual_is_refused_before_forming_it():
             prob.solve(X, y, solver="m3")
     finally:
         m3_module.MAX_DENSE = old
+
+
+def test_zero_coordinates_with_negative_gradient_are_revived():
+    """A multiplicative update keeps 0 at 0; the KKT move lifts it where ∂F/∂v_i < 0 (here v* = (1, 1, 0.5))."""
+    A = np.array([[2.0, -1.0, 0.0], [-1.0, 2.0, 0.0], [0.0, 0.0, 2.0]])
+    b = np.array([-1.0, -1.0, -1.0])
+    res = m3_solve(NQP(A, b), init=np.array([0.0, 1.0, 0.0]), tol=1e-12, max_iter=10000)
+    assert res.status == "optimal"
+    assert np.allclose(res.v, [1.0, 1.0, 0.5], atol=1e-10)
+    assert np.all(np.diff(res.history["objective"]) <= 1e-15)
+
+
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge()])
+def test_sample_weights_in_the_dual(loss):
+    """Weights enter as the bounds c_i (hinge) or the diagonal 1/(2c_i) (squared hinge); zero pins α_i = 0."""
+    X, y = make_classification(40, 3, seed=4)
+    s = np.random.default_rng(0).uniform(0.2, 3.0, 40)
+    s[:4] = 0.0
+    prob = rs.Problem(loss=loss, penalty=rs.L2(0.3), intercept=rs.L2(1.0), kernel=rs.RBF(1.0))
+    ref = prob.solve(X, y, solver="clarabel", sample_weight=s, solver_options=TIGHT)
+    sol = prob.solve(X, y, solver="m3", sample_weight=s, tol=1e-9, max_iter=100000)
+    assert sol.status == "optimal"
+    assert np.all(sol.extra["v"][:4] == 0.0)
+    assert sol.objective == pytest.approx(ref.objective, rel=1e-7)
+    assert np.allclose(sol.decision_function(X), ref.decision_function(X), atol=1e-5)
+    # the weighted objective, recomputed from the expansion, differs from the unweighted one
+    unweighted = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
+    assert abs(unweighted.objective - ref.objective) > 1e-3
