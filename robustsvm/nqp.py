@@ -187,7 +187,12 @@ class NQP:
 
 @dataclass
 class NQPResult:
-    """A solution ``v`` of an :class:`NQP` and how it was reached."""
+    """A solution ``v`` of an :class:`NQP` and how it was reached.
+
+    ``objective`` is ``F(v)`` and ``kkt_residual`` the residual of
+    :meth:`NQP.kkt_residual`, both evaluated in numpy; ``multiplier`` is the
+    multiplier of the equality constraint when one was added (NaN otherwise).
+    """
 
     v: np.ndarray
     objective: float
