@@ -1,19 +1,25 @@
 """Assemble ``docs/benchmarks.md`` from the fragments ``benchmarks/results/*.md``.
 
-    .venv/bin/python benchmarks/assemble.py [--output docs/benchmarks.md] [--check]
+    .venv/bin/python benchmarks/assemble.py [--output docs/benchmarks.md] [--check] [--committed]
 
 Each benchmark script writes its own fragment (a markdown section that records the
 command, the machine and the numbers of one run). This script puts them on one page in a
 fixed order (unknown topics last, alphabetically), turns repository paths of figures into
 links the documentation site resolves, and shows every figure a fragment names. With
-``--check`` it writes nothing and exits with status 1 when the page is out of date.
+``--check`` it writes nothing and exits with status 1 when the page is out of date; with
+``--committed`` it reads only what is committed (fragments and figures of ``HEAD``), so
+the page never links a file a fresh clone lacks.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import re
+import subprocess
 import sys
+import tarfile
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,14 +93,31 @@ def _title(path: Path) -> str:
     return path.stem
 
 
+def _export_committed(tmp: Path, results: Path, docs: Path) -> tuple[Path, Path]:
+    """Copies of the committed fragments and figures (``git archive HEAD``) under ``tmp``."""
+    paths = [str(p.resolve().relative_to(ROOT)) for p in (results, docs / "figures")]
+    archive = subprocess.run(["git", "archive", "HEAD", *paths], cwd=ROOT, capture_output=True, check=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(tmp, filter="data")
+    (tmp / paths[0]).mkdir(parents=True, exist_ok=True)
+    return tmp / paths[0], tmp / Path(paths[1]).parent
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=DOCS / "benchmarks.md")
     parser.add_argument("--results", type=Path, default=RESULTS)
     parser.add_argument("--docs", type=Path, default=DOCS, help="the docs folder figures are resolved in")
     parser.add_argument("--check", action="store_true", help="exit 1 when the page is out of date; write nothing")
+    parser.add_argument("--committed", action="store_true",
+                        help="use only the fragments and figures committed to git (HEAD), not work in progress")
     args = parser.parse_args(argv)
-    page = assemble(args.results, args.docs)
+    if args.committed:
+        with tempfile.TemporaryDirectory() as tmp:
+            results, docs = _export_committed(Path(tmp), args.results, args.docs)
+            page = assemble(results, docs)
+    else:
+        page = assemble(args.results, args.docs)
     if args.check:
         current = args.output.read_text(encoding="utf-8") if args.output.is_file() else ""
         if current != page:
@@ -102,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
     args.output.write_text(page, encoding="utf-8")
-    print(f"wrote {args.output} from {len(fragments(args.results))} fragment(s)")
+    print(f"wrote {args.output} with {page.count(chr(10) + '## ')} section(s)")
     return 0
 
 

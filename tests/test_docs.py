@@ -110,3 +110,19 @@ def test_benchmark_page_assembles_every_fragment(tmp_path):
     (results / "bad.md").write_text("no heading\n")
     with pytest.raises(ValueError, match="heading"):
         assemble.assemble(results, docs)
+
+
+def test_benchmark_page_from_committed_fragments_only(tmp_path):
+    assemble = _load("assemble", ROOT / "benchmarks" / "assemble.py")
+    out = tmp_path / "benchmarks.md"
+    assert assemble.main(["--committed", "--output", str(out)]) == 0
+    tracked = subprocess.run(["git", "ls-files", "benchmarks/results", "docs/figures"], cwd=ROOT,
+                             capture_output=True, text=True, check=True).stdout.split()
+    page = out.read_text()
+    for name in re.findall(r"\]\(figures/([\w.\-]+)\)", page):
+        assert f"docs/figures/{name}" in tracked, name
+    for fragment in (t for t in tracked if t.startswith("benchmarks/results/") and t.endswith(".md")):
+        committed = subprocess.run(["git", "show", f"HEAD:{fragment}"], cwd=ROOT, capture_output=True, text=True,
+                                   check=True).stdout
+        first = next(line for line in committed.splitlines() if line.startswith("#"))
+        assert first in page, fragment
