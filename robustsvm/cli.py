@@ -372,7 +372,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
     _add_solver_options(p)
     p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
-    p.add_argument("--show-weights", type=int, default=0, metavar="K", help="print the K largest weights")
+    p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")
     p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
     p.set_defaults(func=_cmd_fit)
 
