@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -247,3 +248,20 @@ def test_kernel_solution_from_m3_validates_against_the_backends_objective(tmp_pa
     assert report.ok, str(report)
     assert report.objective_recomputed == pytest.approx(ref.objective, rel=1e-5)
     np.testing.assert_allclose(back.decision_function(X), ref.decision_function(X), atol=1e-3)
+
+
+def test_validate_flags_a_broken_hard_margin():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    y = (X @ [1.0, -1.0] > 0).astype(int)
+    X = X + 0.5 * np.outer(2 * y - 1, [1.0, -1.0])  # separable with a gap
+    prob = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0))
+    sol = prob.solve(X, y)
+    assert rs.validate(sol, X, y).ok
+    moved = dataclasses.replace(sol, b=sol.b + 0.5)
+    moved.objective = prob.objective(X, y, moved.w, moved.b)
+    report = rs.validate(moved, X, y)
+    margins = np.where(y == 1, 1.0, -1.0) * (X @ moved.w + moved.b)
+    assert report.violation == pytest.approx(max(0.0, float(np.max(1 - margins))), rel=1e-12)
+    assert report.violation > 0.1 and not report.ok
+    assert any("constraints violated" in m for m in report.mismatches)
