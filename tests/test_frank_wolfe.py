@@ -283,3 +283,25 @@ def test_sample_weights_with_zeros_and_intercept():
     assert sol.objective - ref.objective <= sol.gap + 1e-8
     assert ref.objective <= sol.objective + 1e-9
     assert np.all(sol.w * signs >= 0.0)
+
+
+def test_two_products_with_x_per_iteration(monkeypatch):
+    from robustsvm.backends._linalg import Design
+
+    calls = {"matvec": 0, "rmatvec": 0}
+    for name in calls:
+        original = getattr(Design, name)
+
+        def counted(self, v, _name=name, _original=original):
+            calls[_name] += 1
+            return _original(self, v)
+
+        monkeypatch.setattr(Design, name, counted)
+    X, y = make_classification(80, 6, seed=3, sparse=True)
+    prob = rs.Problem(penalty=rs.L2(0.01), signs=_signs(6, 3), intercept=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sol = prob.solve(X, y, solver="frank-wolfe", tol=1e-12, max_iter=25)
+    assert sol.iterations == 25
+    # one X·w per evaluated point (iterations + the start), one Xᵀ·r per step
+    assert calls == {"matvec": 26, "rmatvec": 25}
