@@ -405,6 +405,7 @@ def _plot(results: dict, axis: str, title: str, path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     fig, ax = plt.subplots(figsize=(5.5, 4))
     k = 0 if axis == "n" else 1
@@ -413,8 +414,12 @@ def _plot(results: dict, axis: str, title: str, path: Path) -> None:
         if pts:
             xs, ts = zip(*pts, strict=True)
             ax.loglog(xs, ts, "o-", label=solver)
+    sizes = sorted({p[k] for pts in results.values() for p in pts})
+    ax.set_xticks(sizes)
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:,.0f}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel(axis)
-    ax.set_ylabel("time to relative gap 1e-4 (s)")
+    ax.set_ylabel("time to the tolerance (s)")
     ax.set_title(title, fontsize=9)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
