@@ -40,9 +40,11 @@ from .uncertainty import radius_upper_bound
 __all__ = [
     "GridResult",
     "ProtocolResult",
+    "evaluate_chunk",
     "expand_grid",
     "exponential_range",
     "grid_search",
+    "program_values",
     "radius_upper_bound",
     "select_features",
     "standardize",

