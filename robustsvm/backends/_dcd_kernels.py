@@ -21,25 +21,30 @@ import numba as nb
 import numpy as np
 
 __all__ = ["dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "matvec_dense",
-           "matvec_sparse", "seed"]
+           "matvec_sparse"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 
 @nb.njit(cache=True)
-def seed(value: int) -> None:  # pragma: no cover - compiled
-    """Seed numba's generator (used by the in-kernel shuffles)."""
-    np.random.seed(value)  # noqa: NPY002 - numba's own per-thread generator
+def _shuffle(index, active_size, rng):  # pragma: no cover - compiled
+    """Fisher-Yates shuffle of ``index[:active_size]`` driven by a xorshift64* generator.
 
-
-@nb.njit(cache=True, fastmath=_FM)
-def _shuffle(index, active_size):  # pragma: no cover - compiled
+    ``rng`` is a one-element uint64 state array (non-zero), advanced in place; the
+    bounded draw is Lemire's multiply-shift on the top 32 bits.
+    """
+    x = rng[0]
     for k in range(active_size - 1, 0, -1):
-        j = np.random.randint(0, k + 1)  # noqa: NPY002 - numba's generator, seeded by seed()
+        x ^= x >> np.uint64(12)
+        x ^= x << np.uint64(25)
+        x ^= x >> np.uint64(27)
+        r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
+        j = np.int64((r * np.uint64(k + 1)) >> np.uint64(32))
         t = index[k]
         index[k] = index[j]
         index[j] = t
+    rng[0] = x
 
 
 @nb.njit(cache=True)
@@ -58,7 +63,7 @@ def _step(alpha_i, G, q, upper):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
-                index, active_size, pg_max_old, pg_min_old, shrinking):  # pragma: no cover - compiled
+                index, active_size, pg_max_old, pg_min_old, shrinking, rng):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
 
     Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``v``,
@@ -70,7 +75,7 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    _shuffle(index, active_size)
+    _shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
@@ -121,7 +126,7 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
-                 index, active_size, pg_max_old, pg_min_old, shrinking):  # pragma: no cover - compiled
+                 index, active_size, pg_max_old, pg_min_old, shrinking, rng):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a CSR ``X`` (``indptr``, ``indices``, ``data``).
 
     Touches only the stored entries of each visited row: O(nnz) per epoch.
@@ -132,7 +137,7 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    _shuffle(index, active_size)
+    _shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]

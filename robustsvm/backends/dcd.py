@@ -134,7 +134,7 @@ class _Products:
         self.X = X
         self.sparse = sp.issparse(X)
         if self.sparse:
-            self.parts = (X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False),
+            self.parts = (X.indptr, X.indices,
                           np.ascontiguousarray(X.data, dtype=np.float64))
 
     def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -201,6 +201,25 @@ def _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certif
     return _Certificate(P, D, w, b)
 
 
+#: first threshold of the projected-gradient spread that restores the shrunk samples and triggers a certificate
+PG_EPS0 = 0.1
+
+
+def _next_check(last, now, tol: float, check_every: int) -> int:
+    """Epochs until the next certificate.
+
+    The relative gap of coordinate descent falls roughly geometrically; from the
+    last two certificates, ``k = log(gap/tol) / rate`` epochs remain. The next
+    certificate comes after ``0.7 k`` epochs, between 2 and ``3·check_every``
+    (``check_every`` while no rate is known).
+    """
+    if last is None or now[1] <= 0 or last[1] <= now[1] or now[0] <= last[0]:
+        return check_every
+    rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
+    k = np.log(max(now[1], tol) / tol) / rate
+    return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every))
+
+
 def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
               shrinking=True, check_every=10, rho=None) -> BackendResult:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
@@ -222,8 +241,10 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
         restoring all of them when the active set looks optimal.
     check_every : int, default 10
-        Evaluate the certificate at least every this many epochs (it is also
-        evaluated whenever the projected-gradient spread drops below its threshold).
+        Epochs between certificates while their rate of decrease is unknown; then the
+        schedule follows the predicted number of epochs to ``tol`` (between 2 and
+        ``3·check_every``). A certificate is also evaluated when the projected-gradient
+        spread drops below its threshold.
     rho : float, optional
         Augmented-Lagrangian weight for a free intercept; default ``0.1·mean‖x_i‖²/λ`` (tuned on the
         benchmark shapes: see ``docs/derivations/dcd.md``).
@@ -288,27 +309,30 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     index = np.flatnonzero(c > 0).astype(np.int64)
     n_total = index.size
     active = n_total
-    rng = np.random.default_rng(random_state)
-    kern.seed(int(rng.integers(0, 2**31 - 1)))
+    # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
+    rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
 
     if sp.issparse(X):
-        indptr = X.indptr.astype(np.int64, copy=False)
-        indices = X.indices.astype(np.int64, copy=False)
+        indptr = X.indptr
+        indices = X.indices
         vals = np.ascontiguousarray(X.data, dtype=np.float64)
 
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_sparse(indptr, indices, vals, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper,
-                                     dii, rho, state, index, active, pg_max_old, pg_min_old, bool(shrinking))
+                                     dii, rho, state, index, active, pg_max_old, pg_min_old, bool(shrinking),
+                                     rng_state)
     else:
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_dense(X, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper, dii, rho, state,
-                                    index, active, pg_max_old, pg_min_old, bool(shrinking))
+                                    index, active, pg_max_old, pg_min_old, bool(shrinking), rng_state)
 
     ops = _Products(X)
     hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "rel_gap", "time", "active")}
     pg_max_old, pg_min_old = np.inf, -np.inf
-    pg_eps = 1.0
+    pg_eps = PG_EPS0
     since_check = 0
+    next_check = check_every
+    last = None  # (epoch, relative gap) of the previous certificate
     status = "max_iter"
     cert = None
     time_cert = 0.0
@@ -320,9 +344,9 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         since_check += 1
         if mode == "free":
             state[0] += rho * state[1]  # multiplier step of the augmented Lagrangian
-        check = since_check >= check_every or epoch == max_iter
+        check = since_check >= next_check or epoch == max_iter
         if active == 0 or pg_max_new - pg_min_new <= pg_eps:
-            check = True
+            check = check or since_check >= 2
             if active < n_total:  # looks optimal on the shrunk set: restore every sample
                 active = n_total
                 pg_max_old, pg_min_old = np.inf, -np.inf
@@ -344,6 +368,8 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
             best = new if new.P <= cert.P else cert
             cert = _Certificate(best.P, max(new.D, cert.D), best.w, best.b)
         time_cert += time.perf_counter() - t_cert
+        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every)
+        last = (epoch, cert.rel_gap)
         now = time.perf_counter() - t_solve0
         for key, val in (("iteration", epoch), ("objective", cert.P), ("dual", cert.D), ("gap", cert.gap),
                          ("rel_gap", cert.rel_gap), ("time", now), ("active", active)):
