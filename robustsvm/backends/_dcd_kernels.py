@@ -126,10 +126,14 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
-                 index, active_size, pg_max_old, pg_min_old, shrinking, rng):  # pragma: no cover - compiled
+                 index, active_size, pg_max_old, pg_min_old, shrinking, rng, local):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a CSR ``X`` (``indptr``, ``indices``, ``data``).
 
-    Touches only the stored entries of each visited row: O(nnz) per epoch.
+    Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
+    (sign constraints present), the α-step uses the curvature of the coordinates free at
+    the current point, which is kept only when its exact dual gain is at least what the
+    step with the full curvature ``qdiag`` is guaranteed to gain; otherwise that step is
+    taken instead (so every step gains at least as much as the plain Newton step's bound).
     Same returns and in-place updates as :func:`epoch_dense`.
     """
     b0 = state[0]
@@ -144,8 +148,13 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         start = indptr[i]
         stop = indptr[i + 1]
         acc = 0.0
+        q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
         for k in range(start, stop):
-            acc += data[k] * w[indices[k]]
+            h = indices[k]
+            x = data[k]
+            acc += x * w[h]
+            if local and (sg[h] == 0 or sg[h] * v[h] > 0.0):
+                q_free += x * x
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
@@ -173,17 +182,36 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         if PG < pg_min_new:
             pg_min_new = PG
         if abs(PG) > 1e-12:
-            a_new = _step(ai, G, qdiag[i], upper)
-            delta = (a_new - ai) * yi * c[i]
+            ci = c[i]
+            a_safe = _step(ai, G, qdiag[i], upper)
+            a_new = _step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper) if local else a_safe
+            delta = (a_new - ai) * yi * ci
             if delta != 0.0:
-                alpha[i] = a_new
-                S += delta
-                n_updates += 1
+                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there)
                 for k in range(start, stop):
                     h = indices[k]
                     vh = v[h] + delta * data[k]
+                    wh = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                    dw2 += wh * wh - w[h] * w[h]
                     v[h] = vh
-                    w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                    w[h] = wh
+                if local and a_new != a_safe:
+                    # exact gain of the dual against the gain the curvature-bound step is sure to make
+                    gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
+                            - (b0 + rho * S) * delta - 0.5 * rho * delta * delta)
+                    ds = a_safe - ai
+                    if gain < -ci * (G * ds + 0.5 * qdiag[i] * ds * ds):
+                        delta2 = (a_safe - a_new) * yi * ci
+                        for k in range(start, stop):
+                            h = indices[k]
+                            vh = v[h] + delta2 * data[k]
+                            v[h] = vh
+                            w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                        delta += delta2
+                        a_new = a_safe
+                alpha[i] = a_new
+                S += delta
+                n_updates += 1
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates

@@ -312,6 +312,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
 
+    local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
     if sp.issparse(X):
         indptr = X.indptr
         indices = X.indices
@@ -320,7 +321,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_sparse(indptr, indices, vals, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper,
                                      dii, rho, state, index, active, pg_max_old, pg_min_old, bool(shrinking),
-                                     rng_state)
+                                     rng_state, local)
     else:
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_dense(X, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper, dii, rho, state,
