@@ -22,3 +22,24 @@ def test_bad_command_exits_nonzero():
     assert "usage" in out.stderr.lower()
     out = run()
     assert out.returncode != 0
+
+
+def test_demo_rows_agree_with_clarabel_within_certificates():
+    import io
+
+    from robustsvm.demo import run_demo
+
+    rows = run_demo(out=io.StringIO())
+    reference = {r["model"]: r for r in rows if r["solver"] == "clarabel"}
+    assert len(reference) >= 5
+    for r in rows:
+        ref = reference[r["model"]]
+        scale = max(1.0, abs(ref["objective"]))
+        # nobody beats the conic optimum (beyond Clarabel's own gap) ...
+        assert r["objective"] >= ref["objective"] - ref["gap"] - 1e-7 * scale, r
+        # ... and a solver that says optimal is within its own certificate of it
+        if r["status"] == "optimal":
+            assert r["objective"] - ref["objective"] <= r["gap"] + 1e-6 * scale, r
+    signed = [r for r in rows if r["model"].startswith("SVM  hinge + L2, signs")]
+    free = [r for r in rows if r["model"] == "SVM  hinge + L2" and r["solver"] == "clarabel"]
+    assert signed[0]["objective"] > free[0]["objective"]  # the clinical signs bind
