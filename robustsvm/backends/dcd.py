@@ -202,7 +202,7 @@ def _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certif
 
 
 #: first threshold of the projected-gradient spread that restores the shrunk samples and triggers a certificate
-PG_EPS0 = 0.1
+PG_EPS0 = 1e-3
 
 
 def _next_check(last, now, tol: float, check_every: int) -> int:
