@@ -1,10 +1,11 @@
 """Grid search with cross-validation that compiles each model once.
 
 The hyperparameters λ2, λ1, μ and the radii are CVXPY parameters of a
-:class:`~robustsvm.conic.ConicProgram` (DPP), and so are the loss
-coefficients ``c_i``. One program compiled on the whole training set serves
-every fold: for fold ``k`` the sample weights are the 0/1 mask
-``s_i = 1[fold(i) ≠ k]``, so that ``c_i = s_i/Σ s`` (mean) or ``s_i`` (sum)
+:class:`~robustsvm.conic.ConicProgram` (DPP), and so is one weight per
+fold (``sample_groups``). One program compiled on the whole training set
+serves every fold: for fold ``k`` the fold weights are the 0/1 mask
+``g_j = 1[j ≠ k]``, so that ``c_i = g_{fold(i)} / Σ_l g_{fold(l)}`` (mean) or
+``g_{fold(i)}`` (sum)
 and the objective is exactly the one of a refit on the fold's training part
 (the masked samples' slacks are free and drop out).
 
@@ -271,14 +272,16 @@ def evaluate_chunk(
     n_compiles = 0
     if compile_once:
         needs_l1 = problem.penalty.l1 > 0 or any(p.get("l1", 0.0) > 0 for p in points)
-        prog = problem.compile(Xd, y_pm, with_l1=needs_l1, weights_as_parameter=True,
+        # one scalar weight parameter per fold (not a length-n weight vector,
+        # whose canonicalization grows like n²)
+        prog = problem.compile(Xd, y_pm, with_l1=needs_l1, sample_groups=folds,
                                feature_names=data.feature_names)
         n_compiles = 1
         warm = bool(options.pop("warm_start", False))
         for k, fid in enumerate(fold_ids):
             train = folds != fid
             val = ~train
-            prog.set_values(sample_weight=train.astype(np.float64))
+            prog.set_values(group_weight=(fold_ids != fid).astype(np.float64))
             for j, point in enumerate(points):
                 prog.set_values(**program_values(point))
                 with warnings.catch_warnings():  # the status records an inaccurate solve
