@@ -54,7 +54,8 @@ def check_dcd(problem) -> list[str]:
     if problem.penalty.l2 <= 0:
         reasons.append("dcd needs an L2 penalty with positive strength (rs.L2(lam))")
     if problem.uncertainty is not None:
-        reasons.append("dcd has no uncertainty sets (the robust margin is not a coordinate-wise dual)")
+        reasons.append("dcd has no uncertainty sets (the robust margin couples every sample through the support "
+                       "function of w, so the dual loses its one-coordinate-per-sample form)")
     return reasons
 
 
