@@ -63,7 +63,7 @@ def _feature_names_of(X: Any) -> np.ndarray | None:
     return names
 
 
-def check_X(X: Any, *, name: str = "X", n_features: int | None = None):
+def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa: N802 - X is the data matrix
     """Return ``X`` as a float64 ndarray or CSR matrix, after checking it.
 
     Raises

@@ -69,7 +69,7 @@ def test_l1_l2_signs_intercept_three_ways(loss, reduction, sparse):
 
 
 def test_sign_constraints_bind(wdbc):
-    X, y, names = wdbc
+    X, y, _ = wdbc
     free = rs.Problem(penalty=rs.L2(1e-2)).solve(X, y)
     # constrain every feature to the opposite of its free sign: all must bind
     flip = -np.sign(free.w).astype(int)
