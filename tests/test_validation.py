@@ -88,7 +88,7 @@ def test_signs_specifications():
 
 
 def test_signs_by_dataframe_column_names(small):
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = small
     df = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
     prob = rs.Problem(penalty=rs.L2(0.01), signs={"f0": -1, "f1": 1})
