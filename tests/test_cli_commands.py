@@ -193,8 +193,11 @@ def test_kernel_option_parser_and_fit(csv_file, tmp_path, capsys):
     ref = rs.Problem(penalty=rs.L2(0.1), kernel=rs.RBF(1.5), intercept=False).solve(X, y)
     sol = rs.Solution.from_json(out_json)
     assert sol.objective == pytest.approx(ref.objective, rel=1e-5)
-    # a kernel with a free intercept has no backend: a clear error, status 1
-    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1", "--no-progress"]) == 1
+    # a kernel with a free intercept: clarabel solves its dual with yᵀα = 0; m3 refuses it clearly (status 1)
+    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1", "--no-progress"]) == 0
+    assert "solver      clarabel" in capsys.readouterr().out
+    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1", "--solver", "m3",
+                 "--no-progress"]) == 1
     assert "error" in capsys.readouterr().err
 
 

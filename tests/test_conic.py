@@ -231,3 +231,16 @@ def test_fold_groups_equal_refit(wdbc, loss):
         assert abs(f_at_res - refit.objective) <= 1e-7 * max(1.0, refit.objective)
     with pytest.raises(ValueError, match="shape \\(5,\\)"):
         program.set_values(group_weight=np.ones(3))
+
+
+def test_kernel_model_with_free_intercept_matches_libsvm(wdbc):
+    from sklearn.svm import SVC
+
+    X, y, _ = wdbc
+    X, y = X[:200, :10], y[:200]
+    lam, sigma = 0.05, 2.0
+    sol = rs.Problem(penalty=rs.L2(lam), kernel=rs.RBF(sigma), intercept=True).solve(X, y, solver="clarabel")
+    svc = SVC(C=1 / (lam * len(y)), kernel="rbf", gamma=1 / (2 * sigma**2), tol=1e-10).fit(X, y)
+    # same minimizer: (λ/2)‖f‖² + (1/n)Σ hinge is λ times libsvm's ½‖f‖² + C Σ hinge with C = 1/(λn)
+    np.testing.assert_allclose(sol.decision_function(X), svc.decision_function(X), atol=2e-4)
+    assert sol.status == "optimal"

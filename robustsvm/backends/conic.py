@@ -35,7 +35,7 @@ def _check(problem) -> list[str]:
         # kernel models are solved through their dual NQP (robustsvm.reductions)
         from ..reductions import dual_reasons
 
-        reasons.extend(dual_reasons(problem))
+        reasons.extend(dual_reasons(problem, free_intercept=True))
     return reasons
 
 
@@ -45,7 +45,7 @@ def _solve_kernel_dual(problem, data, solver_name: str, verbose: bool, solver_op
     from ..reductions import KernelDual
 
     t0 = time.perf_counter()
-    dual = KernelDual(problem, data)
+    dual = KernelDual(problem, data, allow_free=True)
     t1 = time.perf_counter()
     try:
         res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options,
