@@ -9,7 +9,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from ..conic import ConicProgram
+from ..conic import ConicProgram, _solver_options
 from .registry import Backend, BackendResult, register
 
 __all__ = ["solve_conic", "CONIC_SOLVERS"]
@@ -55,12 +55,13 @@ def _solve_kernel_dual(problem, data, solver_name: str, verbose: bool, solver_op
     if not np.all(np.isfinite(res.v)):
         return BackendResult(w=None, b=0.0, status=res.status if res.status != "optimal" else "solver_error",
                              message=res.message, time_compile=t1 - t0)
+    status = _STATUS.get(res.status, str(res.status))
     rec = dual.recover(res.v, b=res.multiplier if dual.free else None)
     gap = rec.objective - dual.dual_value(res.v)
     history = {"iteration": np.array([0]), "objective": np.array([rec.objective]), "gap": np.array([gap]),
                "time": np.array([res.time])}
     return BackendResult(
-        w=None, b=rec.b, status=res.status, gap=float(gap), iterations=0, history=history,
+        w=None, b=rec.b, status=status, gap=float(gap), iterations=0, history=history,
         time_compile=t1 - t0, time_solve=res.time, message=res.message + " (dual NQP of the kernel model)",
         dual_coef=rec.dual_coef, support_vectors=rec.support_vectors,
         extra={"objective": rec.objective, "violation": rec.violation, "support": rec.support,
@@ -74,7 +75,9 @@ def solve_conic(solver_name: str):
     def solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
               solver_options=None, warm_start=False, program=None) -> BackendResult:
         if problem.kernel is not None:
-            return _solve_kernel_dual(problem, data, solver_name, verbose, solver_options)
+            opts = _solver_options(solver_name, tol, max_iter)
+            opts.update(solver_options or {})
+            return _solve_kernel_dual(problem, data, solver_name, verbose, opts)
         t0 = time.perf_counter()
         prog = program if program is not None else ConicProgram(problem, data)
         t1 = time.perf_counter()
