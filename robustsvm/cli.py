@@ -187,7 +187,8 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
                    help="box:R, ball:R or ball:R:P around every sample")
     g.add_argument("--no-intercept", dest="intercept", action="store_false", help="fit without intercept b")
     g.add_argument("--kernel", type=parse_kernel, metavar="KERNEL",
-                   help="linear, poly:DEGREE or rbf:SIGMA (solved in the dual: a conic solver, or m3 with --no-intercept)")
+                   help="linear, poly:DEGREE or rbf:SIGMA (solved in the dual: a conic solver, "
+                        "or m3 with --no-intercept)")
 
 
 def problem_from_args(args: argparse.Namespace):
