@@ -98,7 +98,7 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
     u_prev = u
     Qu_prev = None
     theta = 1.0
-    hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "residual", "time")}
+    hist = _new_history()
     status = "max_iter"
     it = 0
     scale = dual.scale
@@ -112,14 +112,7 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
         w, b = dual.wb(u, z)
         primal = dual.pq_primal(w, b)
         dual_val = float(u[:m].sum() - 0.5 * u @ Qu) if feasible else np.nan
-        hist["iteration"].append(it)
-        hist["objective"].append(scale * primal)
-        hist["dual"].append(scale * dual_val)
-        hist["gap"].append(scale * (primal - dual_val))
-        hist["residual"].append(residual)
-        hist["time"].append(time.perf_counter() - t0)
-        if verbose and (it & (it - 1)) == 0:
-            print(f"pq {it:6d}  objective {scale * primal:.10g}  residual {residual:.3g}")
+        _record(hist, it, scale * primal, scale * dual_val, residual, time.perf_counter() - t0, verbose)
         if residual <= tol:
             status = "optimal"
             break
@@ -142,6 +135,22 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
         it += 1
     history = {k: np.asarray(v) for k, v in hist.items()}
     return u, status, it, history, alpha, lam_max
+
+
+def _new_history() -> dict[str, list]:
+    return {k: [] for k in ("iteration", "objective", "dual", "gap", "residual", "time")}
+
+
+def _record(hist: dict, it: int, primal: float, dual: float, residual: float, elapsed: float, verbose: bool) -> None:
+    """Append one iteration (objectives already in model units) to ``hist``."""
+    hist["iteration"].append(it)
+    hist["objective"].append(primal)
+    hist["dual"].append(dual)
+    hist["gap"].append(primal - dual)
+    hist["residual"].append(residual)
+    hist["time"].append(elapsed)
+    if verbose and (it & (it - 1)) == 0:
+        print(f"pq {it:6d}  objective {primal:.10g}  residual {residual:.3g}")
 
 
 def _evaluate(dual: PQDual, alpha: np.ndarray):
@@ -173,7 +182,7 @@ def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, ac
     a = np.maximum(dual.solve_eta()[:m], 0.0)
     a_prev = a
     theta = 1.0
-    hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "residual", "time")}
+    hist = _new_history()
     status = "max_iter"
     it = 0
     while True:
@@ -184,14 +193,7 @@ def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, ac
         primal = 0.5 * dual.nu * float(dual.s @ xi**2) + 0.5 * dual.lam2 * float(wpq @ wpq) + 0.5 * z[2 * d] ** 2
         quad = float(a @ (dual.dinv * a)) + float(z @ z)
         dual_val = float(a.sum()) - 0.5 * quad
-        hist["iteration"].append(it)
-        hist["objective"].append(scale * primal)
-        hist["dual"].append(scale * dual_val)
-        hist["gap"].append(scale * (primal - dual_val))
-        hist["residual"].append(residual)
-        hist["time"].append(time.perf_counter() - t0)
-        if verbose and (it & (it - 1)) == 0:
-            print(f"pq {it:6d}  objective {scale * primal:.10g}  residual {residual:.3g}")
+        _record(hist, it, scale * primal, scale * dual_val, residual, time.perf_counter() - t0, verbose)
         if residual <= tol:
             status = "optimal"
             break
