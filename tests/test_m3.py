@@ -237,3 +237,22 @@ def test_sample_weights_in_the_dual(loss):
     # the weighted objective, recomputed from the expansion, differs from the unweighted one
     unweighted = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
     assert abs(unweighted.objective - ref.objective) > 1e-3
+
+
+def test_recorded_coefficients_follow_the_update_rule():
+    """``record_coefficients`` keeps every iterate; each step is eq. 3 applied to the previous one."""
+    X, y = make_classification(30, 3, seed=4)
+    prob = rs.Problem(penalty=rs.L2(0.01), kernel=rs.RBF(1.0), intercept=False)
+    with pytest.warns(rs.ConvergenceWarning):
+        sol = prob.solve(X, y, solver="m3", max_iter=5, tol=1e-12, record_coefficients=True)
+    assert sol.iterations == 5
+    V = sol.extra["coefficients"]
+    assert V.shape[1] == 30 and V.shape[0] >= 2
+    nqp = KernelDual(prob, prob.prepare(X, y)).nqp
+    A = nqp.dense()
+    Ap, Am = np.maximum(A, 0), np.maximum(-A, 0)
+    for k in range(V.shape[0] - 1):  # each recorded step is eq. 3 applied to the one before, clipped to c
+        v, b = V[k], nqp.b
+        step = (-b + np.sqrt(b**2 + 4 * (Ap @ v) * (Am @ v))) / (2 * (Ap @ v))
+        np.testing.assert_allclose(V[k + 1], np.minimum(v * step, nqp.c), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(V[-1], sol.extra["v"])

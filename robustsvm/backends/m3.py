@@ -183,7 +183,7 @@ def _check(problem) -> list[str]:
 
 
 def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
-           threshold=1e-12) -> BackendResult:
+           threshold=1e-12, record_coefficients=False) -> BackendResult:
     t0 = time.perf_counter()
     if problem.kernel is not None:
         size = data.n
@@ -198,8 +198,10 @@ def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_stat
     dual = reduce_model(problem, data)
     nqp = dual.nqp
     t1 = time.perf_counter()
+    trace: list[np.ndarray] = []
     res = m3_solve(nqp, init=init, tol=1e-6 if tol is None else float(tol),
-                   max_iter=10000 if max_iter is None else int(max_iter), threshold=threshold, verbose=verbose)
+                   max_iter=10000 if max_iter is None else int(max_iter), threshold=threshold, verbose=verbose,
+                   record=(lambda it, v: trace.append(v.copy())) if record_coefficients else None)
     t2 = time.perf_counter()
     rec = dual.recover(res.v)
     gap = rec.objective - dual.dual_value(res.v)
@@ -215,6 +217,8 @@ def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_stat
         extra.update(objective=rec.objective, violation=rec.violation, support=rec.support)
     if isinstance(dual, PQDual):
         extra["dual"] = "pq"
+    if record_coefficients:  # the dual coefficients before each update, then the final ones
+        extra["coefficients"] = np.vstack([*trace, res.v])
     return BackendResult(
         w=rec.w, b=rec.b, status=res.status, gap=float(gap), iterations=res.iterations, history=history,
         time_compile=t1 - t0, time_solve=t2 - t1,
@@ -230,7 +234,7 @@ register(
         check=_check,
         summary="multiplicative updates (Sha et al. 2002) on the dual NQP: kernel SVMs, hard margin, "
                 "sign-constrained linear L2 SVMs, pq-SVM; no free intercept",
-        options=frozenset({"init", "threshold"}),
+        options=frozenset({"init", "threshold", "record_coefficients"}),
         kind="first-order",
         certificate="duality gap of the recovered primal point against the dual value (stops on the NQP's "
                     "KKT residual)",
