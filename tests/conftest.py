@@ -32,3 +32,20 @@ def wdbc():
 @pytest.fixture
 def small():
     return make_classification(60, 5, seed=1)
+
+
+@pytest.fixture
+def count_products(monkeypatch):
+    """Count the products with X (``matvec``) and Xᵀ (``rmatvec``) made by the first-order backends."""
+    from robustsvm.backends._linalg import Design
+
+    calls = {"matvec": 0, "rmatvec": 0}
+    for name in calls:
+        original = getattr(Design, name)
+
+        def counted(self, v, _name=name, _original=original):
+            calls[_name] += 1
+            return _original(self, v)
+
+        monkeypatch.setattr(Design, name, counted)
+    return calls

@@ -285,18 +285,8 @@ def test_sample_weights_with_zeros_and_intercept():
     assert np.all(sol.w * signs >= 0.0)
 
 
-def test_two_products_with_x_per_iteration(monkeypatch):
-    from robustsvm.backends._linalg import Design
-
-    calls = {"matvec": 0, "rmatvec": 0}
-    for name in calls:
-        original = getattr(Design, name)
-
-        def counted(self, v, _name=name, _original=original):
-            calls[_name] += 1
-            return _original(self, v)
-
-        monkeypatch.setattr(Design, name, counted)
+def test_two_products_with_x_per_iteration(count_products):
+    calls = count_products
     X, y = make_classification(80, 6, seed=3, sparse=True)
     prob = rs.Problem(penalty=rs.L2(0.01), signs=_signs(6, 3), intercept=True)
     with warnings.catch_warnings():

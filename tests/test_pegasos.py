@@ -131,18 +131,8 @@ def test_unknown_option_is_refused():
         rs.Problem(penalty=rs.L2(0.1)).solve(X, y, solver="pegasos", step=0.1)
 
 
-def test_full_batch_step_costs_one_product_each_way(monkeypatch):
-    from robustsvm.backends._linalg import Design
-
-    calls = {"matvec": 0, "rmatvec": 0}
-    for name in calls:
-        original = getattr(Design, name)
-
-        def counted(self, v, _name=name, _original=original):
-            calls[_name] += 1
-            return _original(self, v)
-
-        monkeypatch.setattr(Design, name, counted)
+def test_full_batch_step_costs_one_product_each_way(count_products):
+    calls = count_products
     X, y = make_classification(80, 6, seed=3, sparse=True)
     prob = rs.Problem(penalty=rs.L2(0.01), signs=_signs(6, 3), intercept=True)
     sol = _solve(prob, X, y, max_iter=30, tol=1e-12)
