@@ -114,7 +114,7 @@ assert abs(long.objective - ref.objective) <= 1e-3 * ref.objective
 
 # %%
 model = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), kernel=rs.RBF(0.3), intercept=False)
-dual = reduce_model(model, model.prepare(X_tr, y_tr))
+dual = reduce_model(model.normalize(X_tr, y_tr))
 trace = []
 res = m3_solve(dual.nqp, init=1.0, max_iter=512, record=lambda it, v: trace.append(v.copy()))
 V = np.array(trace)

@@ -1,4 +1,4 @@
-"""Compile a :class:`~robustsvm.problem.Problem` into a parametrized CVXPY problem.
+"""Compile a normalized :class:`~robustsvm.model.Model` into a parametrized CVXPY problem.
 
 The program is
 
@@ -25,12 +25,23 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import FitData, check_sample_weight
-from .losses import HardMargin, SquaredHinge
-from .penalties import Penalty
-from .uncertainty import check_radius, resolve_uncertainty
+from ._validation import check_sample_weight
+from .model import Model
+from .uncertainty import check_radius
 
-__all__ = ["ConicProgram", "ConicResult"]
+__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options"]
+
+#: CVXPY statuses in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
+STATUS = {
+    cp.OPTIMAL: "optimal",
+    cp.OPTIMAL_INACCURATE: "optimal_inaccurate",
+    cp.USER_LIMIT: "max_iter",
+    cp.INFEASIBLE: "infeasible",
+    cp.INFEASIBLE_INACCURATE: "infeasible_inaccurate",
+    cp.UNBOUNDED: "unbounded",
+    cp.UNBOUNDED_INACCURATE: "unbounded_inaccurate",
+    cp.SOLVER_ERROR: "solver_error",
+}
 
 
 @dataclass
@@ -55,10 +66,8 @@ class ConicProgram:
 
     Parameters
     ----------
-    problem : Problem
-        The model.
-    data : FitData
-        Validated data (labels in -1/+1, resolved signs, sample weights).
+    model : Model
+        The normalized model (:func:`robustsvm.model.normalize`).
     with_l1 : bool, optional
         Compile the L1 epigraph even when the model's λ1 is 0, so that a later
         :meth:`set_values` can make it positive (default: only when λ1 > 0).
@@ -92,49 +101,46 @@ class ConicProgram:
 
     def __init__(
         self,
-        problem,
-        data: FitData,
+        model: Model,
         *,
         with_l1: bool | None = None,
         weights_as_parameter: bool = False,
         radius_per_sample: bool | None = None,
         sample_groups: Any = None,
     ) -> None:
-        if problem.kernel is not None:
+        if model.kernel is not None:
             raise ValueError(
                 "the conic compiler writes the primal in w and cannot use a kernel; "
                 "kernel models are solved through their dual (see rs.solvers())"
             )
-        self.problem = problem
-        self.data = data
-        n, d = data.n, data.d
-        X, y = data.X, data.y
+        self.model = model
+        n, d = model.n, model.d
+        X, y = model.X, model.y
         self.n, self.d = n, d
 
         w = cp.Variable(d, name="w")
         self.w = w
-        mode, mu_value = problem.intercept_mode
-        self.b = cp.Variable(name="b") if mode != "none" else None
+        intercept = model.intercept
+        self.b = cp.Variable(name="b") if intercept.present else None
 
-        pen: Penalty = problem.penalty
         self.parameters: dict[str, cp.Parameter] = {
-            "l2": cp.Parameter(nonneg=True, name="l2", value=pen.l2),
-            "l1": cp.Parameter(nonneg=True, name="l1", value=pen.l1),
+            "l2": cp.Parameter(nonneg=True, name="l2", value=model.l2),
+            "l1": cp.Parameter(nonneg=True, name="l1", value=model.l1),
         }
         objective = 0.5 * self.parameters["l2"] * cp.sum_squares(w)
         constraints: list[cp.Constraint] = []
-        self.with_l1 = pen.l1 > 0 if with_l1 is None else bool(with_l1)
+        self.with_l1 = model.l1 > 0 if with_l1 is None else bool(with_l1)
         if self.with_l1:
             t1 = cp.Variable(nonneg=True, name="t_l1")
             constraints.append(cp.norm1(w) <= t1)
             objective = objective + self.parameters["l1"] * t1
-        if mode == "l2":
-            self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=mu_value)
+        if intercept.mode == "ridge":
+            self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + 0.5 * self.parameters["mu"] * cp.square(self.b)
 
         # sign constraints, one vectorized constraint per sign
-        pos = np.flatnonzero(data.signs > 0)
-        neg = np.flatnonzero(data.signs < 0)
+        pos = np.flatnonzero(model.signs > 0)
+        neg = np.flatnonzero(model.signs < 0)
         if pos.size:
             constraints.append(w[pos] >= 0)
         if neg.size:
@@ -146,7 +152,7 @@ class ConicProgram:
         if self.b is not None:
             margin = margin + y * self.b
         # robust margins: subtract r_i σ_{V_i}(−y_i w), shared epigraph variables
-        layout = resolve_uncertainty(problem.uncertainty, n, d)
+        layout = model.layout
         self.layout = layout
         self.radius_per_sample = False
         if layout is not None:
@@ -165,17 +171,18 @@ class ConicProgram:
                 margin = margin - r * (S @ t_robust)
             self.parameters["radius"] = r
 
-        loss = problem.loss
-        coef = loss.coefficients(data.sample_weight)
+        loss = model.loss
+        coef = model.c
         self.weights_as_parameter = bool(weights_as_parameter)
         self.groups = None
         if sample_groups is not None:
             if self.weights_as_parameter:
                 raise ValueError("pass either sample_groups or weights_as_parameter=True, not both")
-            if isinstance(loss, HardMargin):
+            if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        if isinstance(loss, HardMargin):
+        squared = loss.name == "squared_hinge"
+        if loss.is_constraint:
             constraints.append(margin >= 1)
             self.xi = None
         elif self.groups is not None:
@@ -185,13 +192,11 @@ class ConicProgram:
             labels, index = self.groups
             gw = cp.Parameter(len(labels), nonneg=True, name="group_weight")
             self.parameters["group_weight"] = gw
-            sw = data.sample_weight
+            sw = model.sample_weight
             for k in range(len(labels)):
                 idx = np.flatnonzero(index == k)
-                if isinstance(loss, SquaredHinge):
-                    objective = objective + gw[k] * cp.sum_squares(cp.multiply(np.sqrt(sw[idx]), xi[idx]))
-                else:
-                    objective = objective + gw[k] * (sw[idx] @ xi[idx])
+                weight = np.sqrt(sw[idx]) if squared else sw[idx]
+                objective = objective + gw[k] * loss.cvx(xi[idx], weight)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
             xi = cp.Variable(n, nonneg=True, name="xi")
@@ -199,19 +204,11 @@ class ConicProgram:
             constraints.append(xi >= 1 - margin)
             # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
             # CVXPY densify an n × n quadratic coefficient
-            if isinstance(loss, SquaredHinge):
-                if self.weights_as_parameter:
-                    root = cp.Parameter(n, nonneg=True, name="weight", value=np.sqrt(coef))
-                    self.parameters["weight"] = root
-                    objective = objective + cp.sum_squares(cp.multiply(root, xi))
-                else:
-                    objective = objective + cp.sum_squares(cp.multiply(np.sqrt(coef), xi))
-            else:
-                if self.weights_as_parameter:
-                    self.parameters["weight"] = cp.Parameter(n, nonneg=True, name="weight", value=coef)
-                    objective = objective + self.parameters["weight"] @ xi
-                else:
-                    objective = objective + coef @ xi
+            weight = np.sqrt(coef) if squared else coef
+            if self.weights_as_parameter:
+                weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
+                self.parameters["weight"] = weight
+            objective = objective + loss.cvx(xi, weight)
 
         self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
 
@@ -270,11 +267,12 @@ class ConicProgram:
         if sample_weight is not None:
             if not self.weights_as_parameter:
                 raise ValueError("sample_weight can change only in a program compiled with weights_as_parameter=True")
-            if isinstance(self.problem.loss, HardMargin):
+            loss = self.model.loss
+            if loss.is_constraint:
                 raise ValueError("a hard-margin model has no loss terms to weight")
             sw = check_sample_weight(sample_weight, self.n)
-            coef = self.problem.loss.coefficients(sw)
-            p["weight"].value = np.sqrt(coef) if isinstance(self.problem.loss, SquaredHinge) else coef
+            coef = loss.coefficients(sw)
+            p["weight"].value = np.sqrt(coef) if loss.name == "squared_hinge" else coef
         if group_weight is not None:
             if self.groups is None:
                 raise ValueError("group_weight needs a program compiled with sample_groups=")
@@ -284,10 +282,10 @@ class ConicProgram:
                 raise ValueError(f"group_weight must have shape ({len(labels)},), one value per group, got {g.shape}")
             if not np.all(np.isfinite(g)) or np.any(g < 0):
                 raise ValueError("group_weight must be finite and non-negative")
-            total = float(self.data.sample_weight @ g[index])
+            total = float(self.model.sample_weight @ g[index])
             if total <= 0:
                 raise ValueError("group_weight leaves no sample with a positive weight")
-            p["group_weight"].value = g / total if self.problem.loss.reduction == "mean" else g
+            p["group_weight"].value = g / total if self.model.loss.reduction == "mean" else g
 
     def solve(
         self,
@@ -300,7 +298,7 @@ class ConicProgram:
         solver_options: dict | None = None,
     ) -> ConicResult:
         """Solve with a CVXPY solver; re-uses the compiled problem when possible."""
-        opts = _solver_options(solver, tol, max_iter)
+        opts = native_options(solver, tol, max_iter)
         opts.update(solver_options or {})
         prob = self.cvxpy_problem
         t0 = time.perf_counter()
@@ -318,7 +316,7 @@ class ConicProgram:
         return ConicResult(
             w=w,
             b=b,
-            status=prob.status,
+            status=STATUS.get(prob.status, str(prob.status)),
             gap=gap,
             iterations=int(stats.num_iters or 0),
             time_compile=t1 - t0,
@@ -417,7 +415,7 @@ def _length(r: np.ndarray, n: int, name: str) -> np.ndarray:
     return r
 
 
-def _solver_options(solver: str, tol: float | None, max_iter: int | None) -> dict:
+def native_options(solver: str, tol: float | None, max_iter: int | None) -> dict:
     """Translate the common ``tol`` / ``max_iter`` into a solver's own option names."""
     name = solver.upper()
     opts: dict[str, Any] = {}

@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from . import objective as objective_module
+from . import solution as solution_module
 from ._validation import check_fit_data, check_signs
+from .problem import Problem
+from .solution import Solution
+from .uncertainty import uncertainty_from_dict
 
 __all__ = [
     "FORMAT_VERSION",
@@ -150,39 +155,6 @@ def _matrix_from_dict(spec: dict | None) -> Any:
     return _floats(spec["data"]).reshape(shape)
 
 
-def uncertainty_from_dict(spec: Any) -> Any:
-    """Rebuild an uncertainty set (or a list of them) from its ``to_dict()`` form.
-
-    The class is looked up by ``spec["type"]`` in :mod:`robustsvm.uncertainty`;
-    a class with a ``from_dict`` classmethod builds itself, an ``Intersection``
-    from its two rebuilt components, any other is called with the remaining
-    entries as keyword arguments (``Box(radius, widths)``, ``Ball(radius, p)``,
-    ``Ellipsoid(shape, radius)``, ``Polyhedron(G, h, radius)``,
-    ``Spectrahedron(A0, A, radius)``).
-    """
-    if spec is None:
-        return None
-    if isinstance(spec, list):
-        return [uncertainty_from_dict(s) for s in spec]
-    if not isinstance(spec, dict) or "type" not in spec:
-        raise ValueError(f"an uncertainty set is stored as a dict with a 'type', got {spec!r}")
-    from . import uncertainty as unc_pkg
-
-    kind = spec["type"]
-    cls = getattr(unc_pkg, kind, None)
-    if cls is None or not isinstance(cls, type):
-        raise ValueError(f"unknown uncertainty set type {kind!r} in a stored model")
-    if hasattr(cls, "from_dict"):
-        return cls.from_dict(spec)
-    kwargs = {k: v for k, v in spec.items() if k != "type"}
-    if kind == "Intersection":  # components rebuilt first; its scales follow from their radii
-        kwargs = {"first": uncertainty_from_dict(spec["first"]), "second": uncertainty_from_dict(spec["second"]),
-                  "radius": spec.get("radius")}
-    if isinstance(kwargs.get("radius"), list):
-        kwargs["radius"] = np.asarray(kwargs["radius"], dtype=np.float64)
-    return cls(**kwargs)
-
-
 # ----------------------------------------------------------- (de)serialize
 def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
     """A JSON-ready description of ``solution`` (see :func:`write_solution`).
@@ -228,9 +200,6 @@ def solution_from_dict(spec: dict) -> Any:
 
     The stored fingerprint, versions and format go to ``solution.extra``.
     """
-    from .problem import Problem
-    from .solution import Solution
-
     if spec.get("format") != "robustsvm.solution":
         raise ValueError("not a stored robustsvm solution (missing format 'robustsvm.solution')")
     version = spec.get("format_version")
@@ -334,28 +303,6 @@ class ValidationReport:
         return self.fingerprint_stored is None or self.fingerprint_stored.get("sha256") == self.fingerprint["sha256"]
 
 
-def _kernel_objective(problem: Any, solution: Any, data: Any) -> tuple[float, float]:
-    """Objective and hard-margin violation of a kernel expansion ``f(x) = Σ_j a_j k(x, x_j) + b``.
-
-    With ``w = Σ_j a_j φ(x_j)``: ``R = (λ2/2) aᵀ K_SS a``, margins ``y_i f(x_i)``.
-    """
-    from .losses import HardMargin
-
-    a = np.asarray(solution.dual_coef, dtype=np.float64)
-    K_ss = problem.kernel(solution.support_vectors, solution.support_vectors)
-    value = 0.5 * problem.penalty.l2 * float(a @ K_ss @ a)
-    mode, mu = problem.intercept_mode
-    if mode == "l2":
-        value += 0.5 * mu * solution.b**2
-    margins = data.y * (problem.kernel(data.X, solution.support_vectors) @ a + solution.b)
-    violation = 0.0
-    if isinstance(problem.loss, HardMargin):
-        violation = max(0.0, float(np.max(1.0 - margins)))
-    else:
-        value += float(problem.loss.coefficients(data.sample_weight) @ problem.loss.value(margins))
-    return value, violation
-
-
 def validate(
     solution: Any,
     X: Any,
@@ -406,12 +353,15 @@ def validate(
     d = fingerprint["shape"][1]
     if solution.w is not None and solution.w.shape != (d,):
         raise ValueError(f"the solution has {solution.w.shape[0]} weights but X has {d} features")
-    data = problem.prepare(X, y, sample_weight=sample_weight, feature_names=solution.feature_names)
+    model = problem.normalize(X, y, sample_weight=sample_weight, feature_names=solution.feature_names)
     if solution.w is not None:
-        recomputed = problem._objective(data, solution.w, float(solution.b))
-        violation = problem._violation(data, solution.w, float(solution.b))
+        recomputed = objective_module.objective(model, solution.w, float(solution.b))
+        violation = objective_module.violation(model, solution.w, float(solution.b))
     elif solution.dual_coef is not None and problem.kernel is not None:
-        recomputed, violation = _kernel_objective(problem, solution, data)
+        recomputed = objective_module.kernel_objective(model, solution.dual_coef, solution.support_vectors,
+                                                       float(solution.b))
+        violation = objective_module.kernel_violation(model, solution.dual_coef, solution.support_vectors,
+                                                      float(solution.b))
     else:
         raise ValueError("the solution has neither weights w nor a kernel expansion to check")
     rel = abs(recomputed - solution.objective) / max(1.0, abs(solution.objective))
@@ -443,3 +393,7 @@ def validate(
         gap=float(solution.gap),
         notes=notes,
     )
+
+
+# Solution.to_json / Solution.from_json write and read through this module
+solution_module.register_serializer(write=write_solution, read=read_solution)

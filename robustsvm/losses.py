@@ -11,9 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Loss", "Hinge", "SquaredHinge", "HardMargin"]
+__all__ = ["Loss", "Hinge", "SquaredHinge", "HardMargin", "LOSSES", "loss_from_dict"]
 
 _REDUCTIONS = ("mean", "sum")
+
+#: the one table of losses, short name → class; every subclass with a ``name`` is added when defined
+LOSSES: dict[str, type] = {}
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,36 @@ class Loss:
         if self.reduction not in _REDUCTIONS:
             raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {self.reduction!r}")
 
-    #: short identifier used by backends and serialization
+    #: short identifier used by backends and serialization (unique: the key in :data:`LOSSES`)
     name = "loss"
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("name") is not None:
+            LOSSES[cls.name] = cls
+    #: the upper end of the dual box ``0 ≤ α ≤ upper`` of ``c ℓ(m) = max_α c(α(1 − m) − ℓ*(α))``
+    dual_upper = np.inf
+    #: True when the loss is a constraint ``m ≥ 1`` rather than a penalty (hard margin)
+    is_constraint = False
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         """Per-sample loss ``ℓ(m)``."""
+        raise NotImplementedError
+
+    def dual_term(self, alpha: np.ndarray) -> np.ndarray:
+        """``α − ℓ*(α)`` per sample: what a dual point ``α`` in the dual box contributes.
+
+        Every loss here is ``ℓ(m) = max_{0 ≤ α ≤ upper} α(1 − m) − ℓ*(α)``, so
+        ``Σ c_i (α_i − ℓ*(α_i)) − max_w,b [...]`` is a Lagrangian dual value.
+        """
+        raise NotImplementedError
+
+    def cvx(self, xi, coef):
+        """The loss terms as a CVXPY expression of the slacks ``ξ ≥ 1 − m^rob``, ``ξ ≥ 0``.
+
+        ``coef`` are the coefficients ``c`` (an array or a parameter); the
+        squared hinge takes their square roots (``‖√c ∘ ξ‖²``).
+        """
         raise NotImplementedError
 
     def coefficients(self, sample_weight: np.ndarray) -> np.ndarray:
@@ -56,9 +84,18 @@ class Hinge(Loss):
     """Hinge loss ``ℓ(m) = max(0, 1 − m)``."""
 
     name = "hinge"
+    dual_upper = 1.0
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - np.asarray(margin, dtype=np.float64))
+
+    def dual_term(self, alpha: np.ndarray) -> np.ndarray:
+        """``α`` (``ℓ* = 0`` on ``[0, 1]``)."""
+        return np.asarray(alpha, dtype=np.float64)
+
+    def cvx(self, xi, coef):
+        """``c·ξ``."""
+        return coef @ xi
 
 
 @dataclass(frozen=True)
@@ -70,6 +107,17 @@ class SquaredHinge(Loss):
     def value(self, margin: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - np.asarray(margin, dtype=np.float64)) ** 2
 
+    def dual_term(self, alpha: np.ndarray) -> np.ndarray:
+        """``α − α²/4`` (``ℓ*(α) = α²/4`` on ``α ≥ 0``)."""
+        alpha = np.asarray(alpha, dtype=np.float64)
+        return alpha - 0.25 * alpha * alpha
+
+    def cvx(self, xi, root_coef):
+        """``‖√c ∘ ξ‖²`` (pass ``√c``: a product with a parameter ``c`` would densify an n × n matrix)."""
+        import cvxpy as cp
+
+        return cp.sum_squares(cp.multiply(root_coef, xi))
+
 
 @dataclass(frozen=True)
 class HardMargin(Loss):
@@ -79,14 +127,23 @@ class HardMargin(Loss):
     """
 
     name = "hard_margin"
+    is_constraint = True
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         return np.zeros_like(np.asarray(margin, dtype=np.float64))
 
+    def coefficients(self, sample_weight: np.ndarray) -> np.ndarray:
+        """Ones: each constraint ``m_i^rob ≥ 1`` has its own unbounded multiplier, whatever the weights."""
+        return np.ones_like(np.asarray(sample_weight, dtype=np.float64))
+
+    def dual_term(self, alpha: np.ndarray) -> np.ndarray:
+        """``α`` (the multiplier of ``1 − m ≤ 0``, unbounded above)."""
+        return np.asarray(alpha, dtype=np.float64)
+
 
 def loss_from_dict(spec: dict) -> Loss:
-    """Rebuild a loss from :meth:`Loss.to_dict`."""
-    classes = {cls.__name__: cls for cls in (Hinge, SquaredHinge, HardMargin)}
+    """Rebuild a loss from :meth:`Loss.to_dict` (``type`` is the class name or the short name)."""
+    classes = {cls.__name__: cls for cls in LOSSES.values()} | LOSSES
     try:
         cls = classes[spec["type"]]
     except KeyError as exc:

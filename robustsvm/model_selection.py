@@ -19,7 +19,6 @@ mode returns the same numbers. Clarabel has no warm start; with SCS
 
 from __future__ import annotations
 
-import copy
 import itertools
 import math
 import time
@@ -51,6 +50,7 @@ __all__ = [
     "standardize",
     "stratified_folds",
     "stratified_split",
+    "point_radius",
     "with_values",
     "woolnough_protocol",
 ]
@@ -110,25 +110,36 @@ def program_values(point: Mapping[str, float]) -> dict:
     return values
 
 
+def point_radius(problem: Problem, point: Mapping[str, float]) -> float | None:
+    """The radius a grid point sets (None when it sets none), checked against the model.
+
+    It is passed to :meth:`Problem.solve` as ``radius=``: the model's set is not changed.
+    """
+    if "radius" not in point:
+        return None
+    if problem.uncertainty is None or isinstance(problem.uncertainty, (list, tuple)):
+        raise ValueError("radius applies only to a model with one uncertainty set")
+    return point["radius"]
+
+
 def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
-    """A copy of ``problem`` whose penalty, intercept ridge and radius take the values of ``point``."""
+    """A copy of ``problem`` whose penalty and intercept ridge take the values of ``point``.
+
+    A point's ``radius`` is not written into the model's set: solve with
+    ``radius=point_radius(problem, point)``.
+    """
     values = program_values(point)
     pen: Penalty = problem.penalty
     l2 = values.get("l2", pen.l2)
     l1 = values.get("l1", pen.l1)
     intercept = problem.intercept
     if "mu" in values:
-        if problem.intercept_mode[0] != "l2":
+        if problem.intercept_term.mode != "ridge":
             raise ValueError("mu (or nu) applies only to a model with intercept=rs.L2(mu)")
         intercept = L2(values["mu"])
-    uncertainty = problem.uncertainty
-    if "radius" in values:
-        if uncertainty is None or isinstance(uncertainty, (list, tuple)):
-            raise ValueError("radius applies only to a model with one uncertainty set")
-        uncertainty = copy.copy(uncertainty)
-        uncertainty.radius = values["radius"]
-    return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs, uncertainty=uncertainty,
-                   intercept=intercept, kernel=problem.kernel)
+    point_radius(problem, values)
+    return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs,
+                   uncertainty=problem.uncertainty, intercept=intercept, kernel=problem.kernel)
 
 
 def stratified_folds(y: Any, n_splits: int = 5, *, seed: int | None = 0) -> np.ndarray:
@@ -256,8 +267,6 @@ def evaluate_chunk(
         ``scores``, ``weights``, ``intercepts``, ``statuses``, ``solve_times``
         (arrays indexed [point, fold]) and ``n_compiles``.
     """
-    from .backends.conic import _STATUS
-
     options = dict(solver_options or {})
     data = check_fit_data(X, y, signs=problem.signs)
     Xd, y_pm = data.X, data.y
@@ -287,7 +296,7 @@ def evaluate_chunk(
                 with warnings.catch_warnings():  # the status records an inaccurate solve
                     warnings.simplefilter("ignore", UserWarning)
                     res = prog.solve(solver.upper(), warm_start=warm, **_conic_options(options))
-                statuses[j, k] = _STATUS.get(res.status, str(res.status))
+                statuses[j, k] = res.status
                 times[j, k] = res.time_compile + res.time_solve
                 if res.w is not None:
                     weights[j, k], intercepts[j, k] = res.w, res.b
@@ -308,7 +317,8 @@ def evaluate_chunk(
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", UserWarning)
                         sol = model.solve(_rows(Xd, train), y_pm[train], solver=solver,
-                                          feature_names=data.feature_names, **options)
+                                          feature_names=data.feature_names,
+                                          radius=point_radius(problem, point), **options)
                     statuses[j, k] = sol.status
                     weights[j, k], intercepts[j, k] = sol.w, sol.b
                     scores[j, k] = _accuracy(_rows(Xd, val), y_pm[val], sol.w, sol.b)
@@ -628,7 +638,8 @@ def woolnough_protocol(
     model = with_values(problem, best)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        sol = model.solve(Xtr, ytr, solver=final_solver or solver, **(final_options or {}))
+        sol = model.solve(Xtr, ytr, solver=final_solver or solver, radius=point_radius(problem, best),
+                          **(final_options or {}))
     selected = select_features(sol.w, threshold)
     w_sel = np.where(selected, sol.w, 0.0)
     return ProtocolResult(

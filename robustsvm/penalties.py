@@ -53,6 +53,20 @@ class Penalty:
         w = np.asarray(w, dtype=np.float64)
         return 0.5 * self.l2 * float(w @ w) + self.l1 * float(np.abs(w).sum())
 
+    def prox(self, v: np.ndarray, step: float = 1.0) -> np.ndarray:
+        """``argmin_w ½‖w − v‖² + step·R(w)``: soft-threshold by ``step·l1``, then shrink by ``1 + step·l2``."""
+        v = np.asarray(v, dtype=np.float64)
+        soft = np.sign(v) * np.maximum(np.abs(v) - step * self.l1, 0.0)
+        return soft / (1.0 + step * self.l2)
+
+    def cvx(self, w, l2=None, l1=None):
+        """``(l2/2)‖w‖² + l1‖w‖₁`` as a CVXPY expression; ``l2``/``l1`` may be parameters (DPP)."""
+        import cvxpy as cp
+
+        l2 = self.l2 if l2 is None else l2
+        l1 = self.l1 if l1 is None else l1
+        return 0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w)
+
     @property
     def has_l1(self) -> bool:
         return self.l1 > 0

@@ -13,14 +13,15 @@ At the optimum ``p = w⁺``, ``q = w⁻``, so it equals ``ν/2`` times the model
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .losses import SquaredHinge
-from .penalties import L2, Penalty
-from .uncertainty import Box, resolve_uncertainty
+from .penalties import L2
+from .problem import Problem
+from .reductions import PQParameters, pq_parameters, pq_reasons
+from .uncertainty import Box
 
 __all__ = ["PQParameters", "pq_parameters", "pq_reasons", "pq_svm"]
 
@@ -43,8 +44,6 @@ def pq_svm(nu: float, lam2: float, radius: Any, widths: Any = None):
     widths : array of shape (d,), optional
         Box half-widths δ (ones by default).
     """
-    from .problem import Problem
-
     for name, value in (("nu", nu), ("lam2", lam2)):
         try:
             v = float(value)
@@ -55,62 +54,3 @@ def pq_svm(nu: float, lam2: float, radius: Any, widths: Any = None):
     nu, lam2 = float(nu), float(lam2)
     return Problem(loss=SquaredHinge(reduction="sum"), penalty=L2(2.0 * lam2 / nu),
                    uncertainty=Box(radius, widths=widths), intercept=L2(2.0 / nu))
-
-
-def pq_reasons(problem) -> list[str]:
-    """Why ``problem`` is not a pq-SVM model (empty when it is one)."""
-    reasons = []
-    loss = problem.loss
-    if not (isinstance(loss, SquaredHinge) and loss.reduction == "sum"):
-        reasons.append("the pq-SVM needs loss=SquaredHinge(reduction='sum')")
-    pen = problem.penalty
-    if pen.l1 > 0:
-        reasons.append("the pq-SVM has no L1 penalty")
-    if pen.l2 <= 0:
-        reasons.append("the pq-SVM needs an L2 penalty with positive strength")
-    mode, mu = problem.intercept_mode
-    if mode != "l2" or mu <= 0:
-        reasons.append("the pq-SVM needs a regularized intercept intercept=rs.L2(mu) with mu > 0")
-    if not isinstance(problem.uncertainty, Box):
-        reasons.append("the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)")
-    if problem.has_signs:
-        reasons.append("the pq-SVM has no sign constraints")
-    if problem.kernel is not None:
-        reasons.append("the pq-SVM is linear (no kernel)")
-    return reasons
-
-
-@dataclass(frozen=True)
-class PQParameters:
-    """``(ν, λ2)`` and the per-sample data of a pq-SVM model.
-
-    ``nu = 2/μ``, ``lam2 = λ2'/μ`` for the model's ``L2(λ2')`` penalty and
-    ``L2(μ)`` intercept; ``radius`` (n,), ``widths`` (d,) and the sample
-    weights ``weight`` (n,) (the squared hinge terms are ``weight_i ξ_i²``).
-    """
-
-    nu: float
-    lam2: float
-    radius: np.ndarray
-    widths: np.ndarray
-    weight: np.ndarray
-
-
-def pq_parameters(problem, data) -> PQParameters:
-    """Map a pq-SVM model and its data to :class:`PQParameters`.
-
-    Raises
-    ------
-    ValueError
-        When ``problem`` is not of the form built by :func:`pq_svm`.
-    """
-    reasons = pq_reasons(problem)
-    if reasons:
-        raise ValueError("not a pq-SVM model: " + "; ".join(reasons))
-    mu = problem.intercept_mode[1]
-    pen: Penalty = problem.penalty
-    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d)
-    box: Box = problem.uncertainty
-    widths = np.ones(data.d) if box.widths is None else np.asarray(box.widths, dtype=np.float64)
-    return PQParameters(nu=2.0 / mu, lam2=pen.l2 / mu, radius=layout.radius.copy(), widths=widths,
-                        weight=problem.loss.coefficients(data.sample_weight))

@@ -18,14 +18,17 @@ from typing import Any
 
 import numpy as np
 
+from . import objective as objective_module
 from ._validation import FitData, check_fit_data
 from .backends import registry
 from .exceptions import ConvergenceWarning, SolverError
-from .kernels import Kernel
-from .losses import HardMargin, Hinge, Loss
+from .intercept import Intercept, intercept_term
+from .kernels import Kernel, kernel_from_dict
+from .losses import Hinge, Loss, loss_from_dict
+from .model import Model, normalize
 from .penalties import Penalty, as_penalty
 from .solution import Solution
-from .uncertainty import UncertaintySet, resolve_uncertainty
+from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
 
 __all__ = ["Problem"]
 
@@ -82,22 +85,23 @@ class Problem:
                 f"got {type(uncertainty).__name__}"
             )
         self.uncertainty = uncertainty
-        if isinstance(intercept, Penalty):
-            if intercept.l1 > 0:
-                raise ValueError("intercept accepts only an L2 penalty: rs.L2(mu)")
-        elif not isinstance(intercept, (bool, np.bool_)):
-            raise TypeError(f"intercept must be True, False or rs.L2(mu), got {intercept!r}")
+        intercept_term(intercept)  # validates
         self.intercept = intercept
         if kernel is not None and not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be rs.Linear(), rs.Polynomial(d) or rs.RBF(sigma), got {kernel!r}")
         self.kernel = kernel
-        if isinstance(loss, HardMargin) and self.penalty.l2 == 0 and self.penalty.l1 == 0:
+        if loss.is_constraint and self.penalty.l2 == 0 and self.penalty.l1 == 0:
             raise ValueError("a hard-margin model needs a penalty (for instance rs.L2(1.0)): its loss is zero")
 
     # ------------------------------------------------------------------ model
     @property
+    def intercept_term(self) -> Intercept:
+        """The intercept as a term: free, none or ridge with ``mu`` (``rs.L2(0)`` is free)."""
+        return intercept_term(self.intercept)
+
+    @property
     def intercept_mode(self) -> tuple[str, float]:
-        """``("free", 0)``, ``("none", 0)`` or ``("l2", mu)``."""
+        """``("free", 0)``, ``("none", 0)`` or ``("l2", mu)``: the intercept as the user wrote it."""
         if isinstance(self.intercept, Penalty):
             return "l2", self.intercept.l2
         return ("free", 0.0) if self.intercept else ("none", 0.0)
@@ -128,11 +132,13 @@ class Problem:
         return self._robust_margins(data, np.asarray(w, dtype=np.float64), float(b))
 
     def _robust_margins(self, data: FitData, w: np.ndarray, b: float) -> np.ndarray:
-        margin = data.y * (np.asarray(data.X @ w).ravel() + b)
-        layout = resolve_uncertainty(self.uncertainty, data.n, data.d)
-        if layout is not None:
-            margin = margin - layout.penalty_terms(w, data.y)
-        return margin
+        return objective_module.robust_margins(normalize(self, data), w, b)
+
+    def normalize(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,
+                  radius: Any = None) -> Model:
+        """The normalized :class:`~robustsvm.model.Model` of this problem on ``(X, y)`` (what backends read)."""
+        data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        return normalize(self, data, radius=radius)
 
     def objective(
         self, X: Any, y: Any, w: Any, b: float = 0.0, *, sample_weight: Any = None, feature_names: Any = None
@@ -155,22 +161,10 @@ class Problem:
         return w
 
     def _check_b(self, b: Any) -> float:
-        b = float(b)
-        if not np.isfinite(b):
-            raise ValueError("b must be finite")
-        if self.intercept_mode[0] == "none" and b != 0.0:
-            raise ValueError("b must be 0 for a model with intercept=False")
-        return b
+        return self.intercept_term.check(b)
 
     def _objective(self, data: FitData, w: np.ndarray, b: float) -> float:
-        value = self.penalty.value(w)
-        mode, mu = self.intercept_mode
-        if mode == "l2":
-            value += 0.5 * mu * b * b
-        if not isinstance(self.loss, HardMargin):
-            c = self.loss.coefficients(data.sample_weight)
-            value += float(c @ self.loss.value(self._robust_margins(data, w, b)))
-        return float(value)
+        return objective_module.objective(normalize(self, data), w, b)
 
     def violation(self, X: Any, y: Any, w: Any, b: float = 0.0, *, feature_names: Any = None) -> float:
         """Largest violation of the constraints at ``(w, b)`` (0 when feasible).
@@ -182,12 +176,7 @@ class Problem:
         return self._violation(data, self._check_w(w, data.d), self._check_b(b))
 
     def _violation(self, data: FitData, w: np.ndarray, b: float) -> float:
-        v = 0.0
-        if np.any(data.signs):
-            v = max(v, float(np.max(-data.signs * w)))
-        if isinstance(self.loss, HardMargin):
-            v = max(v, float(np.max(1.0 - self._robust_margins(data, w, b))))
-        return max(v, 0.0)
+        return objective_module.violation(normalize(self, data), w, b)
 
     # ------------------------------------------------------------ compiling
     def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,
@@ -202,7 +191,7 @@ class Problem:
         from .conic import ConicProgram
 
         data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
-        return ConicProgram(self, data, **compile_options)
+        return ConicProgram(normalize(self, data), **compile_options)
 
     def to_cvxpy(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None):
         """The model as a ``cvxpy.Problem`` (parameters named ``l2``, ``l1``, ``mu``, ``radius``, ``weight``)."""
@@ -217,6 +206,7 @@ class Problem:
         *,
         sample_weight: Any = None,
         feature_names: Any = None,
+        radius: Any = None,
         **options: Any,
     ) -> Solution:
         """Solve the model on ``(X, y)`` with a registered backend.
@@ -231,6 +221,10 @@ class Problem:
         sample_weight : array-like of shape (n,), optional
         feature_names : sequence of str, optional
             Names used to resolve ``signs`` given by name.
+        radius : float or array-like of shape (n,), optional
+            Radii of the uncertainty set(s) for this solve, replacing those the
+            sets were built with: one value for every sample or one per sample
+            (validated here; the sets are not changed).
         **options
             ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the
             backend's own options.
@@ -257,26 +251,29 @@ class Problem:
         data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
         registry.require(backend, self)
         start = time.perf_counter()
-        result = backend.solve(self, data, **options)
+        model = normalize(self, data, radius=radius)
+        result = backend.solve(model, **options)
         elapsed = time.perf_counter() - start
-        return self._finish(backend.name, data, result, elapsed)
+        return self._finish(backend.name, model, result, elapsed)
 
-    def _finish(self, name: str, data: FitData, result: registry.BackendResult, elapsed: float) -> Solution:
+    def _finish(self, name: str, model: Model, result: registry.Result, elapsed: float) -> Solution:
         if result.status in _FAILED or (result.w is None and result.dual_coef is None):
             raise SolverError(
                 f"solver {name!r} returned status {result.status!r}"
                 + (f": {result.message}" if result.message else "")
                 + (" (the hard-margin model is infeasible when the data are not separable)"
-                   if isinstance(self.loss, HardMargin) and result.status.startswith("infeasible") else "")
+                   if self.loss.is_constraint and result.status.startswith("infeasible") else "")
             )
+        b = float(result.b)
         if result.w is not None:
             w = np.asarray(result.w, dtype=np.float64).ravel()
-            objective = self._objective(data, w, float(result.b))
-            violation = self._violation(data, w, float(result.b))
+            margins = objective_module.robust_margins(model, w, b)
+            objective = objective_module.objective_from_margins(model, w, b, margins)
+            violation = objective_module.violation(model, w, b, margins=margins)
         else:
             w = None
-            objective = float(result.extra.get("objective", np.nan))
-            violation = float(result.extra.get("violation", np.nan))
+            objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, b)
+            violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, b)
         history = {k: np.asarray(v) for k, v in (result.history or {}).items()}
         sol = Solution(
             w=w,
@@ -291,9 +288,9 @@ class Problem:
             time_solve=float(result.time_solve),
             history=history,
             violation=violation,
-            classes=data.classes,
+            classes=model.classes,
             problem=self,
-            feature_names=data.feature_names,
+            feature_names=model.feature_names,
             message=result.message,
             dual_coef=result.dual_coef,
             support_vectors=result.support_vectors,
@@ -333,10 +330,6 @@ class Problem:
     @classmethod
     def from_dict(cls, spec: dict) -> Problem:
         """Rebuild a model from :meth:`to_dict` (uncertainty sets via their ``to_dict`` form)."""
-        from .io import uncertainty_from_dict
-        from .kernels import kernel_from_dict
-        from .losses import loss_from_dict
-
         mode = spec.get("intercept", {"mode": "free"})
         intercept = {"free": True, "none": False}.get(mode["mode"])
         if intercept is None:

@@ -27,12 +27,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import FitData
-from .losses import HardMargin, Hinge, SquaredHinge
+from . import objective as objective_module
+from .model import Model
 from .nqp import NQP
-from .pq_model import PQParameters, pq_parameters, pq_reasons
+from .uncertainty import Box
 
 __all__ = [
+    "PQParameters",
+    "pq_parameters",
+    "pq_reasons",
     "KernelDual",
     "LinearDual",
     "PQDual",
@@ -78,7 +81,7 @@ def _common_reasons(problem, *, free_intercept: bool = False) -> list[str]:
         reasons.append("the dual NQP has no L1 penalty (L1 needs the primal)")
     if problem.penalty.l2 <= 0:
         reasons.append("the dual NQP needs an L2 penalty with positive strength")
-    if problem.intercept_mode[0] == "free" and not free_intercept:
+    if problem.intercept_term.mode == "free" and not free_intercept:
         reasons.append("a free intercept adds the equality Σ y_i α_i = 0 to the dual, which the NQP "
                        "0 ≤ v ≤ c cannot express: use intercept=False or intercept=rs.L2(mu)")
     return reasons
@@ -105,63 +108,47 @@ def dual_reasons(problem, *, free_intercept: bool = False) -> list[str]:
     return _common_reasons(problem)
 
 
-def reduce_model(problem, data: FitData):
-    """The NQP dual of ``problem`` on ``data``: a KernelDual, LinearDual or PQDual."""
-    reasons = dual_reasons(problem)
-    if reasons:
-        raise ValueError("no NQP dual for this model: " + "; ".join(reasons))
-    if problem.kernel is not None:
-        return KernelDual(problem, data)
-    if problem.uncertainty is not None:
-        return PQDual.from_problem(problem, data)
-    return LinearDual(problem, data)
+def reduce_model(model: Model):
+    """The NQP dual of a normalized ``model``: a KernelDual, LinearDual or PQDual."""
+    if model.kernel is not None:
+        return KernelDual(model)
+    if model.layout is not None:
+        return PQDual.from_model(model)
+    return LinearDual(model)
 
 
-def _loss_bounds(problem, data: FitData) -> tuple[np.ndarray, np.ndarray]:
-    """Upper bounds ``c`` and the extra diagonal of ``A`` for the loss."""
-    n = data.n
-    loss = problem.loss
-    if isinstance(loss, HardMargin):
+def _loss_bounds(model: Model) -> tuple[np.ndarray, np.ndarray]:
+    """Upper bounds ``c`` and the extra diagonal of ``A`` for the loss.
+
+    In the NQP variables ``v_i = c_i α_i``: the hinge box ``α ≤ 1`` becomes
+    ``v ≤ c``; the squared hinge's ``−c α²/4`` becomes ``−v²/(4c)`` (a zero
+    weight pins ``v_i = 0``); a hard margin has no bound.
+    """
+    n = model.n
+    loss = model.loss
+    if loss.is_constraint:
         return np.full(n, np.inf), np.zeros(n)
-    coef = loss.coefficients(data.sample_weight)
-    if isinstance(loss, Hinge):
-        return coef, np.zeros(n)
-    if isinstance(loss, SquaredHinge):
-        # c_i ξ_i² in the primal gives −α_i²/(4c_i) in the dual; a zero weight pins α_i = 0
-        with np.errstate(divide="ignore"):
-            extra = np.where(coef > 0, 1.0 / (2.0 * np.where(coef > 0, coef, 1.0)), 0.0)
-        upper = np.where(coef > 0, np.inf, 0.0)
-        return upper, extra
-    raise TypeError(f"no dual for loss {loss!r}")
+    coef = model.c
+    if np.isfinite(loss.dual_upper):
+        return coef * loss.dual_upper, np.zeros(n)
+    with np.errstate(divide="ignore"):
+        extra = np.where(coef > 0, 1.0 / (2.0 * np.where(coef > 0, coef, 1.0)), 0.0)
+    upper = np.where(coef > 0, np.inf, 0.0)
+    return upper, extra
 
 
-def kernel_primal(problem, data: FitData, K: np.ndarray, coef: np.ndarray, b: float) -> tuple[float, float]:
+def kernel_primal(model: Model, K: np.ndarray, coef: np.ndarray, b: float) -> tuple[float, float]:
     """Objective and violation of a kernel model at the expansion ``f = K coef + b``.
 
-    With ``w = Σ_j coef_j φ(x_j)``: ``‖w‖² = coefᵀ K coef`` and
-    ``m_i = y_i(Σ_j K_ij coef_j + b)``, so the objective is
-    ``(λ/2) coefᵀKcoef + (μ/2)b² + Σ_i c_i ℓ(m_i)`` and the violation
-    ``max(0, max_i(1 − m_i))`` for a hard margin (0 otherwise).
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        The Gram matrix of the training data.
-    coef : ndarray of shape (n,)
-        Expansion coefficients (zero off the support).
+    ``K`` is the training Gram matrix and ``coef`` (n,) the expansion
+    coefficients (zero off the support); the values are those of
+    :func:`robustsvm.objective.kernel_objective` at the support.
     """
     coef = np.asarray(coef, dtype=np.float64)
-    Kc = K @ coef
-    value = 0.5 * problem.penalty.l2 * float(coef @ Kc)
-    mode, mu = problem.intercept_mode
-    if mode == "l2":
-        value += 0.5 * mu * b * b
-    margin = data.y * (Kc + b)
-    if isinstance(problem.loss, HardMargin):
-        return float(value), float(max(0.0, np.max(1.0 - margin)))
-    c = problem.loss.coefficients(data.sample_weight)
-    value += float(c @ problem.loss.value(margin))
-    return float(value), 0.0
+    support = np.flatnonzero(coef)
+    sv = model.X[support]
+    return (objective_module.kernel_objective(model, coef[support], sv, b),
+            objective_module.kernel_violation(model, coef[support], sv, b))
 
 
 class KernelDual:
@@ -177,25 +164,27 @@ class KernelDual:
     to :meth:`recover`.
     """
 
-    def __init__(self, problem, data: FitData, *, allow_free: bool = False) -> None:
-        reasons = dual_reasons(problem, free_intercept=allow_free)
-        if problem.kernel is None or reasons:
-            raise ValueError("KernelDual needs a kernel model: " + "; ".join(reasons or ["no kernel"]))
-        self.problem = problem
-        self.data = data
-        self.lam = problem.penalty.l2
-        mode, mu = problem.intercept_mode
-        self.mu = mu if mode == "l2" else None
-        self.free = mode == "free"
-        self.equality = data.y.copy() if self.free else None
-        self.K = problem.kernel(data.X)
+    def __init__(self, model: Model, *, allow_free: bool = False) -> None:
+        if model.kernel is None:
+            raise ValueError("KernelDual needs a kernel model")
+        if model.l1 > 0 or model.l2 <= 0 or model.layout is not None or model.has_signs:
+            raise ValueError("KernelDual needs an L2 penalty only, no uncertainty and no signs")
+        if model.intercept.free and not allow_free:
+            raise ValueError("a free intercept adds the equality y·α = 0 to the dual, which the NQP cannot express: "
+                             "pass allow_free=True to a solver that takes it")
+        self.model = model
+        self.lam = model.l2
+        self.mu = model.intercept.mu if model.intercept.mode == "ridge" else None
+        self.free = model.intercept.free
+        self.equality = model.y.copy() if self.free else None
+        self.K = model.kernel(model.X)
         Kt = self.K / self.lam
         if self.mu is not None:
             Kt = Kt + 1.0 / self.mu
-        upper, extra = _loss_bounds(problem, data)
-        A = (data.y[:, None] * Kt) * data.y[None, :]
+        upper, extra = _loss_bounds(model)
+        A = (model.y[:, None] * Kt) * model.y[None, :]
         A[np.diag_indices_from(A)] += extra
-        self.nqp = NQP(0.5 * (A + A.T), -np.ones(data.n), upper)
+        self.nqp = NQP(0.5 * (A + A.T), -np.ones(model.n), upper)
         self.scale = 1.0
 
     def dual_value(self, v: np.ndarray) -> float:
@@ -208,19 +197,19 @@ class KernelDual:
         For a free intercept ``b`` is required: the multiplier of ``yᵀα = 0``.
         """
         v = np.asarray(v, dtype=np.float64)
-        coef = self.data.y * v / self.lam
+        y = self.model.y
+        coef = y * v / self.lam
         if self.free:
             if b is None:
                 raise ValueError("a free intercept is the multiplier of y·α = 0: pass b")
             b = float(b)
         else:
-            b = float(self.data.y @ v) / self.mu if self.mu is not None else 0.0
+            b = float(y @ v) / self.mu if self.mu is not None else 0.0
         support = np.flatnonzero(v > threshold)
-        coef_full = np.zeros_like(coef)
-        coef_full[support] = coef[support]
-        objective, violation = kernel_primal(self.problem, self.data, self.K, coef_full, b)
-        X = self.data.X
-        return Recovered(w=None, b=b, dual_coef=coef[support], support_vectors=X[support],
+        sv = self.model.X[support]
+        objective = objective_module.kernel_objective(self.model, coef[support], sv, b)
+        violation = objective_module.kernel_violation(self.model, coef[support], sv, b)
+        return Recovered(w=None, b=b, dual_coef=coef[support], support_vectors=sv,
                          support=support, objective=objective, violation=violation)
 
 
@@ -232,15 +221,18 @@ class LinearDual:
     ``c = (c_α, ∞)``; ``w = (Xᵀ(y∘α) + S_Jᵀβ)/λ``, ``b = yᵀα/μ``.
     """
 
-    def __init__(self, problem, data: FitData) -> None:
-        reasons = dual_reasons(problem)
-        if problem.kernel is not None or problem.uncertainty is not None or reasons:
-            raise ValueError("LinearDual needs a linear model without uncertainty: " + "; ".join(reasons))
-        self.problem = problem
-        self.data = data
-        self.lam = problem.penalty.l2
-        mode, mu = problem.intercept_mode
-        self.mu = mu if mode == "l2" else None
+    def __init__(self, model: Model) -> None:
+        if model.kernel is not None or model.layout is not None:
+            raise ValueError("LinearDual needs a linear model without uncertainty")
+        if model.l1 > 0 or model.l2 <= 0:
+            raise ValueError("LinearDual needs an L2 penalty only (positive strength, no L1)")
+        if model.intercept.free:
+            raise ValueError("no NQP dual for a free intercept: it adds the equality Σ y_i α_i = 0, which "
+                             "0 ≤ v ≤ c cannot express (use intercept=False or intercept=rs.L2(mu))")
+        self.model = model
+        data = model
+        self.lam = model.l2
+        self.mu = model.intercept.mu if model.intercept.mode == "ridge" else None
         n, d = data.n, data.d
         self.J = np.flatnonzero(data.signs)
         nJ = self.J.size
@@ -259,7 +251,7 @@ class LinearDual:
             if self.mu is not None:
                 F[:n, d] = y / np.sqrt(self.mu)
             F[n + np.arange(nJ), self.J] = data.signs[self.J] * sl
-        upper, extra = _loss_bounds(problem, data)
+        upper, extra = _loss_bounds(model)
         self.nqp = NQP(b=np.concatenate([-np.ones(n), np.zeros(nJ)]),
                        c=np.concatenate([upper, np.full(nJ, np.inf)]),
                        factor=F, diag=np.concatenate([extra, np.zeros(nJ)]))
@@ -272,16 +264,75 @@ class LinearDual:
     def recover(self, v: np.ndarray) -> Recovered:
         """``w = (Xᵀ(y∘α) + S_Jᵀβ)/λ``, ``b = yᵀα/μ``."""
         v = np.asarray(v, dtype=np.float64)
-        n = self.data.n
-        alpha, beta = v[:n], v[n:]
-        w = np.asarray(self.data.X.T @ (self.data.y * alpha)).ravel()
-        w[self.J] += self.data.signs[self.J] * beta
+        m = self.model
+        alpha, beta = v[:m.n], v[m.n:]
+        w = np.asarray(m.X.T @ (m.y * alpha)).ravel()
+        w[self.J] += m.signs[self.J] * beta
         w /= self.lam
-        b = float(self.data.y @ alpha) / self.mu if self.mu is not None else 0.0
-        objective = self.problem._objective(self.data, w, b)
-        violation = self.problem._violation(self.data, w, b)
+        b = float(m.y @ alpha) / self.mu if self.mu is not None else 0.0
+        margins = objective_module.robust_margins(m, w, b)
+        objective = objective_module.objective_from_margins(m, w, b, margins)
+        violation = objective_module.violation(m, w, b, margins=margins)
         return Recovered(w=w, b=b, dual_coef=None, support_vectors=None, support=None,
                          objective=objective, violation=violation)
+
+
+def pq_reasons(problem) -> list[str]:
+    """Why ``problem`` is not a pq-SVM model (empty when it is one)."""
+    reasons = []
+    loss = problem.loss
+    if not (loss.name == "squared_hinge" and loss.reduction == "sum"):
+        reasons.append("the pq-SVM needs loss=SquaredHinge(reduction='sum')")
+    pen = problem.penalty
+    if pen.l1 > 0:
+        reasons.append("the pq-SVM has no L1 penalty")
+    if pen.l2 <= 0:
+        reasons.append("the pq-SVM needs an L2 penalty with positive strength")
+    if problem.intercept_term.mode != "ridge":
+        reasons.append("the pq-SVM needs a regularized intercept intercept=rs.L2(mu) with mu > 0")
+    if not isinstance(problem.uncertainty, Box):
+        reasons.append("the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)")
+    if problem.has_signs:
+        reasons.append("the pq-SVM has no sign constraints")
+    if problem.kernel is not None:
+        reasons.append("the pq-SVM is linear (no kernel)")
+    return reasons
+
+
+@dataclass(frozen=True)
+class PQParameters:
+    """``(ν, λ2)`` and the per-sample data of a pq-SVM model.
+
+    ``nu = 2/μ``, ``lam2 = λ2'/μ`` for the model's ``L2(λ2')`` penalty and
+    ``L2(μ)`` intercept; ``radius`` (n,), ``widths`` (d,) and the sample
+    weights ``weight`` (n,) (the squared hinge terms are ``weight_i ξ_i²``).
+    """
+
+    nu: float
+    lam2: float
+    radius: np.ndarray
+    widths: np.ndarray
+    weight: np.ndarray
+
+
+def pq_parameters(model) -> PQParameters:
+    """Map a normalized pq-SVM model (:class:`~robustsvm.model.Model`) to :class:`PQParameters`.
+
+    Raises
+    ------
+    ValueError
+        When ``model`` is not of the form built by :func:`pq_svm`.
+    """
+    box = model.shared_set
+    if (model.loss.name != "squared_hinge" or model.loss.reduction != "sum" or model.l1 > 0 or model.l2 <= 0
+            or model.intercept.mode != "ridge" or not isinstance(box, Box) or model.has_signs
+            or model.kernel is not None):
+        raise ValueError("not a pq-SVM model: see rs.pq_svm (squared hinge sum, L2, one Box, ridge intercept, "
+                         "no signs)")
+    mu = model.intercept.mu
+    widths = np.ones(model.d) if box.widths is None else np.asarray(box.widths, dtype=np.float64)
+    return PQParameters(nu=2.0 / mu, lam2=model.l2 / mu, radius=model.layout.radius.copy(), widths=widths,
+                        weight=model.c.copy())
 
 
 class PQDual:
@@ -304,7 +355,7 @@ class PQDual:
     params : PQParameters
     """
 
-    def __init__(self, X: Any, y: np.ndarray, params: PQParameters, problem=None, data=None) -> None:
+    def __init__(self, X: Any, y: np.ndarray, params: PQParameters, model: Model | None = None) -> None:
         keep = params.weight > 0
         self.keep = keep
         self.X = X[np.flatnonzero(keep)] if not np.all(keep) else X
@@ -315,15 +366,14 @@ class PQDual:
         self.nu = float(params.nu)
         self.lam2 = float(params.lam2)
         self.m, self.d = self.X.shape
-        self.problem = problem
-        self.data = data
+        self.model = model
         self.scale = 2.0 / self.nu
         self._nqp: NQP | None = None
 
     @classmethod
-    def from_problem(cls, problem, data: FitData) -> PQDual:
-        """Build the dual of a model made by :func:`~robustsvm.pq_model.pq_svm`."""
-        return cls(data.X, data.y, pq_parameters(problem, data), problem=problem, data=data)
+    def from_model(cls, model: Model) -> PQDual:
+        """Build the dual of a normalized model of the form made by :func:`~robustsvm.pq_model.pq_svm`."""
+        return cls(model.X, model.y, pq_parameters(model), model=model)
 
     @property
     def size(self) -> int:

@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ._validation import check_X
+from .uncertainty.certificate import robust_check
 
-__all__ = ["Solution"]
+__all__ = ["Solution", "register_serializer"]
+
+#: ``write(solution, path, X, y)`` and ``read(path)``; :mod:`robustsvm.io` installs them when imported
+_SERIALIZER: dict[str, Callable[..., Any]] = {}
+
+
+def register_serializer(*, write: Callable[..., Any], read: Callable[..., Any]) -> None:
+    """Install the functions behind :meth:`Solution.to_json` and :meth:`Solution.from_json`.
+
+    :mod:`robustsvm.io` (imported with the package) registers its JSON format
+    here, so that the serialization layer sits above this module.
+    """
+    _SERIALIZER.update(write=write, read=read)
+
+
+def _serializer(kind: str) -> Callable[..., Any]:
+    try:
+        return _SERIALIZER[kind]
+    except KeyError:
+        raise RuntimeError("no solution serializer is registered: import robustsvm.io") from None
 
 
 @dataclass
@@ -96,8 +117,6 @@ class Solution:
 
     def robust_check(self, X: Any, y: Any, *, tol: float = 1e-6):
         """Worst-case point, margin and certificate per sample; see :func:`robustsvm.robust_check`."""
-        from .uncertainty.certificate import robust_check
-
         return robust_check(self, X, y, tol=tol)
 
     def summary(self) -> str:
@@ -123,16 +142,12 @@ class Solution:
 
         Pass the training data ``X, y`` to store their fingerprint.
         """
-        from .io import write_solution
-
-        return write_solution(self, path, X, y)
+        return _serializer("write")(self, path, X, y)
 
     @classmethod
     def from_json(cls, path: Any) -> Solution:
         """Read a solution written by :meth:`to_json`; see :func:`robustsvm.io.read_solution`."""
-        from .io import read_solution
-
-        return read_solution(path)
+        return _serializer("read")(path)
 
     def __repr__(self) -> str:
         return (

@@ -35,7 +35,7 @@ def test_decision_function_is_the_kernel_expansion():
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), intercept=rs.L2(1.0), kernel=kernel)
     sol = prob.solve(X, y, solver="m3", tol=1e-9, max_iter=100000)
     data = prob.prepare(X, y)
-    alpha = sol.extra["v"]
+    alpha = sol.extra["dual_point"]
     # f(x) = Σ_j y_j α_j k(x, x_j)/λ + Σ_j y_j α_j/μ, computed from scratch with scikit-learn's Gram
     f = rbf_kernel(Xt, X, gamma=1 / (2 * 0.8**2)) @ (data.y * alpha) / 0.05 + data.y @ alpha / 1.0
     assert np.allclose(sol.decision_function(Xt), f, atol=1e-10)
@@ -50,12 +50,12 @@ def test_kernel_objective_equals_primal_objective_for_linear_kernel(loss):
     rng = np.random.default_rng(0)
     kprob = rs.Problem(loss=loss, penalty=rs.L2(0.3), intercept=rs.L2(0.4), kernel=rs.Linear())
     pprob = rs.Problem(loss=loss, penalty=rs.L2(0.3), intercept=rs.L2(0.4))
-    data = kprob.prepare(X, y)
+    model = kprob.normalize(X, y)
     K = X @ X.T
     for _ in range(5):
         coef, b = rng.normal(size=30) * 0.1, rng.normal()
         w = X.T @ coef
-        value, violation = kernel_primal(kprob, data, K, coef, b)
+        value, violation = kernel_primal(model, K, coef, b)
         assert value == pytest.approx(pprob.objective(X, y, w, b))
         assert violation == pytest.approx(pprob.violation(X, y, w, b))
 
@@ -88,8 +88,7 @@ def test_sparse_input_kernel_model():
 def _free_intercept_kernel_fit(loss, lam, kernel, X, y):
     """The free-intercept kernel dual: the NQP plus yᵀα = 0 by clarabel, b the multiplier."""
     prob = rs.Problem(loss=loss, penalty=rs.L2(lam), kernel=kernel)
-    data = prob.prepare(X, y)
-    dual = KernelDual(prob, data, allow_free=True)
+    dual = KernelDual(prob.normalize(X, y), allow_free=True)
     res = solve_nqp_cvxpy(dual.nqp, solver_options=TIGHT, equality=dual.equality)
     assert res.status == "optimal" and res.kkt_residual < 1e-7
     assert abs(dual.equality @ res.v) < 1e-9
@@ -135,11 +134,11 @@ def test_backends_on_free_intercept_kernel_models():
     assert rs.get_backend("clarabel").check(
         rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False, kernel=rs.RBF(1.0),
                    uncertainty=rs.Box(0.1)))
-    dual = KernelDual(prob, prob.prepare(X, y), allow_free=True)
+    dual = KernelDual(prob.normalize(X, y), allow_free=True)
     with pytest.raises(ValueError, match="pass b"):
         dual.recover(np.zeros(20))
     with pytest.raises(ValueError, match="equality"):
-        KernelDual(prob, prob.prepare(X, y))
+        KernelDual(prob.normalize(X, y))
 
 
 def test_hard_margin_kernel_dual_is_infeasible_when_not_separable():
@@ -147,7 +146,7 @@ def test_hard_margin_kernel_dual_is_infeasible_when_not_separable():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
     y = np.array([0, 1, 1])
     prob = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0), intercept=False, kernel=rs.RBF(1.0))
-    dual = KernelDual(prob, prob.prepare(X, y))
+    dual = KernelDual(prob.normalize(X, y))
     v = np.array([1.0, 1.0, 0.0]) * 1e6  # along this ray F decreases without bound
     assert dual.nqp.objective(v) < -1e5
     with pytest.raises(rs.SolverError):

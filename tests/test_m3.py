@@ -35,7 +35,7 @@ def test_hard_margin_linear_reaches_clarabel():
     assert sol.violation < 1e-9
     assert abs(sol.gap) < 1e-8
     # the clamping of footnote 2: non-support vectors end exactly at zero
-    v = sol.extra["v"]
+    v = sol.extra["dual_point"]
     margins = y * (X @ ref.w)
     assert np.all(v[margins > 1 + 1e-3] == 0.0)
 
@@ -161,15 +161,15 @@ def test_kernel_dual_recovery_uses_support_vectors():
         warnings.simplefilter("error")
         sol = prob.solve(X, y, solver="m3", tol=1e-9, max_iter=100000, threshold=1e-6)
         ref = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
-    dual = KernelDual(prob, prob.prepare(X, y))
-    rec = dual.recover(sol.extra["v"])
+    dual = KernelDual(prob.normalize(X, y))
+    rec = dual.recover(sol.extra["dual_point"])
     assert np.array_equal(rec.support, sol.extra["support"])
     # the clamped coordinates are exactly the non-support vectors of the reference solution
-    assert np.array_equal(sol.extra["support"], np.flatnonzero(ref.extra["v"] > 1e-7))
+    assert np.array_equal(sol.extra["support"], np.flatnonzero(ref.extra["dual_point"] > 1e-7))
     assert sol.support_vectors.shape[0] == sol.dual_coef.shape[0] < X.shape[0]
     # the expansion over the support vectors is the full expansion Σ_j (y_j α_j/λ) k(x, x_j)
     K = rs.RBF(1.0)(X, X)
-    full = K @ (dual.data.y * sol.extra["v"] / 0.01)
+    full = K @ (dual.model.y * sol.extra["dual_point"] / 0.01)
     assert np.allclose(sol.decision_function(X), full, atol=1e-12)
 
 
@@ -231,7 +231,7 @@ def test_sample_weights_in_the_dual(loss):
     ref = prob.solve(X, y, solver="clarabel", sample_weight=s, solver_options=TIGHT)
     sol = prob.solve(X, y, solver="m3", sample_weight=s, tol=1e-9, max_iter=100000)
     assert sol.status == "optimal"
-    assert np.all(sol.extra["v"][:4] == 0.0)
+    assert np.all(sol.extra["dual_point"][:4] == 0.0)
     assert sol.objective == pytest.approx(ref.objective, rel=1e-7)
     assert np.allclose(sol.decision_function(X), ref.decision_function(X), atol=1e-5)
     # the weighted objective, recomputed from the expansion, differs from the unweighted one
@@ -248,11 +248,11 @@ def test_recorded_coefficients_follow_the_update_rule():
     assert sol.iterations == 5
     V = sol.extra["coefficients"]
     assert V.shape[1] == 30 and V.shape[0] >= 2
-    nqp = KernelDual(prob, prob.prepare(X, y)).nqp
+    nqp = KernelDual(prob.normalize(X, y)).nqp
     A = nqp.dense()
     Ap, Am = np.maximum(A, 0), np.maximum(-A, 0)
     for k in range(V.shape[0] - 1):  # each recorded step is eq. 3 applied to the one before, clipped to c
         v, b = V[k], nqp.b
         step = (-b + np.sqrt(b**2 + 4 * (Ap @ v) * (Am @ v))) / (2 * (Ap @ v))
         np.testing.assert_allclose(V[k + 1], np.minimum(v * step, nqp.c), rtol=1e-9, atol=1e-12)
-    np.testing.assert_allclose(V[-1], sol.extra["v"])
+    np.testing.assert_allclose(V[-1], sol.extra["dual_point"])

@@ -129,8 +129,7 @@ def test_linear_kernel_dual_matches_primal(loss, lam, intercept):
     X, y = make_classification(50, 4, seed=3)
     kprob = rs.Problem(loss=loss, penalty=rs.L2(lam), intercept=intercept, kernel=rs.Linear())
     pprob = rs.Problem(loss=loss, penalty=rs.L2(lam), intercept=intercept)
-    data = kprob.prepare(X, y)
-    dual = KernelDual(kprob, data)
+    dual = KernelDual(kprob.normalize(X, y))
     ref, res = _three_ways(dual)
     primal = pprob.solve(X, y, solver="clarabel", solver_options=TIGHT)
     for v in (ref.v, res.v):
@@ -149,7 +148,7 @@ def test_hard_margin_kernel_dual_matches_primal():
     y = np.where(X @ np.array([1.0, -2.0, 0.5]) > 0, 1, -1)
     X = X + 0.4 * y[:, None] * np.array([1.0, -2.0, 0.5]) / np.linalg.norm([1.0, -2.0, 0.5])
     kprob = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0), intercept=False, kernel=rs.Linear())
-    dual = KernelDual(kprob, kprob.prepare(X, y))
+    dual = KernelDual(kprob.normalize(X, y))
     ref, res = _three_ways(dual, m3_tol=1e-10)
     primal = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0), intercept=False).solve(
         X, y, solver="clarabel", solver_options=TIGHT)
@@ -172,8 +171,7 @@ def test_sign_constrained_dual_matches_primal(loss):
     n_active = 1 if isinstance(loss, rs.HardMargin) else 2
     for intercept in (False, rs.L2(2.0)):
         prob = rs.Problem(loss=loss, penalty=rs.L2(0.5), signs=signs, intercept=intercept)
-        data = prob.prepare(X, y)
-        dual = LinearDual(prob, data)
+        dual = LinearDual(prob.normalize(X, y))
         ref, res = _three_ways(dual, m3_tol=1e-10)
         primal = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
         assert np.count_nonzero(np.abs(primal.w[signs != 0]) < 1e-7) == n_active
@@ -193,8 +191,7 @@ def test_weak_duality_at_random_points():
         rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.3), signs=[1, 0, -1, 0], intercept=False),
         rs.pq_svm(nu=1.0, lam2=0.5, radius=0.05),
     ):
-        data = prob.prepare(X, y)
-        dual = reduce_model(prob, data)
+        dual = reduce_model(prob.normalize(X, y))
         opt = (prob if prob.kernel is None else rs.Problem(loss=prob.loss, penalty=prob.penalty,
                                                           intercept=prob.intercept)).solve(
             X, y, solver="clarabel", solver_options=TIGHT).objective
@@ -213,4 +210,4 @@ def test_reasons_and_errors():
     X, y = make_classification(20, 3)
     prob = rs.Problem(penalty=rs.L2(1.0), intercept=True)
     with pytest.raises(ValueError, match="equality"):
-        reduce_model(prob, prob.prepare(X, y))
+        reduce_model(prob.normalize(X, y))

@@ -46,7 +46,7 @@ def test_pq_svm_model_and_parameters():
     assert prob.intercept_mode == ("l2", 4.0)
     assert isinstance(prob.uncertainty, rs.Box)
     X, y = make_classification(20, 3)
-    par = pq_parameters(prob, prob.prepare(X, y))
+    par = pq_parameters(prob.normalize(X, y))
     assert par.nu == pytest.approx(0.5) and par.lam2 == pytest.approx(2.0)
     assert np.allclose(par.radius, 0.1) and np.allclose(par.widths, 1.0)
     with pytest.raises(ValueError, match="nu"):
@@ -117,7 +117,7 @@ def test_dual_operator_and_initial_point():
     rng = np.random.default_rng(1)
     r, delta, s = rng.uniform(0, 0.3, 25), np.array([1.0, 0.5, 2.0]), rng.uniform(0.5, 2, 25)
     prob = rs.pq_svm(0.8, 1.7, r, widths=delta)
-    dual = PQDual.from_problem(prob, prob.prepare(X, y01, sample_weight=s))
+    dual = PQDual.from_model(prob.normalize(X, y01, sample_weight=s))
     Q, eta = explicit_q(X, y, 0.8, 1.7, r, delta, s)
     assert np.all(np.linalg.eigvalsh(Q) > 0)  # strictly convex
     u = rng.normal(size=Q.shape[0])
@@ -136,14 +136,13 @@ def test_three_ways_on_the_pq_dual():
     X, y = make_classification(40, 3, seed=6)
     nu, lam2, r = 0.1, 3.0, 0.05
     prob = rs.pq_svm(nu, lam2, r)
-    data = prob.prepare(X, y)
-    dual = PQDual.from_problem(prob, data)
+    dual = PQDual.from_model(prob.normalize(X, y))
     w_ref, b_ref, _ = pq_primal_cvxpy(X, y, nu, lam2, r)
     ref = solve_nqp_cvxpy(dual.nqp, solver_options=TIGHT)
     m3sol = prob.solve(X, y, solver="m3", tol=1e-10, max_iter=200000)
     sol = prob.solve(X, y, solver="pq", tol=1e-10, max_iter=100000)
     assert m3sol.status == "optimal" and sol.status == "optimal"
-    for v in (ref.v, m3sol.extra["v"], sol.extra["u"]):
+    for v in (ref.v, m3sol.extra["dual_point"], sol.extra["u"]):
         w, b = dual.wb(v)
         assert rel(np.append(w, b), np.append(w_ref, b_ref)) < 1e-6
     assert rel(np.append(m3sol.w, m3sol.b), np.append(w_ref, b_ref)) < 1e-6
@@ -164,7 +163,7 @@ def test_paper_iteration_converges_on_a_well_conditioned_case():
     assert np.all(h["gap"][1:] >= -1e-9)  # weak duality at every later iterate
     assert np.all(np.diff(h["dual"][1:]) >= -1e-9)  # projected gradient ascent on the dual never goes back
     assert 0 <= sol.gap < 1e-6
-    assert sol.extra["alpha"] < 2 / sol.extra["lambda_max"]
+    assert sol.extra["step_size"] < 2 / sol.extra["lambda_max"]
 
 
 @pytest.mark.parametrize("name", ["wdbc", "pima"])
@@ -217,7 +216,7 @@ def test_eliminated_iterates_are_dual_feasible_and_match_the_full_dual():
     assert sol.status == "optimal"
     h = sol.history
     assert np.all(np.isfinite(h["gap"])) and np.all(h["gap"] >= -1e-9)
-    dual = PQDual.from_problem(prob, prob.prepare(X, y))
+    dual = PQDual.from_model(prob.normalize(X, y))
     u = sol.extra["u"]
     g = dual.matvec(u) - dual.eta
     assert np.all(u >= 0) and np.max(np.abs(u - np.maximum(u - g, 0))) < 1e-8  # KKT of the full (QP)

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..losses import Hinge
+from ..model import Model
+from ..objective import objective_from_margins, optimal_intercept
+from .registry import Needs
 
-__all__ = ["Design", "HingeModel", "check_hinge_l2", "hinge_model", "optimal_intercept", "project_signs"]
+__all__ = ["HINGE_L2_NEEDS", "Design", "HingeModel", "hinge_model", "optimal_intercept", "project_signs"]
 
 
 def project_signs(v: np.ndarray, signs: np.ndarray) -> np.ndarray:
@@ -104,6 +106,7 @@ class HingeModel:
     lam: float
     free_intercept: bool
     kappa: float | None
+    model: Model
 
     def split(self, w_ext: np.ndarray, b: float) -> tuple[np.ndarray, float]:
         """``(w, b)`` of the original model from the internal variables."""
@@ -112,53 +115,34 @@ class HingeModel:
         return w_ext[:-1].copy(), float(self.kappa * w_ext[-1])
 
     def primal(self, w: np.ndarray, margins: np.ndarray) -> float:
-        """``(λ/2)‖w‖² + Σ c_i max(0, 1 − m_i)`` from precomputed margins ``m``."""
-        return 0.5 * self.lam * float(w @ w) + float(self.c @ np.maximum(0.0, 1.0 - margins))
+        """The model's objective at the internal ``w`` from precomputed margins ``m``.
+
+        ``(λ/2)‖w‖² + (μ/2)b² + Σ c_i max(0, 1 − m_i)`` with ``(w, b)`` from
+        :meth:`split` (a free intercept adds no term), evaluated by
+        :func:`robustsvm.objective.objective_from_margins`.
+        """
+        w_model, b = self.split(w, 0.0)
+        return objective_from_margins(self.model, w_model, b, margins)
 
 
-def hinge_model(problem, data) -> HingeModel:
-    """Build the :class:`HingeModel` of an accepted ``problem`` on validated ``data``."""
-    lam = float(problem.penalty.l2)
-    c = problem.loss.coefficients(data.sample_weight)
-    mode, mu = problem.intercept_mode
-    signs = data.signs.astype(np.float64)
+def hinge_model(model: Model) -> HingeModel:
+    """Build the :class:`HingeModel` of a normalized model inside :data:`HINGE_L2_NEEDS`."""
+    lam = model.l2
+    signs = model.signs.astype(np.float64)
     kappa = None
-    if mode == "l2" and mu > 0:
-        kappa = float(np.sqrt(lam / mu))
+    if model.intercept.mode == "ridge":
+        kappa = float(np.sqrt(lam / model.intercept.mu))
         signs = np.append(signs, 0.0)
-    design = Design(data.X, kappa)
-    free = mode == "free" or (mode == "l2" and mu == 0)
-    return HingeModel(design=design, y=data.y, c=c, signs=signs, lam=lam, free_intercept=free, kappa=kappa)
+    design = Design(model.X, kappa)
+    return HingeModel(design=design, y=model.y, c=model.c, signs=signs, lam=lam,
+                      free_intercept=model.intercept.free, kappa=kappa, model=model)
 
 
-def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray) -> float:
-    """Exact minimizer of ``φ(b) = Σ_i c_i max(0, 1 − y_i(z_i + b))``.
-
-    ``φ`` is convex piecewise linear with kinks ``k_i = y_i − z_i``; its right
-    derivative at ``b`` is ``Σ_{y_i<0, k_i≤b} c_i − Σ_{y_i>0, k_i>b} c_i``. After
-    sorting the kinks (O(n log n)) the first kink where it turns non-negative is
-    a minimizer.
-    """
-    kinks = y - z
-    order = np.argsort(kinks, kind="stable")
-    ck = c[order]
-    pos = y[order] > 0
-    right = np.cumsum(np.where(pos, 0.0, ck)) - (ck[pos].sum() - np.cumsum(np.where(pos, ck, 0.0)))
-    k = int(np.argmax(right >= 0.0)) if np.any(right >= 0.0) else len(order) - 1
-    return float(kinks[order[k]])
-
-
-def check_hinge_l2(problem) -> list[str]:
-    """Reasons a first-order hinge + L2 backend cannot solve ``problem`` (empty if it can)."""
-    reasons = []
-    if problem.kernel is not None:
-        reasons.append("kernels are not supported (linear primal model only)")
-    if not isinstance(problem.loss, Hinge):
-        reasons.append(f"only the hinge loss is supported, not {type(problem.loss).__name__}")
-    if problem.penalty.l1 > 0:
-        reasons.append("an L1 penalty is not supported (the dual needs a pure L2 penalty)")
-    if problem.penalty.l2 <= 0:
-        reasons.append("an L2 penalty with positive strength is required")
-    if problem.uncertainty is not None:
-        reasons.append("uncertainty sets are not supported")
-    return reasons
+#: what the first-order hinge backends (Frank-Wolfe, Pegasos) solve
+HINGE_L2_NEEDS = Needs(
+    losses=frozenset({"hinge"}),
+    l2="required",
+    l1=False,
+    sets=(),
+    why={"l1": "the dual needs a pure L2 penalty"},
+)

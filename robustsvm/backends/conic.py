@@ -9,92 +9,79 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from ..conic import ConicProgram, _solver_options
-from .registry import Backend, BackendResult, register
+from ..conic import STATUS, ConicProgram, native_options
+from ..model import Model
+from ..nqp import solve_nqp_cvxpy
+from ..reductions import KernelDual
+from .registry import Backend, Needs, Result, register
 
 __all__ = ["solve_conic", "CONIC_SOLVERS"]
 
 #: CVXPY solvers registered as backends when installed (lower-case backend names)
 CONIC_SOLVERS = ("CLARABEL", "SCS", "ECOS", "MOSEK", "GUROBI", "CVXOPT", "OSQP", "PIQP", "HIGHS", "COPT")
 
-_STATUS = {
-    cp.OPTIMAL: "optimal",
-    cp.OPTIMAL_INACCURATE: "optimal_inaccurate",
-    cp.USER_LIMIT: "max_iter",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible_inaccurate",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded_inaccurate",
-    cp.SOLVER_ERROR: "solver_error",
-}
 
 
-def _check(problem) -> list[str]:
-    reasons = []
-    if problem.kernel is not None:
-        # kernel models are solved through their dual NQP (robustsvm.reductions)
-        from ..reductions import dual_reasons
+#: every linear model, any uncertainty set
+LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True)
+#: kernel models go through their dual NQP (plus yᵀα = 0 for a free intercept)
+KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
+                     signs=False, sets=(),
+                     why={"l1": "the kernel dual has no L1 term", "signs": "signs act on w, which a kernel hides",
+                          "sets": "kernel models have no uncertainty sets"})
 
-        reasons.extend(dual_reasons(problem, free_intercept=True))
-    return reasons
 
-
-def _solve_kernel_dual(problem, data, solver_name: str, verbose: bool, solver_options) -> BackendResult:
+def _solve_kernel_dual(model: Model, solver_name: str, verbose: bool, solver_options) -> Result:
     """A kernel model: its dual NQP solved by the conic solver, mapped back to the expansion."""
-    from ..nqp import solve_nqp_cvxpy
-    from ..reductions import KernelDual
-
     t0 = time.perf_counter()
-    dual = KernelDual(problem, data, allow_free=True)
+    dual = KernelDual(model, allow_free=True)
     t1 = time.perf_counter()
     try:
         res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options,
                               equality=dual.equality)
     except cp.error.SolverError as exc:
-        return BackendResult(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
+        return Result(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
     if not np.all(np.isfinite(res.v)):
-        return BackendResult(w=None, b=0.0, status=res.status if res.status != "optimal" else "solver_error",
-                             message=res.message, time_compile=t1 - t0)
-    status = _STATUS.get(res.status, str(res.status))
+        return Result(w=None, b=0.0, status=res.status if res.status != "optimal" else "solver_error",
+                      message=res.message, time_compile=t1 - t0)
+    status = STATUS.get(res.status, str(res.status))
     rec = dual.recover(res.v, b=res.multiplier if dual.free else None)
     gap = rec.objective - dual.dual_value(res.v)
     history = {"iteration": np.array([0]), "objective": np.array([rec.objective]), "gap": np.array([gap]),
                "time": np.array([res.time])}
-    return BackendResult(
+    return Result(
         w=None, b=rec.b, status=status, gap=float(gap), iterations=0, history=history,
         time_compile=t1 - t0, time_solve=res.time, message=res.message + " (dual NQP of the kernel model)",
-        dual_coef=rec.dual_coef, support_vectors=rec.support_vectors,
-        extra={"objective": rec.objective, "violation": rec.violation, "support": rec.support,
-               "kkt_residual": res.kkt_residual, "v": res.v},
+        dual_coef=rec.dual_coef, support_vectors=rec.support_vectors, dual_value=dual.dual_value(res.v),
+        extra={"support": rec.support, "kkt_residual": res.kkt_residual, "dual_point": res.v},
     )
 
 
 def solve_conic(solver_name: str):
     """Make the ``solve`` function of the conic backend for CVXPY solver ``solver_name``."""
 
-    def solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
-              solver_options=None, warm_start=False, program=None) -> BackendResult:
-        if problem.kernel is not None:
-            opts = _solver_options(solver_name, tol, max_iter)
+    def solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
+              solver_options=None, warm_start=False, program=None) -> Result:
+        if model.kernel is not None:
+            opts = native_options(solver_name, tol, max_iter)
             opts.update(solver_options or {})
-            return _solve_kernel_dual(problem, data, solver_name, verbose, opts)
+            return _solve_kernel_dual(model, solver_name, verbose, opts)
         t0 = time.perf_counter()
-        prog = program if program is not None else ConicProgram(problem, data)
+        prog = program if program is not None else ConicProgram(model)
         t1 = time.perf_counter()
         try:
             res = prog.solve(solver_name, tol=tol, max_iter=max_iter, verbose=verbose,
                              warm_start=warm_start, solver_options=solver_options)
         except cp.error.SolverError as exc:
-            return BackendResult(w=None, b=0.0, status="solver_error", message=str(exc),
-                                 time_compile=t1 - t0)
-        status = _STATUS.get(res.status, str(res.status))
+            return Result(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
+        status = res.status
         history = {
             "iteration": np.array([res.iterations]),
             "objective": np.array([np.nan]),
             "gap": np.array([res.gap]),
             "time": np.array([res.time_solve]),
         }
-        return BackendResult(
+        return Result(
             w=res.w,
             b=res.b,
             status=status,
@@ -104,6 +91,7 @@ def solve_conic(solver_name: str):
             time_compile=(t1 - t0) + res.time_compile,
             time_solve=res.time_solve,
             message=f"CVXPY status {res.raw_status}",
+            dual_value=res.dual_objective,
             extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
                    "program": prog},
         )
@@ -130,7 +118,8 @@ def _register_installed() -> None:
             Backend(
                 name=name.lower(),
                 solve=solve_conic(name),
-                check=_check,
+                needs=LINEAR_NEEDS,
+                kernel_needs=KERNEL_NEEDS,
                 summary=summary,
                 options=frozenset({"solver_options", "warm_start", "program"}),
                 kind="conic",

@@ -30,80 +30,36 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..losses import HardMargin, Hinge, SquaredHinge
+from ..model import Model
+from ..objective import objective_from_margins, optimal_intercept
 from . import _dcd_kernels as kern
-from .registry import Backend, BackendResult, register
+from .registry import Backend, History, Needs, Result, register
 
-__all__ = ["best_intercept", "check_dcd", "solve_dcd"]
+__all__ = ["NEEDS", "best_intercept", "solve_dcd"]
 
 #: a finite stand-in for ±∞ in the clip bounds (the kernels use fastmath without the no-inf flag anyway)
 _HUGE = 1e300
 
 
-def check_dcd(problem) -> list[str]:
-    """Reasons ``dcd`` cannot solve ``problem`` (empty when it can)."""
-    reasons = []
-    if problem.kernel is not None:
-        reasons.append("dcd solves the linear primal model only, not kernels")
-    if isinstance(problem.loss, HardMargin):
-        reasons.append("dcd needs a soft-margin loss (Hinge or SquaredHinge), not HardMargin")
-    elif not isinstance(problem.loss, (Hinge, SquaredHinge)):
-        reasons.append(f"dcd does not know the loss {type(problem.loss).__name__}")
-    if problem.penalty.l1 > 0:
-        reasons.append("dcd handles an L2 penalty only (the L1 term makes the dual non-smooth in w)")
-    if problem.penalty.l2 <= 0:
-        reasons.append("dcd needs an L2 penalty with positive strength (rs.L2(lam))")
-    if problem.uncertainty is not None:
-        reasons.append("dcd has no uncertainty sets (the robust margin couples every sample through the support "
-                       "function of w, so the dual loses its one-coordinate-per-sample form)")
-    return reasons
+#: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs, any intercept
+NEEDS = Needs(
+    losses=frozenset({"hinge", "squared_hinge"}),
+    l2="required",
+    l1=False,
+    sets=(),
+    why={"loss": "dcd needs a soft-margin loss",
+         "l1": "dcd handles an L2 penalty only: the L1 term makes the dual non-smooth in w",
+         "sets": "the robust margin couples every sample through the support function of w, so the dual "
+                 "loses its one-coordinate-per-sample form"},
+)
 
 
 def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool) -> float:
-    """Exact minimizer of ``φ(b) = Σ_i c_i ℓ(y_i (z_i + b))`` over the free intercept ``b``.
+    """Exact minimizer over a free ``b`` of ``Σ_i c_i ℓ(y_i(z_i + b))``.
 
-    With breakpoints ``t_i = y_i − z_i`` (where sample i's loss starts or stops
-    being active), ``φ`` is convex piecewise linear (hinge) or piecewise
-    quadratic and C¹ (squared hinge). Hinge: ``φ'(b) = Σ_{t_i < b} c_i − Σ_{y_i=+1} c_i``
-    (a weighted quantile of ``t``). Squared hinge: ``−φ'(b)/2 = g(b) =
-    Σ_{y_i=+1, t_i>b} c_i (t_i − b) + Σ_{y_i=−1, t_i<b} c_i (t_i − b)`` is
-    decreasing and linear between breakpoints; its root is found from prefix sums.
-    Cost O(n log n) for the sort.
+    See :func:`robustsvm.objective.optimal_intercept`.
     """
-    t = y - z
-    order = np.argsort(t, kind="stable")
-    ts, cs, ys = t[order], c[order], y[order]
-    n = ts.size
-    pos = ys > 0
-    if not squared:
-        cum = np.cumsum(cs)
-        c_pos = float(cs[pos].sum())
-        k = int(np.searchsorted(cum, c_pos, side="left"))
-        return float(ts[min(k, n - 1)])
-    cp_ = np.where(pos, cs, 0.0)
-    cn_ = np.where(pos, 0.0, cs)
-    # positives strictly after k (suffix), negatives up to and including k (prefix)
-    suf_c = np.concatenate([np.cumsum(cp_[::-1])[::-1][1:], [0.0]])
-    suf_ct = np.concatenate([np.cumsum((cp_ * ts)[::-1])[::-1][1:], [0.0]])
-    pre_c = np.cumsum(cn_)
-    pre_ct = np.cumsum(cn_ * ts)
-    # g at each breakpoint t_k: ties contribute 0 whichever side they are on
-    g = (suf_ct - ts * suf_c) + (pre_ct - ts * pre_c)
-    # g is non-increasing; the root lies in the first interval [t_k, t_{k+1}] where g(t_{k+1}) ≤ 0
-    nonpos = np.flatnonzero(g <= 0.0)
-    if nonpos.size == 0:  # root beyond the last breakpoint: only negatives active
-        a_c, a_ct = pre_c[-1], pre_ct[-1]
-        lo_b, hi_b = ts[-1], np.inf
-    elif nonpos[0] == 0:  # root before the first breakpoint: only positives active
-        a_c, a_ct = float(cp_.sum()), float((cp_ * ts).sum())
-        lo_b, hi_b = -np.inf, ts[0]
-    else:
-        k = nonpos[0] - 1  # g(t_k) > 0 ≥ g(t_{k+1}); active: positives after k, negatives up to k
-        a_c, a_ct = suf_c[k] + pre_c[k], suf_ct[k] + pre_ct[k]
-        lo_b, hi_b = ts[k], ts[k + 1]
-    if a_c <= 0.0:
-        return float(min(max(0.0, lo_b), hi_b))
-    return float(min(max(a_ct / a_c, lo_b), hi_b))
+    return optimal_intercept(z, y, c, squared=squared)
 
 
 class _Certificate:
@@ -121,11 +77,6 @@ class _Certificate:
     @property
     def rel_gap(self) -> float:
         return self.gap / max(abs(self.P), np.finfo(float).tiny)
-
-
-def _loss_values(margin: np.ndarray, squared: bool) -> np.ndarray:
-    r = np.maximum(0.0, 1.0 - margin)
-    return r * r if squared else r
 
 
 class _Products:
@@ -151,15 +102,19 @@ class _Products:
         return kern.matvec_dense(self.X, w)
 
 
-def _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certificate:
+def _certify(model, ops, alpha, lo, hi, b_eff) -> _Certificate:
     """Evaluate ``P`` at the sign-feasible primal point and ``D`` at a dual-feasible point.
 
     Primal: ``w = clip(Xᵀ(c∘y∘α), lo, hi)/λ`` (the exact β), ``b`` its exact
     minimizer (free), ``S/μ`` (ridge) or 0. Dual: ``α`` itself, except with a free
     intercept where the class with the larger ``Σ c_i α_i`` is scaled down so that
     ``S = 0`` (still inside the box), and ``β`` at its closed form. Two O(nnz)
-    products and, with a free intercept, one sort.
+    products and, with a free intercept, one sort. ``P`` is the package's
+    objective (:func:`robustsvm.objective.objective_from_margins`).
     """
+    y, c, lam = model.y, model.c, model.l2
+    squared = model.loss.name == "squared_hinge"
+    mode = model.intercept.mode
     pos = y > 0
     cya = c * y * alpha
     VV = ops.images(cya, pos)
@@ -179,26 +134,18 @@ def _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff) -> _Certif
     z = ops.matvec(w)
     S = float(cya.sum())
     if mode == "free":
-        candidates = [best_intercept(z, y, c, squared), b_eff]
-    elif mode == "l2":
-        candidates = [S / mu]
+        candidates = [optimal_intercept(z, y, c, squared=squared), b_eff]
     else:
-        candidates = [0.0]
+        candidates = [model.intercept.from_dual(S)]
     best = None
-    ww = kern.dot(w, w)
     for b in candidates:
-        P = 0.5 * lam * ww + kern.dot(c, _loss_values(y * (z + b), squared))
-        if mode == "l2":
-            P += 0.5 * mu * b * b
+        P = objective_from_margins(model, w, b, y * (z + b))
         if best is None or P < best[0]:
             best = (P, b)
     P, b = best
     wt = np.clip(v_t, lo, hi) / lam
-    D = kern.dot(c, alpha_t) - 0.5 * lam * kern.dot(wt, wt)
-    if squared:
-        D -= 0.25 * kern.dot(c, alpha_t * alpha_t)
-    if mode == "l2":
-        D -= 0.5 * S * S / mu
+    D = kern.dot(c, model.loss.dual_term(alpha_t)) - 0.5 * lam * kern.dot(wt, wt) + model.intercept.dual_value(
+        S if mode != "free" else 0.0)
     return _Certificate(P, D, w, b)
 
 
@@ -221,15 +168,14 @@ def _next_check(last, now, tol: float, check_every: int) -> int:
     return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every))
 
 
-def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
-              shrinking=True, check_every=10, rho=None) -> BackendResult:
+def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
+              shrinking=True, check_every=10, rho=None) -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
 
     Parameters
     ----------
-    problem : Problem
-        Accepted when :func:`check_dcd` returns no reason.
-    data : FitData
+    model : Model
+        A normalized model inside :data:`NEEDS`.
     tol : float, default 1e-4
         Stop when the relative duality gap ``(P − D)/|P|`` is at most ``tol``.
     max_iter : int, default 1000
@@ -252,7 +198,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
 
     Returns
     -------
-    BackendResult
+    Result
         ``gap`` is the absolute duality gap ``P − D``; ``history`` has one row per
         certificate (``iteration`` = epoch, ``objective`` = best P so far, ``dual`` = best D so far, ``gap``,
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
@@ -266,15 +212,14 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    lam = float(problem.penalty.l2)
-    squared = isinstance(problem.loss, SquaredHinge)
-    mode, mu = problem.intercept_mode
-    if mode == "l2" and mu <= 0:
-        mode = "free"  # rs.L2(0) on the intercept is the free intercept
+    lam = model.l2
+    squared = model.loss.name == "squared_hinge"
+    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
+    mu = model.intercept.mu
 
-    X = data.X
-    y = np.ascontiguousarray(data.y, dtype=np.float64)
-    c = np.ascontiguousarray(problem.loss.coefficients(data.sample_weight), dtype=np.float64)
+    X = model.X
+    y = np.ascontiguousarray(model.y, dtype=np.float64)
+    c = model.c
     n, d = X.shape
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -282,7 +227,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
         sq_norms = np.einsum("ij,ij->i", X, X)
-    signs = np.asarray(data.signs)
+    signs = np.asarray(model.signs)
     lo = np.where(signs > 0, 0.0, -_HUGE)
     hi = np.where(signs < 0, 0.0, _HUGE)
     sg = np.ascontiguousarray(signs, dtype=np.int8)
@@ -329,7 +274,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
                                     index, active, pg_max_old, pg_min_old, bool(shrinking), rng_state)
 
     ops = _Products(X)
-    hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "rel_gap", "time", "active")}
+    hist = History()
     pg_max_old, pg_min_old = np.inf, -np.inf
     pg_eps = PG_EPS0
     since_check = 0
@@ -339,6 +284,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     cert = None
     time_cert = 0.0
     t_solve0 = time.perf_counter()
+    hist.restart()
     epoch = 0
     while epoch < max_iter:
         active, pg_max_new, pg_min_new, _ = run_epoch(active, pg_max_old, pg_min_old)
@@ -362,7 +308,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
-        new = _certify(ops, y, c, alpha, lo, hi, lam, squared, mode, mu, b_eff)
+        new = _certify(model, ops, alpha, lo, hi, b_eff)
         # keep the best primal point and the best dual value so far: both bounds stay valid
         if cert is None:
             cert = new
@@ -372,10 +318,7 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
         time_cert += time.perf_counter() - t_cert
         next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every)
         last = (epoch, cert.rel_gap)
-        now = time.perf_counter() - t_solve0
-        for key, val in (("iteration", epoch), ("objective", cert.P), ("dual", cert.D), ("gap", cert.gap),
-                         ("rel_gap", cert.rel_gap), ("time", now), ("active", active)):
-            hist[key].append(val)
+        hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"dcd epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "
                   f"active={active}/{n_total}")
@@ -385,19 +328,20 @@ def solve_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_s
     t_end = time.perf_counter()
     message = (f"relative duality gap {cert.rel_gap:.3g} after {epoch} epochs"
                + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
-    return BackendResult(
+    return Result(
         w=cert.w,
         b=float(cert.b) if mode != "none" else 0.0,
         status=status,
         gap=cert.gap,
         iterations=epoch,
-        history={k: np.asarray(val) for k, val in hist.items()},
+        history=hist.arrays(),
         time_compile=t_solve0 - t_start,
         time_solve=t_end - t_solve0,
         message=message,
+        dual_value=cert.D,
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "alpha": alpha, "rho": rho, "time_certificates": time_cert,
-               "certificates": len(hist["iteration"])},
+               "dual_alpha": alpha, "rho": rho, "time_certificates": time_cert,
+               "certificates": len(hist)},
     )
 
 
@@ -405,7 +349,7 @@ register(
     Backend(
         name="dcd",
         solve=solve_dcd,
-        check=check_dcd,
+        needs=NEEDS,
         summary="dual coordinate descent (liblinear-style, compiled): hinge/squared hinge + L2, signs, "
                 "free or ridge intercept; certified by the duality gap",
         options=frozenset({"shrinking", "check_every", "rho"}),

@@ -17,8 +17,9 @@ import time
 
 import numpy as np
 
-from ._linalg import HingeModel, check_hinge_l2, hinge_model, optimal_intercept, project_signs
-from .registry import Backend, BackendResult, register
+from ..model import Model
+from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, optimal_intercept, project_signs
+from .registry import Backend, History, Result, register
 
 __all__ = ["line_search", "linear_oracle", "solve_frank_wolfe"]
 
@@ -143,14 +144,13 @@ def _primal_at(model: HingeModel, w: np.ndarray) -> tuple[float, float, np.ndarr
 
 
 def solve_frank_wolfe(
-    problem,
-    data,
+    normalized: Model,
     *,
     tol: float | None = None,
     max_iter: int | None = None,
     verbose: bool = False,
     random_state=None,
-) -> BackendResult:
+) -> Result:
     """Run the dual Frank-Wolfe method (the registered ``frank-wolfe`` backend).
 
     Parameters
@@ -166,7 +166,7 @@ def solve_frank_wolfe(
 
     Returns
     -------
-    BackendResult
+    Result
         ``gap`` is the absolute duality gap ``P_best − D(α)``; ``history`` holds
         per iteration ``iteration``, ``objective`` (the primal at ``w(α)``),
         ``best_objective``, ``dual``, ``gap`` (``objective − dual``) and ``time``;
@@ -175,26 +175,25 @@ def solve_frank_wolfe(
     tol = 1e-4 if tol is None else float(tol)
     max_iter = 1000 if max_iter is None else int(max_iter)
     t_start = time.perf_counter()
-    model = hinge_model(problem, data)
+    model = hinge_model(normalized)
     lam, y, c, signs = model.lam, model.y, model.c, model.signs
     alpha = np.zeros(model.design.n)
     v = np.zeros(model.design.d)
     w = project_signs(v, signs)
     cy = c * y
-    hist: dict[str, list] = {k: [] for k in ("iteration", "objective", "best_objective", "dual", "gap", "time")}
+    hist = History()
     best = (np.inf, w, 0.0)
     status, message, it = "max_iter", f"duality gap above tol after {max_iter} iterations", 0
     report = max(1, max_iter // 10)
     t_loop = time.perf_counter()
+    hist.restart()
     while True:
         p, b, z = _primal_at(model, w)
         if p < best[0]:
             best = (p, w, b)
         dual = float(c @ alpha) - 0.5 * lam * float(w @ w)
         gap = best[0] - dual
-        for key, val in (("iteration", it), ("objective", p), ("best_objective", best[0]), ("dual", dual),
-                         ("gap", p - dual), ("time", time.perf_counter() - t_loop)):
-            hist[key].append(val)
+        hist.record(it, p, p - dual, best_objective=best[0], dual=dual)
         if verbose and it % report == 0:
             print(f"frank-wolfe it {it:6d}  primal {p:.10g}  dual {dual:.10g}  gap {gap:.3e}")
         if gap <= tol * max(best[0], _TINY):
@@ -216,13 +215,13 @@ def solve_frank_wolfe(
         w = project_signs(v, signs)
     w_out, b_out = model.split(best[1], best[2])
     t_end = time.perf_counter()
-    return BackendResult(
+    return Result(
         w=w_out,
         b=b_out,
         status=status,
         gap=float(gap),
         iterations=it,
-        history={k: np.asarray(vals, dtype=np.float64) for k, vals in hist.items()},
+        history=hist.arrays(),
         time_compile=t_loop - t_start,
         time_solve=t_end - t_loop,
         message=message,
@@ -234,7 +233,7 @@ register(
     Backend(
         name="frank-wolfe",
         solve=solve_frank_wolfe,
-        check=check_hinge_l2,
+        needs=HINGE_L2_NEEDS,
         summary="dual Frank-Wolfe with exact line search (Tajima et al. 2020): hinge + L2, signs, any intercept",
         options=frozenset(),
         kind="first-order",

@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..model import Model
 from ..nqp import NQP
-from ..reductions import PQDual, dual_reasons, reduce_model
-from .registry import Backend, BackendResult, register
+from ..reductions import PQDual, pq_reasons, reduce_model
+from ..uncertainty import Box
+from .registry import Backend, Needs, Result, register
 
 __all__ = ["MAX_DENSE", "M3Result", "m3_solve"]
 
@@ -178,24 +180,44 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max
                     message=message)
 
 
-def _check(problem) -> list[str]:
-    return dual_reasons(problem)
+_NO_FREE = ("a free intercept adds the equality Σ y_i α_i = 0 to the dual, which the NQP 0 ≤ v ≤ c cannot "
+            "express: use intercept=False or intercept=rs.L2(mu)")
+
+#: linear models: the sign-constrained dual (no uncertainty) or the pq dual (rs.pq_svm models)
+_NQP_LOSSES = frozenset({"hinge", "squared_hinge", "hard_margin"})
+
+NEEDS = Needs(
+    losses=_NQP_LOSSES,
+    l2="required",
+    l1=False,
+    intercepts=frozenset({"none", "ridge"}),
+    sets=(Box,),
+    why={"l1": "the dual NQP has no L1 penalty (L1 needs the primal)", "intercept": _NO_FREE},
+    extra=lambda problem: [] if problem.uncertainty is None else [
+        "with uncertainty only the pq-SVM model (rs.pq_svm) has an NQP dual: " + "; ".join(r)
+        for r in [pq_reasons(problem)] if r],
+)
+#: kernel models: the kernel dual NQP
+KERNEL_NEEDS = Needs(losses=_NQP_LOSSES, l2="required", l1=False, intercepts=frozenset({"none", "ridge"}),
+                     signs=False, sets=(),
+                     why={"intercept": _NO_FREE, "sets": "kernel models have no uncertainty sets",
+                          "signs": "kernel models have no sign constraints"})
 
 
-def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
-           threshold=1e-12, record_coefficients=False) -> BackendResult:
+def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
+           threshold=1e-12, record_coefficients=False) -> Result:
     t0 = time.perf_counter()
-    if problem.kernel is not None:
-        size = data.n
-    elif problem.uncertainty is not None:
-        size = int(np.count_nonzero(data.sample_weight > 0)) + 2 * data.d
+    if model.kernel is not None:
+        size = model.n
+    elif model.layout is not None:
+        size = int(np.count_nonzero(model.sample_weight > 0)) + 2 * model.d
     else:
-        size = data.n + int(np.count_nonzero(data.signs))
+        size = model.n + int(np.count_nonzero(model.signs))
     if size > MAX_DENSE:
-        return BackendResult(w=None, b=0.0, status="solver_error", time_compile=time.perf_counter() - t0,
-                             message=f"the dual has {size} variables; m3 forms A⁺ and A⁻ densely "
-                                     f"and is limited to {MAX_DENSE} (use solver='pq' or a conic solver)")
-    dual = reduce_model(problem, data)
+        return Result(w=None, b=0.0, status="solver_error", time_compile=time.perf_counter() - t0,
+                      message=f"the dual has {size} variables; m3 forms A⁺ and A⁻ densely "
+                              f"and is limited to {MAX_DENSE} (use solver='pq' or a conic solver)")
+    dual = reduce_model(model)
     nqp = dual.nqp
     t1 = time.perf_counter()
     trace: list[np.ndarray] = []
@@ -212,15 +234,16 @@ def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_stat
     history["objective"] = res.history["objective"] * dual.scale
     history["gap"] = gaps
     extra = {"kkt_residual": res.kkt_residual, "nqp_objective": float(res.history["objective"][-1]),
-             "dual_objective": dual.dual_value(res.v), "v": res.v}
+             "dual_objective": dual.dual_value(res.v), "dual_point": res.v}
     if rec.w is None:
-        extra.update(objective=rec.objective, violation=rec.violation, support=rec.support)
+        extra.update(support=rec.support)
     if isinstance(dual, PQDual):
         extra["dual"] = "pq"
     if record_coefficients:  # the dual coefficients before each update, then the final ones
         extra["coefficients"] = np.vstack([*trace, res.v])
-    return BackendResult(
-        w=rec.w, b=rec.b, status=res.status, gap=float(gap), iterations=res.iterations, history=history,
+    return Result(
+        w=rec.w, b=rec.b, status=res.status, gap=float(gap), dual_value=dual.dual_value(res.v),
+        iterations=res.iterations, history=history,
         time_compile=t1 - t0, time_solve=t2 - t1,
         message=res.message or f"KKT residual {res.kkt_residual:.3g} after {res.iterations} updates",
         dual_coef=rec.dual_coef, support_vectors=rec.support_vectors, extra=extra,
@@ -231,7 +254,8 @@ register(
     Backend(
         name="m3",
         solve=_solve,
-        check=_check,
+        needs=NEEDS,
+        kernel_needs=KERNEL_NEEDS,
         summary="multiplicative updates (Sha et al. 2002) on the dual NQP: kernel SVMs, hard margin, "
                 "sign-constrained linear L2 SVMs, pq-SVM; no free intercept",
         options=frozenset({"init", "threshold", "record_coefficients"}),

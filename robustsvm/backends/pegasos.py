@@ -27,8 +27,9 @@ import time
 
 import numpy as np
 
-from ._linalg import HingeModel, check_hinge_l2, hinge_model, project_signs
-from .registry import Backend, BackendResult, register
+from ..model import Model
+from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
+from .registry import Backend, History, Result, register
 
 __all__ = ["ball_radius", "solve_pegasos"]
 
@@ -59,8 +60,7 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
 
 
 def solve_pegasos(
-    problem,
-    data,
+    normalized: Model,
     *,
     tol: float | None = None,
     max_iter: int | None = None,
@@ -68,7 +68,7 @@ def solve_pegasos(
     random_state=None,
     batch_size: int | None = None,
     eval_every: int | None = None,
-) -> BackendResult:
+) -> Result:
     """Run projected Pegasos (the registered ``pegasos`` backend).
 
     Parameters
@@ -92,7 +92,7 @@ def solve_pegasos(
 
     Returns
     -------
-    BackendResult
+    Result
         The best evaluated iterate; ``gap`` is ``P_best − D_best`` (absolute);
         ``history`` per evaluation: ``iteration``, ``objective`` (primal at the
         iterate), ``best_objective``, ``dual`` (the bound from ``ᾱ``), ``gap``
@@ -101,7 +101,7 @@ def solve_pegasos(
     tol = 1e-4 if tol is None else float(tol)
     max_iter = 1000 if max_iter is None else int(max_iter)
     t_start = time.perf_counter()
-    model = hinge_model(problem, data)
+    model = hinge_model(normalized)
     design, lam, y, c, signs = model.design, model.lam, model.y, model.c, model.signs
     n = design.n
     full = batch_size is None
@@ -124,11 +124,12 @@ def solve_pegasos(
     alpha_sum = np.zeros(n)
     vsum = np.zeros((design.d, 2))  # Σ_t Xᵀ(c∘y∘a_t) per class (full batch)
     perm, cursor = rng.permutation(n), 0
-    hist: dict[str, list] = {k: [] for k in ("iteration", "objective", "best_objective", "dual", "gap", "time")}
+    hist = History()
     best_p, best_w, best_b, best_d = np.inf, w, b, -np.inf
     status, message = "max_iter", f"certified gap above tol after {max_iter} iterations"
     report = max(1, max_iter // 10)
     t_loop = time.perf_counter()
+    hist.restart()
     it = 0
     for t in range(1, max_iter + 1):
         it = t
@@ -166,9 +167,7 @@ def solve_pegasos(
             if p < best_p:
                 best_p, best_w, best_b = p, w, b
             best_d = max(best_d, dual)
-            for key, val in (("iteration", t - 1), ("objective", p), ("best_objective", best_p), ("dual", dual),
-                             ("gap", p - dual), ("time", time.perf_counter() - t_loop)):
-                hist[key].append(val)
+            hist.record(t - 1, p, p - dual, best_objective=best_p, dual=dual)
             if verbose and (t % report == 0 or t == 1):
                 print(f"pegasos it {t:6d}  primal {p:.10g}  best {best_p:.10g}  dual bound {best_d:.10g}")
             if best_p - best_d <= tol * max(best_p, _TINY):
@@ -184,13 +183,13 @@ def solve_pegasos(
             b -= step * grad_b
     w_out, b_out = model.split(best_w, best_b)
     t_end = time.perf_counter()
-    return BackendResult(
+    return Result(
         w=w_out,
         b=b_out,
         status=status,
         gap=float(best_p - best_d),
         iterations=it,
-        history={k: np.asarray(vals, dtype=np.float64) for k, vals in hist.items()},
+        history=hist.arrays(),
         time_compile=t_loop - t_start,
         time_solve=t_end - t_loop,
         message=message,
@@ -201,7 +200,7 @@ register(
     Backend(
         name="pegasos",
         solve=solve_pegasos,
-        check=check_hinge_l2,
+        needs=HINGE_L2_NEEDS,
         summary="projected Pegasos (Tajima et al. 2020), full or mini-batch: hinge + L2, signs, any intercept",
         options=frozenset({"batch_size", "eval_every"}),
         kind="first-order",

@@ -32,9 +32,10 @@ import time
 import numpy as np
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
-from ..pq_model import pq_reasons
+from ..model import Model
 from ..reductions import PQDual
-from .registry import Backend, BackendResult, register
+from ..uncertainty import Box
+from .registry import Backend, Needs, Result, register
 
 __all__ = ["largest_eigenvalue", "pq_solve"]
 
@@ -217,14 +218,27 @@ def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, ac
     return u, status, it, history, alpha_step, lam_max
 
 
-def _check(problem) -> list[str]:
-    return pq_reasons(problem)
+#: the pq-SVM model of :func:`robustsvm.pq_svm`: squared hinge (sum), L2, Box, ridge intercept
+NEEDS = Needs(
+    losses=frozenset({"squared_hinge"}),
+    reductions=frozenset({"sum"}),
+    l2="required",
+    l1=False,
+    intercepts=frozenset({"ridge"}),
+    signs=False,
+    sets=(Box,),
+    why={"loss": "the pq-SVM needs loss=SquaredHinge(reduction='sum')",
+         "intercept": "the pq-SVM needs a regularized intercept intercept=rs.L2(mu) with mu > 0",
+         "sets": "the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)"},
+    extra=lambda problem: [] if problem.uncertainty is not None else
+    ["the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)"],
+)
 
 
-def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None,
-           step=0.95, accelerate=False, eliminate=False) -> BackendResult:
+def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
+           step=0.95, accelerate=False, eliminate=False) -> Result:
     t0 = time.perf_counter()
-    dual = PQDual.from_problem(problem, data)
+    dual = PQDual.from_model(model)
     t1 = time.perf_counter()
     u, status, it, history, alpha, lam_max = pq_solve(
         dual, tol=1e-4 if tol is None else float(tol), max_iter=1000 if max_iter is None else int(max_iter),
@@ -233,12 +247,13 @@ def _solve(problem, data, *, tol=None, max_iter=None, verbose=False, random_stat
     t2 = time.perf_counter()
     w, b = dual.wb(u)
     gap = float(history["gap"][-1])
-    return BackendResult(
-        w=w, b=b, status=status, gap=gap, iterations=it, history=history, time_compile=t1 - t0,
+    return Result(
+        w=w, b=b, status=status, gap=gap, dual_value=float(history["dual"][-1]), iterations=it, history=history,
+        time_compile=t1 - t0,
         time_solve=t2 - t1,
         message=f"projected-gradient residual {history['residual'][-1]:.3g} after {it} iterations "
                 f"(α = {alpha:.3g}, λ_max(Q) ≈ {lam_max:.4g})",
-        extra={"alpha": alpha, "lambda_max": lam_max, "u": u, "residual": float(history["residual"][-1]),
+        extra={"step_size": alpha, "lambda_max": lam_max, "u": u, "residual": float(history["residual"][-1]),
                "nu": dual.nu, "lam2": dual.lam2},
     )
 
@@ -247,7 +262,7 @@ register(
     Backend(
         name="pq",
         solve=_solve,
-        check=_check,
+        needs=NEEDS,
         summary="projected iteration on the pq-SVM dual (Woolnough et al. 2022): rs.pq_svm models only "
                 "(squared hinge sum, Box, L2, intercept L2)",
         options=frozenset({"step", "accelerate", "eliminate"}),

@@ -1,10 +1,14 @@
-"""The backend registry: every solver under a name, with what it can solve.
+"""The backend registry: every solver under a name, with what it needs.
 
-A backend is a function ``solve(problem, data, **options) -> BackendResult``
-plus a ``check(problem)`` that lists the reasons it cannot solve a model (an
-empty list when it can). :meth:`Problem.solve` looks the backend up, refuses a
-model it cannot solve with an error naming those that can, and turns the
-result into a :class:`~robustsvm.solution.Solution`.
+A backend is a function ``solve(model, **options) -> Result`` (``model`` the
+normalized :class:`~robustsvm.model.Model`) and a declaration of what it can
+solve, :class:`Needs`: the losses, penalties, intercept modes, uncertainty sets
+and kernels it handles, as skglm solvers list the datafit and penalty
+attributes they require. The reasons a backend refuses a model — in
+:func:`require`, :func:`solvers` and ``Backend.check`` — are derived from that
+declaration. :meth:`Problem.solve` looks the backend up, refuses a model it
+cannot solve with an error naming those that can, and turns the result into a
+:class:`~robustsvm.solution.Solution`.
 """
 
 from __future__ import annotations
@@ -13,32 +17,109 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..exceptions import UnsupportedModelError
+from ..intercept import intercept_term
+from ..result import History, Result
+from ..uncertainty import UncertaintySet
 
-__all__ = ["Backend", "BackendResult", "register", "get_backend", "solvers", "capable_backends"]
+__all__ = ["Backend", "BackendResult", "History", "Needs", "Result", "register", "unregister", "get_backend", "solvers",
+           "capable_backends"]
 
 #: options every backend accepts (each may ignore those that do not apply)
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose", "random_state"})
 
+#: the former name of :class:`~robustsvm.result.Result`
+BackendResult = Result
 
-@dataclass
-class BackendResult:
-    """What a backend returns; :meth:`Problem.solve` adds the objective and checks."""
+_ALL_INTERCEPTS = frozenset({"free", "none", "ridge"})
 
-    w: np.ndarray | None
-    b: float
-    status: str
-    gap: float = float("nan")
-    iterations: int = 0
-    history: dict = field(default_factory=dict)
-    time_compile: float = 0.0
-    time_solve: float = 0.0
-    message: str = ""
-    dual_coef: np.ndarray | None = None
-    support_vectors: Any = None
-    extra: dict = field(default_factory=dict)
+
+@dataclass(frozen=True)
+class Needs:
+    """What a backend can solve, for one kind of model (linear primal or kernel).
+
+    Attributes
+    ----------
+    losses : frozenset of str or None
+        Short loss names (``"hinge"``, ``"squared_hinge"``, ``"hard_margin"``);
+        None accepts every loss (a conic solver takes any loss with a conic form).
+    reductions : frozenset of str
+        ``"mean"`` and/or ``"sum"``.
+    l2 : {"optional", "required"}
+        Whether a positive λ2 is needed.
+    l1 : bool
+        Whether an L1 term is allowed.
+    intercepts : frozenset of str
+        Intercept modes handled: ``"free"``, ``"none"``, ``"ridge"``.
+    signs : bool
+        Whether sign constraints are allowed.
+    sets : tuple of UncertaintySet subclasses, or "any"
+        Set types allowed; the empty tuple means no uncertainty.
+    per_sample_sets : bool
+        Whether different sets per sample are allowed (a radius per sample always is).
+    why : dict of str to str
+        Optional explanations appended to a refusal, keyed by the requirement
+        (``"l1"``, ``"l2"``, ``"intercept"``, ``"signs"``, ``"sets"``, ``"loss"``).
+    extra : callable, optional
+        ``extra(problem) -> list[str]``: requirements no field can state (a model's
+        exact form, set parameters); keep it short.
+    """
+
+    losses: frozenset | None = None
+    reductions: frozenset = frozenset({"mean", "sum"})
+    l2: str = "optional"
+    l1: bool = True
+    intercepts: frozenset = _ALL_INTERCEPTS
+    signs: bool = True
+    sets: Any = ()
+    per_sample_sets: bool = False
+    why: dict = field(default_factory=dict)
+    extra: Callable[[Any], list[str]] | None = None
+
+    def reasons(self, problem, *, what: str) -> list[str]:
+        """Why ``problem`` is outside this declaration (empty when it is inside)."""
+        out: list[str] = []
+
+        def add(key: str, text: str) -> None:
+            hint = self.why.get(key)
+            out.append(f"{text} ({hint})" if hint else text)
+
+        loss = problem.loss
+        if self.losses is not None and loss.name not in self.losses:
+            add("loss", f"{what} solves {' or '.join(sorted(self.losses))} losses, not {type(loss).__name__}")
+        elif loss.reduction not in self.reductions:
+            add("loss", f"{what} needs reduction={' or '.join(repr(r) for r in sorted(self.reductions))}")
+        pen = problem.penalty
+        if pen.l1 > 0 and not self.l1:
+            add("l1", f"{what} has no L1 penalty")
+        if self.l2 == "required" and pen.l2 <= 0:
+            add("l2", f"{what} needs an L2 penalty with positive strength (rs.L2(lam))")
+        mode = intercept_term(problem.intercept).mode
+        if mode not in self.intercepts:
+            names = {"free": "a free intercept", "none": "no intercept (intercept=False)",
+                     "ridge": "a ridge intercept (intercept=rs.L2(mu))"}
+            add("intercept", f"{what} does not handle {names[mode]}; it handles "
+                             + ", ".join(names[m] for m in sorted(self.intercepts)))
+        if problem.has_signs and not self.signs:
+            add("signs", f"{what} has no sign constraints")
+        unc = problem.uncertainty
+        if unc is not None:
+            sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
+            if not self.sets:
+                add("sets", f"{what} has no uncertainty sets")
+            else:
+                if isinstance(unc, (list, tuple)) and not self.per_sample_sets:
+                    keys = {s.key() for s in sets if isinstance(s, UncertaintySet)}
+                    if len(keys) > 1:
+                        add("sets", f"{what} needs one set shared by all samples (a radius per sample is fine)")
+                if self.sets != "any":
+                    bad = sorted({type(s).__name__ for s in sets if not isinstance(s, self.sets)})
+                    if bad:
+                        allowed = ", ".join(t.__name__ for t in self.sets)
+                        add("sets", f"{what} handles {allowed} uncertainty, not {', '.join(bad)}")
+        if self.extra is not None and not out:
+            out.extend(self.extra(problem))
+        return out
 
 
 @dataclass(frozen=True)
@@ -50,9 +131,11 @@ class Backend:
     name : str
         The name passed as ``solver=``.
     solve : callable
-        ``solve(problem, data, **options) -> BackendResult``.
-    check : callable
-        ``check(problem) -> list[str]``: why the model is out of reach (empty if not).
+        ``solve(model, **options) -> Result``.
+    needs : Needs or None
+        What it solves among linear primal models (None: none).
+    kernel_needs : Needs or None
+        What it solves among kernel models (None: none).
     summary : str
         One line: the algorithm and the models it solves.
     options : frozenset of str
@@ -64,12 +147,23 @@ class Backend:
     """
 
     name: str
-    solve: Callable[..., BackendResult]
-    check: Callable[[Any], list[str]]
+    solve: Callable[..., Result]
+    needs: Needs | None
     summary: str
+    kernel_needs: Needs | None = None
     options: frozenset = frozenset()
     kind: str = "first-order"
     certificate: str = "duality gap"
+
+    def check(self, problem) -> list[str]:
+        """Why this backend cannot solve ``problem`` (empty when it can), from its declarations."""
+        if problem.kernel is not None:
+            if self.kernel_needs is None:
+                return [f"{self.name} solves linear models only, not kernels"]
+            return self.kernel_needs.reasons(problem, what=f"{self.name} (kernel model)")
+        if self.needs is None:
+            return [f"{self.name} solves kernel models only"]
+        return self.needs.reasons(problem, what=self.name)
 
     def accepts(self, problem) -> bool:
         return not self.check(problem)
@@ -85,6 +179,14 @@ def register(backend: Backend, *, replace: bool = False) -> Backend:
         raise ValueError(f"a backend named {backend.name!r} is already registered")
     _REGISTRY[key] = backend
     return backend
+
+
+def unregister(name: str) -> Backend:
+    """Remove the backend registered under ``name`` and return it."""
+    try:
+        return _REGISTRY.pop(name.lower())
+    except KeyError:
+        raise ValueError(f"no backend named {name!r} is registered") from None
 
 
 def get_backend(name: str) -> Backend:

@@ -63,7 +63,7 @@ def _fit(X, y, kernel, iterations: int, record=None):
     from ..reductions import KernelDual
 
     prob = Problem(loss=HardMargin(), penalty=L2(1.0), intercept=False, kernel=kernel)
-    dual = KernelDual(prob, prob.prepare(X, y))
+    dual = KernelDual(prob.normalize(X, y))
     # tol below any reachable residual: exactly `iterations` updates, as in the paper
     res = m3_solve(dual.nqp, init=1.0, tol=1e-300, max_iter=iterations, record=record)
     return res.v, dual

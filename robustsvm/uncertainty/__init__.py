@@ -9,6 +9,7 @@ from .heuristics import radius_upper_bound
 from .intersection import Intersection
 from .layout import RobustLayout, resolve_uncertainty
 from .polyhedron import Polyhedron
+from .serialize import SET_TYPES, uncertainty_from_dict
 from .spectrahedron import Spectrahedron
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "Ellipsoid",
     "Intersection",
     "Polyhedron",
+    "SET_TYPES",
     "RobustCheck",
     "RobustLayout",
     "Spectrahedron",
@@ -25,4 +27,5 @@ __all__ = [
     "radius_upper_bound",
     "resolve_uncertainty",
     "robust_check",
+    "uncertainty_from_dict",
 ]

@@ -17,7 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.unary_operators import NegExpression
 
-__all__ = ["UncertaintySet", "check_radius", "stack_directions"]
+__all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "stack_directions"]
+
+#: the one table of set types, class name → class; every subclass is added when it is defined
+SET_TYPES: dict[str, type] = {}
 
 
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
@@ -49,6 +52,10 @@ class UncertaintySet(ABC):
     #: True when ``V = −V``, so that ``σ_V(z) = σ_V(−z)`` and one epigraph
     #: variable serves both labels.
     symmetric: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        SET_TYPES[cls.__name__] = cls
 
     def __init__(self, radius: Any = 1.0) -> None:
         self.radius = check_radius(radius)

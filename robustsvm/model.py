@@ -1,0 +1,188 @@
+"""The normalized model: what every backend reads, built once per solve.
+
+:func:`normalize` turns a :class:`~robustsvm.problem.Problem` (what the user
+wrote) and validated data into a :class:`Model`, an immutable record of the
+numbers that define the objective
+
+    P(w, b) = (λ2/2)‖w‖² + λ1‖w‖₁ + I(b) + Σ_i c_i ℓ(y_i(x_i·w + b) − r_i σ_{V_i}(−y_i w))
+    subject to s_h w_h ≥ 0,
+
+with ``I`` the intercept term (:class:`~robustsvm.intercept.Intercept`). The
+per-sample loss coefficients ``c``, the sign vector, the uncertainty layout
+(which set and which radius each sample has) and the intercept mode are
+resolved here and nowhere else; parameters have one name each: ``l2``, ``l1``,
+``intercept.mu``, ``layout.radius``, ``sample_weight``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._validation import FitData, check_sample_weight
+from .intercept import Intercept, intercept_term
+from .kernels import Kernel
+from .losses import Loss
+from .penalties import Penalty
+from .uncertainty import RobustLayout, UncertaintySet, check_radius, resolve_uncertainty
+
+__all__ = ["Model", "normalize"]
+
+
+@dataclass(frozen=True, eq=False)
+class Model:
+    """A model with its data, normalized for the backends.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n, d) or scipy.sparse CSR matrix
+        Features, float64 (never densified).
+    y : ndarray of shape (n,)
+        Labels in −1.0 / +1.0 (``classes[1]`` is +1).
+    classes : ndarray of shape (2,)
+        The original label values.
+    sample_weight : ndarray of shape (n,)
+        The user's sample weights ``s_i`` (ones by default).
+    c : ndarray of shape (n,)
+        The loss coefficients: ``s_i/Σ s`` (``reduction="mean"``) or ``s_i`` (``"sum"``);
+        ones for a hard margin.
+    loss : Loss
+        The margin loss (its value, dual box and conic form).
+    l2, l1 : float
+        Penalty strengths λ2 and λ1.
+    intercept : Intercept
+        ``free``, ``none`` or ``ridge`` with ``mu``.
+    signs : ndarray of shape (d,), int8
+        +1 (``w_h ≥ 0``), −1 (``w_h ≤ 0``) or 0.
+    layout : RobustLayout or None
+        The distinct sets, each sample's set and radius; None for the nominal model.
+    kernel : Kernel or None
+        None for the linear primal model.
+    feature_names : ndarray of str or None
+    """
+
+    X: Any
+    y: np.ndarray
+    classes: np.ndarray
+    sample_weight: np.ndarray
+    c: np.ndarray
+    loss: Loss
+    l2: float
+    l1: float
+    intercept: Intercept
+    signs: np.ndarray
+    layout: RobustLayout | None
+    kernel: Kernel | None
+    feature_names: np.ndarray | None = None
+
+    # ------------------------------------------------------------- shapes
+    @property
+    def n(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def is_sparse(self) -> bool:
+        return sp.issparse(self.X)
+
+    @property
+    def has_signs(self) -> bool:
+        return bool(np.any(self.signs))
+
+    @property
+    def robust(self) -> bool:
+        return self.layout is not None
+
+    @property
+    def shared_set(self) -> UncertaintySet | None:
+        """The one set every sample shares (any radii), or None."""
+        if self.layout is None or len(self.layout.sets) != 1:
+            return None
+        return self.layout.sets[0]
+
+    @property
+    def radius(self) -> np.ndarray | None:
+        """Each sample's radius ``r_i`` (None for the nominal model)."""
+        return None if self.layout is None else self.layout.radius
+
+    @property
+    def data(self) -> FitData:
+        """The validated data as a :class:`FitData` (labels ±1, signs, weights)."""
+        return FitData(X=self.X, y=self.y, classes=self.classes, signs=self.signs,
+                       sample_weight=self.sample_weight, feature_names=self.feature_names)
+
+    # ---------------------------------------------------------- parameters
+    def with_values(self, *, l2: float | None = None, l1: float | None = None, mu: float | None = None,
+                    radius: Any = None, sample_weight: Any = None) -> Model:
+        """A copy with new parameter values (validated), the rest shared.
+
+        ``radius`` is a scalar or one value per sample; ``mu`` needs a ridge
+        intercept; ``sample_weight`` recomputes ``c`` with the loss's reduction.
+        """
+        changes: dict[str, Any] = {}
+        if l2 is not None or l1 is not None:
+            pen = Penalty(l2=self.l2 if l2 is None else l2, l1=self.l1 if l1 is None else l1)
+            changes.update(l2=pen.l2, l1=pen.l1)
+        if mu is not None:
+            if self.intercept.mode != "ridge":
+                raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
+            changes["intercept"] = Intercept("ridge", mu)
+        if radius is not None:
+            if self.layout is None:
+                raise ValueError("radius applies only to a model with uncertainty")
+            changes["layout"] = replace(self.layout, radius=_radius_vector(radius, self.n))
+        if sample_weight is not None:
+            sw = check_sample_weight(sample_weight, self.n)
+            changes.update(sample_weight=sw, c=self.loss.coefficients(sw))
+        return replace(self, **changes)
+
+
+def _radius_vector(radius: Any, n: int, name: str = "radius") -> np.ndarray:
+    r = check_radius(radius, name=name)
+    if np.ndim(r) == 0:
+        return np.full(n, float(r))
+    if r.shape[0] != n:
+        raise ValueError(f"{name} has {r.shape[0]} values but X has {n} samples (one radius per sample)")
+    return np.array(r, dtype=np.float64)
+
+
+def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
+    """Build the :class:`Model` of ``problem`` on validated ``data``.
+
+    Parameters
+    ----------
+    problem : Problem
+    data : FitData
+        From :meth:`Problem.prepare` (labels ±1, resolved signs, sample weights).
+    radius : float or array of shape (n,), optional
+        Radii that replace those of the model's uncertainty set(s): a scalar for
+        every sample or one value per sample. This is the one way to give
+        per-sample radii at solve time (the sets themselves are not changed).
+    """
+    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d)
+    if radius is not None:
+        if layout is None:
+            raise ValueError("radius= was given but the model has no uncertainty set")
+        layout = replace(layout, radius=_radius_vector(radius, data.n))
+    loss: Loss = problem.loss
+    return Model(
+        X=data.X,
+        y=data.y,
+        classes=data.classes,
+        sample_weight=data.sample_weight,
+        c=np.ascontiguousarray(loss.coefficients(data.sample_weight), dtype=np.float64),
+        loss=loss,
+        l2=float(problem.penalty.l2),
+        l1=float(problem.penalty.l1),
+        intercept=intercept_term(problem.intercept),
+        signs=np.asarray(data.signs, dtype=np.int8),
+        layout=layout,
+        kernel=problem.kernel,
+        feature_names=data.feature_names,
+    )

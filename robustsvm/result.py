@@ -1,0 +1,128 @@
+"""What every backend returns: one :class:`Result` type and one :class:`History` recorder.
+
+A backend hands back the point it found (``w, b``, or a kernel expansion),
+why it stopped (``status``, ``message``), its certificate (``gap`` in objective
+units, with the dual value it was computed from) and its progress
+(``history``). :meth:`Problem.solve` then re-scores the point with
+:mod:`robustsvm.objective` and builds the :class:`~robustsvm.solution.Solution`.
+Backend-specific numbers go in ``extra`` under names prefixed by what they are
+(``dual_alpha``, ``step_size``, ...), never a bare name that means one thing
+in one backend and another elsewhere.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = ["History", "Result"]
+
+
+@dataclass
+class Result:
+    """The outcome of one backend solve.
+
+    Attributes
+    ----------
+    w : ndarray of shape (d,) or None
+        Weights of a linear model (None for a kernel expansion).
+    b : float
+        Intercept (0 without one).
+    status : str
+        ``"optimal"`` when the backend's stopping rule was met; otherwise why it
+        stopped (``"max_iter"``, ``"time_limit"``, ``"inaccurate"``, ``"infeasible"``, ...).
+    gap : float
+        The certificate: an upper bound on ``objective − optimum`` (absolute, in
+        the model's units), NaN when the backend has none.
+    dual_value : float
+        The lower bound on the optimum that ``gap`` was computed from (NaN if none).
+    iterations : int
+    history : dict of str to ndarray
+        Equal-length arrays from :class:`History`: at least ``iteration``,
+        ``objective``, ``gap`` and ``time``.
+    time_compile, time_solve : float
+        Seconds spent preparing (compiling, factorizing) and iterating.
+    message : str
+    dual_coef, support_vectors : kernel expansion ``f(x) = Σ_j a_j k(x, x_j) + b``
+    extra : dict
+        Backend-specific values under self-describing names.
+    """
+
+    w: np.ndarray | None
+    b: float
+    status: str
+    gap: float = float("nan")
+    iterations: int = 0
+    history: dict = field(default_factory=dict)
+    time_compile: float = 0.0
+    time_solve: float = 0.0
+    message: str = ""
+    dual_coef: np.ndarray | None = None
+    support_vectors: Any = None
+    extra: dict = field(default_factory=dict)
+    dual_value: float = float("nan")
+
+
+class History:
+    """Records one row per check of a solver's progress.
+
+    ``record(iteration, objective, gap, **more)`` appends a row; the time
+    column (seconds since the recorder was made, or since :meth:`restart`) is
+    added automatically. :meth:`arrays` returns equal-length float arrays:
+    ``iteration``, ``objective``, ``gap``, ``time`` and every extra column
+    (NaN where a row did not give it).
+
+    Parameters
+    ----------
+    verbose : bool or callable
+        Print each row (or pass the formatted line to the callable).
+    name : str
+        Prefix of printed lines.
+    every : int
+        Print only every ``every``-th row.
+    """
+
+    def __init__(self, *, verbose: Any = False, name: str = "", every: int = 1) -> None:
+        self.columns: dict[str, list] = {"iteration": [], "objective": [], "gap": [], "time": []}
+        self.verbose = verbose
+        self.name = name
+        self.every = max(1, int(every))
+        self.t0 = time.perf_counter()
+
+    def restart(self) -> None:
+        """Measure times from now on."""
+        self.t0 = time.perf_counter()
+
+    def __len__(self) -> int:
+        return len(self.columns["iteration"])
+
+    def record(self, iteration: int, objective: float, gap: float = float("nan"), **more: float) -> None:
+        """Append one row."""
+        rows = len(self)
+        values = {"iteration": iteration, "objective": objective, "gap": gap,
+                  "time": time.perf_counter() - self.t0, **more}
+        for key, val in values.items():
+            col = self.columns.get(key)
+            if col is None:
+                col = self.columns[key] = [np.nan] * rows
+            col.append(val)
+        for key, col in self.columns.items():
+            if key not in values:
+                col.append(np.nan)
+        if self.verbose and rows % self.every == 0:
+            line = f"{self.name} " + "  ".join(
+                f"{k}={v:.10g}" if isinstance(v, float) else f"{k}={v}" for k, v in values.items() if k != "time"
+            )
+            (self.verbose if callable(self.verbose) else print)(line.strip())
+
+    def last(self, key: str) -> float:
+        return float(self.columns[key][-1])
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The columns as float arrays (``iteration`` as integers)."""
+        out = {k: np.asarray(v, dtype=np.float64) for k, v in self.columns.items()}
+        out["iteration"] = out["iteration"].astype(np.int64)
+        return out
