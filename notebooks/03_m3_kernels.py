@@ -32,7 +32,7 @@ from sklearn.model_selection import train_test_split
 import robustsvm as rs
 from robustsvm import datasets, plotting
 from robustsvm.backends.m3 import m3_solve
-from robustsvm.reductions import reduce_model
+from robustsvm.duals import reduce_model
 
 FIGURE_DIR = Path(os.environ["FIGURE_DIR"]) if os.environ.get("FIGURE_DIR") else None
 

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from .duals import PQParameters, pq_parameters, pq_reasons
 from .losses import SquaredHinge
 from .penalties import L2
 from .problem import Problem
-from .reductions import PQParameters, pq_parameters, pq_reasons
 from .uncertainty import Box
 
 __all__ = ["PQParameters", "pq_parameters", "pq_reasons", "pq_svm"]

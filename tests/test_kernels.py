@@ -8,8 +8,7 @@ import scipy.sparse as sp
 from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 
 import robustsvm as rs
-from robustsvm.nqp import solve_nqp_cvxpy
-from robustsvm.reductions import KernelDual, kernel_primal
+from robustsvm.duals import KernelDual, kernel_primal, solve_nqp_cvxpy
 from tests.conftest import make_classification
 
 TIGHT = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}

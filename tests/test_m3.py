@@ -9,8 +9,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm.backends.m3 import m3_solve
-from robustsvm.nqp import NQP, solve_nqp_cvxpy
-from robustsvm.reductions import KernelDual
+from robustsvm.duals import NQP, KernelDual, solve_nqp_cvxpy
 from tests.conftest import make_classification
 
 TIGHT = {"tol_gap_abs": 1e-11, "tol_gap_rel": 1e-11, "tol_feas": 1e-11}

@@ -9,9 +9,8 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.datasets import load
-from robustsvm.nqp import solve_nqp_cvxpy
+from robustsvm.duals import PQDual, solve_nqp_cvxpy
 from robustsvm.pq_model import pq_parameters
-from robustsvm.reductions import PQDual
 from tests.conftest import make_classification
 
 TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}

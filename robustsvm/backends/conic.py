@@ -10,9 +10,8 @@ import cvxpy as cp
 import numpy as np
 
 from ..conic import STATUS, ConicProgram, native_options
+from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
-from ..nqp import solve_nqp_cvxpy
-from ..reductions import KernelDual
 from .registry import Backend, Needs, Result, register
 
 __all__ = ["solve_conic", "CONIC_SOLVERS"]

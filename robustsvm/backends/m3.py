@@ -13,7 +13,7 @@ Newton step; both moves are taken only when they lower ``F`` (checked exactly).
 The iteration stops when the KKT residual ``‖v − clip(v − ∇F(v), 0, c)‖_∞``
 is ≤ ``tol`` or after ``max_iter`` updates (status ``"max_iter"``).
 
-Models: those whose dual :mod:`robustsvm.reductions` writes as an NQP — kernel
+Models: those whose dual :mod:`robustsvm.duals` writes as an NQP — kernel
 SVMs (hinge, squared hinge, hard margin), linear SVMs with sign constraints
 through the ``(α, β)`` dual, and the pq-SVM — without a free intercept.
 
@@ -30,9 +30,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..duals import NQP, PQDual, pq_reasons, reduce_model
 from ..model import Model
-from ..nqp import NQP
-from ..reductions import PQDual, pq_reasons, reduce_model
 from ..uncertainty import Box
 from .registry import Backend, Needs, Result, register
 

@@ -1,7 +1,7 @@
 """``pq``: Woolnough et al.'s (2022) projected iteration for the box-robust pq-SVM.
 
 The model (:func:`robustsvm.pq_svm`) is solved through its dual
-``min_{u ≥ 0} ½uᵀQu − ηᵀu`` (:class:`~robustsvm.reductions.PQDual`) by
+``min_{u ≥ 0} ½uᵀQu − ηᵀu`` (:class:`~robustsvm.duals.PQDual`) by
 
     u⁰ = Q⁻¹η,   u ← max(u − α(Qu − η), 0),
 
@@ -32,8 +32,8 @@ import time
 import numpy as np
 from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 
+from ..duals import PQDual
 from ..model import Model
-from ..reductions import PQDual
 from ..uncertainty import Box
 from .registry import Backend, Needs, Result, register
 

@@ -57,10 +57,10 @@ def _split(n: int, seed: int, train: float = 0.8) -> tuple[np.ndarray, np.ndarra
 def _fit(X, y, kernel, iterations: int, record=None):
     """M3 on the hard-margin dual; returns (α, the KernelDual)."""
     from ..backends.m3 import m3_solve
+    from ..duals import KernelDual
     from ..losses import HardMargin
     from ..penalties import L2
     from ..problem import Problem
-    from ..reductions import KernelDual
 
     prob = Problem(loss=HardMargin(), penalty=L2(1.0), intercept=False, kernel=kernel)
     dual = KernelDual(prob.normalize(X, y))
@@ -120,7 +120,7 @@ def coefficient_decay(iterations=FIG_ITERATIONS, seed: int = 0, sigma: float = 3
 
     alpha_final, dual = _fit(X[tr], y[tr], kernel, total, record=record)
     # the support vectors of the exact maximum-margin solution (clarabel on the same NQP)
-    from ..nqp import solve_nqp_cvxpy
+    from ..duals import solve_nqp_cvxpy
 
     exact = solve_nqp_cvxpy(dual.nqp).v
     support = exact > 1e-6 * exact.max()

@@ -8,7 +8,7 @@ An :class:`NQP` is
 with ``A`` symmetric positive semidefinite, given as a dense matrix, as
 ``A = F Fᵀ + diag(a)`` through a factor ``F``, or as a linear operator that
 only computes products ``A v``. Kernel SVM duals, the sign-constrained linear
-SVM dual and the pq dual all take this form (see :mod:`robustsvm.reductions`
+SVM dual and the pq dual all take this form (see :mod:`robustsvm.duals`
 and ``docs/derivations/nqp_reductions.md``); :func:`solve_nqp_cvxpy` solves
 any of them with a conic solver as a reference.
 """
