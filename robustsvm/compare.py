@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .backends import capable_backends
 from .exceptions import ConvergenceWarning
 
 __all__ = ["compare", "ComparisonTable"]
@@ -75,7 +76,6 @@ def compare(
         ``max_abs_dw`` = max |w − w_ref| (and |b − b_ref|), ``iterations``,
         ``time``; a backend that fails gets its error in ``status``.
     """
-    from .backends import capable_backends
 
     options = options or {}
     if solvers is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cvxpy as cp
 import numpy as np
 
 __all__ = ["Loss", "Hinge", "SquaredHinge", "HardMargin", "LOSSES", "loss_from_dict"]
@@ -114,8 +115,6 @@ class SquaredHinge(Loss):
 
     def cvx(self, xi, root_coef):
         """``‖√c ∘ ξ‖²`` (pass ``√c``: a product with a parameter ``c`` would densify an n × n matrix)."""
-        import cvxpy as cp
-
         return cp.sum_squares(cp.multiply(root_coef, xi))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cvxpy as cp
 import numpy as np
 
 __all__ = ["Penalty", "L1", "L2", "as_penalty"]
@@ -61,8 +62,6 @@ class Penalty:
 
     def cvx(self, w, l2=None, l1=None):
         """``(l2/2)‖w‖² + l1‖w‖₁`` as a CVXPY expression; ``l2``/``l1`` may be parameters (DPP)."""
-        import cvxpy as cp
-
         l2 = self.l2 if l2 is None else l2
         l1 = self.l1 if l1 is None else l1
         return 0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w)

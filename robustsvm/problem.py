@@ -21,6 +21,7 @@ import numpy as np
 from . import objective as objective_module
 from ._validation import FitData, check_fit_data
 from .backends import registry
+from .conic import ConicProgram
 from .exceptions import ConvergenceWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
@@ -188,8 +189,6 @@ class Problem:
         ``set_values`` and re-solved without recompiling. ``compile_options``
         are ``with_l1``, ``weights_as_parameter`` and ``radius_per_sample``.
         """
-        from .conic import ConicProgram
-
         data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
         return ConicProgram(normalize(self, data), **compile_options)
 

@@ -143,11 +143,10 @@ class UncertaintySet(ABC):
 
     # -- composition --------------------------------------------------------
     def __and__(self, other: UncertaintySet) -> UncertaintySet:
-        from .intersection import Intersection
-
+        """``self & other``: the :class:`~robustsvm.uncertainty.Intersection` (looked up in :data:`SET_TYPES`)."""
         if not isinstance(other, UncertaintySet):
             return NotImplemented
-        return Intersection(self, other)
+        return SET_TYPES["Intersection"](self, other)
 
     def scaled_support(self, z: np.ndarray) -> np.ndarray | float:
         """``σ_{rV}(z) = r σ_V(z)`` with this set's (scalar) radius."""

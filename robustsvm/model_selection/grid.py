@@ -28,31 +28,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._validation import check_fit_data
-from .exceptions import SolverError
-from .losses import HardMargin
-from .penalties import L1, L2, Penalty
-from .problem import Problem
-from .uncertainty import radius_upper_bound
+from .._validation import check_fit_data
+from ..backends import registry
+from ..exceptions import SolverError
+from ..penalties import L1, L2, Penalty
+from ..problem import Problem
 
 __all__ = [
     "GridResult",
-    "ProtocolResult",
+    "accuracy",
     "evaluate_chunk",
     "expand_grid",
     "exponential_range",
     "grid_search",
-    "program_values",
-    "radius_upper_bound",
-    "select_features",
-    "standardize",
-    "stratified_folds",
-    "stratified_split",
     "point_radius",
+    "program_values",
+    "stratified_folds",
     "with_values",
-    "woolnough_protocol",
 ]
 
 #: names a grid point may set: those of ConicProgram.set_values, and ν for pq-SVM models
@@ -230,7 +223,7 @@ class GridResult:
 
 
 # ----------------------------------------------------------------- the tasks
-def _accuracy(X, y_pm: np.ndarray, w: np.ndarray | None, b: float) -> float:
+def accuracy(X, y_pm: np.ndarray, w: np.ndarray | None, b: float) -> float:
     if w is None:
         return float("nan")
     f = np.asarray(X @ w).ravel() + b
@@ -300,12 +293,10 @@ def evaluate_chunk(
                 times[j, k] = res.time_compile + res.time_solve
                 if res.w is not None:
                     weights[j, k], intercepts[j, k] = res.w, res.b
-                    scores[j, k] = _accuracy(_rows(Xd, np.flatnonzero(val)), y_pm[val], res.w, res.b)
+                    scores[j, k] = accuracy(_rows(Xd, np.flatnonzero(val)), y_pm[val], res.w, res.b)
                 if callback is not None:
                     callback(1)
     else:
-        from .backends import registry
-
         conic = registry.get_backend(solver).kind == "conic"
         for k, fid in enumerate(fold_ids):
             train = np.flatnonzero(folds != fid)
@@ -321,7 +312,7 @@ def evaluate_chunk(
                                           radius=point_radius(problem, point), **options)
                     statuses[j, k] = sol.status
                     weights[j, k], intercepts[j, k] = sol.w, sol.b
-                    scores[j, k] = _accuracy(_rows(Xd, val), y_pm[val], sol.w, sol.b)
+                    scores[j, k] = accuracy(_rows(Xd, val), y_pm[val], sol.w, sol.b)
                 except SolverError as exc:
                     statuses[j, k] = f"error: {exc}"
                 times[j, k] = time.perf_counter() - t0
@@ -403,13 +394,11 @@ def grid_search(
     -------
     GridResult
     """
-    from .backends import registry
-
     start = time.perf_counter()
     points = expand_grid(param_grid)
     if not isinstance(problem, Problem):
         raise TypeError(f"problem must be a robustsvm Problem, got {type(problem).__name__}")
-    if isinstance(problem.loss, HardMargin):
+    if problem.loss.is_constraint:
         raise ValueError("cross-validation masks need a loss term: a hard-margin model cannot be cross-validated")
     backend = registry.get_backend(solver)
     if compile_once is None:
@@ -507,153 +496,3 @@ def _run_dask(client, problem, X, y, folds, points, kwargs, n_chunks, bar):
     finally:
         if own:
             client.close()
-
-
-# ------------------------------------------------------- Woolnough et al. (2022), §5
-# the radius grid's upper bound is robustsvm.uncertainty.radius_upper_bound, re-exported here
-def select_features(w: Any, threshold: float = 1e-2) -> np.ndarray:
-    """Mask of the significant features: ``|w_k| ≥ threshold · max_j |w_j|``.
-
-    Woolnough et al. (2022), §5.1 keep a feature when its weight is significant against
-    the largest one and zero the others before testing.
-    """
-    w = np.abs(np.asarray(w, dtype=np.float64))
-    if not 0 <= threshold < 1:
-        raise ValueError(f"threshold must be in [0, 1), got {threshold}")
-    top = w.max() if w.size else 0.0
-    if top == 0:
-        return np.zeros(w.shape, dtype=bool)
-    return w >= threshold * top
-
-
-def stratified_split(y: Any, test_size: float = 0.2, *, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ``(train, test)``: ``round(test_size · n_c)`` test samples drawn from each class ``c``."""
-    y = np.asarray(y)
-    if not 0 < test_size < 1:
-        raise ValueError(f"test_size must be in (0, 1), got {test_size}")
-    rng = np.random.default_rng(seed)
-    test = []
-    for c in np.unique(y):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        test.append(idx[: round(test_size * idx.size)])
-    test_idx = np.sort(np.concatenate(test))
-    train_idx = np.setdiff1d(np.arange(y.shape[0]), test_idx)
-    return train_idx, test_idx
-
-
-def standardize(X: Any) -> Any:
-    """Columns scaled to zero mean and unit variance (sparse: unit variance, not centred; constant columns kept)."""
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        var = np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
-        scale = np.sqrt(np.maximum(var, 0.0))
-        scale[scale == 0] = 1.0
-        return sp.csr_matrix(X @ sp.diags(1.0 / scale))
-    X = np.asarray(X, dtype=np.float64)
-    scale = X.std(axis=0)
-    scale[scale == 0] = 1.0
-    return (X - X.mean(axis=0)) / scale
-
-
-@dataclass
-class ProtocolResult:
-    """One row of Woolnough et al. (2022)'s Table 1.
-
-    Attributes
-    ----------
-    best_params : dict
-        The grid point of best mean cross-validation accuracy.
-    cv_score : float
-        Its mean cross-validation accuracy.
-    train_accuracy : float
-        Accuracy on the training part of the model refitted at ``best_params``.
-    test_accuracy : float
-        Accuracy on the test part after zeroing the insignificant weights.
-    test_accuracy_all : float
-        Accuracy on the test part with every weight kept.
-    fit_time : float
-        Seconds of the final fit (compile and solve).
-    n_features, n_total : int
-        Significant features and all features.
-    selected : ndarray of bool
-    w : ndarray, b : float
-        The final weights (insignificant ones zeroed) and intercept.
-    status : str
-        Status of the final fit.
-    grid : GridResult
-    """
-
-    best_params: dict
-    cv_score: float
-    train_accuracy: float
-    test_accuracy: float
-    test_accuracy_all: float
-    fit_time: float
-    n_features: int
-    n_total: int
-    selected: np.ndarray
-    w: np.ndarray
-    b: float
-    status: str
-    grid: GridResult
-
-
-def woolnough_protocol(
-    problem: Problem,
-    X: Any,
-    y: Any,
-    param_grid: Mapping[str, Iterable[float]] | Sequence[Mapping[str, float]],
-    *,
-    test_size: float = 0.2,
-    cv: int = 5,
-    seed: int | None = 0,
-    threshold: float = 1e-2,
-    solver: str = "clarabel",
-    final_solver: str | None = None,
-    solver_options: dict | None = None,
-    final_options: dict | None = None,
-    n_jobs: int | None = 1,
-    client: Any = None,
-    progress: bool = True,
-) -> ProtocolResult:
-    """The model-selection protocol of Woolnough et al. (2022), §5.1.
-
-    Standardize the features; split 80/20 (stratified, ``seed``); pick the
-    grid point of best ``cv``-fold accuracy on the training part
-    (:func:`grid_search`); refit there on the whole training part; keep the
-    features with ``|w_k| ≥ threshold · max_j |w_j|`` (:func:`select_features`),
-    zero the others and score the test part.
-
-    ``final_solver`` (default ``solver``) fits the final model, with
-    ``final_options``; the remaining arguments are those of :func:`grid_search`.
-    """
-    data = check_fit_data(X, y, signs=problem.signs)
-    Xs = standardize(data.X)
-    train, test = stratified_split(data.y, test_size, seed=seed)
-    Xtr, ytr, Xte, yte = Xs[train], data.y[train], Xs[test], data.y[test]
-    grid = grid_search(problem, Xtr, ytr, param_grid, cv=cv, seed=seed, solver=solver, solver_options=solver_options,
-                       n_jobs=n_jobs, client=client, progress=progress)
-    best = grid.best_params
-    model = with_values(problem, best)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        sol = model.solve(Xtr, ytr, solver=final_solver or solver, radius=point_radius(problem, best),
-                          **(final_options or {}))
-    selected = select_features(sol.w, threshold)
-    w_sel = np.where(selected, sol.w, 0.0)
-    return ProtocolResult(
-        best_params=best,
-        cv_score=grid.best_score,
-        train_accuracy=_accuracy(Xtr, ytr, sol.w, sol.b),
-        test_accuracy=_accuracy(Xte, yte, w_sel, sol.b),
-        test_accuracy_all=_accuracy(Xte, yte, sol.w, sol.b),
-        fit_time=sol.time,
-        n_features=int(selected.sum()),
-        n_total=data.d,
-        selected=selected,
-        w=w_sel,
-        b=sol.b,
-        status=sol.status,
-        grid=grid,
-    )

@@ -1,0 +1,34 @@
+"""Model selection: grid search with cross-validation that compiles each model once, and
+Woolnough et al. (2022)'s train/test protocol."""
+
+from ..uncertainty import radius_upper_bound
+from .grid import (
+    GridResult,
+    evaluate_chunk,
+    expand_grid,
+    exponential_range,
+    grid_search,
+    point_radius,
+    program_values,
+    stratified_folds,
+    with_values,
+)
+from .protocol import ProtocolResult, select_features, standardize, stratified_split, woolnough_protocol
+
+__all__ = [
+    "GridResult",
+    "ProtocolResult",
+    "evaluate_chunk",
+    "expand_grid",
+    "exponential_range",
+    "grid_search",
+    "point_radius",
+    "program_values",
+    "radius_upper_bound",
+    "select_features",
+    "standardize",
+    "stratified_folds",
+    "stratified_split",
+    "with_values",
+    "woolnough_protocol",
+]
