@@ -247,10 +247,10 @@ class Problem:
                 f"{sorted(registry.COMMON_OPTIONS | backend.options)}"
             )
         _check_common_options(options)
-        data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
+        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
+        model = normalize(self, data, radius=radius)  # resolves (and validates) the uncertainty layout once
         registry.require(backend, self)
         start = time.perf_counter()
-        model = normalize(self, data, radius=radius)
         result = backend.solve(model, **options)
         elapsed = time.perf_counter() - start
         return self._finish(backend.name, model, result, elapsed)

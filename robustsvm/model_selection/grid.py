@@ -104,10 +104,7 @@ def program_values(point: Mapping[str, float]) -> dict:
 
 
 def point_radius(problem: Problem, point: Mapping[str, float]) -> float | None:
-    """The radius a grid point sets (None when it sets none), checked against the model.
-
-    It is passed to :meth:`Problem.solve` as ``radius=``: the model's set is not changed.
-    """
+    """The radius a grid point sets (None when it sets none), checked against the model."""
     if "radius" not in point:
         return None
     if problem.uncertainty is None or isinstance(problem.uncertainty, (list, tuple)):
@@ -116,10 +113,10 @@ def point_radius(problem: Problem, point: Mapping[str, float]) -> float | None:
 
 
 def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
-    """A copy of ``problem`` whose penalty and intercept ridge take the values of ``point``.
+    """A new model: ``problem`` with the penalty, intercept ridge and radius of ``point``.
 
-    A point's ``radius`` is not written into the model's set: solve with
-    ``radius=point_radius(problem, point)``.
+    The radius goes to a copy of the set made by :meth:`UncertaintySet.with_radius`
+    (validated); ``problem`` and its set are not changed.
     """
     values = program_values(point)
     pen: Penalty = problem.penalty
@@ -130,9 +127,10 @@ def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
         if problem.intercept_term.mode != "ridge":
             raise ValueError("mu (or nu) applies only to a model with intercept=rs.L2(mu)")
         intercept = L2(values["mu"])
-    point_radius(problem, values)
+    radius = point_radius(problem, values)
+    uncertainty = problem.uncertainty if radius is None else problem.uncertainty.with_radius(radius)
     return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs,
-                   uncertainty=problem.uncertainty, intercept=intercept, kernel=problem.kernel)
+                   uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel)
 
 
 def stratified_folds(y: Any, n_splits: int = 5, *, seed: int | None = 0) -> np.ndarray:
@@ -308,8 +306,7 @@ def evaluate_chunk(
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", UserWarning)
                         sol = model.solve(_rows(Xd, train), y_pm[train], solver=solver,
-                                          feature_names=data.feature_names,
-                                          radius=point_radius(problem, point), **options)
+                                          feature_names=data.feature_names, **options)
                     statuses[j, k] = sol.status
                     weights[j, k], intercepts[j, k] = sol.w, sol.b
                     scores[j, k] = accuracy(_rows(Xd, val), y_pm[val], sol.w, sol.b)

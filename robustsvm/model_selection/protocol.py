@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from .._validation import check_fit_data
 from ..problem import Problem
-from .grid import GridResult, accuracy, grid_search, point_radius, with_values
+from .grid import GridResult, accuracy, grid_search, with_values
 
 __all__ = ["ProtocolResult", "select_features", "standardize", "stratified_split", "woolnough_protocol"]
 
@@ -147,8 +147,7 @@ def woolnough_protocol(
     model = with_values(problem, best)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        sol = model.solve(Xtr, ytr, solver=final_solver or solver, radius=point_radius(problem, best),
-                          **(final_options or {}))
+        sol = model.solve(Xtr, ytr, solver=final_solver or solver, **(final_options or {}))
     selected = select_features(sol.w, threshold)
     w_sel = np.where(selected, sol.w, 0.0)
     return ProtocolResult(

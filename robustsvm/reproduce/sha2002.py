@@ -71,7 +71,7 @@ def _fit(X, y, kernel, iterations: int, record=None):
 
 def _errors(alpha, dual, kernel, X_train, X_test, y_test) -> float:
     """Test misclassification of ``f(x) = Σ_j y_j α_j K(x, x_j)`` (labels 0/1, 1 is +1)."""
-    f = kernel(X_test, X_train) @ (dual.data.y * alpha)
+    f = kernel(X_test, X_train) @ (dual.model.y * alpha)
     return float(np.mean(np.where(f > 0, 1, 0) != y_test))
 
 

@@ -8,6 +8,7 @@ is ``m_i^rob = y_i (x_i·w + b) − r_i σ_V(−y_i w)`` with the support functi
 
 from __future__ import annotations
 
+import copy
 import math
 from abc import ABC, abstractmethod
 from typing import Any
@@ -59,6 +60,12 @@ class UncertaintySet(ABC):
 
     def __init__(self, radius: Any = 1.0) -> None:
         self.radius = check_radius(radius)
+
+    def with_radius(self, radius: Any) -> UncertaintySet:
+        """The same unit set with another radius (validated); this set is not changed."""
+        out = copy.copy(self)
+        out.radius = check_radius(radius)
+        return out
 
     # -- the unit set -------------------------------------------------------
     @property
