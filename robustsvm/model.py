@@ -96,6 +96,11 @@ class Model:
         return bool(np.any(self.signs))
 
     @property
+    def penalty(self) -> Penalty:
+        """The penalty term ``(λ2/2)‖w‖² + λ1‖w‖₁``."""
+        return Penalty(l2=self.l2, l1=self.l1)
+
+    @property
     def robust(self) -> bool:
         return self.layout is not None
 

@@ -48,8 +48,7 @@ def objective_from_margins(model: Model, w: np.ndarray, b: float, margins: np.nd
     For a kernel model pass ``w`` such that ``‖w‖²`` is right: use
     :func:`kernel_objective` instead.
     """
-    w = np.asarray(w, dtype=np.float64)
-    value = 0.5 * model.l2 * float(w @ w) + model.l1 * float(np.abs(w).sum()) + model.intercept.value(b)
+    value = model.penalty.value(w) + model.intercept.value(b)
     if not model.loss.is_constraint:
         value += float(model.c @ model.loss.value(margins))
     return float(value)
@@ -93,7 +92,7 @@ def _kernel_parts(model: Model, dual_coef: Any, support_vectors: Any, b: float) 
 def kernel_objective(model: Model, dual_coef: Any, support_vectors: Any, b: float) -> float:
     """``P`` at the expansion ``f(x) = Σ_j a_j k(x, x_j) + b``: ``(λ2/2)aᵀK_SS a + I(b) + Σ c_i ℓ(y_i f(x_i))``."""
     norm_sq, margins = _kernel_parts(model, dual_coef, support_vectors, b)
-    value = 0.5 * model.l2 * norm_sq + model.intercept.value(b)
+    value = 0.5 * model.l2 * norm_sq + model.intercept.value(b)  # the L2 term at ‖w‖² = aᵀK_SS a (no L1)
     if not model.loss.is_constraint:
         value += float(model.c @ model.loss.value(margins))
     return float(value)
