@@ -47,8 +47,8 @@ NEEDS = Needs(
     l2="required",
     l1=False,
     sets=(),
-    why={"loss": "dcd needs a soft-margin loss",
-         "l1": "dcd handles an L2 penalty only: the L1 term makes the dual non-smooth in w",
+    why={"loss": "it needs a soft-margin loss",
+         "l1": "it handles an L2 penalty only (the L1 term makes the dual non-smooth in w)",
          "sets": "the robust margin couples every sample through the support function of w, so the dual "
                  "loses its one-coordinate-per-sample form"},
 )

@@ -191,7 +191,7 @@ NEEDS = Needs(
     l1=False,
     intercepts=frozenset({"none", "ridge"}),
     sets=(Box,),
-    why={"l1": "the dual NQP has no L1 penalty (L1 needs the primal)", "intercept": _NO_FREE},
+    why={"l1": "its dual NQP has no L1 term (L1 needs the primal)", "intercept": _NO_FREE},
     extra=lambda problem: [] if problem.uncertainty is None else [
         "with uncertainty only the pq-SVM model (rs.pq_svm) has an NQP dual: " + "; ".join(r)
         for r in [pq_reasons(problem)] if r],

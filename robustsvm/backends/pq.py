@@ -227,9 +227,8 @@ NEEDS = Needs(
     intercepts=frozenset({"ridge"}),
     signs=False,
     sets=(Box,),
-    why={"loss": "the pq-SVM needs loss=SquaredHinge(reduction='sum')",
-         "intercept": "the pq-SVM needs a regularized intercept intercept=rs.L2(mu) with mu > 0",
-         "sets": "the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)"},
+    why={"loss": "it solves the pq-SVM of rs.pq_svm(nu, lam2, radius)",
+         "sets": "the pq-SVM has one rs.Box (scalar or per-sample radius)"},
     extra=lambda problem: [] if problem.uncertainty is not None else
     ["the pq-SVM needs one rs.Box uncertainty set (scalar or per-sample radius)"],
 )

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..exceptions import UnsupportedModelError
 from ..intercept import intercept_term
+from ..losses import LOSSES
 from ..result import History, Result
 from ..uncertainty import UncertaintySet
 
@@ -82,11 +83,14 @@ class Needs:
 
         def add(key: str, text: str) -> None:
             hint = self.why.get(key)
-            out.append(f"{text} ({hint})" if hint else text)
+            out.append(f"{text}: {hint}" if hint else text)
 
         loss = problem.loss
         if self.losses is not None and loss.name not in self.losses:
-            add("loss", f"{what} solves {' or '.join(sorted(self.losses))} losses, not {type(loss).__name__}")
+            short = sorted(self.losses)
+            classes = ", ".join(f"rs.{LOSSES[k].__name__}" for k in short if k in LOSSES)
+            add("loss", f"{what} solves the {' and '.join(short)} loss{'es' if len(short) > 1 else ''} only "
+                        f"({classes}), not {type(loss).__name__}")
         elif loss.reduction not in self.reductions:
             add("loss", f"{what} needs reduction={' or '.join(repr(r) for r in sorted(self.reductions))}")
         pen = problem.penalty
