@@ -77,10 +77,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
         passed to :meth:`fit` as ``radius=`` so that cross-validation slices it.
-    fit_intercept : bool or float, default True
-        True: a free, unregularized ``b``; False: ``b = 0``; a positive
-        number ``μ``: ``b`` with the ridge term ``(μ/2) b²`` (dual backends
-        such as ``m3`` accept this one, not a free ``b``).
+    fit_intercept : bool, default True
+        Whether to fit an intercept ``b`` (False: ``b = 0``), as in
+        scikit-learn. Only ``True``/``False`` are accepted: a number is an
+        error (use ``intercept_l2`` for a ridge intercept).
+    intercept_l2 : float, optional
+        ``μ > 0``: the intercept gets the ridge term ``(μ/2) b²`` (dual
+        backends such as ``m3`` accept this one, not a free ``b``). None (the
+        default) leaves ``b`` free. Needs ``fit_intercept=True``.
     kernel : Kernel, optional
         ``rs.Linear()``, ``rs.Polynomial(d)`` or ``rs.RBF(σ)``; needs a
         backend that solves the dual (see ``rs.solvers()``). None is the
@@ -120,7 +124,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         l1: float = 0.0,
         signs: Any = None,
         uncertainty: UncertaintySet | None = None,
-        fit_intercept: bool | float = True,
+        fit_intercept: bool = True,
+        intercept_l2: float | None = None,
         kernel: Kernel | None = None,
         solver: str = "clarabel",
         solver_options: dict | None = None,
@@ -131,6 +136,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.signs = signs
         self.uncertainty = uncertainty
         self.fit_intercept = fit_intercept
+        self.intercept_l2 = intercept_l2
         self.kernel = kernel
         self.solver = solver
         self.solver_options = solver_options
@@ -177,17 +183,27 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         unc.radius = float(r) if r.ndim == 0 else r
         return unc
 
+    def _intercept(self) -> bool | L2:
+        """``True`` (free ``b``), ``False`` (``b = 0``) or ``L2(μ)`` from ``fit_intercept`` and ``intercept_l2``."""
+        fit = self.fit_intercept
+        if not isinstance(fit, (bool, np.bool_)):
+            hint = "; for a ridge intercept (μ/2)b² use intercept_l2=μ" if isinstance(fit, numbers.Real) else ""
+            raise TypeError(f"fit_intercept must be True or False, got {fit!r} ({type(fit).__name__}){hint}")
+        mu = self.intercept_l2
+        if mu is None:
+            return bool(fit)
+        if not isinstance(mu, numbers.Real) or isinstance(mu, (bool, np.bool_)):
+            raise TypeError(f"intercept_l2 must be None or a positive real number, got {mu!r}")
+        if not np.isfinite(mu) or mu <= 0:
+            raise ValueError(f"intercept_l2 must be positive and finite (None for a free intercept), got {mu!r}")
+        if not fit:
+            raise ValueError(f"intercept_l2={mu!r} asks for a ridge intercept but fit_intercept=False; "
+                             "set fit_intercept=True or intercept_l2=None")
+        return L2(float(mu))
+
     def make_problem(self, *, radius: Any = None, n_samples: int | None = None) -> Problem:
         """The :class:`~robustsvm.Problem` this estimator fits."""
-        intercept = self.fit_intercept
-        if isinstance(intercept, (bool, np.bool_)):
-            intercept = bool(intercept)
-        elif isinstance(intercept, numbers.Real):
-            if not np.isfinite(intercept) or intercept <= 0:
-                raise ValueError(f"fit_intercept as a ridge strength must be positive and finite, got {intercept!r}")
-            intercept = L2(float(intercept))
-        else:
-            raise TypeError(f"fit_intercept must be True, False or a positive ridge strength, got {intercept!r}")
+        intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
         unc = self._uncertainty(radius, n_samples) if n_samples is not None else self.uncertainty

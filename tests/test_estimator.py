@@ -25,8 +25,8 @@ from .conftest import make_classification
 M3 = {"tol": 1e-6, "max_iter": 100000}
 
 
-def direct_fit(X, y, *, l2, l1=0.0, signs=None, radius=None, box=True, weights=None, squared=False):
-    """The RobustSVC objective written directly in CVXPY (labels 0/1 → −1/+1, mean reduction)."""
+def direct_fit(X, y, *, l2, l1=0.0, signs=None, radius=None, box=True, weights=None, squared=False, mu=None):
+    """The RobustSVC objective written directly in CVXPY (labels 0/1 → −1/+1, mean reduction; ``mu``: (μ/2)b²)."""
     n, d = X.shape
     ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
     c = np.ones(n) / n if weights is None else weights / weights.sum()
@@ -41,7 +41,8 @@ def direct_fit(X, y, *, l2, l1=0.0, signs=None, radius=None, box=True, weights=N
         cons = [cp.multiply(signs, w) >= 0]
     # LPs/QPs are solved to 1e-10; cone models to Clarabel's default
     tight = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10} if radius is None else {}
-    cp.Problem(cp.Minimize(0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w) + loss), cons).solve(
+    ridge_b = 0 if mu is None else 0.5 * mu * cp.square(b)
+    cp.Problem(cp.Minimize(0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w) + ridge_b + loss), cons).solve(
         solver="CLARABEL", **tight)
     return w.value, float(b.value)
 
@@ -170,8 +171,8 @@ def test_kernel_model_matches_direct_cvxpy_dual_free_form():
     primal = RobustSVC(l2=0.1, fit_intercept=False).fit(X, y)
     np.testing.assert_allclose(lin.coef_, primal.coef_, atol=1e-4)
     # a ridge intercept (μ/2)b² is accepted by the dual backend and agrees with the conic primal
-    ridge = RobustSVC(kernel=rs.Linear(), l2=0.1, fit_intercept=2.0, solver="m3", solver_options=M3)
-    ridge_primal = RobustSVC(l2=0.1, fit_intercept=2.0).fit(X, y)
+    ridge = RobustSVC(kernel=rs.Linear(), l2=0.1, intercept_l2=2.0, solver="m3", solver_options=M3)
+    ridge_primal = RobustSVC(l2=0.1, intercept_l2=2.0).fit(X, y)
     np.testing.assert_allclose(ridge.fit(X, y).intercept_, ridge_primal.intercept_, atol=1e-4)
 
 
@@ -196,3 +197,77 @@ def test_bad_input_is_named():
     est = RobustSVC().fit(X, y)
     with pytest.raises(ValueError, match="X has 2 features"):
         est.predict(X[:, :2])
+
+
+def test_fit_intercept_is_a_bool_and_the_ridge_intercept_has_its_own_parameter():
+    X, y = make_classification(40, 3, seed=12)
+    # numbers are refused (fit_intercept=1 once meant a ridge intercept with μ = 1), naming the parameter to use
+    for value in (1, 0, 2.0, 0.5):
+        with pytest.raises(TypeError, match=r"fit_intercept must be True or False.*intercept_l2=μ"):
+            RobustSVC(fit_intercept=value).fit(X, y)
+    with pytest.raises(TypeError, match="fit_intercept must be True or False"):
+        RobustSVC(fit_intercept=None).fit(X, y)
+    with pytest.raises(ValueError, match="fit_intercept=False"):
+        RobustSVC(fit_intercept=False, intercept_l2=1.0).fit(X, y)
+    for bad in (0.0, -1.0, np.inf):
+        with pytest.raises(ValueError, match="intercept_l2 must be positive"):
+            RobustSVC(intercept_l2=bad).fit(X, y)
+    with pytest.raises(TypeError, match="intercept_l2"):
+        RobustSVC(intercept_l2="1").fit(X, y)
+    # numpy booleans are booleans
+    assert RobustSVC(fit_intercept=np.False_).fit(X, y).intercept_[0] == 0.0
+    # the ridge intercept against the objective written in CVXPY with (μ/2)b²; μ = 50 moves b visibly
+    free = RobustSVC(l2=0.1).fit(X, y)
+    ridge = RobustSVC(l2=0.1, intercept_l2=50.0).fit(X, y)
+    assert ridge.make_problem().intercept_mode == ("l2", 50.0)
+    w, b = direct_fit(X, y, l2=0.1, mu=50.0)
+    np.testing.assert_allclose(ridge.coef_[0], w, atol=1e-6)
+    assert ridge.intercept_[0] == pytest.approx(b, abs=1e-6)
+    assert abs(ridge.intercept_[0] - free.intercept_[0]) > 1e-3
+
+
+def test_uncertainty_sets_take_part_in_get_and_set_params():
+    box = rs.Box(0.1)
+    assert box.get_params() == {"radius": 0.1, "widths": None}
+    assert box.set_params(radius=0.3) is box and box.radius == 0.3
+    with pytest.raises(ValueError, match="radius must be finite and non-negative"):
+        box.set_params(radius=-1.0)
+    assert box.radius == 0.3  # a refused value leaves the set as it was
+    with pytest.raises(ValueError, match="invalid parameter 'p' for Box"):
+        box.set_params(p=2)
+    ball = rs.Ball(0.2, p=2).set_params(p=np.inf)
+    assert ball.p == np.inf and ball.support(np.array([3.0, -4.0])) == pytest.approx(7.0)  # the 1-norm now
+    inter = rs.Intersection(rs.Box(1.0), rs.Ball(1.0), radius=0.5)
+    deep = inter.get_params(deep=True)
+    assert deep["first__radius"] == 1.0 and deep["second__p"] == 2.0 and deep["radius"] == 0.5
+    second = inter.second
+    inter.set_params(second__p=1.0)
+    assert inter.second.p == 1.0 and second.p == 2.0  # the component is replaced, not edited in place
+    # the estimator sees the nested parameters; clone copies the set instead of sharing it
+    est = RobustSVC(uncertainty=rs.Box(0.1))
+    assert est.get_params()["uncertainty__radius"] == 0.1
+    est.set_params(uncertainty__radius=0.25)
+    assert est.uncertainty.radius == 0.25
+    assert clone(est).uncertainty is not est.uncertainty and clone(est).uncertainty.radius == 0.25
+
+
+def test_grid_search_over_a_pipeline_with_l2_and_uncertainty_radius():
+    X, y = make_classification(60, 3, seed=13)
+    raw = X * [1.0, 4.0, 0.5] + [2.0, -1.0, 0.0]
+    box = rs.Box(0.05)
+    pipe = make_pipeline(StandardScaler(), RobustSVC(uncertainty=box))
+    grid = {"robustsvc__l2": [0.05, 1.0], "robustsvc__uncertainty__radius": [0.0, 0.3]}
+    search = GridSearchCV(pipe, grid, cv=3).fit(raw, y)
+    assert len(search.cv_results_["params"]) == 4
+    assert box.radius == 0.05  # the user's set is never mutated: every candidate works on a copy
+    best = search.best_params_
+    assert search.best_estimator_[-1].uncertainty.radius == best["robustsvc__uncertainty__radius"]
+    # the refitted best model is the robust objective written directly in CVXPY on the scaled data
+    Z = StandardScaler().fit_transform(raw)
+    w, b = direct_fit(Z, y, l2=best["robustsvc__l2"], radius=best["robustsvc__uncertainty__radius"])
+    np.testing.assert_allclose(search.best_estimator_[-1].coef_[0], w, atol=1e-5)
+    # and the radius reaches the fit: each candidate of the grid is that model, fitted on its own
+    for params in search.cv_results_["params"]:
+        fitted = clone(pipe).set_params(**params).fit(raw, y)[-1]
+        w, _ = direct_fit(Z, y, l2=params["robustsvc__l2"], radius=params["robustsvc__uncertainty__radius"])
+        np.testing.assert_allclose(fitted.coef_[0], w, atol=1e-5)

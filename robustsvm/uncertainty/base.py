@@ -9,6 +9,7 @@ is ``m_i^rob = y_i (x_i·w + b) − r_i σ_V(−y_i w)`` with the support functi
 from __future__ import annotations
 
 import copy
+import inspect
 import math
 from abc import ABC, abstractmethod
 from typing import Any
@@ -164,6 +165,61 @@ class UncertaintySet(ABC):
     def to_dict(self) -> dict:
         """A JSON-ready description of the set."""
         raise NotImplementedError(f"{type(self).__name__} cannot be serialized yet")
+
+    # -- scikit-learn parameters ---------------------------------------------
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        """The constructor's keyword parameters (each stored under the same attribute name)."""
+        skip = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+        return [p.name for p in inspect.signature(cls.__init__).parameters.values()
+                if p.name != "self" and p.kind not in skip]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters, as scikit-learn's ``get_params`` gives them.
+
+        With ``deep``, the parameters of component sets (an :class:`Intersection`'s
+        ``first`` and ``second``) follow as ``first__radius`` and so on. This lets
+        ``GridSearchCV`` search ``robustsvc__uncertainty__radius``.
+        """
+        out = {name: getattr(self, name) for name in self._param_names()}
+        if deep:
+            for name, value in list(out.items()):
+                if isinstance(value, UncertaintySet):
+                    out.update({f"{name}__{k}": v for k, v in value.get_params(deep=True).items()})
+        return out
+
+    def set_params(self, **params: Any) -> UncertaintySet:
+        """Change constructor parameters in place (``radius=0.2``, ``first__radius=0.1``); returns the set.
+
+        The set is rebuilt by its constructor from the updated parameters, so a
+        new value is validated as in ``Box(radius=...)`` and every derived
+        quantity follows it.
+        """
+        if not params:
+            return self
+        names = self._param_names()
+        current = self.get_params(deep=False)
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            head, sep, sub = key.partition("__")
+            if head not in names:
+                raise ValueError(f"invalid parameter {head!r} for {type(self).__name__}; valid parameters: {names}")
+            if sep:
+                nested.setdefault(head, {})[sub] = value
+            else:
+                current[head] = value
+        for head, sub in nested.items():
+            if not isinstance(current[head], UncertaintySet):
+                raise ValueError(f"parameter {head!r} of {type(self).__name__} has no parameters of its own")
+            current[head] = copy.deepcopy(current[head]).set_params(**sub)
+        rebuilt = type(self)(**current)
+        self.__dict__.clear()
+        self.__dict__.update(rebuilt.__dict__)
+        return self
+
+    def __sklearn_clone__(self) -> UncertaintySet:
+        # an independent copy: scikit-learn's clone then never shares a set between estimators
+        return copy.deepcopy(self)
 
 
 def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
