@@ -343,16 +343,79 @@ class Problem:
         )
 
     def __repr__(self) -> str:
+        """One line naming every part of the model.
+
+        Signs are listed by feature (``signs={+1: ['alpha', 3], -1: ['beta']}``),
+        uncertainty sets by their own ``repr`` (a list of sets as counts per
+        distinct set), the intercept as ``free``, ``none`` or ``ridge(mu=μ)``.
+        """
         parts = [f"loss={self.loss!r}", f"penalty={self.penalty!r}"]
-        if self.has_signs:
-            parts.append("signs=...")
+        if self.signs is not None:
+            parts.append(f"signs={_describe_signs(self.signs)}")
         if self.uncertainty is not None:
-            parts.append(f"uncertainty={self.uncertainty!r}" if not isinstance(self.uncertainty, (list, tuple))
-                         else f"uncertainty=[{len(self.uncertainty)} sets]")
-        parts.append(f"intercept={self.intercept!r}")
+            parts.append(f"uncertainty={_describe_uncertainty(self.uncertainty)}")
+        mode, mu = self.intercept_mode
+        parts.append(f"intercept={'ridge' if mode == 'l2' else mode}" + (f"(mu={mu:g})" if mode == "l2" else ""))
         if self.kernel is not None:
             parts.append(f"kernel={self.kernel!r}")
         return f"Problem({', '.join(parts)})"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _label(key: Any) -> str:
+    """A feature key as printed: names quoted, indices bare."""
+    if isinstance(key, (np.integer, np.str_, np.floating)):
+        key = key.item()
+    return repr(key)
+
+
+def _describe_signs(signs: Any) -> str:
+    """``{+1: [features], -1: [features]}`` from any accepted sign specification (nothing resolved).
+
+    Features are listed as given: names for names, indices for a vector or
+    index keys. A specification that cannot be read this way is shown as its
+    ``repr`` (it is validated when the model is solved).
+    """
+    positive: list[str] = []
+    negative: list[str] = []
+    try:
+        spec = signs
+        if isinstance(spec, dict) and spec and set(spec) <= {"positive", "negative"}:
+            spec = (spec.get("positive", ()), spec.get("negative", ()))
+        if isinstance(spec, tuple) and len(spec) == 2 and not np.isscalar(spec[0]):
+            positive = [_label(k) for k in spec[0]]
+            negative = [_label(k) for k in spec[1]]
+        elif isinstance(spec, dict) or hasattr(spec, "items"):  # a mapping or a pandas Series: by its keys
+            for key, value in spec.items():
+                v = float(value)
+                (positive if v > 0 else negative if v < 0 else []).append(_label(key))
+        else:
+            vector = np.asarray(spec, dtype=np.float64).ravel()
+            positive = [str(h) for h in np.flatnonzero(vector > 0)]
+            negative = [str(h) for h in np.flatnonzero(vector < 0)]
+    except (TypeError, ValueError):
+        return _one_line(repr(signs))
+    if not positive and not negative:
+        return "none"
+    items = [f"{sign}: [{', '.join(keys)}]" for sign, keys in (("+1", positive), ("-1", negative)) if keys]
+    return "{" + ", ".join(items) + "}"
+
+
+def _describe_uncertainty(uncertainty: Any) -> str:
+    """A set's ``repr``; for one set per sample, ``[n sets: k x repr, ...]`` over the distinct sets."""
+    if not isinstance(uncertainty, (list, tuple)):
+        return _one_line(repr(uncertainty))
+    counts: dict[str, int] = {}
+    for s in uncertainty:
+        text = _one_line(repr(s))
+        counts[text] = counts.get(text, 0) + 1
+    shown = [f"{k} x {text}" for text, k in list(counts.items())[:3]]
+    if len(counts) > 3:
+        shown.append(f"{len(counts) - 3} more distinct sets")
+    return f"[{len(uncertainty)} sets: {', '.join(shown)}]"
 
 
 def _check_common_options(options: dict) -> None:

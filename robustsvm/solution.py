@@ -119,9 +119,21 @@ class Solution:
         """Worst-case point, margin and certificate per sample; see :func:`robustsvm.robust_check`."""
         return robust_check(self, X, y, tol=tol)
 
+    @property
+    def class_mapping(self) -> dict[int, Any]:
+        """``{+1: classes[1], -1: classes[0]}``: the label each sign of the decision function predicts."""
+        return {+1: _plain_label(self.classes[1]), -1: _plain_label(self.classes[0])}
+
     def summary(self) -> str:
-        """A short human-readable report."""
+        """A short human-readable report.
+
+        Solver, status, objective, gap, constraint violation, iterations and
+        timings, the number of nonzero weights and the intercept, and the class
+        mapping: which label is +1 (predicted where ``x·w + b > 0``) and which −1.
+        """
+        mapping = self.class_mapping
         lines = [
+            f"classes     +1 = {mapping[1]!r}, -1 = {mapping[-1]!r} (x·w + b > 0 predicts {mapping[1]!r})",
             f"solver      {self.solver}",
             f"status      {self.status}",
             f"objective   {self.objective:.10g}",
@@ -154,3 +166,8 @@ class Solution:
             f"Solution(solver={self.solver!r}, status={self.status!r}, objective={self.objective:.8g}, "
             f"gap={self.gap:.3g}, iterations={self.iterations}, time={self.time:.3g})"
         )
+
+
+def _plain_label(label: Any) -> Any:
+    """A class label as a Python scalar (``np.int64(1)`` → ``1``, ``np.str_('a')`` → ``'a'``)."""
+    return label.item() if isinstance(label, np.generic) else label

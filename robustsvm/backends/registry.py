@@ -220,13 +220,26 @@ def require(backend: Backend, problem) -> None:
 
 
 class SolverTable(list):
-    """The rows of :func:`solvers`, printed as a table."""
+    """The rows of :func:`solvers`, printed as a table.
+
+    Without a model: name, kind and what each backend solves. For a model
+    (rows with ``accepts``): name, kind, ``yes``/``no`` and, for a backend
+    that does not accept it, why not.
+    """
 
     def __repr__(self) -> str:
         if not self:
             return "(no backends)"
         width = max(len(r["name"]) for r in self)
         kind_w = max(len(r["kind"]) for r in self)
+        if all("accepts" in r for r in self):
+            lines = [f"{'name':<{width}}  {'kind':<{kind_w}}  accepts  why not"]
+            lines += [f"{r['name']:<{width}}  {r['kind']:<{kind_w}}  {'yes' if r['accepts'] else 'no':<7}  "
+                      + "; ".join(r["reasons"]) for r in self]
+            able = [r["name"] for r in self if r["accepts"]]
+            lines.append(f"{len(able)} of {len(self)} backends accept this model"
+                         + (f": {', '.join(able)}" if able else ""))
+            return "\n".join(line.rstrip() for line in lines)
         lines = [f"{'name':<{width}}  {'kind':<{kind_w}}  solves"]
         lines += [f"{r['name']:<{width}}  {r['kind']:<{kind_w}}  {r['summary']}" for r in self]
         return "\n".join(lines)
@@ -240,7 +253,9 @@ def solvers(problem=None) -> SolverTable:
     Parameters
     ----------
     problem : Problem, optional
-        When given, each row also says whether the backend accepts it and why not.
+        When given, each row also says whether the backend accepts it
+        (``accepts``) and why not (``reasons``, empty when it does); the
+        printed table then shows these two columns.
     """
     rows = SolverTable()
     for name in sorted(_REGISTRY):
