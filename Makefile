@@ -1,10 +1,13 @@
 # The two commands of the README: `make demo` and `make test`.
-# Each creates .venv when missing and installs the package with what it needs.
+# Each creates .venv when missing and installs the package with what it needs:
+# `make demo` the core and the `demo` extra (scikit-learn) only, every other
+# target the `dev` extra (tests, data sets, plots, Dask, docs, notebooks).
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test lint bench docs figures clean
 
@@ -15,9 +18,14 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
-	@touch $(STAMP)
+	@touch $(STAMP) $(DEMO_STAMP)
 
-demo: $(STAMP)
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[demo]"
+	@touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(PY) -m robustsvm demo
 
 test: $(STAMP)

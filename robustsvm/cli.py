@@ -2,27 +2,34 @@
 
 Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``,
 ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`) and ``bench``
-(:mod:`robustsvm.bench`). Argument errors print a usage line and exit with
-status 2; a failed run exits with status 1.
+(:mod:`robustsvm.bench`); ``robustsvm --version`` prints the version. ``fit``,
+``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
+on stdout instead of text. Argument errors print a usage line and exit with
+status 2; a failed run (including any bad value the package refuses) prints one
+line ``robustsvm COMMAND: error: ...`` on stderr and exits with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import pkgutil
 import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["build_parser", "load_data", "main", "parse_kernel", "parse_signs", "parse_uncertainty",
-           "problem_from_args", "reproductions"]
+__all__ = ["build_parser", "load_data", "main", "parse_intercept", "parse_kernel", "parse_signs",
+           "parse_uncertainty", "problem_from_args", "reproductions"]
 
 #: reproductions known to the command line even before their module is installed
 KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
 
 _LOSSES = ("hinge", "squared-hinge", "hard-margin")
+
+#: seconds of work before a progress bar appears (short runs show none)
+PROGRESS_DELAY = 2.0
 
 
 # ----------------------------------------------------------------- parsing
@@ -90,6 +97,31 @@ def parse_signs(text: str) -> dict:
     if not out:
         raise argparse.ArgumentTypeError("--signs is empty")
     return out
+
+
+def parse_intercept(text: str) -> Any:
+    """``free``, ``none`` or ``ridge:MU`` → ``True``, ``False`` or ``rs.L2(MU)`` (the ``intercept`` of a Problem).
+
+    ``free`` is an unregularized ``b``, ``none`` is ``b = 0`` and ``ridge:MU``
+    adds ``(MU/2) b²`` to the objective (``MU > 0``). Raises
+    ``argparse.ArgumentTypeError`` (a usage error) on anything else.
+    """
+    from .penalties import L2
+
+    kind, _, value = text.strip().lower().partition(":")
+    if kind == "free" and not value:
+        return True
+    if kind == "none" and not value:
+        return False
+    if kind == "ridge" and value:
+        try:
+            mu = float(value)
+        except ValueError:
+            mu = float("nan")
+        if not (mu > 0 and mu != float("inf")):
+            raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: MU of ridge:MU must be a positive number")
+        return L2(mu)
+    raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: use free, none or ridge:MU (for instance ridge:1)")
 
 
 def _positive_float(text: str) -> float:
@@ -185,7 +217,10 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
                    help="box:R, ball:R or ball:R:P around every sample")
-    g.add_argument("--no-intercept", dest="intercept", action="store_false", help="fit without intercept b")
+    icpt = g.add_mutually_exclusive_group()
+    icpt.add_argument("--intercept", type=parse_intercept, default=True, metavar="MODE",
+                      help="free (default: an unregularized b), none (b = 0) or ridge:MU (b with (MU/2) b²)")
+    icpt.add_argument("--no-intercept", dest="intercept", action="store_false", help="the same as --intercept none")
     g.add_argument("--kernel", type=parse_kernel, metavar="KERNEL",
                    help="linear, poly:DEGREE or rbf:SIGMA (solved in the dual: a conic solver, "
                         "or m3 with --no-intercept)")
@@ -204,7 +239,20 @@ def problem_from_args(args: argparse.Namespace):
 def _add_solver_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tol", type=_positive_float, help="the solver's tolerance")
     p.add_argument("--max-iter", type=_positive_int, help="the solver's iteration limit")
-    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar on stderr")
+    p.add_argument("--no-progress", dest="progress", action="store_false",
+                   help=f"no progress bar on stderr (one appears only when the work lasts over {PROGRESS_DELAY:g} s)")
+
+
+def _add_json_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document on stdout instead of text (warnings stay on stderr)")
+
+
+def _print_json(document: Any) -> None:
+    """Strict JSON on stdout: numpy values made plain, non-finite numbers as "NaN"/"Infinity" strings."""
+    from .io import _plain
+
+    print(json.dumps(_plain(document), indent=1, allow_nan=False))
 
 
 def _solver_options(args: argparse.Namespace) -> dict:
@@ -217,10 +265,20 @@ def _solver_options(args: argparse.Namespace) -> dict:
 
 
 def _bar(total: int, desc: str, enabled: bool):
+    """A progress bar on stderr that shows only once the work has lasted ``PROGRESS_DELAY`` seconds."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False,
+    return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False, delay=PROGRESS_DELAY,
                 bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}]")
+
+
+def _data_json(X: Any, description: str, names: list[str]) -> dict:
+    return {"description": description, "n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
+            "feature_names": names}
+
+
+def _model_json(problem: Any) -> dict:
+    return {"text": repr(problem), **problem.to_dict()}
 
 
 # ---------------------------------------------------------------- commands
@@ -231,10 +289,23 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _model_given(args: argparse.Namespace) -> bool:
+    """Whether any model option differs from its default (``solvers`` then checks that model)."""
+    defaults = args.model_defaults
+    return any(getattr(args, k) is not v and getattr(args, k) != v for k, v in defaults.items())
+
+
 def _cmd_solvers(args: argparse.Namespace) -> int:
     from . import solvers
 
-    print(solvers())
+    problem = problem_from_args(args) if _model_given(args) else None
+    table = solvers(problem)
+    if args.json:
+        _print_json({"model": None if problem is None else _model_json(problem), "solvers": list(table)})
+        return 0
+    if problem is not None:
+        print(problem)
+    print(table)
     return 0
 
 
@@ -242,26 +313,36 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     import numpy as np
 
     from .exceptions import ConvergenceWarning
+    from .io import solution_to_dict
 
     X, y, names, description = load_data(args.data, args.target, args.standardize)
     problem = problem_from_args(args)
-    print(description)
-    print(problem)
-    with _bar(1, f"solving with {args.solver}", args.progress) as bar, warnings.catch_warnings(record=True) as caught:
+    if not args.json:
+        print(description)
+        print(problem)
+    with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         sol = problem.solve(X, y, solver=args.solver, feature_names=names, **_solver_options(args))
-        bar.update()
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    print(sol.summary())
-    print(f"training accuracy {float(np.mean(sol.predict(X) == y)):.4f}")
-    if sol.w is not None and args.show_weights:
-        order = np.argsort(-np.abs(sol.w), kind="stable")[: args.show_weights]
-        for h in order:
-            print(f"  w[{names[h]}] = {sol.w[h]:+.6g}")
-    if args.output:
-        path = sol.to_json(args.output, X, y)
-        print(f"solution written to {path}")
+    accuracy = float(np.mean(sol.predict(X) == y))
+    path = sol.to_json(args.output, X, y) if args.output else None
+    if args.json:
+        solution = solution_to_dict(sol, X, y)
+        solution.pop("history", None)  # iteration by iteration: in the --output file
+        _print_json({"data": _data_json(X, description, names), "model": _model_json(problem),
+                     "classes": {"+1": sol.class_mapping[1], "-1": sol.class_mapping[-1]},
+                     "solution": solution, "training_accuracy": accuracy,
+                     "warnings": [str(w.message) for w in caught], "output": None if path is None else str(path)})
+    else:
+        print(sol.summary())
+        print(f"training accuracy {accuracy:.4f}")
+        if sol.w is not None and args.show_weights:
+            order = np.argsort(-np.abs(sol.w), kind="stable")[: args.show_weights]
+            for h in order:
+                print(f"  w[{names[h]}] = {sol.w[h]:+.6g}")
+        if path is not None:
+            print(f"solution written to {path}")
     return 0 if sol.status == "optimal" else 3 if args.strict else 0
 
 
@@ -273,14 +354,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     problem = problem_from_args(args)
     solvers = args.solvers or capable_backends(problem)
     order = [args.reference] + [s for s in solvers if s != args.reference]
-    print(description)
-    print(problem)
+    if not args.json:
+        print(description)
+        print(problem)
     options = {name: _solver_options(args) for name in order}
     with _bar(len(order), "solving", args.progress) as bar:
         table = compare(_Progress(problem, bar), X, y, solvers=order, reference=args.reference,
                         options=options, feature_names=names)
-    print(table)
     failed = [row["solver"] for row in table if str(row.get("status", "")).startswith("error")]
+    if args.json:
+        rows = [{k: v for k, v in row.items() if k != "solution"} for row in table]
+        _print_json({"data": _data_json(X, description, names), "model": _model_json(problem),
+                     "reference": args.reference, "rows": rows, "failed": failed})
+    else:
+        print(table)
     return 1 if failed else 0
 
 
@@ -291,7 +378,7 @@ class _Progress:
         self._problem, self._bar = problem, bar
 
     def solve(self, *args: Any, **kwargs: Any):
-        self._bar.set_description(f"solving with {kwargs.get('solver')}")
+        self._bar.set_description(f"solving with {kwargs.get('solver')}", refresh=False)
         try:
             return self._problem.solve(*args, **kwargs)
         finally:
@@ -305,11 +392,22 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from .io import validate
     from .solution import Solution
 
-    sol = Solution.from_json(args.solution)
+    try:
+        sol = Solution.from_json(args.solution)
+    except (OSError, UnicodeDecodeError):
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # a file that is JSON but not a stored solution (missing keys, a list, wrong types)
+        raise ValueError(f"{args.solution} is not a solution written by `robustsvm fit --output` or "
+                         f"Solution.to_json: {_one_line(exc)}") from exc
     X, y, _, description = load_data(args.data, args.target, args.standardize)
-    print(description)
     report = validate(sol, X, y, rtol=args.rtol, feas_tol=args.feas_tol)
-    print(report)
+    if args.json:
+        _print_json({"data": {"description": description}, "solution": str(args.solution), "ok": report.ok,
+                     **{k: v for k, v in vars(report).items() if k != "ok"}})
+    else:
+        print(description)
+        print(report)
     return 0 if report.ok else 1
 
 
@@ -356,15 +454,23 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
+    from . import __version__
+
     parser = argparse.ArgumentParser(
         prog="robustsvm",
         description="Support vector machines with sign constraints and uncertainty sets.",
     )
+    parser.add_argument("--version", action="version", version=f"robustsvm {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser("demo", help="fit a few models on the Wisconsin breast cancer data and print a table")
     p.set_defaults(func=_cmd_demo)
-    p = sub.add_parser("solvers", help="list the registered backends and what each can solve")
-    p.set_defaults(func=_cmd_solvers)
+    p = sub.add_parser("solvers", help="list the registered backends and what each can solve",
+                       description="List the registered backends. With model options (--loss, --uncertainty, "
+                                   "--kernel, ...), say for each backend whether it accepts that model and why not.")
+    _add_model_arguments(p)
+    _add_json_option(p)
+    p.set_defaults(func=_cmd_solvers,
+                   model_defaults={a.dest: a.default for a in p._actions if a.dest not in ("help", "json")})
 
     p = sub.add_parser("fit", help="fit one model on a CSV file or a named data set",
                        description="Fit one model and print the solution's summary (and write it as JSON).")
@@ -375,6 +481,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
     p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")
     p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
+    _add_json_option(p)
     p.set_defaults(func=_cmd_fit)
 
     p = sub.add_parser("compare", help="solve one model with several backends and tabulate them",
@@ -385,6 +492,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="comma-separated backends (default: every backend that accepts the model)")
     p.add_argument("--reference", default="clarabel", help="the backend the others are measured against")
     _add_solver_options(p)
+    _add_json_option(p)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("validate", help="re-check a stored solution (JSON) on its data",
@@ -393,6 +501,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_data_arguments(p)
     p.add_argument("--rtol", type=_positive_float, default=1e-8, help="objective tolerance (relative)")
     p.add_argument("--feas-tol", type=_nonneg_float, default=1e-6, help="constraint violation tolerance")
+    _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiment: " + ", ".join(reproductions()),
@@ -436,8 +545,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except _UnavailableError as exc:
-        print(f"robustsvm: error: {exc}", file=sys.stderr)
+        print(f"robustsvm: error: {_one_line(exc)}", file=sys.stderr)
         return 1
-    except (ValueError, TypeError, FileNotFoundError, ImportError, SolverError) as exc:
-        print(f"robustsvm {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, TypeError, KeyError, OSError, ImportError, SolverError) as exc:
+        # anything the package refuses, a missing file, a failed solve: one line, no traceback
+        print(f"robustsvm {args.command}: error: {_one_line(exc)}{_cli_hint(exc)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"robustsvm {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _one_line(exc: BaseException) -> str:
+    """The exception's message on one line (a ``KeyError`` as ``missing key 'name'``)."""
+    text = f"missing key {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(text.split()) or type(exc).__name__
+
+
+def _cli_hint(exc: BaseException) -> str:
+    """The command-line spelling of advice given in Python syntax."""
+    text = str(exc)
+    if "intercept=rs.L2" in text or "intercept=False" in text:
+        return " (on the command line: --intercept none or --intercept ridge:MU)"
+    return ""

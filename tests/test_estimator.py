@@ -266,6 +266,7 @@ def test_grid_search_over_a_pipeline_with_l2_and_uncertainty_radius():
     Z = StandardScaler().fit_transform(raw)
     w, b = direct_fit(Z, y, l2=best["robustsvc__l2"], radius=best["robustsvc__uncertainty__radius"])
     np.testing.assert_allclose(search.best_estimator_[-1].coef_[0], w, atol=1e-5)
+    assert search.best_estimator_[-1].intercept_[0] == pytest.approx(b, abs=1e-5)
     # and the radius reaches the fit: each candidate of the grid is that model, fitted on its own
     for params in search.cv_results_["params"]:
         fitted = clone(pipe).set_params(**params).fit(raw, y)[-1]
