@@ -218,9 +218,12 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
                    help="box:R, ball:R or ball:R:P around every sample")
     icpt = g.add_mutually_exclusive_group()
-    icpt.add_argument("--intercept", type=parse_intercept, default=True, metavar="MODE",
+    # default None (a free b): argparse would not see a conflict between --no-intercept and a value equal to
+    # the default
+    icpt.add_argument("--intercept", type=parse_intercept, default=None, metavar="MODE",
                       help="free (default: an unregularized b), none (b = 0) or ridge:MU (b with (MU/2) b²)")
-    icpt.add_argument("--no-intercept", dest="intercept", action="store_false", help="the same as --intercept none")
+    icpt.add_argument("--no-intercept", dest="intercept", action="store_false", default=None,
+                      help="the same as --intercept none")
     g.add_argument("--kernel", type=parse_kernel, metavar="KERNEL",
                    help="linear, poly:DEGREE or rbf:SIGMA (solved in the dual: a conic solver, "
                         "or m3 with --no-intercept)")
@@ -233,7 +236,8 @@ def problem_from_args(args: argparse.Namespace):
 
     loss = {"hinge": Hinge, "squared-hinge": SquaredHinge, "hard-margin": HardMargin}[args.loss]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
-                   signs=args.signs, uncertainty=args.uncertainty, intercept=args.intercept, kernel=args.kernel)
+                   signs=args.signs, uncertainty=args.uncertainty,
+                   intercept=True if args.intercept is None else args.intercept, kernel=args.kernel)
 
 
 def _add_solver_options(p: argparse.ArgumentParser) -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm import cli
-from robustsvm.cli import load_data, main, parse_kernel, parse_signs, parse_uncertainty, reproductions
+from robustsvm.cli import load_data, main, parse_intercept, parse_kernel, parse_signs, parse_uncertainty, reproductions
 
 from .conftest import make_classification
 
@@ -102,7 +104,7 @@ def test_compare_tabulates_backends_that_agree(csv_file):
     rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()
             if line.split() and line.split()[0] in ("clarabel", "scs", "frank-wolfe")}
     assert set(rows) == {"clarabel", "scs", "frank-wolfe"}
-    assert "solving" in out.stderr  # the progress bar goes to stderr
+    assert "solving" not in out.stderr  # a comparison of a few seconds shows no progress bar
     objectives = {k: float(v[2]) for k, v in rows.items()}
     assert objectives["scs"] == pytest.approx(objectives["clarabel"], rel=1e-5)
     assert objectives["frank-wolfe"] == pytest.approx(objectives["clarabel"], rel=1e-5)
@@ -210,3 +212,212 @@ def test_csv_errors(tmp_path):
         load_data(str(tmp_path / "missing.csv"))
     with pytest.raises(ValueError, match="CSV files only"):
         load_data("wdbc", target="x")
+
+
+# ------------------------------------------------------------ version, JSON, model lines, intercept flags
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def strict_json(text):
+    """Parse ``text`` as strict JSON (NaN and Infinity are not JSON)."""
+    def refuse(constant):
+        raise AssertionError(f"non-standard JSON constant {constant}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_version(capsys):
+    expected = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.strip() == f"robustsvm {expected}"
+
+
+def test_fit_json_names_the_positive_class_and_matches_another_backend(csv_file, tmp_path, capsys):
+    out_json = tmp_path / "fit.json"
+    code = main(["fit", str(csv_file), "--target", "label", "--l2", "0.05", "--signs", "beta=-1,alpha=+1",
+                 "--uncertainty", "box:0.1", "--json", "-o", str(out_json)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    doc = strict_json(captured.out)  # stdout is the JSON document and nothing else
+    assert doc["classes"] == {"+1": "yes", "-1": "no"}
+    assert doc["data"]["n_samples"] == 60 and doc["data"]["feature_names"] == ["alpha", "beta", "gamma", "delta"]
+    assert "signs={+1: ['alpha'], -1: ['beta']}" in doc["model"]["text"]
+    assert doc["output"] == str(out_json) and out_json.exists()
+    X, y, names, _ = load_data(str(csv_file), "label")
+    ref = rs.Problem(penalty=rs.L2(0.05), signs={"beta": -1, "alpha": 1}, uncertainty=rs.Box(0.1)).solve(
+        X, y, solver="scs", feature_names=names, tol=1e-9)
+    sol = doc["solution"]
+    assert sol["status"] == "optimal" and sol["objective"] == pytest.approx(ref.objective, rel=1e-6)
+    np.testing.assert_allclose(sol["w"], ref.w, atol=1e-4)
+    # +1 is "yes": the decision x·w + b is positive on the rows labelled yes, as far as the fit separates them
+    decision = X @ np.asarray(sol["w"]) + sol["b"]
+    assert doc["training_accuracy"] == pytest.approx(np.mean(np.where(decision > 0, "yes", "no") == y))
+    assert doc["training_accuracy"] > 0.7
+
+
+def test_text_output_names_the_positive_class_and_prints_the_model(csv_file, capsys):
+    assert main(["fit", str(csv_file), "--target", "label", "--signs", "beta=-1,alpha=+1,2=+1",
+                 "--uncertainty", "ball:0.1", "--intercept", "ridge:2"]) == 0
+    out = capsys.readouterr().out
+    assert "classes     +1 = 'yes', -1 = 'no'" in out
+    model = next(line for line in out.splitlines() if line.startswith("Problem("))
+    assert "signs={+1: ['alpha', 2], -1: ['beta']}" in model
+    assert "uncertainty=Ball(radius=0.1, p=2)" in model and "intercept=ridge(mu=2)" in model
+
+
+def test_compare_solvers_and_validate_json(csv_file, tmp_path, capsys):
+    assert main(["compare", str(csv_file), "--target", "label", "--solvers", "clarabel,scs", "--l2", "0.1",
+                 "--tol", "1e-8", "--json"]) == 0
+    doc = strict_json(capsys.readouterr().out)
+    rows = {r["solver"]: r for r in doc["rows"]}
+    assert set(rows) == {"clarabel", "scs"} and doc["failed"] == [] and doc["reference"] == "clarabel"
+    assert rows["scs"]["objective"] == pytest.approx(rows["clarabel"]["objective"], rel=1e-5)
+    assert rows["clarabel"]["rel_obj_diff"] == 0.0
+
+    assert main(["solvers", "--json"]) == 0
+    doc = strict_json(capsys.readouterr().out)
+    assert doc["model"] is None and {r["name"] for r in doc["solvers"]} >= {"clarabel", "scs", "dcd", "m3"}
+    # with a model: a Ball set is a cone only the conic backends take; dcd says why it refuses
+    assert main(["solvers", "--uncertainty", "ball:0.1", "--json"]) == 0
+    doc = strict_json(capsys.readouterr().out)
+    rows = {r["name"]: r for r in doc["solvers"]}
+    assert rows["clarabel"]["accepts"] and rows["clarabel"]["reasons"] == []
+    assert not rows["dcd"]["accepts"] and "uncertainty" in " ".join(rows["dcd"]["reasons"])
+    assert "uncertainty=Ball(radius=0.1, p=2)" in doc["model"]["text"]
+
+    path = tmp_path / "s.json"
+    assert main(["fit", str(csv_file), "--target", "label", "-o", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["validate", str(path), str(csv_file), "--target", "label", "--json"]) == 0
+    doc = strict_json(capsys.readouterr().out)
+    assert doc["ok"] is True and doc["mismatches"] == []
+    # a stored objective changed by hand: not OK, exit status 1, and the mismatch says so
+    stored = json.loads(path.read_text())
+    stored["objective"] *= 1.01
+    path.write_text(json.dumps(stored))
+    assert main(["validate", str(path), str(csv_file), "--target", "label", "--json"]) == 1
+    doc = strict_json(capsys.readouterr().out)
+    assert doc["ok"] is False and any("objective differs" in m for m in doc["mismatches"])
+
+
+def test_solvers_text_with_a_model_shows_accepts_and_why_not(capsys):
+    assert main(["solvers", "--kernel", "rbf:1"]) == 0
+    out = capsys.readouterr().out
+    assert "accepts  why not" in out
+    m3 = next(line for line in out.splitlines() if line.startswith("m3 "))
+    assert " no " in m3 and "free intercept" in m3  # m3's dual has no free intercept
+    assert main(["solvers", "--kernel", "rbf:1", "--intercept", "ridge:1"]) == 0
+    m3 = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("m3 "))
+    assert " yes" in m3
+    assert main(["solvers"]) == 0
+    assert "accepts" not in capsys.readouterr().out
+
+
+def test_intercept_flags_for_every_mode(csv_file, capsys):
+    assert parse_intercept("free") is True and parse_intercept("NONE") is False
+    assert parse_intercept("ridge:2.5") == rs.L2(2.5)
+    for bad in ("ridge", "ridge:0", "ridge:-1", "ridge:inf", "ridge:x", "l2:1", "free:1", "yes"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            parse_intercept(bad)
+    X, y, _, _ = load_data(str(csv_file), "label")
+    results = {}
+    for mode in ("free", "none", "ridge:50"):
+        assert main(["fit", str(csv_file), "--target", "label", "--l2", "0.1", "--intercept", mode, "--json"]) == 0
+        results[mode] = strict_json(capsys.readouterr().out)["solution"]
+    assert results["none"]["b"] == 0.0 and results["none"]["model"]["intercept"]["mode"] == "none"
+    assert results["ridge:50"]["model"]["intercept"] == {"mode": "l2", "mu": 50.0}
+    # each mode against the same model solved by another backend (SCS)
+    for mode, intercept in (("free", True), ("none", False), ("ridge:50", rs.L2(50.0))):
+        ref = rs.Problem(penalty=rs.L2(0.1), intercept=intercept).solve(X, y, solver="scs", tol=1e-9)
+        assert results[mode]["objective"] == pytest.approx(ref.objective, rel=1e-6), mode
+        assert results[mode]["b"] == pytest.approx(ref.b, abs=1e-4), mode
+    assert abs(results["ridge:50"]["b"] - results["free"]["b"]) > 1e-3
+    # --no-intercept is --intercept none; both at once are a usage error
+    assert main(["fit", str(csv_file), "--target", "label", "--l2", "0.1", "--no-intercept", "--json"]) == 0
+    assert strict_json(capsys.readouterr().out)["solution"]["b"] == 0.0
+    with pytest.raises(SystemExit) as exc:
+        main(["fit", str(csv_file), "--intercept", "free", "--no-intercept"])
+    assert exc.value.code == 2
+    # an error that advises Python syntax also gives the command-line spelling
+    assert main(["fit", str(csv_file), "--target", "label", "--kernel", "rbf:1", "--solver", "m3"]) == 1
+    assert "--intercept none or --intercept ridge:MU" in capsys.readouterr().err
+
+
+def test_progress_bar_only_on_long_work(csv_file, capsys, monkeypatch):
+    args = ["compare", str(csv_file), "--target", "label", "--solvers", "clarabel,scs"]
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 3600.0)  # work shorter than the delay: no bar
+    assert main(args) == 0
+    assert "solving" not in capsys.readouterr().err
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)  # work longer than the delay: the bar, on stderr
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "solving" in captured.err and "solving" not in captured.out
+    # a single solve never gets a bar
+    assert main(["fit", str(csv_file), "--target", "label"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", "{}", '{"format": "robustsvm.solution", "format_version": 1}',
+                                     "{not json", '{"format": "robustsvm.solution", "format_version": 1, '
+                                     '"model": [], "w": "abc"}', ""])
+def test_validate_malformed_solution_is_one_line(content, csv_file, tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    assert main(["validate", str(path), str(csv_file), "--target", "label"]) == 1
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("robustsvm validate: error: ") and str(path) in lines[0]
+    assert captured.out == ""
+
+
+def test_api_errors_are_one_line_without_traceback(csv_file, tmp_path):
+    bad = tmp_path / "list.json"
+    bad.write_text("[]")
+    cases = [
+        ("validate", bad, csv_file, "--target", "label"),  # a JSON list, not a solution
+        ("validate", tmp_path, csv_file, "--target", "label"),  # a directory
+        ("fit", csv_file, "--target", "label", "--signs", "nosuch=+1"),  # the API refuses the signs
+        ("compare", csv_file, "--target", "label", "--kernel", "rbf:1", "--l1", "0.1", "--solvers", "clarabel"),
+    ]
+    for argv in cases:
+        out = run(*argv, "--no-progress") if argv[0] == "compare" else run(*argv)
+        assert out.returncode == 1, (argv, out.stderr)
+        assert "Traceback" not in out.stderr, argv
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"robustsvm {argv[0]}: error: "), (argv, out.stderr)
+
+
+def test_summary_names_the_positive_class_and_solvers_table_says_why_not():
+    X, y01 = make_classification(40, 3, seed=21)
+    labels = np.where(y01 == 1, "malignant", "benign")
+    sol = rs.Problem(penalty=rs.L2(0.1)).solve(X, labels)
+    text = sol.summary()
+    assert "+1 = 'malignant', -1 = 'benign'" in text  # sorted labels: the second one is +1
+    positive = sol.decision_function(X) > 0
+    assert set(sol.predict(X)[positive]) == {"malignant"} and set(sol.predict(X)[~positive]) == {"benign"}
+    sol01 = rs.Problem(penalty=rs.L2(0.1)).solve(X, y01)
+    assert "+1 = 1, -1 = 0" in sol01.summary()
+    # the same data with the labels the other way round: +1 is now the other class and b changes sign
+    flipped = rs.Problem(penalty=rs.L2(0.1)).solve(X, np.where(y01 == 1, "a", "b"))
+    assert "+1 = 'b', -1 = 'a'" in flipped.summary()
+    assert flipped.b == pytest.approx(-sol01.b, abs=1e-6)
+
+    problem = rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Ball(0.1))
+    table = str(rs.solvers(problem))
+    rows = {line.split()[0]: line for line in table.splitlines()[1:] if line.strip()}
+    assert table.splitlines()[0].split() == ["name", "kind", "accepts", "why", "not"]
+    assert rows["clarabel"].split()[2] == "yes"
+    assert rows["dcd"].split()[2] == "no" and "uncertainty" in rows["dcd"]
+    assert "accepts" not in str(rs.solvers())
+
+
+def test_printed_models_list_signs_sets_and_intercept():
+    text = repr(rs.Problem(signs=[1, 0, -1, -1], uncertainty=rs.Box(0.2), intercept=False))
+    assert "signs={+1: [0], -1: [2, 3]}" in text and "uncertainty=Box(radius=0.2)" in text
+    assert "intercept=none" in text
+    text = repr(rs.Problem(signs={"positive": ["a"], "negative": [4]}, intercept=rs.L2(3.0)))
+    assert "signs={+1: ['a'], -1: [4]}" in text and "intercept=ridge(mu=3)" in text
+    text = repr(rs.Problem(signs=pd.Series({"x": -1, "y": 0}), uncertainty=[rs.Box(0.1)] * 2 + [rs.Ball(0.3)]))
+    assert "signs={-1: ['x']}" in text and "intercept=free" in text
+    assert "uncertainty=[3 sets: 2 x Box(radius=0.1), 1 x Ball(radius=0.3, p=2)]" in text
