@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import cvxpy as cp
 import numpy as np
@@ -272,3 +273,24 @@ def test_grid_search_over_a_pipeline_with_l2_and_uncertainty_radius():
         fitted = clone(pipe).set_params(**params).fit(raw, y)[-1]
         w, _ = direct_fit(Z, y, l2=params["robustsvc__l2"], radius=params["robustsvc__uncertainty__radius"])
         np.testing.assert_allclose(fitted.coef_[0], w, atol=1e-5)
+
+
+@pytest.mark.slow
+def test_docs_estimator_examples_run():
+    # every Python block of docs/estimator.md, as a reader would paste it
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "estimator.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) >= 2
+    namespaces = []
+    for block in blocks:
+        namespace: dict = {}
+        exec(compile(block, "docs/estimator.md", "exec"), namespace)
+        namespaces.append(namespace)
+    clf = namespaces[0]["clf"]
+    names = list(clf[-1].feature_names_in_)
+    assert clf[-1].coef_[0, names.index("mean radius")] <= 1e-9
+    assert clf[-1].coef_[0, names.index("mean concave points")] <= 1e-9
+    search = namespaces[1]["search"]
+    assert len(search.cv_results_["params"]) == 6 and search.best_estimator_[-1].solution_.status == "optimal"
