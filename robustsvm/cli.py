@@ -273,7 +273,7 @@ def _bar(total: int, desc: str, enabled: bool):
     from tqdm import tqdm
 
     return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False, delay=PROGRESS_DELAY,
-                bar_format="{desc}: {n_fmt}/{total_fmt} [{elapsed}]")
+                bar_format="{desc}{n_fmt}/{total_fmt} [{elapsed}]")
 
 
 def _data_json(X: Any, description: str, names: list[str]) -> dict:

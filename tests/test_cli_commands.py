@@ -104,7 +104,6 @@ def test_compare_tabulates_backends_that_agree(csv_file):
     rows = {line.split()[0]: line.split() for line in out.stdout.splitlines()
             if line.split() and line.split()[0] in ("clarabel", "scs", "frank-wolfe")}
     assert set(rows) == {"clarabel", "scs", "frank-wolfe"}
-    assert "solving" not in out.stderr  # a comparison of a few seconds shows no progress bar
     objectives = {k: float(v[2]) for k, v in rows.items()}
     assert objectives["scs"] == pytest.approx(objectives["clarabel"], rel=1e-5)
     assert objectives["frank-wolfe"] == pytest.approx(objectives["clarabel"], rel=1e-5)
