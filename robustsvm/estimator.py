@@ -13,7 +13,6 @@ is.
 
 from __future__ import annotations
 
-import copy
 import numbers
 from typing import Any
 
@@ -163,7 +162,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
         return float(value)
 
-    def _uncertainty(self, radius: Any, n: int) -> UncertaintySet | None:
+    def _check_uncertainty(self, radius: Any, n: int) -> Any:
+        """Validate the set and the per-sample ``radius`` of :meth:`fit`; the radius to solve with (or None)."""
         unc = self.uncertainty
         if unc is not None and not isinstance(unc, UncertaintySet):
             raise TypeError(f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...) or None, got {unc!r}")
@@ -173,15 +173,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                     f"uncertainty.radius has {np.shape(unc.radius)[0]} values but X has {n} samples; pass a "
                     "per-sample radius to fit(..., radius=...) so that it follows the samples"
                 )
-            return unc
+            return None
         if unc is None:
             raise ValueError("radius was passed to fit but the estimator has no uncertainty set")
         r = np.asarray(radius, dtype=np.float64)
         if r.ndim == 1 and r.shape[0] != n:
             raise ValueError(f"radius has {r.shape[0]} values but X has {n} samples")
-        unc = copy.copy(unc)
-        unc.radius = float(r) if r.ndim == 0 else r
-        return unc
+        return float(r) if r.ndim == 0 else r
 
     def _intercept(self) -> bool | L2:
         """``True`` (free ``b``), ``False`` (``b = 0``) or ``L2(μ)`` from ``fit_intercept`` and ``intercept_l2``."""
@@ -201,17 +199,17 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                              "set fit_intercept=True or intercept_l2=None")
         return L2(float(mu))
 
-    def make_problem(self, *, radius: Any = None, n_samples: int | None = None) -> Problem:
-        """The :class:`~robustsvm.Problem` this estimator fits."""
+    def make_problem(self) -> Problem:
+        """The :class:`~robustsvm.Problem` this estimator fits (a per-sample radius of :meth:`fit` is passed to
+        :meth:`Problem.solve`, the set itself is never changed)."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
-        unc = self._uncertainty(radius, n_samples) if n_samples is not None else self.uncertainty
         return Problem(
             loss=self._loss(),
             penalty=penalty,
             signs=self.signs,
-            uncertainty=unc,
+            uncertainty=self.uncertainty,
             intercept=intercept,
             kernel=self.kernel,
         )
@@ -255,12 +253,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             )
         if np.unique(y[sw > 0]).size < 2:
             raise ValueError("the samples with positive sample_weight hold only one class; two classes are needed")
-        problem = self.make_problem(radius=radius, n_samples=n)
+        radius = self._check_uncertainty(radius, n)
+        problem = self.make_problem()
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
         if self.solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
             options["tol"] = CLARABEL_TOL
-        sol = problem.solve(X, y, solver=self.solver, sample_weight=sw, feature_names=names, **options)
+        sol = problem.solve(X, y, solver=self.solver, sample_weight=sw, feature_names=names, radius=radius,
+                            **options)
         self.classes_ = classes
         self.solution_ = sol
         self.intercept_ = np.array([sol.b])

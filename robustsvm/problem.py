@@ -354,8 +354,8 @@ class Problem:
             parts.append(f"signs={_describe_signs(self.signs)}")
         if self.uncertainty is not None:
             parts.append(f"uncertainty={_describe_uncertainty(self.uncertainty)}")
-        mode, mu = self.intercept_mode
-        parts.append(f"intercept={'ridge' if mode == 'l2' else mode}" + (f"(mu={mu:g})" if mode == "l2" else ""))
+        term = self.intercept_term
+        parts.append(f"intercept={term.mode}" + (f"(mu={term.mu:g})" if term.mode == "ridge" else ""))
         if self.kernel is not None:
             parts.append(f"kernel={self.kernel!r}")
         return f"Problem({', '.join(parts)})"
