@@ -205,3 +205,87 @@ def test_bad_options(options, error):
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), intercept=True)
     with pytest.raises(error, match=next(iter(options))):
         prob.solve(X, y, solver="dcd", **options)
+
+
+# --------------------------------------------------------------------------- sparse path: frozen features
+
+
+def _cora_small(seed: int = 0):
+    ds = rs.datasets.make_cora_like(500, 300, density=0.03, seed=seed)
+    y = np.where(np.asarray(ds.y) == 1, 1, -1)
+    signs = np.random.default_rng(seed + 1).choice(np.array([1, -1, 0]), size=300, p=[0.4, 0.4, 0.2])
+    return ds.X, y, signs
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_frozen_features_keep_the_certificate(intercept, monkeypatch):
+    import robustsvm.backends.dcd as dcd_mod
+
+    X, y, signs = _cora_small()
+    lam = 1.0 / y.size
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), signs=signs, intercept=intercept)
+    sol = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000)
+    assert sol.status == "optimal"
+    assert sol.extra["frozen_features"] > 0 and sol.extra["restrictions"] >= 1  # the mechanism was exercised
+    assert np.all(signs * sol.w >= 0)
+    ref = _cvxpy_optimum(X, y, lam, False, "mean", intercept, signs)
+    assert sol.objective - ref <= sol.gap + 1e-7 * abs(ref)
+    assert sol.objective >= ref - 1e-7 * abs(ref)
+    monkeypatch.setattr(dcd_mod, "FEATURE_SHRINKING", False)
+    plain = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000)
+    assert plain.extra["frozen_features"] == 0
+    assert abs(plain.objective - sol.objective) <= plain.gap + sol.gap
+
+
+def test_a_frozen_feature_found_free_is_restored_for_good():
+    from robustsvm.backends.dcd import _FeatureShrinking
+
+    X = sp.csr_matrix(np.array([[1.0, 2.0, 0.0, 3.0], [0.0, 1.0, 1.0, 0.0], [4.0, 0.0, 5.0, 1.0]]))
+    sg = np.array([1, -1, 1, 0], dtype=np.int8)
+    c = np.full(3, 1 / 3)
+    fs = _FeatureShrinking(X.indptr, X.indices, X.data, sg, c, 0.5, 0.0, 0.0)
+    assert fs.update(np.array([-1.0, 1.0, -1.0, 2.0])) is None  # first look: nothing to compare with
+    # features 0 and 1 clipped and farther from 0 than they moved; feature 2 moved too much to be frozen
+    rows = fs.update(np.array([-1.1, 1.2, -0.5, 2.0]))
+    assert rows is not None
+    np.testing.assert_array_equal(fs.frozen, [True, True, False, False])
+    kept = X[:, [2, 3]].toarray()
+    restricted = sp.csr_matrix((rows[2], rows[1], rows[0]), shape=X.shape).toarray()
+    np.testing.assert_array_equal(restricted[:, [2, 3]], kept)
+    assert not restricted[:, [0, 1]].any()
+    np.testing.assert_allclose(rows[3], c * (kept**2).sum(axis=1) / 0.5)  # curvature bound of the restricted rows
+    # feature 0 turns free: restored, and never frozen again even when clipped anew
+    rows = fs.update(np.array([0.2, 1.3, -0.1, 2.0]))
+    assert rows is not None
+    np.testing.assert_array_equal(fs.frozen, [False, True, False, False])
+    fs.update(np.array([-3.0, 1.4, -0.6, 2.0]))
+    fs.update(np.array([-3.0, 1.4, -0.6, 2.0]))
+    assert not fs.frozen[0]
+
+
+def test_restrict_columns_matches_scipy_slicing():
+    from robustsvm.backends._dcd_kernels import restrict_columns
+
+    X = sp.random(40, 30, density=0.2, random_state=3, format="csr")
+    keep = np.random.default_rng(0).random(30) < 0.6
+    ptr, idx, dat, sq = restrict_columns(X.indptr, X.indices, X.data, keep)
+    got = sp.csr_matrix((dat, idx, ptr), shape=X.shape).toarray()
+    want = X.toarray() * keep
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_allclose(sq, (want**2).sum(axis=1))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_weighted_quantile_matches_the_sorted_definition(seed):
+    from robustsvm.backends._dcd_kernels import weighted_quantile
+
+    rng = np.random.default_rng(seed)
+    for _ in range(300):
+        n = int(rng.integers(1, 30))
+        t = rng.integers(0, 5, size=n).astype(float)  # many ties
+        c = rng.integers(0, 3, size=n) / 2.0  # zero weights included; sums exact in binary
+        for target in (0.0, c.sum() / 2, c.sum(), c.sum() + 1.0, float(rng.integers(0, 2 * n + 1)) / 2):
+            ts = np.sort(t)
+            # definition: the smallest t_k with Σ_{t_i ≤ t_k} c_i ≥ target, else the largest t
+            ok = [tk for tk in ts if c[t <= tk].sum() >= target]
+            assert weighted_quantile(t, c, target) == (ok[0] if ok else ts[-1])

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "matvec_dense",
-           "matvec_sparse"]
+__all__ = ["average_into", "dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse",
+           "matvec_dense", "matvec_sparse", "restrict_columns", "weighted_quantile"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -152,8 +152,10 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         for k in range(start, stop):
             h = indices[k]
             x = data[k]
-            acc += x * w[h]
-            if local and (sg[h] == 0 or sg[h] * v[h] > 0.0):
+            wh = w[h]
+            acc += x * wh
+            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with s_h ≠ 0 means clipped or v_h = 0)
+            if local and (wh != 0.0 or sg[h] == 0):
                 q_free += x * x
         yi = y[i]
         ai = alpha[i]
@@ -187,14 +189,21 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
             a_new = _step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper) if local else a_safe
             delta = (a_new - ai) * yi * ci
             if delta != 0.0:
-                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there)
-                for k in range(start, stop):
-                    h = indices[k]
-                    vh = v[h] + delta * data[k]
-                    wh = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
-                    dw2 += wh * wh - w[h] * w[h]
-                    v[h] = vh
-                    w[h] = wh
+                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
+                if a_new != a_safe:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        wh = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                        dw2 += wh * wh - w[h] * w[h]
+                        v[h] = vh
+                        w[h] = wh
+                else:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        v[h] = vh
+                        w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
                 if local and a_new != a_safe:
                     # exact gain of the dual against the gain the curvature-bound step is sure to make
                     gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
@@ -215,6 +224,40 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
+
+
+@nb.njit(cache=True)
+def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compiled
+    """The CSR matrix with only the columns ``h`` where ``keep[h]``, and its squared row norms.
+
+    Returns ``(indptr, indices, data, sq_norms)`` of the restricted matrix; column
+    indices stay those of the full matrix. Two O(nnz) passes.
+    """
+    n = indptr.size - 1
+    new_ptr = np.empty(n + 1, dtype=np.int64)
+    new_ptr[0] = 0
+    for i in range(n):
+        cnt = 0
+        for k in range(indptr[i], indptr[i + 1]):
+            if keep[indices[k]]:
+                cnt += 1
+        new_ptr[i + 1] = new_ptr[i] + cnt
+    new_idx = np.empty(new_ptr[n], dtype=indices.dtype)
+    new_dat = np.empty(new_ptr[n], dtype=data.dtype)
+    sq = np.zeros(n)
+    for i in range(n):
+        pos = new_ptr[i]
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            h = indices[k]
+            if keep[h]:
+                x = data[k]
+                new_idx[pos] = h
+                new_dat[pos] = x
+                acc += x * x
+                pos += 1
+        sq[i] = acc
+    return new_ptr, new_idx, new_dat, sq
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -285,3 +328,60 @@ def dot(a, b):  # pragma: no cover - compiled
     for k in range(a.size):
         acc += a[k] * b[k]
     return acc
+
+
+@nb.njit(cache=True)
+def weighted_quantile(t, c, target):  # pragma: no cover - compiled
+    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target`` (the largest ``t_i`` if none).
+
+    Quickselect with a three-way partition around a median-of-three pivot, keeping the
+    weight of the elements already known to lie below the searched range: O(n) expected,
+    no sort. Works on copies of ``t`` and ``c``.
+    """
+    tt = t.copy()
+    cc = c.copy()
+    lo = 0
+    hi = tt.size
+    below = 0.0  # weight of the elements smaller than every element of tt[lo:hi]
+    while hi > lo:
+        a = tt[lo]
+        b = tt[lo + (hi - lo) // 2]
+        e = tt[hi - 1]
+        p = max(min(a, b), min(max(a, b), e))
+        lt = lo
+        i = lo
+        gt = hi - 1
+        w_less = 0.0
+        w_equal = 0.0
+        while i <= gt:
+            x = tt[i]
+            if x < p:
+                tt[i], tt[lt] = tt[lt], x
+                cc[i], cc[lt] = cc[lt], cc[i]
+                w_less += cc[lt]
+                lt += 1
+                i += 1
+            elif x > p:
+                tt[i], tt[gt] = tt[gt], x
+                cc[i], cc[gt] = cc[gt], cc[i]
+                gt -= 1
+            else:
+                w_equal += cc[i]
+                i += 1
+        # tt[lo:lt] < p, tt[lt:gt + 1] == p, tt[gt + 1:hi] > p
+        if lt > lo and below + w_less >= target:
+            hi = lt
+        elif below + w_less + w_equal >= target:
+            return p
+        else:
+            below += w_less + w_equal
+            lo = gt + 1
+    return np.max(t)
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def average_into(avg, x, weight):  # pragma: no cover - compiled
+    """``avg ← (1 − weight)·avg + weight·x`` in one pass."""
+    keep = 1.0 - weight
+    for k in range(avg.size):
+        avg[k] = keep * avg[k] + weight * x[k]

@@ -19,7 +19,8 @@ maintained ``w``; each touched β_h gets its closed form ``max(0, β_h − λ s_
 at once, so ``w`` is sign-feasible after every step. A free intercept is handled
 exactly by the augmented Lagrangian of ``S = 0`` (its multiplier is ``b``).
 The stopping rule and certificate is the duality gap ``P(w, b) − D(α̃, β̃)`` at a
-primal point and a dual-feasible point rebuilt from all samples. The derivation is
+primal point (an exponential average of the recent sign-feasible iterates) and a
+dual-feasible point rebuilt from all samples and features. The derivation is
 in ``docs/derivations/dcd.md``.
 """
 
@@ -57,8 +58,13 @@ NEEDS = Needs(
 def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool) -> float:
     """Exact minimizer over a free ``b`` of ``Σ_i c_i ℓ(y_i(z_i + b))``.
 
-    See :func:`robustsvm.objective.optimal_intercept`.
+    For the hinge, the smallest breakpoint ``t_i = y_i − z_i`` where the weight of the
+    breakpoints at or below it reaches ``Σ_{y_i=+1} c_i`` (the slope changes sign there), found
+    by a weighted selection in O(n) expected (:func:`._dcd_kernels.weighted_quantile`); for the
+    squared hinge, :func:`robustsvm.objective.optimal_intercept` (one sort).
     """
+    if not squared:
+        return float(kern.weighted_quantile(y - z, c, float(c[y > 0].sum())))
     return optimal_intercept(z, y, c, squared=squared)
 
 
@@ -88,6 +94,7 @@ class _Products:
         if self.sparse:
             self.parts = (X.indptr, X.indices,
                           np.ascontiguousarray(X.data, dtype=np.float64))
+        self.restricted = None  # (CSR parts without some columns, mask of those columns)
 
     def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``[Σ_{y_i>0} u_i x_i, Σ_{y_i<0} u_i x_i]`` as a (2, d) array."""
@@ -95,22 +102,30 @@ class _Products:
             return kern.dual_images_sparse(*self.parts, self.X.shape[1], u, pos)
         return kern.dual_images_dense(self.X, u, pos)
 
+    def restrict(self, parts, dropped: np.ndarray) -> None:
+        """Use the CSR ``parts`` that lack the columns ``dropped`` for products with a ``w`` zero there."""
+        self.restricted = (parts, dropped)
+
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        """``X @ w``."""
+        """``X @ w`` (from the restricted rows when ``w`` is zero on their dropped columns: the same product)."""
         if self.sparse:
+            if self.restricted is not None and not np.any(w[self.restricted[1]]):
+                return kern.matvec_sparse(*self.restricted[0], w)
             return kern.matvec_sparse(*self.parts, w)
         return kern.matvec_dense(self.X, w)
 
 
-def _certify(model, ops, alpha, lo, hi, b_eff) -> _Certificate:
-    """Evaluate ``P`` at the sign-feasible primal point and ``D`` at a dual-feasible point.
+def _certify(model, ops, alpha, lo, hi, b_eff, v_out=None, w_avg=None) -> _Certificate:
+    """Evaluate ``P`` at a sign-feasible primal point and ``D`` at a dual-feasible point.
 
-    Primal: ``w = clip(Xᵀ(c∘y∘α), lo, hi)/λ`` (the exact β), ``b`` its exact
+    Primal: ``w_avg`` when given (any sign-feasible point certifies; the solver passes an
+    average of its recent iterates), else ``w = clip(Xᵀ(c∘y∘α), lo, hi)/λ`` (the exact β); ``b`` its exact
     minimizer (free), ``S/μ`` (ridge) or 0. Dual: ``α`` itself, except with a free
     intercept where the class with the larger ``Σ c_i α_i`` is scaled down so that
     ``S = 0`` (still inside the box), and ``β`` at its closed form. Two O(nnz)
-    products and, with a free intercept, one sort. ``P`` is the package's
-    objective (:func:`robustsvm.objective.objective_from_margins`).
+    products and, with a free intercept, one selection (hinge) or sort. ``P`` is the
+    package's objective (:func:`robustsvm.objective.objective_from_margins`). ``v_out``,
+    when given, receives ``v = Xᵀ(c∘y∘α)`` recomputed from all samples and features.
     """
     y, c, lam = model.y, model.c, model.l2
     squared = model.loss.name == "squared_hinge"
@@ -119,6 +134,8 @@ def _certify(model, ops, alpha, lo, hi, b_eff) -> _Certificate:
     cya = c * y * alpha
     VV = ops.images(cya, pos)
     v = VV[0] + VV[1]
+    if v_out is not None:
+        v_out[:] = v
     v_t, alpha_t = v, alpha
     if mode == "free":
         p_sum, n_sum = float(cya[pos].sum()), float(-cya[~pos].sum())
@@ -130,11 +147,11 @@ def _certify(model, ops, alpha, lo, hi, b_eff) -> _Certificate:
             f = p_sum / n_sum
             alpha_t = np.where(pos, alpha, f * alpha)
             v_t = VV[0] + f * VV[1]
-    w = np.clip(v, lo, hi) / lam
-    z = ops.matvec(w)
     S = float(cya.sum())
+    w = np.clip(v, lo, hi) / lam if w_avg is None else w_avg.copy()
+    z = ops.matvec(w)
     if mode == "free":
-        candidates = [optimal_intercept(z, y, c, squared=squared), b_eff]
+        candidates = [best_intercept(z, y, c, squared), b_eff]
     else:
         candidates = [model.intercept.from_dual(S)]
     best = None
@@ -147,6 +164,71 @@ def _certify(model, ops, alpha, lo, hi, b_eff) -> _Certificate:
     D = kern.dot(c, model.loss.dual_term(alpha_t)) - 0.5 * lam * kern.dot(wt, wt) + model.intercept.dual_value(
         S if mode != "free" else 0.0)
     return _Certificate(P, D, w, b)
+
+
+#: freeze the features clipped by their sign at two certificates in a row (sparse data with signs)
+FEATURE_SHRINKING = True
+#: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
+AVG_WEIGHT = 0.25
+#: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
+FREEZE_MARGIN = 1.0
+#: rebuild the restricted rows only when the newly frozen features hold at least this fraction of the stored entries
+_REBUILD_FRACTION = 0.02
+
+
+class _FeatureShrinking:
+    """The set of features frozen at 0 between certificates (sparse X with sign constraints).
+
+    A constrained feature whose unconstrained image ``v_h`` is on the wrong side of its
+    sign at a certificate (``s_h v_h < 0``: clipped, ``w_h = 0``) by more than it moved
+    since the previous certificate (``s_h v_h + FREEZE_MARGIN·|Δv_h| < 0``) is removed
+    from the rows the epochs see, which then solve the model with ``w_h = 0`` fixed for
+    those features (``β_h`` unrestricted in sign). The rows are rebuilt (one O(nnz)
+    pass) when a frozen feature must be restored or the newly frozen ones hold at least
+    ``_REBUILD_FRACTION`` of the stored entries. The certificate is computed
+    on the full model from all samples and features, so the gap stays valid; when it
+    finds a frozen feature free (``s_h v_h ≥ 0``) the feature is restored and never
+    frozen again, so the rows are rebuilt finitely often and the last phase is the
+    plain method.
+    """
+
+    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sg: np.ndarray, c: np.ndarray,
+                 lam: float, rho: float, dii: float) -> None:
+        self.indptr, self.indices, self.data = indptr, indices, data
+        self.sg, self.c, self.lam, self.rho, self.dii = sg, c, lam, rho, dii
+        d = sg.size
+        self.col_nnz = np.bincount(indices, minlength=d)
+        self.frozen = np.zeros(d, dtype=bool)
+        self.released = np.zeros(d, dtype=bool)  # frozen once and found free: never frozen again
+        self.prev_v = np.zeros(d)
+        self.first = True
+        self.stored = int(indices.size)  # stored entries of the current rows
+        self.rebuilds = 0
+
+    def observe(self, v: np.ndarray) -> None:
+        """Record ``v`` as the image the next :meth:`update` compares with."""
+        self.prev_v = v.copy()
+        self.first = False
+
+    def update(self, v: np.ndarray) -> list | None:
+        """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None."""
+        sv = self.sg * v
+        clipped = sv < 0.0
+        back = self.frozen & ~clipped
+        self.released |= back
+        # clipped now and before, and farther from the boundary than it moved since the last certificate
+        want = clipped & (sv + FREEZE_MARGIN * np.abs(v - self.prev_v) < 0.0) & ~self.released
+        if self.first:  # no earlier image to compare with
+            want[:] = False
+        self.observe(v)
+        added = int(self.col_nnz[want & ~self.frozen].sum())
+        if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
+            return None
+        self.frozen = want
+        ptr, idx, dat, sq = kern.restrict_columns(self.indptr, self.indices, self.data, ~want)
+        self.stored = int(idx.size)
+        self.rebuilds += 1
+        return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
 
 
 #: first threshold of the projected-gradient spread that restores the shrunk samples and triggers a certificate
@@ -186,7 +268,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         Seed of the per-epoch permutations.
     shrinking : bool, default True
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
-        restoring all of them when the active set looks optimal.
+        restoring all of them when the active set looks optimal; on sparse data with signs,
+        also freeze between certificates the features that stay clipped by their sign
+        (:class:`_FeatureShrinking`).
     check_every : int, default 10
         Epochs between certificates while their rate of decrease is unknown; then the
         schedule follows the predicted number of epochs to ``tol`` (between 2 and
@@ -202,7 +286,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         ``gap`` is the absolute duality gap ``P − D``; ``history`` has one row per
         certificate (``iteration`` = epoch, ``objective`` = best P so far, ``dual`` = best D so far, ``gap``,
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
-        ``rho`` and the time spent evaluating certificates (``time_certificates``).
+        ``rho``, the time spent evaluating certificates (``time_certificates``), the number of
+        features frozen at the end (``frozen_features``) and of rebuilds of the restricted rows
+        (``restrictions``).
     """
     t_start = time.perf_counter()
     tol = 1e-4 if tol is None else float(tol)
@@ -259,13 +345,16 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
 
     local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
+    features = None
     if sp.issparse(X):
-        indptr = X.indptr
-        indices = X.indices
         vals = np.ascontiguousarray(X.data, dtype=np.float64)
+        # the rows the epochs see: all of X, or X without the frozen features (_FeatureShrinking)
+        rows = [X.indptr, X.indices, vals, qdiag]
+        if local and shrinking and FEATURE_SHRINKING:
+            features = _FeatureShrinking(X.indptr, X.indices, vals, sg, c, lam, rho, dii)
 
         def run_epoch(active, pg_max_old, pg_min_old):
-            return kern.epoch_sparse(indptr, indices, vals, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper,
+            return kern.epoch_sparse(rows[0], rows[1], rows[2], y, c, rows[3], alpha, v, w, sg, 1.0 / lam, upper,
                                      dii, rho, state, index, active, pg_max_old, pg_min_old, bool(shrinking),
                                      rng_state, local)
     else:
@@ -274,6 +363,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                                     index, active, pg_max_old, pg_min_old, bool(shrinking), rng_state)
 
     ops = _Products(X)
+    v_full = np.empty(d)
+    w_avg = np.zeros(d)
     hist = History()
     pg_max_old, pg_min_old = np.inf, -np.inf
     pg_eps = PG_EPS0
@@ -292,6 +383,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         since_check += 1
         if mode == "free":
             state[0] += rho * state[1]  # multiplier step of the augmented Lagrangian
+        kern.average_into(w_avg, w, AVG_WEIGHT)  # exponential average of the sign-feasible iterates (derivation §4)
         check = since_check >= next_check or epoch == max_iter
         if active == 0 or pg_max_new - pg_min_new <= pg_eps:
             check = check or since_check >= 2
@@ -308,7 +400,18 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
-        new = _certify(model, ops, alpha, lo, hi, b_eff)
+        new = _certify(model, ops, alpha, lo, hi, b_eff,
+                       v_out=v_full if features is not None else None, w_avg=w_avg)
+        if features is not None:
+            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
+            v[:] = v_full
+            np.clip(v_full, lo, hi, out=w)
+            w /= lam
+            restricted = features.update(v_full)
+            if restricted is not None:
+                rows[:] = restricted
+                w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+                ops.restrict(restricted[:3], features.frozen)
         # keep the best primal point and the best dual value so far: both bounds stay valid
         if cert is None:
             cert = new
@@ -341,7 +444,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         dual_value=cert.D,
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
                "dual_alpha": alpha, "rho": rho, "time_certificates": time_cert,
-               "certificates": len(hist)},
+               "certificates": len(hist),
+               "frozen_features": 0 if features is None else int(features.frozen.sum()),
+               "restrictions": 0 if features is None else features.rebuilds},
     )
 
 
