@@ -250,6 +250,85 @@ def _next_check(last, now, tol: float, check_every: int) -> int:
     return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every))
 
 
+class _Prepared:
+    """The arrays and constants of one solve (see :func:`_prepare`)."""
+
+    __slots__ = ("X", "c", "dii", "hi", "lo", "mode", "mu", "qdiag", "rho", "sg", "upper", "y")
+
+
+def _prepare(model: Model, rho: float | None) -> _Prepared:
+    """Contiguous data, the clip bounds of the signs, ρ and the diagonal ``Q_ii`` of the dual.
+
+    ``mode`` is ``"free"``, ``"none"`` or ``"l2"`` (ridge); ``ρ`` is the augmented-Lagrangian
+    weight of a free intercept (default ``0.1·mean‖x_i‖²/λ``), ``1/μ`` for a ridge one, 0 without.
+    """
+    p = _Prepared()
+    lam = model.l2
+    squared = model.loss.name == "squared_hinge"
+    p.mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
+    p.mu = model.intercept.mu
+    X = model.X
+    p.y = np.ascontiguousarray(model.y, dtype=np.float64)
+    p.c = model.c
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        sq_norms = np.einsum("ij,ij->i", X, X)
+    p.X = X
+    signs = np.asarray(model.signs)
+    p.lo = np.where(signs > 0, 0.0, -_HUGE)
+    p.hi = np.where(signs < 0, 0.0, _HUGE)
+    p.sg = np.ascontiguousarray(signs, dtype=np.int8)
+    if p.mode == "free":
+        if rho is None:
+            weighted = p.c > 0
+            mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
+            rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
+        rho = float(rho)
+        if not np.isfinite(rho) or rho <= 0:
+            raise ValueError(f"rho must be positive, got {rho!r}")
+    elif p.mode == "l2":
+        rho = 1.0 / p.mu
+    else:
+        rho = 0.0
+    p.rho = rho
+    p.upper = np.inf if squared else 1.0
+    p.dii = 0.5 if squared else 0.0
+    p.qdiag = p.c * (sq_norms / lam + rho) + p.dii
+    return p
+
+
+def _epoch_runner(p: _Prepared, lam, alpha, v, w, state, index, shrinking: bool, rng_state):
+    """``(run_epoch, rows, features)``: one compiled epoch over the active samples.
+
+    ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
+    without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
+    sparse data with signs; None otherwise).
+    """
+    y, c, sg, upper, dii, rho = p.y, p.c, p.sg, p.upper, p.dii, p.rho
+    local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
+    features = None
+    if sp.issparse(p.X):
+        X = p.X
+        vals = np.ascontiguousarray(X.data, dtype=np.float64)
+        rows = [X.indptr, X.indices, vals, p.qdiag]
+        if local and shrinking and FEATURE_SHRINKING:
+            features = _FeatureShrinking(X.indptr, X.indices, vals, sg, c, lam, rho, dii)
+
+        def run_epoch(active, pg_max_old, pg_min_old):
+            return kern.epoch_sparse(rows[0], rows[1], rows[2], y, c, rows[3], alpha, v, w, sg, 1.0 / lam, upper,
+                                     dii, rho, state, index, active, pg_max_old, pg_min_old, shrinking,
+                                     rng_state, local)
+        return run_epoch, rows, features
+
+    def run_epoch(active, pg_max_old, pg_min_old):
+        return kern.epoch_dense(p.X, y, c, p.qdiag, alpha, v, w, sg, 1.0 / lam, upper, dii, rho, state,
+                                index, active, pg_max_old, pg_min_old, shrinking, rng_state)
+    return run_epoch, None, features
+
+
 def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
               shrinking=True, check_every=10, rho=None) -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
@@ -298,42 +377,10 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    lam = model.l2
-    squared = model.loss.name == "squared_hinge"
-    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
-    mu = model.intercept.mu
-
-    X = model.X
-    y = np.ascontiguousarray(model.y, dtype=np.float64)
-    c = model.c
+    prep = _prepare(model, rho)
+    X, c, lam, mode, rho = prep.X, prep.c, model.l2, prep.mode, prep.rho
+    lo, hi = prep.lo, prep.hi
     n, d = X.shape
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        sq_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-    else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-        sq_norms = np.einsum("ij,ij->i", X, X)
-    signs = np.asarray(model.signs)
-    lo = np.where(signs > 0, 0.0, -_HUGE)
-    hi = np.where(signs < 0, 0.0, _HUGE)
-    sg = np.ascontiguousarray(signs, dtype=np.int8)
-
-    if mode == "free":
-        if rho is None:
-            weighted = c > 0
-            mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
-            rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
-        rho = float(rho)
-        if not np.isfinite(rho) or rho <= 0:
-            raise ValueError(f"rho must be positive, got {rho!r}")
-    elif mode == "l2":
-        rho = 1.0 / mu
-    else:
-        rho = 0.0
-    upper = np.inf if squared else 1.0
-    dii = 0.5 if squared else 0.0
-    qdiag = c * (sq_norms / lam + rho) + dii
-
     alpha = np.zeros(n)
     v = np.zeros(d)
     w = np.zeros(d)
@@ -343,24 +390,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     active = n_total
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-
-    local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
-    features = None
-    if sp.issparse(X):
-        vals = np.ascontiguousarray(X.data, dtype=np.float64)
-        # the rows the epochs see: all of X, or X without the frozen features (_FeatureShrinking)
-        rows = [X.indptr, X.indices, vals, qdiag]
-        if local and shrinking and FEATURE_SHRINKING:
-            features = _FeatureShrinking(X.indptr, X.indices, vals, sg, c, lam, rho, dii)
-
-        def run_epoch(active, pg_max_old, pg_min_old):
-            return kern.epoch_sparse(rows[0], rows[1], rows[2], y, c, rows[3], alpha, v, w, sg, 1.0 / lam, upper,
-                                     dii, rho, state, index, active, pg_max_old, pg_min_old, bool(shrinking),
-                                     rng_state, local)
-    else:
-        def run_epoch(active, pg_max_old, pg_min_old):
-            return kern.epoch_dense(X, y, c, qdiag, alpha, v, w, sg, 1.0 / lam, upper, dii, rho, state,
-                                    index, active, pg_max_old, pg_min_old, bool(shrinking), rng_state)
+    run_epoch, rows, features = _epoch_runner(prep, lam, alpha, v, w, state, index, bool(shrinking), rng_state)
 
     ops = _Products(X)
     v_full = np.empty(d)
