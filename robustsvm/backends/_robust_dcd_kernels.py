@@ -123,9 +123,10 @@ def _ellipsoid(v, A, lam, lam1, sg, Lm, lnorm2, mu, w, u, scal, inner, inner_tol
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def refresh(kind, v, A, lam, lam1, sg, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol):  # pragma: no cover
+def refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol):  # pragma: no cover
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``v`` and ``A``.
 
+    ``okp``/``okn`` are 1.0 where a positive/negative ``w_h`` is allowed by the signs (else 0.0).
     Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal[0] = u·w``, ``scal[1] = ‖u‖²``
     (``scal[2]`` keeps the last ℓ1-projection level θ). O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
     """
@@ -138,28 +139,33 @@ def refresh(kind, v, A, lam, lam1, sg, delta, Lm, lnorm2, mu, z, w, u, scal, inn
     uw = 0.0
     uu = 0.0
     if kind == KIND_BOX:
-        for h in range(d):
-            zh = _soft(v[h], lam1, sg[h]) * inv_lam
-            z[h] = zh
-            dh = delta[h]
-            t = tau * dh
-            if zh > t:
-                wh = zh - t
-                uh = dh
-            elif zh < -t:
-                wh = zh + t
-                uh = -dh
-            else:
-                wh = 0.0
-                uh = zh / tau if tau > 0.0 else 0.0
-            w[h] = wh
-            u[h] = uh
-            uw += uh * wh
-            uu += uh * uh
+        if tau > 0.0:  # branch-free (vectorizable): w = soft(z, τδ), u = clip(z/τ, −δ, δ)
+            inv_tau = 1.0 / tau
+            for h in range(d):
+                p = v[h]
+                zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+                z[h] = zh
+                t = tau * delta[h]
+                wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
+                uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
+                w[h] = wh
+                u[h] = uh
+                uw += uh * wh
+                uu += uh * uh
+        else:
+            for h in range(d):
+                zh = _soft(v[h], lam1, sg[h]) * inv_lam
+                z[h] = zh
+                w[h] = zh
+                uh = delta[h] if zh > 0.0 else (-delta[h] if zh < 0.0 else 0.0)
+                u[h] = uh
+                uw += uh * zh
+                uu += uh * uh
     elif kind == KIND_BALL2:
         nz2 = 0.0
         for h in range(d):
-            zh = _soft(v[h], lam1, sg[h]) * inv_lam
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
             z[h] = zh
             nz2 += zh * zh
         nz = np.sqrt(nz2)
@@ -244,7 +250,7 @@ def refresh(kind, v, A, lam, lam1, sg, delta, Lm, lnorm2, mu, z, w, u, scal, inn
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, delta, Lm, lnorm2, kind, lam, lam1, upper,
+def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam, lam1, upper,
                 dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
                 inner_tol):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
@@ -313,7 +319,7 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, delta, 
                     A += da * ci * ri
                     if A < 0.0:
                         A = 0.0
-                refresh(kind, v, A, lam, lam1, sg, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+                refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
         s += 1
     state[1] = S
     state[2] = A
@@ -321,7 +327,7 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, delta, 
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, delta, Lm, lnorm2,
+def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2,
                  kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
                  inner_tol):  # pragma: no cover - compiled
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
@@ -392,7 +398,7 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
                     A += da * ci * ri
                     if A < 0.0:
                         A = 0.0
-                refresh(kind, v, A, lam, lam1, sg, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+                refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
         s += 1
     state[1] = S
     state[2] = A

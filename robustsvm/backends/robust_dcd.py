@@ -138,7 +138,8 @@ class _State:
 
     def refresh(self, spec, v, A, lam, lam1, sg, inner, inner_tol):
         self.v[:] = v
-        kern.refresh(spec.kind, self.v, float(A), lam, lam1, sg, spec.delta, spec.L, spec.lnorm2, self.mu, self.z,
+        kern.refresh(spec.kind, self.v, float(A), lam, lam1, sg, (sg >= 0).astype(np.float64),
+                     (sg <= 0).astype(np.float64), spec.delta, spec.L, spec.lnorm2, self.mu, self.z,
                      self.w, self.u, self.scal, inner, inner_tol)
 
 
@@ -354,7 +355,8 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     n_total = index.size
     active = n_total
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    common = (st.v, st.z, st.w, st.u, st.mu, st.scal, state, sg, spec.delta, spec.L, spec.lnorm2, spec.kind, lam,
+    common = (st.v, st.z, st.w, st.u, st.mu, st.scal, state, sg, (sg >= 0).astype(np.float64),
+              (sg <= 0).astype(np.float64), spec.delta, spec.L, spec.lnorm2, spec.kind, lam,
               lam1, upper, dii, rho)
     if sp.issparse(X):
         parts = (X.indptr, X.indices, np.ascontiguousarray(X.data, dtype=np.float64))
