@@ -345,3 +345,46 @@ def test_no_warning_when_optimal(wdbc_small):
         warnings.simplefilter("error")
         sol = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Box(0.05)).solve(X, y, solver="robust-dcd")
     assert sol.status == "optimal" and sol.extra["rel_gap"] <= 1e-4
+
+
+def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, monkeypatch):
+    from robustsvm.backends import registry, robust_dcd
+
+    X, y = wdbc_small
+    prob = rs.Problem(penalty=rs.L2(0.01), uncertainty=rs.Box(0.05))
+    grid = {"l2": [0.01, 0.03], "radius": [0.02, 0.05, 0.1]}
+    seen = []
+    original = registry.get_backend("robust-dcd")
+
+    def spy(problem, data, **options):
+        seen.append(options.get("warm_start") is not None)
+        return robust_dcd.solve_robust_dcd(problem, data, **options)
+
+    monkeypatch.setitem(registry._REGISTRY, "robust-dcd",
+                        registry.Backend(name="robust-dcd", solve=spy, check=original.check, summary="",
+                                         options=original.options))
+    fast = rs.grid_search(prob, X, y, grid, cv=3, solver="robust-dcd",
+                          solver_options={"tol": 1e-7, "max_iter": 20000, "random_state": 0},
+                          progress=False)
+    ref = rs.grid_search(prob, X, y, grid, cv=3, solver="clarabel", progress=False)
+    assert np.all(fast.statuses == "optimal")
+    # the first point of each fold starts cold, every later one from the previous point's dual solution
+    assert sum(seen) == len(seen) - 3
+    assert np.allclose(fast.weights, ref.weights, atol=1e-4)
+    assert fast.best_index == ref.best_index
+
+
+def test_estimator_auto_solver_and_warm_refits(wdbc_small):
+    X, y = wdbc_small
+    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options={"tol": 1e-8, "warm_start": True})
+    est.fit(X, y)
+    assert est.solution_.solver == "robust-dcd"
+    est.set_params(uncertainty=rs.Ball(0.11)).fit(X, y)
+    cold = rs.RobustSVC(uncertainty=rs.Ball(0.11), solver="robust-dcd", solver_options={"tol": 1e-8}).fit(X, y)
+    # the refit starts from the previous dual point: its first certificate is already far tighter
+    assert est.solution_.history["rel_gap"][0] < 0.1 * cold.solution_.history["rel_gap"][0]
+    ref = rs.RobustSVC(uncertainty=rs.Ball(0.11)).fit(X, y)
+    assert ref.solution_.solver == "clarabel"
+    assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-6
+    poly = rs.RobustSVC(uncertainty=rs.Ball(0.1, p=3), solver="auto").fit(X[:60], y[:60])
+    assert poly.solution_.solver == "clarabel"

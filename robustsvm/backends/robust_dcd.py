@@ -350,6 +350,10 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     st.refresh(spec, VV[0] + VV[1], A0, lam, lam1, sg, _CERT_INNER if spec.kind == kern.KIND_ELLIPSOID else 1,
                inner_tol)
     state = np.array([0.0, float(c @ (y * alpha)), A0])
+    if mode == "free" and warm_start is not None:
+        # start the intercept multiplier at the best intercept of the warm point, so that b0 + ρS = b
+        zmarg = ops.matvec(st.w) - y * r * spec.support(st.w)
+        state[0] = best_intercept(zmarg, y, c, squared) - rho * state[1]
     work = _State(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     n_total = index.size
