@@ -376,11 +376,12 @@ def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, m
 
 def test_estimator_auto_solver_and_warm_refits(wdbc_small):
     X, y = wdbc_small
-    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options={"tol": 1e-8, "warm_start": True})
+    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1})
     est.fit(X, y)
     assert est.solution_.solver == "robust-dcd"
     est.set_params(uncertainty=rs.Ball(0.11)).fit(X, y)
-    cold = rs.RobustSVC(uncertainty=rs.Ball(0.11), solver="robust-dcd", solver_options={"tol": 1e-8}).fit(X, y)
+    cold = rs.RobustSVC(uncertainty=rs.Ball(0.11), solver="robust-dcd",
+                        solver_options={"tol": 1e-8, "check_every": 1}).fit(X, y)
     # the refit starts from the previous dual point: its first certificate is already far tighter
     assert est.solution_.history["rel_gap"][0] < 0.1 * cold.solution_.history["rel_gap"][0]
     ref = rs.RobustSVC(uncertainty=rs.Ball(0.11)).fit(X, y)

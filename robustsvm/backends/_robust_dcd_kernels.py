@@ -127,9 +127,24 @@ def refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u,
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``v`` and ``A``.
 
     ``okp``/``okn`` are 1.0 where a positive/negative ``w_h`` is allowed by the signs (else 0.0).
-    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal[0] = u·w``, ``scal[1] = ‖u‖²``
-    (``scal[2]`` keeps the last ℓ1-projection level θ). O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
+    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
+    (θ: the last ℓ1-projection level). O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
     """
+    _refresh_core(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+    ww = 0.0
+    ua = 0.0
+    for h in range(v.size):
+        wh = w[h]
+        ww += wh * wh
+        ua += u[h] * u[h] * (wh != 0.0)
+    scal[3] = ww
+    scal[4] = ua
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _refresh_core(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
+                  inner_tol):  # pragma: no cover
+    """:func:`refresh` without the last two entries of ``scal``."""
     if kind == KIND_ELLIPSOID:
         _ellipsoid(v, A, lam, lam1, sg, Lm, lnorm2, mu, w, u, scal, inner, inner_tol)
         return
@@ -252,7 +267,7 @@ def refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u,
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam, lam1, upper,
                 dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
-                inner_tol):  # pragma: no cover - compiled
+                inner_tol, local):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
 
     Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; the state arrays are updated in place.
@@ -270,10 +285,16 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
         i = index[s]
         xw = 0.0
         xu = 0.0
+        xa = 0.0  # Σ over coordinates with w_h ≠ 0 of x_ih², and of x_ih u_h (local curvature)
+        xua = 0.0
         for h in range(d):
             xh = X[i, h]
-            xw += xh * w[h]
+            wh = w[h]
+            xw += xh * wh
             xu += xh * u[h]
+            on = wh != 0.0
+            xa += xh * xh * on
+            xua += xh * u[h] * on
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
@@ -306,9 +327,18 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
             xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]
             if xt2 < 0.0:
                 xt2 = 0.0
-            a_new = _step(ai, G, ci * (xt2 / lam + rho) + dii, upper)
+            q_safe = ci * (xt2 / lam + rho) + dii
+            a_safe = _step(ai, G, q_safe, upper)
+            a_new = a_safe
+            if local:  # curvature of the coordinates where w_h ≠ 0 only; kept when its exact gain is no worse
+                xl2 = xa - 2.0 * yi * ri * xua + ri * ri * scal[4]
+                if xl2 < 0.0:
+                    xl2 = 0.0
+                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
             da = a_new - ai
             if da != 0.0:
+                ww_old = scal[3]
+                b_old = b0 + rho * S
                 alpha[i] = a_new
                 dv = da * yi * ci
                 S += dv
@@ -320,6 +350,23 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
                     if A < 0.0:
                         A = 0.0
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+                if a_new != a_safe:
+                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
+                            - b_old * dv - 0.5 * rho * dv * dv)
+                    ds = a_safe - ai
+                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        for h in range(d):
+                            v[h] += dv2 * X[i, h]
+                        if ri != 0.0:
+                            A += da2 * ci * ri
+                            if A < 0.0:
+                                A = 0.0
+                        refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
+                                inner_tol)
         s += 1
     state[1] = S
     state[2] = A
@@ -329,7 +376,7 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2,
                  kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
-                 inner_tol):  # pragma: no cover - compiled
+                 inner_tol, local):  # pragma: no cover - compiled
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
     The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``).
@@ -348,11 +395,17 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
         stop = indptr[i + 1]
         xw = 0.0
         xu = 0.0
+        xa = 0.0
+        xua = 0.0
         for k in range(start, stop):
             h = indices[k]
             xh = data[k]
-            xw += xh * w[h]
+            wh = w[h]
+            xw += xh * wh
             xu += xh * u[h]
+            on = wh != 0.0
+            xa += xh * xh * on
+            xua += xh * u[h] * on
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
@@ -385,9 +438,18 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
             xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]
             if xt2 < 0.0:
                 xt2 = 0.0
-            a_new = _step(ai, G, ci * (xt2 / lam + rho) + dii, upper)
+            q_safe = ci * (xt2 / lam + rho) + dii
+            a_safe = _step(ai, G, q_safe, upper)
+            a_new = a_safe
+            if local:  # curvature of the coordinates where w_h ≠ 0 only; kept when its exact gain is no worse
+                xl2 = xa - 2.0 * yi * ri * xua + ri * ri * scal[4]
+                if xl2 < 0.0:
+                    xl2 = 0.0
+                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
             da = a_new - ai
             if da != 0.0:
+                ww_old = scal[3]
+                b_old = b0 + rho * S
                 alpha[i] = a_new
                 dv = da * yi * ci
                 S += dv
@@ -399,6 +461,23 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
                     if A < 0.0:
                         A = 0.0
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+                if a_new != a_safe:
+                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
+                            - b_old * dv - 0.5 * rho * dv * dv)
+                    ds = a_safe - ai
+                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        for k in range(start, stop):
+                            v[indices[k]] += dv2 * data[k]
+                        if ri != 0.0:
+                            A += da2 * ci * ri
+                            if A < 0.0:
+                                A = 0.0
+                        refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
+                                inner_tol)
         s += 1
     state[1] = S
     state[2] = A

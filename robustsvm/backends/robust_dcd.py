@@ -133,7 +133,7 @@ class _State:
         self.w = np.zeros(d)
         self.u = np.zeros(d)
         self.mu = np.zeros(d)
-        self.scal = np.zeros(3)
+        self.scal = np.zeros(5)
         self.mu_primal = self.mu
 
     def refresh(self, spec, v, A, lam, lam1, sg, inner, inner_tol):
@@ -358,6 +358,8 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     index = np.flatnonzero(c > 0).astype(np.int64)
     n_total = index.size
     active = n_total
+    # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
+    local = bool(lam1 > 0 or np.any(sg != 0)) and spec.kind != kern.KIND_ELLIPSOID
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
     common = (st.v, st.z, st.w, st.u, st.mu, st.scal, state, sg, (sg >= 0).astype(np.float64),
               (sg <= 0).astype(np.float64), spec.delta, spec.L, spec.lnorm2, spec.kind, lam,
@@ -367,11 +369,11 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
 
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_sparse(*parts, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
-                                     bool(shrinking), rng_state, inner, inner_tol)
+                                     bool(shrinking), rng_state, inner, inner_tol, local)
     else:
         def run_epoch(active, pg_max_old, pg_min_old):
             return kern.epoch_dense(X, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
-                                    bool(shrinking), rng_state, inner, inner_tol)
+                                    bool(shrinking), rng_state, inner, inner_tol, local)
 
     hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "rel_gap", "time", "active")}
     pg_max_old, pg_min_old = np.inf, -np.inf
