@@ -144,10 +144,11 @@ class _State:
 
 
 class _Certificate:
-    __slots__ = ("D", "P", "b", "w")
+    __slots__ = ("D", "P", "VV", "b", "w")
 
     def __init__(self, P: float, D: float, w: np.ndarray, b: float) -> None:
         self.P, self.D, self.w, self.b = P, D, w, b
+        self.VV = None
 
     @property
     def gap(self) -> float:
@@ -231,7 +232,9 @@ def _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff,
         D -= 0.25 * float(c @ (alpha_t * alpha_t))
     if mode == "l2":
         D -= 0.5 * S * S / mu
-    return _Certificate(P, D, w, b)
+    cert = _Certificate(P, D, w, b)
+    cert.VV = VV
+    return cert
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
@@ -415,7 +418,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
             best = new if new.P <= cert.P else cert
             cert = _Certificate(best.P, max(new.D, cert.D), best.w, best.b)
         # resynchronize the maintained state with α (no drift of v, S, A)
-        VV = ops.images(c * y * alpha, pos)
+        VV = new.VV  # Σ c_i y_i α_i x_i by class, at the α just certified
         state[1] = float(c @ (y * alpha))
         state[2] = float(c @ (alpha * r))
         if spec.kind == kern.KIND_ELLIPSOID:
