@@ -376,7 +376,8 @@ def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, m
 
 def test_estimator_auto_solver_and_warm_refits(wdbc_small):
     X, y = wdbc_small
-    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1})
+    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto",
+                       solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1})
     est.fit(X, y)
     assert est.solution_.solver == "robust-dcd"
     est.set_params(uncertainty=rs.Ball(0.11)).fit(X, y)

@@ -123,7 +123,8 @@ def _ellipsoid(v, A, lam, lam1, sg, Lm, lnorm2, mu, w, u, scal, inner, inner_tol
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol):  # pragma: no cover
+def refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
+            inner_tol):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``v`` and ``A``.
 
     ``okp``/``okn`` are 1.0 where a positive/negative ``w_h`` is allowed by the signs (else 0.0).
@@ -265,8 +266,8 @@ def _refresh_core(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z,
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam, lam1, upper,
-                dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
+def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam,
+                lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
                 inner_tol, local):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
 
@@ -374,9 +375,9 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2,
-                 kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
-                 inner_tol, local):  # pragma: no cover - compiled
+def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm,
+                 lnorm2, kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng,
+                 inner, inner_tol, local):  # pragma: no cover - compiled
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
     The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``).
