@@ -265,7 +265,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
             options["tol"] = CLARABEL_TOL
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
-            previous = getattr(getattr(self, "solution_", None), "extra", {}).get("alpha")
+            previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None
         sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius, **options)
         self.classes_ = classes

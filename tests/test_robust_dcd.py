@@ -264,7 +264,7 @@ def test_warm_start_along_a_radius_path(wdbc_small):
         assert abs(warm.objective - cold.objective) <= cold.gap + warm.gap
         cold_epochs += cold.iterations
         warm_epochs += warm.iterations
-        previous = warm.extra["alpha"]
+        previous = warm.extra["dual_alpha"]
     assert warm_epochs < cold_epochs
 
 
@@ -278,10 +278,11 @@ def test_warm_start_is_validated(wdbc_small):
 @pytest.mark.parametrize(
     ("model", "match"),
     [
-        (lambda d: rs.Problem(uncertainty=rs.Polyhedron(np.vstack([np.eye(d), -np.eye(d)]), np.ones(2 * d))),
+        (lambda d: rs.Problem(penalty=rs.L2(1.0),
+                              uncertainty=rs.Polyhedron(np.vstack([np.eye(d), -np.eye(d)]), np.ones(2 * d))),
          "Polyhedron"),
-        (lambda d: rs.Problem(uncertainty=rs.Box(0.1) & rs.Ball(0.2)), "Intersection"),
-        (lambda d: rs.Problem(uncertainty=rs.Ball(0.2, p=3)), "p ∈"),
+        (lambda d: rs.Problem(penalty=rs.L2(1.0), uncertainty=rs.Box(0.1) & rs.Ball(0.2)), "Intersection"),
+        (lambda d: rs.Problem(penalty=rs.L2(1.0), uncertainty=rs.Ball(0.2, p=3)), "p ∈"),
         (lambda d: rs.Problem(penalty=rs.L1(0.1), uncertainty=rs.Box(0.1)), "L2 penalty"),
         (lambda d: rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1)), "HardMargin"),
         (lambda d: rs.Problem(penalty=rs.L2(1.0), kernel=rs.RBF(1.0)), "kernels"),
@@ -302,7 +303,7 @@ def test_refuses_with_reason(model, match):
 def test_refuses_per_sample_different_sets():
     X, y = _standardized("pima", n=40)
     sets = [rs.Box(0.1) if i % 2 else rs.Ball(0.1) for i in range(X.shape[0])]
-    with pytest.raises(UnsupportedModelError, match="per-sample different sets"):
+    with pytest.raises(UnsupportedModelError, match="one set shared by all samples"):
         rs.Problem(penalty=rs.L2(1.0), uncertainty=sets).solve(X, y, solver="robust-dcd")
 
 
@@ -356,12 +357,12 @@ def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, m
     seen = []
     original = registry.get_backend("robust-dcd")
 
-    def spy(problem, data, **options):
+    def spy(model, **options):
         seen.append(options.get("warm_start") is not None)
-        return robust_dcd.solve_robust_dcd(problem, data, **options)
+        return robust_dcd.solve_robust_dcd(model, **options)
 
     monkeypatch.setitem(registry._REGISTRY, "robust-dcd",
-                        registry.Backend(name="robust-dcd", solve=spy, check=original.check, summary="",
+                        registry.Backend(name="robust-dcd", solve=spy, needs=original.needs, summary="",
                                          options=original.options))
     fast = rs.grid_search(prob, X, y, grid, cv=3, solver="robust-dcd",
                           solver_options={"tol": 1e-7, "max_iter": 20000, "random_state": 0},

@@ -28,61 +28,38 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ..losses import HardMargin, Hinge, SquaredHinge
+from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
 from .dcd import PG_EPS0, _next_check, _Products, best_intercept
-from .registry import Backend, BackendResult, register
+from .registry import Backend, History, Needs, Result, register
 
-__all__ = ["check_robust_dcd", "robust_dcd_arrays", "solve_robust_dcd"]
-
-
-def _shared_set(uncertainty):
-    """The one set shared by every sample (None when nominal); raises ``ValueError`` when sets differ."""
-    if uncertainty is None:
-        return None
-    if isinstance(uncertainty, (list, tuple)):
-        keys = {s.key() for s in uncertainty}
-        if len(keys) != 1:
-            raise ValueError("per-sample sets differ")
-        return uncertainty[0]
-    return uncertainty
+__all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
 
 
-def _set_reasons(V) -> list[str]:
-    from ..uncertainty import Ball, Box, Ellipsoid
-
-    if V is None:
-        return []
-    if type(V) is Box or type(V) is Ellipsoid:
-        return []
-    if type(V) is Ball:
-        if V.p in (1.0, 2.0, math.inf):
-            return []
-        return [f"robust-dcd solves Ball(p) for p ∈ {{1, 2, ∞}} only (p = {V.p:g}: the prox of the "
-                f"{V.q:g}-norm has no closed form); the conic backends (clarabel, scs) solve it"]
-    return [f"robust-dcd solves Box, Ball and Ellipsoid sets only, not {type(V).__name__} "
-            "(its support function has no cheap prox); the conic backends (clarabel, scs) solve it"]
+def _ball_exponent(problem) -> list[str]:
+    """The one requirement the declaration cannot state: a ball's p must be 1, 2 or ∞."""
+    unc = problem.uncertainty
+    sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
+    bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in (1.0, 2.0, math.inf)})
+    if bad:
+        return [f"robust-dcd solves Ball(p) for p ∈ {{1, 2, ∞}} only (p = {', '.join(f'{p:g}' for p in bad)}: the "
+                "prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it"]
+    return []
 
 
-def check_robust_dcd(problem) -> list[str]:
-    """Reasons ``robust-dcd`` cannot solve ``problem`` (empty when it can)."""
-    reasons = []
-    if problem.kernel is not None:
-        reasons.append("robust-dcd solves the linear primal model only, not kernels")
-    if isinstance(problem.loss, HardMargin):
-        reasons.append("robust-dcd needs a soft-margin loss (Hinge or SquaredHinge), not HardMargin")
-    elif not isinstance(problem.loss, (Hinge, SquaredHinge)):
-        reasons.append(f"robust-dcd does not know the loss {type(problem.loss).__name__}")
-    if problem.penalty.l2 <= 0:
-        reasons.append("robust-dcd needs an L2 penalty with positive strength (rs.L2(lam)); L1 alone is not enough")
-    try:
-        V = _shared_set(problem.uncertainty)
-    except ValueError:
-        reasons.append("robust-dcd needs one set shared by every sample (per-sample radii are fine); per-sample "
-                       "different sets are solved by the conic backends (clarabel, scs)")
-    else:
-        reasons += _set_reasons(V)
-    return reasons
+#: what robust-dcd solves: soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, and one
+#: shared Box, Ball (p = 1, 2, ∞) or Ellipsoid (radii may differ per sample)
+NEEDS = Needs(
+    losses=frozenset({"hinge", "squared_hinge"}),
+    l2="required",
+    l1=True,
+    sets=(Box, Ball, Ellipsoid),
+    per_sample_sets=False,
+    why={"loss": "robust-dcd needs a soft-margin loss",
+         "sets": "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) "
+                 "solve them"},
+    extra=_ball_exponent,
+)
 
 
 # ------------------------------------------------------------------------------------------------------ the set
@@ -90,8 +67,6 @@ class _SetSpec:
     """What the kernels need to know about ``V``: ``kind``, widths ``delta``, Cholesky factor ``L``."""
 
     def __init__(self, V, d: int) -> None:
-        from ..uncertainty import Ball, Box
-
         self.V = V
         self.delta = np.ones(d)
         self.L = np.zeros((1, 1))
@@ -240,7 +215,7 @@ def _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff,
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
     if warm_start is None:
         return np.zeros(n)
-    alpha = getattr(warm_start, "extra", {}).get("alpha") if hasattr(warm_start, "extra") else warm_start
+    alpha = warm_start.extra.get("dual_alpha") if hasattr(warm_start, "extra") else warm_start
     alpha = np.array(alpha, dtype=np.float64)
     if alpha.shape != (n,):
         raise ValueError(f"warm_start must hold one dual value per sample, shape ({n},); got {alpha.shape}")
@@ -252,7 +227,7 @@ def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
 def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
                       radius=None, squared=False, tol=1e-4, max_iter=1000, verbose=False, random_state=None,
                       shrinking=True, check_every=10, rho=None, warm_start=None, inner=5,
-                      inner_tol=1e-13) -> BackendResult:
+                      inner_tol=1e-13) -> Result:
     """Solve the robust model on plain arrays (see the module docstring for the model).
 
     Parameters
@@ -286,7 +261,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
 
     Returns
     -------
-    BackendResult
+    Result
     """
     t_start = time.perf_counter()
     lam, lam1 = float(l2), float(l1)
@@ -378,7 +353,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
             return kern.epoch_dense(X, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
                                     bool(shrinking), rng_state, inner, inner_tol, local)
 
-    hist = {k: [] for k in ("iteration", "objective", "dual", "gap", "rel_gap", "time", "active")}
+    hist = History()
     pg_max_old, pg_min_old = np.inf, -np.inf
     pg_eps = PG_EPS0
     since_check = 0
@@ -388,6 +363,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     cert = None
     time_cert = 0.0
     t_solve0 = time.perf_counter()
+    hist.restart()
     epoch = 0
     while epoch < max_iter:
         active, pg_max_new, pg_min_new, _ = run_epoch(active, pg_max_old, pg_min_old)
@@ -427,10 +403,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
         time_cert += time.perf_counter() - t_cert
         next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every)
         last = (epoch, cert.rel_gap)
-        now = time.perf_counter() - t_solve0
-        for key, val in (("iteration", epoch), ("objective", cert.P), ("dual", cert.D), ("gap", cert.gap),
-                         ("rel_gap", cert.rel_gap), ("time", now), ("active", active)):
-            hist[key].append(val)
+        hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"robust-dcd epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "
                   f"active={active}/{n_total}")
@@ -442,32 +415,32 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     t_end = time.perf_counter()
     message = (f"relative duality gap {cert.rel_gap:.3g} after {epoch} epochs"
                + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
-    return BackendResult(
+    return Result(
         w=cert.w,
         b=float(cert.b) if mode != "none" else 0.0,
         status=status,
         gap=cert.gap,
         iterations=epoch,
-        history={k: np.asarray(val) for k, val in hist.items()},
+        history=hist.arrays(),
         time_compile=t_solve0 - t_start,
         time_solve=t_end - t_solve0,
         message=message,
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap, "alpha": alpha,
-               "rho": rho, "time_certificates": time_cert, "certificates": len(hist["iteration"])},
+        dual_value=cert.D,
+        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap, "dual_alpha": alpha,
+               "rho": rho, "time_certificates": time_cert, "certificates": len(hist)},
     )
 
 
-def solve_robust_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
-                     check_every=10, rho=None, warm_start=None, inner=5) -> BackendResult:
+def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
+                     check_every=10, rho=None, warm_start=None, inner=5) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model with a shared Box, Ball or Ellipsoid set.
 
-    Thin adapter from ``(problem, data)`` to :func:`robust_dcd_arrays`.
+    Thin adapter from the normalized :class:`~robustsvm.model.Model` to :func:`robust_dcd_arrays`.
 
     Parameters
     ----------
-    problem : Problem
-        Accepted when :func:`check_robust_dcd` returns no reason.
-    data : FitData
+    model : Model
+        A normalized model inside :data:`NEEDS`.
     tol : float, default 1e-4
         Stop when the relative duality gap ``(P − D)/|P|`` is at most ``tol``.
     max_iter : int, default 1000
@@ -475,25 +448,22 @@ def solve_robust_dcd(problem, data, *, tol=None, max_iter=None, verbose=False, r
     verbose, random_state, shrinking, check_every, rho
         As for ``dcd``.
     warm_start : ndarray of shape (n,) or Solution, optional
-        Initial dual point α (``Solution.extra["alpha"]`` of a nearby model).
+        Initial dual point α (``Solution.extra["dual_alpha"]`` of a nearby model).
     inner : int, default 5
         Ellipsoid only: projected-gradient steps on the worst-case point after each coordinate step.
 
     Returns
     -------
-    BackendResult
-        ``gap`` is the absolute duality gap; ``history`` as for ``dcd``; ``extra`` has the final α.
+    Result
+        ``gap`` is the absolute duality gap; ``history`` as for ``dcd``; ``extra["dual_alpha"]`` the final α.
     """
-    from ..uncertainty import resolve_uncertainty
-
-    mode, mu = problem.intercept_mode
-    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d)
-    V = _shared_set(problem.uncertainty)
+    layout = model.layout
+    V = None if layout is None else layout.sets[0]
     radius = None if layout is None else layout.radius
-    c = problem.loss.coefficients(data.sample_weight)
+    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
     return robust_dcd_arrays(
-        data.X, data.y, c, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=data.signs, intercept=mode, mu=mu,
-        uncertainty=V, radius=radius, squared=isinstance(problem.loss, SquaredHinge),
+        model.X, model.y, model.c, l2=model.l2, l1=model.l1, signs=model.signs, intercept=mode,
+        mu=model.intercept.mu, uncertainty=V, radius=radius, squared=model.loss.name == "squared_hinge",
         tol=1e-4 if tol is None else tol, max_iter=1000 if max_iter is None else max_iter, verbose=verbose,
         random_state=random_state, shrinking=shrinking, check_every=check_every, rho=rho, warm_start=warm_start,
         inner=inner)
@@ -503,7 +473,7 @@ register(
     Backend(
         name="robust-dcd",
         solve=solve_robust_dcd,
-        check=check_robust_dcd,
+        needs=NEEDS,
         summary="robust dual coordinate ascent (compiled): hinge/squared hinge + L2 [+ L1], signs, shared Box, "
                 "Ball (p = 1, 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
         options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner"}),
