@@ -10,7 +10,7 @@ Cases (hinge loss, ``reduction="mean"``, ``L2(λ)`` with λ = 1/n, free intercep
 * Gaussian 20,000 × 100, ``y = sign(X·w₀ + 2ε)``: Box(r = 0.05) and 2-Ball(r = 0.2) by ``robust-dcd`` to a
   certified relative gap of ``--tol`` and by Clarabel; liblinear (``LinearSVC(loss="hinge", dual=True, C=1)``,
   its own stopping rule, no certificate) and ``dcd`` on the nominal model.
-* MNIST-shaped 60,000 × 784 (``make_mnist_like``, rows of unit norm): Box(r = 0.004) and Ball(r = 0.1) by
+* MNIST-shaped 60,000 × 784 (``make_mnist_like``, rows of unit norm): Box(r = 0.004) and Ball(r = 0.02) by
   ``robust-dcd``; liblinear nominal; Clarabel on the first tenth of the rows, for scale.
 * Woolnough et al. (2022)'s WDBC Box-SVM protocol (``woolnough_protocol``, sum of hinges, L2 + L1, 5 folds):
   ``robust-dcd`` (refit per point, warm-started along the grid) against Clarabel compiled once.
@@ -202,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     data = rs.datasets.make_mnist_like(mn, md, seed=0)
     ym = np.where(data.y > 0, 1.0, -1.0)
     m_table, m_bars = shape_case(f"MNIST-shaped {mn}×{md}", data.X, ym, [("Box r = 0.004", rs.Box(0.004)),
-                                                                         ("Ball r = 0.1", rs.Ball(0.1))],
+                                                                         ("Ball r = 0.02", rs.Ball(0.02))],
                                  tol=args.tol, clarabel_rows=mn // 10, max_iter=args.max_iter)
     w_table = woolnough(args.full_grid, args.tol, 1000)
     command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "") + (
