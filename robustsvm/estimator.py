@@ -89,7 +89,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         backend that solves the dual (see ``rs.solvers()``). None is the
         linear primal model.
     solver : str, default "clarabel"
-        A backend name from ``rs.solvers()``.
+        A backend name from ``rs.solvers()``, or ``"auto"``: ``robust-dcd`` for a robust model it
+        accepts (shared Box, Ball p ∈ {1, 2, ∞} or Ellipsoid, L2 > 0), ``clarabel`` otherwise.
+        With a backend that takes an initial dual point (``robust-dcd``),
+        ``solver_options={"warm_start": True}`` starts each ``fit`` from the previous fit's
+        solution (paths over λ or radius with ``set_params``).
     solver_options : dict, optional
         Keyword options of :meth:`Problem.solve` (``tol``, ``max_iter``, the
         backend's own options). For an LP or QP (no uncertainty, boxes, 1- and
@@ -257,10 +261,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self.make_problem()
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        if self.solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
+        solver = _choose_solver(self.solver, problem)
+        if solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
             options["tol"] = CLARABEL_TOL
-        sol = problem.solve(X, y, solver=self.solver, sample_weight=sw, feature_names=names, radius=radius,
-                            **options)
+        if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
+            previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
+            options["warm_start"] = previous if previous is not None and len(previous) == n else None
+        sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius, **options)
         self.classes_ = classes
         self.solution_ = sol
         self.intercept_ = np.array([sol.b])
@@ -292,3 +299,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(np.intp)]
+
+
+def _choose_solver(solver: str, problem) -> str:
+    """``solver`` itself, or for ``"auto"`` the first-order ``robust-dcd`` when it accepts a robust model."""
+    if solver != "auto":
+        return solver
+    from .backends import registry
+
+    if problem.uncertainty is not None and registry.get_backend("robust-dcd").accepts(problem):
+        return "robust-dcd"
+    return "clarabel"

@@ -7,6 +7,7 @@ from . import (
     m3,  # noqa: F401  (registers m3)
     pegasos,  # noqa: F401  (registers pegasos)
     pq,  # noqa: F401  (registers pq)
+    robust_dcd,  # noqa: F401  (registers robust-dcd)
 )
 from .registry import Backend, BackendResult, capable_backends, get_backend, register, solvers
 

@@ -295,18 +295,27 @@ def evaluate_chunk(
                 if callback is not None:
                     callback(1)
     else:
-        conic = registry.get_backend(solver).kind == "conic"
+        backend = registry.get_backend(solver)
+        conic = backend.kind == "conic"
+        # first-order backends that take an initial dual point: warm-start each fold along the grid's path
+        path_warm = "warm_start" in backend.options and not conic
+        if path_warm:
+            path_warm = options.pop("warm_start", True) is not False
         for k, fid in enumerate(fold_ids):
             train = np.flatnonzero(folds != fid)
             val = np.flatnonzero(folds == fid)
+            previous = None
             for j, point in enumerate(points):
                 model = with_values(problem, point)
                 t0 = time.perf_counter()
                 try:
+                    extra = {"warm_start": previous} if previous is not None else {}
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", UserWarning)
                         sol = model.solve(_rows(Xd, train), y_pm[train], solver=solver,
-                                          feature_names=data.feature_names, **options)
+                                          feature_names=data.feature_names, **options, **extra)
+                    if path_warm:
+                        previous = sol.extra.get("dual_alpha")
                     statuses[j, k] = sol.status
                     weights[j, k], intercepts[j, k] = sol.w, sol.b
                     scores[j, k] = accuracy(_rows(Xd, val), y_pm[val], sol.w, sol.b)
@@ -373,7 +382,9 @@ def grid_search(
         A conic backend (compiled once) or any registered backend (refit).
     solver_options : dict, optional
         ``tol``, ``max_iter``, ``verbose``, ``solver_options`` (the CVXPY
-        solver's own), ``warm_start`` (SCS).
+        solver's own), ``warm_start`` (SCS; for first-order backends that take an
+        initial dual point, such as ``robust-dcd``, each fold starts from the previous
+        grid point's solution unless ``warm_start=False``).
     compile_once : bool, optional
         Default: True for conic backends, False for the others.
     n_jobs : int, default 1
