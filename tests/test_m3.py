@@ -172,30 +172,6 @@ def test_kernel_dual_recovery_uses_support_vectors():
     assert np.allclose(sol.decision_function(X), full, atol=1e-12)
 
 
-def test_sha2002_reproduction(tmp_path):
-    """The reproduction's table on breast cancer (one split) is near the paper's, the figure shows the decay."""
-    import argparse
-
-    from robustsvm.reproduce import sha2002
-
-    result = sha2002.table1(seeds=1, datasets=("wisconsin",))
-    errors = [m for m, _ in result["wisconsin"]]
-    assert len(errors) == 5 and all(0 < e < 10 for e in errors)  # the paper: 3.6–5.1 %
-    decay = sha2002.coefficient_decay(iterations=(0, 1, 64))
-    a0, a1, a64 = decay["alpha"]
-    ns = decay["n_support"]
-    assert np.all(a0 == 1.0)
-    # non-support coefficients collapse: their mass after 64 updates is a small fraction of that after 1
-    assert a64[ns:].sum() < 0.1 * a1[ns:].sum()
-    assert decay["train_error"][-1] <= decay["train_error"][0]
-    parser = argparse.ArgumentParser()
-    sha2002.add_arguments(parser)
-    args = parser.parse_args(["--seeds", "1", "--iterations", "4", "--output", str(tmp_path / "t.md")])
-    assert sha2002.run(args) == 0
-    text = (tmp_path / "t.md").read_text()
-    assert "Breast cancer" in text and "[5.1]" in text and "--iterations 4" in text
-
-
 def test_too_large_dual_is_refused_before_forming_it():
     from robustsvm.backends import m3 as m3_module
 
