@@ -627,7 +627,7 @@ def _markdown(res: dict, meta: dict) -> str:
     add("## Theorem 2 on the same run")
     add("")
     add(f"Exact solution: Clarabel, support set polished by solving A_SS α_S = 1 "
-        f"({'done' if th['exact']['polished'] else 'not possible; Clarabel point used'}; relative KKT residual "
+        f"({'done' if th['exact']['polished'] else 'not possible; Clarabel point used'}; KKT residual "
         f"{th['exact']['kkt']:.1e}); {th['n_support']} support vectors, {g.size} non-support coefficients; "
         f"margin d = {th['d']:.4g}, ℓ = {th['ell']:.3g}.")
     add("")
