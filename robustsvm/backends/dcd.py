@@ -340,7 +340,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         message=message,
         dual_value=cert.D,
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "dual_alpha": alpha, "rho": rho, "time_certificates": time_cert,
+               "dual_alpha": alpha, "margin_multipliers": model.c * alpha, "rho": rho,
+               "time_certificates": time_cert,
                "certificates": len(hist)},
     )
 
