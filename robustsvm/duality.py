@@ -7,18 +7,21 @@ The model (``docs/certificates.md``) is
 ``R(w) = λ1‖w‖₁ + (λ2/2)‖w‖²``, ``S`` the sign constraints. For any points
 ``u_i ∈ V_i``, ``σ_{V_i}(−y_i w) ≥ −y_i u_i·w``, and ``ℓ`` is non-increasing,
 so each loss term is at least ``ℓ(y_i(x̃_i·w + b))`` with the moved sample
-``x̃_i = x_i + r_i u_i``. Writing the loss as a maximum over a multiplier
-``a_i`` (the multiplier of the margin constraint ``ξ_i ≥ 1 − m_i``):
+``x̃_i = x_i + r_i u_i``. Every loss is a maximum over a multiplier ``a_i``
+(the multiplier of the margin constraint ``ξ_i ≥ 1 − m_i``), with
+``α = a/c`` in the loss's dual box ``[0, upper]`` (``Loss.dual_term`` is
+``α − ℓ*(α)``, ``Loss.dual_upper`` the box's end):
 
-- hinge: ``c ℓ(m) = max_{0 ≤ a ≤ c} a(1 − m)``;
-- squared hinge: ``c ℓ(m) = max_{a ≥ 0} a(1 − m) − a²/(4c)``;
-- hard margin (``m ≥ 1`` as a constraint): ``max_{a ≥ 0} a(1 − m)`` is 0 on the feasible set,
+    c ℓ(m) = max_{0 ≤ a ≤ c·upper} a(1 − m) − c ℓ*(a/c),
 
-and minimizing the resulting function, linear in ``(w, b)`` but for ``R``
-and ``(μ/2)b²``, in closed form gives
+hinge: ``ℓ* = 0`` on ``[0, 1]``; squared hinge: ``ℓ*(α) = α²/4`` on
+``α ≥ 0``; hard margin (``m ≥ 1`` as a constraint, ``c = 1``): ``ℓ* = 0`` on
+``α ≥ 0``, the maximum being 0 on the feasible set. Minimizing the resulting
+function, linear in ``(w, b)`` but for ``R`` and ``(μ/2)b²``, in closed form
+gives
 
-    D(a, u) = Σ_i a_i − Σ_i a_i²/(4c_i) [squared hinge]
-              − R*_S(s) − (intercept term),     s = Σ_i a_i y_i x̃_i,
+    D(a, u) = Σ_i c_i (α_i − ℓ*(α_i)) − R*_S(s) − (intercept term),
+    s = Σ_i a_i y_i x̃_i,
 
 with ``R*_S(s) = max_{w ∈ S} s·w − R(w) = ‖T(s)‖²/(2λ2)``, ``T`` the
 soft-threshold by ``λ1`` followed by the clip to the signs (for ``λ2 = 0`` it
@@ -56,8 +59,6 @@ __all__ = [
     "admissible_multipliers",
 ]
 
-#: the losses :func:`lagrangian_bound` knows
-LOSSES = ("hinge", "squared_hinge", "hard_margin")
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
 CERT_RTOL = 1e-6
 
@@ -120,7 +121,7 @@ def lagrangian_bound(
     c: np.ndarray,
     a: np.ndarray,
     *,
-    loss: str,
+    loss: Any,
     l2: float,
     l1: float,
     signs: np.ndarray,
@@ -140,7 +141,9 @@ def lagrangian_bound(
     a : ndarray of shape (n,)
         Multipliers of the margin constraints, in model units; clipped to
         ``[0, c]`` (hinge) or ``[0, ∞)`` before use, so any vector is admissible.
-    loss : {"hinge", "squared_hinge", "hard_margin"}
+    loss : Loss or str
+        The loss (or its short name): ``c ℓ(m) = max_{0 ≤ α ≤ upper} c(α(1 − m) − ℓ*(α))``
+        with ``a = cα`` (``loss.dual_term``, ``loss.dual_upper``).
     l2, l1 : float
     signs : ndarray of shape (d,)
     intercept : {"free", "none", "ridge"}
@@ -156,8 +159,7 @@ def lagrangian_bound(
         A lower bound on the optimum (``-inf`` when nothing finite is found).
     theta : float
     """
-    if loss not in LOSSES:
-        raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    loss = _as_loss(loss)
     c = np.asarray(c, dtype=np.float64)
     if intercept == "l2":
         intercept = "ridge"
@@ -166,20 +168,24 @@ def lagrangian_bound(
     s = np.asarray(X.T @ ay).ravel()
     if shift is not None:
         s = s + shift(ay)
+    live = a > 0
     lin = float(a.sum())
-    quad = float(a[a > 0] @ (a[a > 0] / (4.0 * c[a > 0]))) if loss == "squared_hinge" else 0.0
     sy = float(ay.sum()) if intercept == "ridge" else 0.0
     if intercept == "ridge" and mu <= 0:
         raise ValueError("a ridge intercept needs mu > 0")
 
     def value(theta: float) -> float:
         conj = penalty_conjugate(theta * s, l2, l1, signs)
-        v = theta * lin - theta * theta * quad - conj
+        # Σ c_i (α_i − ℓ*(α_i)) at α = θa/c
+        v = float(c[live] @ loss.dual_term(theta * a[live] / c[live])) - conj
         if intercept == "ridge":
             v -= (theta * sy) ** 2 / (2.0 * mu)
         return v
 
-    hi = 1.0 if loss == "hinge" else 4.0
+    upper = float(loss.dual_upper)
+    hi = 4.0
+    if np.isfinite(upper) and np.any(live):
+        hi = min(hi, float(np.min(upper * c[live] / a[live])))
     if l2 <= 0:
         ex = _excess(s, signs)
         top = float(ex.max()) if ex.size else 0.0
@@ -198,16 +204,16 @@ def lagrangian_bound(
     return float(best), float(best_theta)
 
 
-def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: str, intercept: str) -> np.ndarray:
-    """``a`` made admissible: finite, ``≥ 0``, ``≤ c`` (hinge), 0 where ``c = 0`` (squared hinge), and with a
+def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: Any, intercept: str) -> np.ndarray:
+    """``a`` made admissible: finite, ``0 ≤ a ≤ c·upper`` (the loss's dual box), 0 where ``c = 0``, and with a
     free intercept the heavier class scaled down so that ``Σ_i a_i y_i = 0``."""
+    loss = _as_loss(loss)
     a = np.asarray(a, dtype=np.float64).copy()
     a[~np.isfinite(a)] = 0.0
     a = np.maximum(a, 0.0)
-    if loss == "hinge":
-        a = np.minimum(a, c)
-    elif loss == "squared_hinge":
-        a[c <= 0] = 0.0
+    a[c <= 0] = 0.0
+    if np.isfinite(loss.dual_upper):
+        a = np.minimum(a, c * float(loss.dual_upper))
     if intercept == "free":
         pos, neg = float(a[y > 0].sum()), float(a[y < 0].sum())
         if pos > neg:
@@ -287,18 +293,39 @@ def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1
     return coef @ Vv
 
 
-def multipliers_from_margins(loss: str, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Multipliers that are optimal for the given margins (used when a backend returns none).
+def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Multipliers ``a = −c ℓ'(m)`` for the given margins (used when a backend returns none).
 
-    Squared hinge: ``a_i = 2c_i max(0, 1 − m_i)`` (exact at the optimum).
-    Hinge: ``c_i`` where ``m_i < 1`` and 0 elsewhere (a weaker bound: the
-    samples on the margin have fractional multipliers). Hard margin: 0.
+    Exact at the optimum for a differentiable loss (squared hinge:
+    ``a_i = 2c_i max(0, 1 − m_i)``). Hinge: ``c_i`` where ``m_i < 1`` and 0
+    elsewhere (a weaker bound: the samples on the margin have fractional
+    multipliers). Hard margin: 0. Another loss: a central difference of its
+    value, clipped to its dual box.
     """
-    if loss == "squared_hinge":
+    loss = _as_loss(loss)
+    margins = np.asarray(margins, dtype=np.float64)
+    if loss.is_constraint:
+        return np.zeros_like(margins)
+    if loss.name == "squared_hinge":
         return 2.0 * c * np.maximum(0.0, 1.0 - margins)
-    if loss == "hinge":
+    if loss.name == "hinge":
         return np.where(margins < 1.0, c, 0.0)
-    return np.zeros_like(margins)
+    h = 1e-6 * np.maximum(1.0, np.abs(margins))
+    slope = -(loss.value(margins + h) - loss.value(margins - h)) / (2.0 * h)
+    return c * np.clip(slope, 0.0, float(loss.dual_upper))
+
+
+def _as_loss(loss: Any):
+    """A loss object from a loss or its short name."""
+    from .losses import LOSSES as REGISTERED
+
+    if isinstance(loss, str):
+        if loss not in REGISTERED:
+            raise ValueError(f"unknown loss {loss!r}; known: {sorted(REGISTERED)}")
+        return REGISTERED[loss]()
+    if not hasattr(loss, "dual_term"):
+        raise TypeError(f"no Lagrangian bound for loss {loss!r}: it needs dual_term and dual_upper")
+    return loss
 
 
 @dataclass
@@ -338,14 +365,6 @@ class Certificate:
     status: str
     message: str = ""
     changed: bool = False
-
-
-def loss_kind(loss: Any) -> str:
-    """``"hinge"``, ``"squared_hinge"`` or ``"hard_margin"`` for a loss object."""
-    name = getattr(loss, "name", None)
-    if name not in LOSSES:
-        raise TypeError(f"no Lagrangian bound for loss {loss!r}")
-    return name
 
 
 def certify(
@@ -388,7 +407,7 @@ def certify(
     """
     from . import objective as objective_module
 
-    kind = loss_kind(model.loss)
+    loss = model.loss
     w = np.asarray(w, dtype=np.float64).ravel()
     b = float(b)
     signs = np.asarray(model.signs, dtype=np.float64)
@@ -398,7 +417,7 @@ def certify(
     messages: list[str] = []
     layout = model.layout
     margins = objective_module.robust_margins(model, w, b)
-    if kind == "hard_margin":
+    if loss.is_constraint:
         m0 = float(np.min(margins))
         if m0 <= 0.0:
             violation = objective_module.violation(model, w, b, margins=margins)
@@ -420,14 +439,14 @@ def certify(
     violation = objective_module.violation(model, w, b, margins=margins)
     c = np.asarray(model.c, dtype=np.float64)
     if multipliers is None or np.shape(multipliers) != (model.n,):
-        multipliers = multipliers_from_margins(kind, margins, c)
+        multipliers = multipliers_from_margins(loss, margins, c)
     mode, mu = model.intercept.mode, float(model.intercept.mu)
     shift = None
     if layout is not None:
         def shift(weights: np.ndarray) -> np.ndarray:
             return robust_shift(layout, w, model.y, weights)
-    a = admissible_multipliers(multipliers, model.y, c, kind, mode)
-    bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=kind, l2=model.l2, l1=model.l1, signs=signs,
+    a = admissible_multipliers(multipliers, model.y, c, loss, mode)
+    bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
                                 intercept=mode, mu=mu, shift=shift)
     scale = max(1.0, abs(objective))
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
@@ -438,7 +457,7 @@ def certify(
         s0 = np.asarray(model.X.T @ ay).ravel()
         vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2)
         if vec is not None:
-            bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=kind, l2=model.l2, l1=model.l1,
+            bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1,
                                          signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec)
             bound = max(bound, bound2)
     if np.isfinite(own_bound) and own_bound > bound and not changed:
