@@ -59,6 +59,10 @@ class ConicResult:
     dual_objective: float
     raw_status: str
     extra: dict = field(default_factory=dict)
+    #: multipliers of the margin constraints ``ξ_i ≥ 1 − m_i`` (``m_i ≥ 1`` for a hard margin), in model units
+    multipliers: np.ndarray | None = None
+    #: the solver's own status string (``"MaxTime"``, ``"solved"``, ...), when it reports one
+    solver_status: str = ""
 
 
 class ConicProgram:
@@ -87,6 +91,16 @@ class ConicProgram:
         Make the radius an ``(n,)`` parameter (one value per sample) instead of
         a scalar one. Default: only when the model's radii differ between
         samples. A scalar radius parameter compiles several times faster.
+    rescale : bool, default True
+        Compile the model on ``κX``, ``κ`` the power of two nearest to
+        ``1/max|X_ih|`` (1 when that entry is within a factor 16 of 1): the
+        program's variable is ``w' = w/κ`` and its parameters are
+        ``λ2' = λ2κ²``, ``λ1' = λ1κ``, ``r' = rκ`` (every support function is
+        positively homogeneous), so the objective, the margins and the
+        multipliers are those of the model while the solver works on entries of
+        order one. :meth:`solve` maps ``w`` back and :meth:`set_values` takes
+        model units; ``rescale=False`` writes the model in its own units (what
+        :meth:`Problem.to_cvxpy` shows).
 
     Attributes
     ----------
@@ -107,6 +121,7 @@ class ConicProgram:
         weights_as_parameter: bool = False,
         radius_per_sample: bool | None = None,
         sample_groups: Any = None,
+        rescale: bool = True,
     ) -> None:
         if model.kernel is not None:
             raise ValueError(
@@ -117,15 +132,19 @@ class ConicProgram:
         n, d = model.n, model.d
         X, y = model.X, model.y
         self.n, self.d = n, d
+        self.kappa = _data_scale(X) if rescale else 1.0
+        if self.kappa != 1.0:
+            X = X * self.kappa
 
         w = cp.Variable(d, name="w")
         self.w = w
         intercept = model.intercept
         self.b = cp.Variable(name="b") if intercept.present else None
 
+        k = self.kappa
         self.parameters: dict[str, cp.Parameter] = {
-            "l2": cp.Parameter(nonneg=True, name="l2", value=model.l2),
-            "l1": cp.Parameter(nonneg=True, name="l1", value=model.l1),
+            "l2": cp.Parameter(nonneg=True, name="l2", value=model.l2 * k * k),
+            "l1": cp.Parameter(nonneg=True, name="l1", value=model.l1 * k),
         }
         objective = 0.5 * self.parameters["l2"] * cp.sum_squares(w)
         constraints: list[cp.Constraint] = []
@@ -164,10 +183,10 @@ class ConicProgram:
             constraints.extend(cons)
             self.support_variables = t_robust
             if self.radius_per_sample:
-                r = cp.Parameter(n, nonneg=True, name="radius", value=layout.radius)
+                r = cp.Parameter(n, nonneg=True, name="radius", value=layout.radius * k)
                 margin = margin - cp.multiply(r, S @ t_robust)
             else:
-                r = cp.Parameter(nonneg=True, name="radius", value=float(layout.radius[0]))
+                r = cp.Parameter(nonneg=True, name="radius", value=float(layout.radius[0]) * k)
                 margin = margin - r * (S @ t_robust)
             self.parameters["radius"] = r
 
@@ -183,12 +202,14 @@ class ConicProgram:
             self.groups = _check_groups(sample_groups, n)
         squared = loss.name == "squared_hinge"
         if loss.is_constraint:
-            constraints.append(margin >= 1)
+            self.margin_constraint = margin >= 1
+            constraints.append(self.margin_constraint)
             self.xi = None
         elif self.groups is not None:
             xi = cp.Variable(n, nonneg=True, name="xi")
             self.xi = xi
-            constraints.append(xi >= 1 - margin)
+            self.margin_constraint = xi >= 1 - margin
+            constraints.append(self.margin_constraint)
             labels, index = self.groups
             gw = cp.Parameter(len(labels), nonneg=True, name="group_weight")
             self.parameters["group_weight"] = gw
@@ -201,7 +222,8 @@ class ConicProgram:
         else:
             xi = cp.Variable(n, nonneg=True, name="xi")
             self.xi = xi
-            constraints.append(xi >= 1 - margin)
+            self.margin_constraint = xi >= 1 - margin
+            constraints.append(self.margin_constraint)
             # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
             # CVXPY densify an n × n quadratic coefficient
             weight = np.sqrt(coef) if squared else coef
@@ -243,13 +265,14 @@ class ConicProgram:
             ``reduction="mean"``, ``s_i g_k`` for ``"sum"``.
         """
         p = self.parameters
+        k = self.kappa
         if l2 is not None:
-            p["l2"].value = _nonneg(l2, "l2")
+            p["l2"].value = _nonneg(l2, "l2") * k * k
         if l1 is not None:
             value = _nonneg(l1, "l1")
             if value > 0 and not self.with_l1:
                 raise ValueError("l1 > 0 needs a program compiled with with_l1=True or an L1 penalty")
-            p["l1"].value = value
+            p["l1"].value = value * k
         if mu is not None:
             if "mu" not in p:
                 raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
@@ -259,9 +282,10 @@ class ConicProgram:
                 raise ValueError("radius applies only to a model with uncertainty")
             r = check_radius(radius)
             if self.radius_per_sample:
-                p["radius"].value = np.full(self.n, float(r)) if np.ndim(r) == 0 else _length(r, self.n, "radius")
+                p["radius"].value = k * (np.full(self.n, float(r)) if np.ndim(r) == 0
+                                         else _length(r, self.n, "radius"))
             elif np.ndim(r) == 0:
-                p["radius"].value = float(r)
+                p["radius"].value = float(r) * k
             else:
                 raise ValueError("a radius per sample needs a program compiled with radius_per_sample=True")
         if sample_weight is not None:
@@ -309,14 +333,24 @@ class ConicProgram:
         prob.unpack_results(raw, chain, inverse)
         pobj, dobj, gap = _raw_objectives(solver, raw)
         stats = prob.solver_stats
-        w = None if self.w.value is None else np.asarray(self.w.value, dtype=np.float64).copy()
+        w = None if self.w.value is None else self.kappa * np.asarray(self.w.value, dtype=np.float64)
         b = 0.0
         if self.b is not None and self.b.value is not None:
             b = float(self.b.value)
+        multipliers = None
+        dual = self.margin_constraint.dual_value
+        if dual is not None:
+            multipliers = np.asarray(dual, dtype=np.float64).ravel().copy()
+            if multipliers.shape != (self.n,):
+                multipliers = None
+        solver_status = _solver_status(raw)
+        status = STATUS.get(prob.status, str(prob.status))
+        if prob.status == cp.USER_LIMIT and "time" in solver_status.lower():
+            status = "time_limit"  # a time limit reached is not an iteration limit
         return ConicResult(
             w=w,
             b=b,
-            status=STATUS.get(prob.status, str(prob.status)),
+            status=status,
             gap=gap,
             iterations=int(stats.num_iters or 0),
             time_compile=t1 - t0,
@@ -324,6 +358,8 @@ class ConicProgram:
             primal_objective=pobj,
             dual_objective=dobj,
             raw_status=str(prob.status),
+            multipliers=multipliers,
+            solver_status=solver_status,
         )
 
     def size(self) -> dict:
@@ -341,6 +377,33 @@ class ConicProgram:
 
 
 # -----------------------------------------------------------------------------
+#: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
+RESCALE_RANGE = 16.0
+
+
+def _data_scale(X) -> float:
+    """The power of two nearest to ``1/max|X_ih|``; 1 when that entry is already within a factor 16 of 1.
+
+    A power of two makes the scaling exact in floating point.
+    """
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if not np.isfinite(top) or top <= 0.0 or 1.0 / RESCALE_RANGE <= top <= RESCALE_RANGE:
+        return 1.0
+    return float(2.0 ** -np.round(np.log2(top)))
+
+
+def _solver_status(raw: Any) -> str:
+    """The solver's own status string from its raw output ('' when unknown)."""
+    for getter in (lambda r: r.status, lambda r: r["info"]["status"], lambda r: r["model_status"],
+                   lambda r: r["status"]):
+        try:
+            return str(getter(raw))
+        except (AttributeError, KeyError, TypeError, IndexError):
+            continue
+    return ""
+
+
 def _scale_rows(X, y: np.ndarray):
     """``diag(y) X`` without densifying a sparse X."""
     if sp.issparse(X):
@@ -434,6 +497,13 @@ def native_options(solver: str, tol: float | None, max_iter: int | None) -> dict
             opts.update(eps_abs=tol, eps_rel=tol)
         if max_iter is not None:
             opts["max_iter"] = int(max_iter)
+    elif name == "HIGHS":
+        if tol is not None:
+            opts.update(primal_feasibility_tolerance=tol, dual_feasibility_tolerance=tol,
+                        ipm_optimality_tolerance=tol)
+        if max_iter is not None:
+            opts.update(ipm_iteration_limit=int(max_iter), simplex_iteration_limit=int(max_iter),
+                        qp_iteration_limit=int(max_iter))
     elif name == "ECOS":
         if tol is not None:
             opts.update(abstol=tol, reltol=tol, feastol=tol)

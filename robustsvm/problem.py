@@ -187,14 +187,16 @@ class Problem:
         The returned program's parameters (λ1, λ2, μ, radii and, with
         ``weights_as_parameter=True``, sample weights) can be changed with
         ``set_values`` and re-solved without recompiling. ``compile_options``
-        are ``with_l1``, ``weights_as_parameter`` and ``radius_per_sample``.
+        are ``with_l1``, ``weights_as_parameter``, ``radius_per_sample``,
+        ``sample_groups`` and ``rescale``.
         """
         data = self.prepare(X, y, sample_weight=sample_weight, feature_names=feature_names)
         return ConicProgram(normalize(self, data), **compile_options)
 
     def to_cvxpy(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None):
         """The model as a ``cvxpy.Problem`` (parameters named ``l2``, ``l1``, ``mu``, ``radius``, ``weight``)."""
-        return self.compile(X, y, sample_weight=sample_weight, feature_names=feature_names).cvxpy_problem
+        return self.compile(X, y, sample_weight=sample_weight, feature_names=feature_names,
+                            rescale=False).cvxpy_problem
 
     # -------------------------------------------------------------- solving
     def solve(
@@ -253,22 +255,30 @@ class Problem:
         start = time.perf_counter()
         result = backend.solve(model, **options)
         elapsed = time.perf_counter() - start
-        return self._finish(backend.name, model, result, elapsed)
+        return self._finish(backend.name, model, result, elapsed, tol=options.get("tol"))
 
-    def _finish(self, name: str, model: Model, result: registry.Result, elapsed: float) -> Solution:
+    def _finish(self, name: str, model: Model, result: registry.Result, elapsed: float,
+                tol: float | None = None) -> Solution:
         if result.status in _FAILED or (result.w is None and result.dual_coef is None):
+            confirmed = name == "clarabel" or bool(result.extra.get("infeasibility_confirmed"))
             raise SolverError(
                 f"solver {name!r} returned status {result.status!r}"
                 + (f": {result.message}" if result.message else "")
                 + (" (the hard-margin model is infeasible when the data are not separable)"
-                   if self.loss.is_constraint and result.status.startswith("infeasible") else "")
+                   if self.loss.is_constraint and result.status.startswith("infeasible") and confirmed else "")
             )
         b = float(result.b)
         if result.w is not None:
-            w = np.asarray(result.w, dtype=np.float64).ravel()
-            margins = objective_module.robust_margins(model, w, b)
-            objective = objective_module.objective_from_margins(model, w, b, margins)
-            violation = objective_module.violation(model, w, b, margins=margins)
+            # the package's own certificate: sign-feasible point, recomputed objective, Lagrangian bound
+            cert = _certify(name, model, result, tol)
+            if cert.status in _FAILED:
+                raise SolverError(f"solver {name!r} returned status {result.status!r}: {cert.message}")
+            w, objective, violation = cert.w, cert.objective, cert.violation
+            result.b, result.gap, result.status, result.dual_value = cert.b, cert.gap, cert.status, cert.bound
+            b = cert.b
+            if cert.message:
+                result.message = f"{result.message}; {cert.message}" if result.message else cert.message
+            result.extra["dual_bound"] = cert.bound
         else:
             w = None
             objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, b)
@@ -416,6 +426,25 @@ def _describe_uncertainty(uncertainty: Any) -> str:
     if len(counts) > 3:
         shown.append(f"{len(counts) - 3} more distinct sets")
     return f"[{len(uncertainty)} sets: {', '.join(shown)}]"
+
+
+def _certify(name: str, model: Model, result: registry.Result, tol: float | None):
+    """:func:`robustsvm.duality.certify` on a backend's result; a failed support evaluation names its cause."""
+    import cvxpy as cp
+
+    from .duality import certify
+
+    own = registry.get_backend(name).kind != "conic"  # the package's own dual methods
+    try:
+        return certify(model, result.w, float(result.b), multipliers=result.extra.get("margin_multipliers"),
+                       status=result.status, claimed_gap=float(result.gap),
+                       solver_objective=np.nan if own else float(result.extra.get("primal_objective", np.nan)),
+                       tol=tol, own_bound=float(result.dual_value) if own else np.nan)
+    except cp.error.SolverError as exc:
+        raise SolverError(
+            f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
+            f"(a Clarabel solve inside the package) failed: {exc}"
+        ) from exc
 
 
 def _check_common_options(options: dict) -> None:

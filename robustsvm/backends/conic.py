@@ -21,8 +21,79 @@ CONIC_SOLVERS = ("CLARABEL", "SCS", "ECOS", "MOSEK", "GUROBI", "CVXOPT", "OSQP",
 
 
 
+#: solvers through CVXPY that take linear and quadratic programs only (no second-order, power or PSD cones)
+QP_ONLY = frozenset({"OSQP", "HIGHS", "PIQP"})
+#: default time limit (seconds) of the solvers that have none by default
+DEFAULT_TIME_LIMIT = {"HIGHS": 600.0, "OSQP": 600.0}
+#: each solver's own name of its time-limit option (None: not translated)
+_TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit",
+                      "HIGHS": "time_limit"}
+
+
+def qp_representable(uncertainty_set) -> bool:
+    """Whether ``σ_V`` compiles to linear and quadratic pieces only (CVXPY's ``is_qp`` on a probe)."""
+    d = uncertainty_set.dim or 2
+    z = cp.Variable(d)
+    t = cp.Variable()
+    expr, cons = uncertainty_set.support_cvx(z)
+    return cp.Problem(cp.Minimize(t + cp.sum_squares(z)), [expr <= t, *cons]).is_qp()
+
+
+def _qp_reasons(problem) -> list[str]:
+    """Why a linear/quadratic-program solver cannot take ``problem``'s sets (empty when it can)."""
+    unc = problem.uncertainty
+    sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
+    seen: set = set()
+    for s in sets:
+        key = s.key()
+        if key in seen:
+            continue
+        seen.add(key)
+        if not qp_representable(s):
+            return [f"{type(s).__name__} {s!r} needs a second-order, power or semidefinite cone; "
+                    "this solver takes linear and quadratic programs only"]
+    return []
+
+
 #: every linear model, any uncertainty set
 LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True)
+#: linear models whose sets compile to an LP/QP
+QP_NEEDS = Needs(sets="any", per_sample_sets=True, extra=_qp_reasons)
+
+
+def _with_time_limit(solver_name: str, time_limit, solver_options) -> dict:
+    """``solver_options`` plus the solver's own time-limit option (HiGHS and OSQP get one by default)."""
+    opts = dict(solver_options or {})
+    name = solver_name.upper()
+    key = _TIME_LIMIT_OPTION.get(name)
+    if time_limit is None:
+        time_limit = DEFAULT_TIME_LIMIT.get(name)
+        if time_limit is None:
+            return opts
+    else:
+        if key is None:
+            raise ValueError(f"time_limit is not translated for solver {solver_name!r}; pass its own option in "
+                             "solver_options")
+        time_limit = float(time_limit)
+        if not np.isfinite(time_limit) or time_limit <= 0:
+            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    if key is not None:
+        opts.setdefault(key, float(time_limit))
+    return opts
+
+
+def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
+    """Ask Clarabel whether a model another solver found infeasible is infeasible: ``(agrees, message)``."""
+    try:
+        res = ConicProgram(model).solve("CLARABEL")
+    except cp.error.SolverError as exc:  # pragma: no cover - Clarabel failing as well
+        return False, (f"{solver_name} reports the model infeasible and Clarabel, asked to confirm, failed ({exc}); "
+                       "the model's feasibility is unknown")
+    if res.status.startswith("infeasible"):
+        return True, ""
+    return False, (f"{solver_name} reports the model infeasible, but Clarabel solves it (status {res.status}, "
+                   f"objective {res.primal_objective:.6g}): {solver_name}'s infeasibility detection failed at its "
+                   "tolerance (for a hard margin, the data are separable); use solver='clarabel'")
 #: kernel models go through their dual NQP (plus yᵀα = 0 for a free intercept)
 KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
                      signs=False, sets=(),
@@ -60,10 +131,11 @@ def solve_conic(solver_name: str):
     """Make the ``solve`` function of the conic backend for CVXPY solver ``solver_name``."""
 
     def solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
-              solver_options=None, warm_start=False, program=None) -> Result:
+              solver_options=None, warm_start=False, program=None, time_limit=None) -> Result:
+        solver_options = _with_time_limit(solver_name, time_limit, solver_options)
         if model.kernel is not None:
             opts = native_options(solver_name, tol, max_iter)
-            opts.update(solver_options or {})
+            opts.update(solver_options)
             return _solve_kernel_dual(model, solver_name, verbose, opts)
         t0 = time.perf_counter()
         prog = program if program is not None else ConicProgram(model)
@@ -72,8 +144,15 @@ def solve_conic(solver_name: str):
             res = prog.solve(solver_name, tol=tol, max_iter=max_iter, verbose=verbose,
                              warm_start=warm_start, solver_options=solver_options)
         except cp.error.SolverError as exc:
-            return Result(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
+            return Result(w=None, b=0.0, status="solver_error", message=f"{solver_name}: {exc}",
+                          time_compile=t1 - t0)
         status = res.status
+        confirmed = solver_name.upper() == "CLARABEL"
+        if status.startswith("infeasible") and not confirmed:
+            confirmed, note = _second_opinion(model, solver_name)
+            if not confirmed:
+                return Result(w=None, b=0.0, status="solver_error", message=note,
+                              time_compile=t1 - t0 + res.time_compile, time_solve=res.time_solve)
         history = {
             "iteration": np.array([res.iterations]),
             "objective": np.array([np.nan]),
@@ -89,10 +168,12 @@ def solve_conic(solver_name: str):
             history=history,
             time_compile=(t1 - t0) + res.time_compile,
             time_solve=res.time_solve,
-            message=f"CVXPY status {res.raw_status}",
+            message=f"CVXPY status {res.raw_status}" + (f", {solver_name} status {res.solver_status}"
+                                                         if res.solver_status else ""),
             dual_value=res.dual_objective,
             extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
-                   "program": prog},
+                   "program": prog, "margin_multipliers": res.multipliers, "infeasibility_confirmed": confirmed,
+                   "solver_status": res.solver_status},
         )
 
     return solve
@@ -117,12 +198,13 @@ def _register_installed() -> None:
             Backend(
                 name=name.lower(),
                 solve=solve_conic(name),
-                needs=LINEAR_NEEDS,
+                needs=QP_NEEDS if name in QP_ONLY else LINEAR_NEEDS,
                 kernel_needs=KERNEL_NEEDS,
                 summary=summary,
-                options=frozenset({"solver_options", "warm_start", "program"}),
+                options=frozenset({"solver_options", "warm_start", "program", "time_limit"}),
                 kind="conic",
-                certificate="the solver's primal-dual gap (absolute) where it reports one",
+                certificate="the package's duality gap: recomputed objective minus the Lagrangian bound built from "
+                            "the solver's margin multipliers (robustsvm.duality)",
             ),
             replace=True,
         )

@@ -226,6 +226,8 @@ def solve_frank_wolfe(
         time_solve=t_end - t_loop,
         message=message,
         dual_coef=alpha,
+        dual_value=float(dual),
+        extra={"margin_multipliers": c * alpha},
     )
 
 

@@ -19,8 +19,12 @@ through the ``(α, β)`` dual, and the pq-SVM — without a free intercept.
 
 ``Solution.history["objective"]`` is the NQP objective ``F(v)`` in the model's
 units (minus the dual value: non-increasing); ``history["kkt"]`` the residual.
-``Solution.gap`` is the duality gap of the recovered primal point (for a hard
-margin it certifies optimality only when ``Solution.violation`` is 0).
+The returned ``w`` is projected on the signs. For a linear model
+``Solution.gap`` is the package's duality gap (:mod:`robustsvm.duality`) at
+that point, with ``α`` as multipliers; a hard-margin point is rescaled onto the
+constraints, and one that no rescaling makes feasible (non-separable data, or
+too few updates) raises ``SolverError``. For a kernel model it is the gap of
+the recovered expansion against the NQP's dual value.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..duals import NQP, PQDual, pq_reasons, reduce_model
+from ..duals import NQP, LinearDual, PQDual, pq_reasons, reduce_model
 from ..model import Model
 from ..uncertainty import Box
 from .registry import Backend, Needs, Result, register
@@ -226,6 +230,12 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     t2 = time.perf_counter()
     rec = dual.recover(res.v)
     gap = rec.objective - dual.dual_value(res.v)
+    w_out = rec.w
+    if w_out is not None:
+        # the recovery can leave a sign-constrained weight on the wrong side while β has not converged:
+        # return the projection (the package re-scores it and rebuilds the gap, robustsvm.duality)
+        w_out = w_out.copy()
+        w_out[model.signs * w_out < 0] = 0.0
     n_hist = res.history["iteration"].shape[0]
     gaps = np.full(n_hist, np.nan)
     gaps[-1] = gap
@@ -236,12 +246,14 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
              "dual_objective": dual.dual_value(res.v), "dual_point": res.v}
     if rec.w is None:
         extra.update(support=rec.support)
+    elif isinstance(dual, LinearDual):
+        extra["margin_multipliers"] = res.v[:model.n].copy()  # α of the (α, β) dual
     if isinstance(dual, PQDual):
         extra["dual"] = "pq"
     if record_coefficients:  # the dual coefficients before each update, then the final ones
         extra["coefficients"] = np.vstack([*trace, res.v])
     return Result(
-        w=rec.w, b=rec.b, status=res.status, gap=float(gap), dual_value=dual.dual_value(res.v),
+        w=w_out, b=rec.b, status=res.status, gap=float(gap), dual_value=dual.dual_value(res.v),
         iterations=res.iterations, history=history,
         time_compile=t1 - t0, time_solve=t2 - t1,
         message=res.message or f"KKT residual {res.kkt_residual:.3g} after {res.iterations} updates",

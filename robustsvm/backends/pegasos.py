@@ -126,6 +126,7 @@ def solve_pegasos(
     perm, cursor = rng.permutation(n), 0
     hist = History()
     best_p, best_w, best_b, best_d = np.inf, w, b, -np.inf
+    best_alpha = np.zeros(n)
     status, message = "max_iter", f"certified gap above tol after {max_iter} iterations"
     report = max(1, max_iter // 10)
     t_loop = time.perf_counter()
@@ -166,6 +167,8 @@ def solve_pegasos(
                 dual = _dual_value(model, alpha_bar, vv[:, 0], vv[:, 1])
             if p < best_p:
                 best_p, best_w, best_b = p, w, b
+            if dual > best_d:
+                best_alpha = alpha_bar.copy()
             best_d = max(best_d, dual)
             hist.record(t - 1, p, p - dual, best_objective=best_p, dual=dual)
             if verbose and (t % report == 0 or t == 1):
@@ -193,6 +196,8 @@ def solve_pegasos(
         time_compile=t_loop - t_start,
         time_solve=t_end - t_loop,
         message=message,
+        dual_value=float(best_d),
+        extra={"margin_multipliers": c * np.clip(best_alpha, 0.0, 1.0)},
     )
 
 

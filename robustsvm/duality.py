@@ -1,0 +1,480 @@
+"""A lower bound on the optimum that the package computes itself, for every backend and every set.
+
+The model (``docs/certificates.md``) is
+
+    P* = min_{w ∈ S, b}  R(w) + (μ/2) b² + Σ_i c_i ℓ(y_i(x_i·w + b) − r_i σ_{V_i}(−y_i w)),
+
+``R(w) = λ1‖w‖₁ + (λ2/2)‖w‖²``, ``S`` the sign constraints. For any points
+``u_i ∈ V_i``, ``σ_{V_i}(−y_i w) ≥ −y_i u_i·w``, and ``ℓ`` is non-increasing,
+so each loss term is at least ``ℓ(y_i(x̃_i·w + b))`` with the moved sample
+``x̃_i = x_i + r_i u_i``. Every loss is a maximum over a multiplier ``a_i``
+(the multiplier of the margin constraint ``ξ_i ≥ 1 − m_i``), with
+``α = a/c`` in the loss's dual box ``[0, upper]`` (``Loss.dual_term`` is
+``α − ℓ*(α)``, ``Loss.dual_upper`` the box's end):
+
+    c ℓ(m) = max_{0 ≤ a ≤ c·upper} a(1 − m) − c ℓ*(a/c),
+
+hinge: ``ℓ* = 0`` on ``[0, 1]``; squared hinge: ``ℓ*(α) = α²/4`` on
+``α ≥ 0``; hard margin (``m ≥ 1`` as a constraint, ``c = 1``): ``ℓ* = 0`` on
+``α ≥ 0``, the maximum being 0 on the feasible set. Minimizing the resulting
+function, linear in ``(w, b)`` but for ``R`` and ``(μ/2)b²``, in closed form
+gives
+
+    D(a, u) = Σ_i c_i (α_i − ℓ*(α_i)) − R*_S(s) − (intercept term),
+    s = Σ_i a_i y_i x̃_i,
+
+with ``R*_S(s) = max_{w ∈ S} s·w − R(w) = ‖T(s)‖²/(2λ2)``, ``T`` the
+soft-threshold by ``λ1`` followed by the clip to the signs (for ``λ2 = 0`` it
+is 0 when ``T(s) = 0`` and +∞ otherwise). The intercept term is ``S_y²/(2μ)``
+for a ridge intercept, 0 without intercept, and a free intercept needs
+``S_y = Σ_i a_i y_i = 0`` (the heavier class is scaled down to meet it).
+Weak duality: ``P* ≥ D(a, u)`` for every admissible ``(a, u)``, whatever
+produced them. The multipliers are finally rescaled by the best ``θ ≥ 0``
+(``D(θa, u)`` is concave in ``θ``), which also makes the bound finite when
+``λ2 = 0``.
+
+:func:`certify` applies this to a returned point: it projects ``w`` on the
+signs (and for a hard margin rescales ``(w, b)`` onto the feasible set, the
+robust margins being positively homogeneous), evaluates the objective, takes
+``u_i`` as each set's worst case at ``w`` and ``a`` from the backend (or from
+the margins), and reports ``gap = P(w, b) − D(a, u) ≥ P(w, b) − P*``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+__all__ = [
+    "Certificate",
+    "certify",
+    "lagrangian_bound",
+    "penalty_conjugate",
+    "robust_shift",
+    "multipliers_from_margins",
+    "optimal_shift",
+    "admissible_multipliers",
+]
+
+#: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
+CERT_RTOL = 1e-6
+
+
+def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray) -> float:
+    """``max_{w ∈ S} s·w − λ1‖w‖₁ − (λ2/2)‖w‖²`` in closed form.
+
+    Coordinate ``h`` contributes ``t_h²/(2λ2)`` with ``t_h`` the soft-threshold
+    ``sign(s_h)·max(|s_h| − λ1, 0)``, set to 0 when its sign is forbidden
+    (``signs[h]·t_h < 0``). With ``λ2 = 0`` the value is 0 when every ``t_h``
+    is 0 and ``+inf`` otherwise.
+
+    Parameters
+    ----------
+    s : ndarray of shape (d,)
+    l2, l1 : float
+        Penalty strengths (non-negative).
+    signs : ndarray of shape (d,)
+        +1, 0 or −1 per feature.
+    """
+    t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0)
+    t[signs * t < 0] = 0.0
+    if l2 > 0:
+        return float(t @ t) / (2.0 * l2)
+    return 0.0 if not np.any(t) else float("inf")
+
+
+def _excess(s: np.ndarray, signs: np.ndarray) -> np.ndarray:
+    """``|s_h|`` in the directions the signs allow (0 where the sign forbids it)."""
+    e = np.abs(s).copy()
+    e[signs * s < 0] = 0.0
+    return e
+
+
+def robust_shift(layout: Any, w: np.ndarray, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``Σ_i weights_i r_i u_i`` with ``u_i ∈ V_i`` a maximizer of ``−y_i u·w`` (each set's worst case).
+
+    The maximizers are computed once per distinct (set, direction) pair; a
+    symmetric set's maximizer for ``+w`` is minus the one for ``−w``.
+
+    Parameters
+    ----------
+    layout : RobustLayout
+    w : ndarray of shape (d,)
+    y : ndarray of shape (n,)
+        Labels in ±1.
+    weights : ndarray of shape (n,)
+    """
+    _, V, inverse = layout.maximize(w, y)
+    _, direction, _ = layout.pairs(y)
+    # pair j maximizes over z = direction_j·w; sample i needs z = −y_i w
+    flip = direction[inverse] * (-y)
+    coef = np.bincount(inverse, weights=weights * layout.radius * flip, minlength=V.shape[0])
+    return coef @ V
+
+
+def lagrangian_bound(
+    X: Any,
+    y: np.ndarray,
+    c: np.ndarray,
+    a: np.ndarray,
+    *,
+    loss: Any,
+    l2: float,
+    l1: float,
+    signs: np.ndarray,
+    intercept: str,
+    mu: float = 0.0,
+    shift: Any = None,
+) -> tuple[float, float]:
+    """The bound ``max_θ D(θa, u)`` of the module docstring, and the ``θ`` reached.
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+    y : ndarray of shape (n,)
+        Labels in ±1.
+    c : ndarray of shape (n,)
+        Loss coefficients (ignored for the hard margin).
+    a : ndarray of shape (n,)
+        Multipliers of the margin constraints, in model units; clipped to
+        ``[0, c]`` (hinge) or ``[0, ∞)`` before use, so any vector is admissible.
+    loss : Loss or str
+        The loss (or its short name): ``c ℓ(m) = max_{0 ≤ α ≤ upper} c(α(1 − m) − ℓ*(α))``
+        with ``a = cα`` (``loss.dual_term``, ``loss.dual_upper``).
+    l2, l1 : float
+    signs : ndarray of shape (d,)
+    intercept : {"free", "none", "ridge"}
+    mu : float
+        Ridge strength of the intercept (``intercept="ridge"``).
+    shift : callable, optional
+        ``shift(weights) = Σ_i weights_i r_i u_i`` (see :func:`robust_shift`);
+        None for a nominal model.
+
+    Returns
+    -------
+    bound : float
+        A lower bound on the optimum (``-inf`` when nothing finite is found).
+    theta : float
+    """
+    loss = _as_loss(loss)
+    c = np.asarray(c, dtype=np.float64)
+    if intercept == "l2":
+        intercept = "ridge"
+    a = admissible_multipliers(a, y, c, loss, intercept)
+    ay = a * y
+    s = np.asarray(X.T @ ay).ravel()
+    if shift is not None:
+        s = s + shift(ay)
+    live = a > 0
+    lin = float(a.sum())
+    sy = float(ay.sum()) if intercept == "ridge" else 0.0
+    if intercept == "ridge" and mu <= 0:
+        raise ValueError("a ridge intercept needs mu > 0")
+
+    def value(theta: float) -> float:
+        conj = penalty_conjugate(theta * s, l2, l1, signs)
+        # Σ c_i (α_i − ℓ*(α_i)) at α = θa/c
+        v = float(c[live] @ loss.dual_term(theta * a[live] / c[live])) - conj
+        if intercept == "ridge":
+            v -= (theta * sy) ** 2 / (2.0 * mu)
+        return v
+
+    upper = float(loss.dual_upper)
+    hi = 4.0
+    if np.isfinite(upper) and np.any(live):
+        hi = min(hi, float(np.min(upper * c[live] / a[live])))
+    if l2 <= 0:
+        ex = _excess(s, signs)
+        top = float(ex.max()) if ex.size else 0.0
+        if top > l1:
+            hi = min(hi, l1 / top)
+    candidates = [0.0, hi] + ([1.0] if hi >= 1.0 else [])
+    if hi > 0 and lin > 0:
+        res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
+                              options={"xatol": 1e-12 * max(hi, 1.0)})
+        candidates.append(float(res.x))
+    best, best_theta = -np.inf, 0.0
+    for theta in candidates:
+        v = value(theta)
+        if v > best:
+            best, best_theta = v, theta
+    return float(best), float(best_theta)
+
+
+def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: Any, intercept: str) -> np.ndarray:
+    """``a`` made admissible: finite, ``0 ≤ a ≤ c·upper`` (the loss's dual box), 0 where ``c = 0``, and with a
+    free intercept the heavier class scaled down so that ``Σ_i a_i y_i = 0``."""
+    loss = _as_loss(loss)
+    a = np.asarray(a, dtype=np.float64).copy()
+    a[~np.isfinite(a)] = 0.0
+    a = np.maximum(a, 0.0)
+    a[c <= 0] = 0.0
+    if np.isfinite(loss.dual_upper):
+        a = np.minimum(a, c * float(loss.dual_upper))
+    if intercept == "free":
+        pos, neg = float(a[y > 0].sum()), float(a[y < 0].sum())
+        if pos > neg:
+            a[y > 0] *= neg / pos
+        elif neg > pos:
+            a[y < 0] *= pos / neg
+    return a
+
+
+def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
+    """Pull a solver's point into the unit set where a closed form exists (box clip, ball/ellipsoid scaling)."""
+    from .uncertainty import Ball, Box, Ellipsoid
+
+    if isinstance(uncertainty_set, Box):
+        delta = uncertainty_set._delta(v.shape[0])
+        return np.clip(v, -delta, delta)
+    if isinstance(uncertainty_set, Ball):
+        norm = float(np.linalg.norm(v / max(np.max(np.abs(v)), 1e-300), ord=uncertainty_set.p)
+                     * max(np.max(np.abs(v)), 1e-300))
+        return v / max(1.0, norm * (1 + 1e-15))
+    if isinstance(uncertainty_set, Ellipsoid):
+        import scipy.linalg as sla
+
+        norm = float(np.linalg.norm(sla.solve_triangular(uncertainty_set.L, v, lower=True)))
+        return v / max(1.0, norm * (1 + 1e-15))
+    return v
+
+
+def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
+                  signs: np.ndarray, l2: float = 1.0) -> np.ndarray | None:
+    """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` chosen to minimize ``‖T(s0 + ·)‖²``.
+
+    For fixed multipliers the bound depends on the points only through
+    ``s = s0 + Σ_j A_j v_j``, one point ``v_j ∈ V`` per (set, label) pair
+    with ``A_j = Σ_{i in j} a_i y_i r_i`` (the samples of a pair share one sign
+    of ``a_i y_i r_i``, and a convex combination of points of a convex set is in
+    the set). Minimizing the convex ``‖T(s)‖²`` over the
+    ``v_j`` (its largest entry when ``λ2 = 0``) is a small conic program
+    (Clarabel); its points are pulled back
+    into the set where a closed form exists. None when the solve fails.
+    """
+    import cvxpy as cp
+
+    # one point per (set, label): even a symmetric set's two classes may use different points of a face
+    uniq, inverse = np.unique(layout.group * 2 + (y < 0), return_inverse=True)
+    inverse = inverse.ravel()
+    set_index = uniq // 2
+    coef = np.bincount(inverse, weights=ay * layout.radius, minlength=set_index.shape[0])
+    J, d = set_index.shape[0], s0.shape[0]
+    V = cp.Variable((J, d))
+    cons = []
+    for j in range(J):
+        cons.extend(layout.sets[set_index[j]].membership_cvx(V[j]))
+    s_expr = s0 + coef @ V
+    free = signs == 0
+    parts = []
+    if np.any(free):
+        parts.append(cp.pos(cp.abs(s_expr[np.flatnonzero(free)]) - l1))
+    if np.any(signs > 0):
+        parts.append(cp.pos(s_expr[np.flatnonzero(signs > 0)] - l1))
+    if np.any(signs < 0):
+        parts.append(cp.pos(-s_expr[np.flatnonzero(signs < 0)] - l1))
+    excess = cp.hstack(parts) if len(parts) > 1 else parts[0]
+    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one
+    norm = max(float(np.max(np.abs(s0))), l1, 1e-300)
+    objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
+    prob = cp.Problem(cp.Minimize(objective), cons)
+    try:
+        prob.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-10)
+    except cp.error.SolverError:
+        return None
+    if V.value is None:
+        return None
+    Vv = np.asarray(V.value, dtype=np.float64)
+    for j in range(J):
+        Vv[j] = _retract(layout.sets[set_index[j]], Vv[j])
+    return coef @ Vv
+
+
+def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Multipliers ``a = −c ℓ'(m)`` for the given margins (used when a backend returns none).
+
+    Exact at the optimum for a differentiable loss (squared hinge:
+    ``a_i = 2c_i max(0, 1 − m_i)``). Hinge: ``c_i`` where ``m_i < 1`` and 0
+    elsewhere (a weaker bound: the samples on the margin have fractional
+    multipliers). Hard margin: 0. Another loss: a central difference of its
+    value, clipped to its dual box.
+    """
+    loss = _as_loss(loss)
+    margins = np.asarray(margins, dtype=np.float64)
+    if loss.is_constraint:
+        return np.zeros_like(margins)
+    if loss.name == "squared_hinge":
+        return 2.0 * c * np.maximum(0.0, 1.0 - margins)
+    if loss.name == "hinge":
+        return np.where(margins < 1.0, c, 0.0)
+    h = 1e-6 * np.maximum(1.0, np.abs(margins))
+    slope = -(loss.value(margins + h) - loss.value(margins - h)) / (2.0 * h)
+    return c * np.clip(slope, 0.0, float(loss.dual_upper))
+
+
+def _as_loss(loss: Any):
+    """A loss object from a loss or its short name."""
+    from .losses import LOSSES as REGISTERED
+
+    if isinstance(loss, str):
+        if loss not in REGISTERED:
+            raise ValueError(f"unknown loss {loss!r}; known: {sorted(REGISTERED)}")
+        return REGISTERED[loss]()
+    if not hasattr(loss, "dual_term"):
+        raise TypeError(f"no Lagrangian bound for loss {loss!r}: it needs dual_term and dual_upper")
+    return loss
+
+
+@dataclass
+class Certificate:
+    """The package's verdict on a returned point.
+
+    Attributes
+    ----------
+    w : ndarray
+        The point, projected on the signs (and rescaled onto the hard-margin
+        feasible set when needed).
+    b : float
+    objective : float
+        ``P(w, b)`` recomputed by the package.
+    violation : float
+        Largest constraint violation at ``(w, b)``.
+    bound : float
+        The package's lower bound ``D`` on the optimum.
+    gap : float
+        ``P(w, b) − D`` (``inf`` when the point is infeasible).
+    status : str
+        The backend's status, or ``"inaccurate"`` when it claimed optimality
+        the numbers do not support, or ``"infeasible_inaccurate"`` for a
+        hard-margin point that no rescaling makes feasible.
+    message : str
+        Empty, or what disagreed and by how much.
+    changed : bool
+        Whether ``w`` or ``b`` were modified.
+    """
+
+    w: np.ndarray
+    b: float
+    objective: float
+    violation: float
+    bound: float
+    gap: float
+    status: str
+    message: str = ""
+    changed: bool = False
+
+
+def certify(
+    model: Any,
+    w: np.ndarray,
+    b: float,
+    *,
+    multipliers: np.ndarray | None = None,
+    status: str = "optimal",
+    claimed_gap: float = float("nan"),
+    solver_objective: float = float("nan"),
+    tol: float | None = None,
+    own_bound: float = float("nan"),
+) -> Certificate:
+    """Check a linear model's point and build its gap from the package's own bound.
+
+    Parameters
+    ----------
+    model : Model
+        The normalized model (:func:`robustsvm.model.normalize`).
+    w : ndarray of shape (d,)
+    b : float
+    multipliers : ndarray of shape (n,), optional
+        The margin constraints' multipliers in model units (the conic duals,
+        or ``c∘α`` of a dual method); recovered from the margins when None.
+    status : str
+        The backend's status.
+    claimed_gap : float
+        The backend's own gap (NaN if none).
+    solver_objective : float
+        The solver's own primal value (NaN if none).
+    tol : float, optional
+        The requested tolerance; the agreement tolerance is
+        ``max(CERT_RTOL, tol)·max(1, |P|)`` plus the claimed gap.
+    own_bound : float
+        A lower bound the package's own dual method computed from a
+        dual-feasible point (``dcd``, ``frank-wolfe``, ``pegasos``, ``m3``,
+        ``pq``); the larger of it and the Lagrangian bound is used. Never a
+        value reported by an external solver. NaN when there is none.
+    """
+    from . import objective as objective_module
+
+    loss = model.loss
+    w = np.asarray(w, dtype=np.float64).ravel()
+    b = float(b)
+    signs = np.asarray(model.signs, dtype=np.float64)
+    w_in, b_in = w, b
+    w = w.copy()
+    w[signs * w < 0] = 0.0
+    messages: list[str] = []
+    layout = model.layout
+    margins = objective_module.robust_margins(model, w, b)
+    if loss.is_constraint:
+        m0 = float(np.min(margins))
+        if m0 <= 0.0:
+            violation = objective_module.violation(model, w, b, margins=margins)
+            return Certificate(
+                w=w, b=b, objective=objective_module.objective_from_margins(model, w, b, margins),
+                violation=violation, bound=float("nan"), gap=float("inf"), status="infeasible_inaccurate",
+                changed=True,
+                message=(f"the returned point violates the hard-margin constraints by {violation:.3g} "
+                         f"(smallest robust margin {m0:.3g} ≤ 0, so no rescaling makes it feasible); "
+                         "it certifies nothing: the data may not be separable (a conic solver decides), or "
+                         f"the solver stopped too early (status {status!r})"),
+            )
+        if m0 < 1.0:
+            w, b = w / m0, b / m0
+            margins = margins / m0
+            messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
+    changed = not (np.array_equal(w, w_in) and b == b_in)
+    objective = objective_module.objective_from_margins(model, w, b, margins)
+    violation = objective_module.violation(model, w, b, margins=margins)
+    c = np.asarray(model.c, dtype=np.float64)
+    if multipliers is None or np.shape(multipliers) != (model.n,):
+        multipliers = multipliers_from_margins(loss, margins, c)
+    mode, mu = model.intercept.mode, float(model.intercept.mu)
+    shift = None
+    if layout is not None:
+        def shift(weights: np.ndarray) -> np.ndarray:
+            return robust_shift(layout, w, model.y, weights)
+    a = admissible_multipliers(multipliers, model.y, c, loss, mode)
+    bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
+                                intercept=mode, mu=mu, shift=shift)
+    scale = max(1.0, abs(objective))
+    rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
+    allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
+    if layout is not None and not objective - bound <= 0.1 * allowed:
+        # the worst cases at w may be the wrong points of a face: choose them for the bound instead
+        ay = a * model.y
+        s0 = np.asarray(model.X.T @ ay).ravel()
+        vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2)
+        if vec is not None:
+            bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1,
+                                         signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec)
+            bound = max(bound, bound2)
+    if np.isfinite(own_bound) and own_bound > bound and not changed:
+        bound = float(own_bound)
+    gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
+    new_status = status
+    if status == "optimal":
+        problems = []
+        if gap > allowed:
+            problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
+                            f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
+                            f"{rtol:.1g}·max(1, |P|)")
+        if np.isfinite(solver_objective) and abs(solver_objective - objective) > allowed:
+            problems.append(f"the solver's objective {solver_objective:.10g} differs from the recomputed "
+                            f"{objective:.10g}")
+        if problems:
+            new_status = "inaccurate"
+            messages.extend(problems)
+    return Certificate(w=w, b=b, objective=objective, violation=violation, bound=bound, gap=gap,
+                       status=new_status, message="; ".join(messages), changed=changed)
