@@ -19,10 +19,33 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.unary_operators import NegExpression
 
-__all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "stack_directions"]
+__all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "stack_directions"]
 
 #: the one table of set types, class name → class; every subclass is added when it is defined
 SET_TYPES: dict[str, type] = {}
+
+
+def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
+    """``max_h |z_h|`` along the last axis, with 1 in place of 0: the factor a direction is divided by.
+
+    Support functions are positively homogeneous (``σ(tz) = t σ(z)`` for
+    ``t > 0``) and the maximizer does not depend on ``t``, so the numeric sets
+    solve with ``z / m`` (entries in ``[−1, 1]``) and multiply the value back
+    by ``m``: the solvers' absolute tolerances then mean the same thing for
+    ``‖z‖`` of ``1e-8`` and of ``1e8``.
+
+    Raises
+    ------
+    ValueError
+        When ``Z`` holds NaN or infinity.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    if not np.all(np.isfinite(Z)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if Z.shape[-1] == 0:
+        return np.ones(Z.shape[:-1])
+    m = np.max(np.abs(Z), axis=-1)
+    return np.where(m > 0, m, 1.0)
 
 
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
@@ -271,15 +294,18 @@ class NumericSupportMixin:
         return cache[d]
 
     def _numeric_max(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        """``max z·v, v ∈ V`` solved for ``z/m`` (``m = max_h |z_h|``), the value multiplied back by ``m``."""
         z = np.asarray(z, dtype=np.float64)
         if z.ndim != 1:
             raise ValueError(f"z must be a vector, got shape {z.shape}")
+        m = float(direction_scale(z))
         prob, zp, v = self._numeric_problem(z.shape[0])
-        zp.value = z
+        zp.value = z / m
         prob.solve(solver=self._solver)
         if prob.status not in ("optimal", "optimal_inaccurate") or v.value is None:
             raise RuntimeError(f"{type(self).__name__}: the support problem ended with status {prob.status!r}")
-        return float(prob.value), np.asarray(v.value, dtype=np.float64).copy()
+        v_star = np.asarray(v.value, dtype=np.float64).copy()
+        return m * float(prob.value), v_star
 
     def _maximize(self, z):
         return self._numeric_max(z)

@@ -65,9 +65,13 @@ class Ellipsoid(UncertaintySet):
         return self.shape.shape[0]
 
     def support(self, z):
-        """``‖Lᵀz‖₂`` (closed form, along the last axis)."""
+        """``‖Lᵀz‖₂`` (closed form, along the last axis), computed as ``m ‖Lᵀ(z/m)‖₂`` with ``m = max_h |z_h|``."""
         z = np.asarray(z, dtype=np.float64)
-        return np.linalg.norm(z @ self.L, axis=-1)
+        with np.errstate(invalid="ignore"):
+            m = np.max(np.abs(z), axis=-1, keepdims=True) if z.shape[-1] else np.ones((*z.shape[:-1], 1))
+            safe = np.where((m > 0) & np.isfinite(m), m, 1.0)
+            out = safe[..., 0] * np.linalg.norm((z / safe) @ self.L, axis=-1)
+        return float(out) if np.ndim(out) == 0 else out
 
     def support_cvx(self, z):
         """``‖Lᵀz‖₂``: one second-order cone."""

@@ -7,7 +7,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .base import NumericSupportMixin, UncertaintySet
+from .base import NumericSupportMixin, UncertaintySet, direction_scale
 
 __all__ = ["Intersection"]
 
@@ -90,8 +90,9 @@ class Intersection(NumericSupportMixin, UncertaintySet):
         compares two independent computations.
         """
         Z = np.asarray(Z, dtype=np.float64)
+        m = direction_scale(Z)  # each row solved as z_j / m_j: the terms separate, σ is homogeneous
         exprs, cons = [], []
-        for s, z in zip(sets, Z, strict=True):
+        for s, z in zip(sets, Z / m[:, None], strict=True):
             e, c = s.support_cvx(cp.Constant(z))
             exprs.append(e)
             cons.extend(c)
@@ -99,7 +100,7 @@ class Intersection(NumericSupportMixin, UncertaintySet):
         prob.solve(solver=cls._solver)
         if prob.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"Intersection: the support problem ended with status {prob.status!r}")
-        return np.array([float(e.value) for e in exprs])
+        return m * np.array([float(e.value) for e in exprs])
 
     def membership_cvx(self, v):
         """``v/a ∈ V_A`` and ``v/b ∈ V_B`` (``v = 0`` for a zero scale)."""

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from .base import UncertaintySet, stack_directions
+from .base import UncertaintySet, direction_scale, stack_directions
 
 __all__ = ["Polyhedron", "check_polytope"]
 
@@ -75,13 +75,21 @@ class Polyhedron(UncertaintySet):
         return self.G.shape[1]
 
     def _lp(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        """``max{z·v : Gv ≤ h}`` by HiGHS for ``z/m`` (``m = max_h |z_h|``), the value ``m·z/m·v*`` recomputed.
+
+        Dividing by ``m`` keeps HiGHS's absolute dual tolerance (1e-7)
+        meaningful: a cost of order 1e-8 would otherwise count as zero and any
+        feasible vertex be returned as optimal.
+        """
         z = np.asarray(z, dtype=np.float64)
         if z.shape != (self.dim,):
             raise ValueError(f"z must have shape ({self.dim},), got {z.shape}")
-        res = linprog(-z, A_ub=self.G, b_ub=self.h, bounds=[(None, None)] * self.dim, method="highs")
+        m = float(direction_scale(z))
+        res = linprog(-z / m, A_ub=self.G, b_ub=self.h, bounds=[(None, None)] * self.dim, method="highs")
         if res.status != 0:
             raise RuntimeError(f"Polyhedron: the support LP failed ({res.message})")
-        return float(-res.fun), np.asarray(res.x, dtype=np.float64)
+        v = np.asarray(res.x, dtype=np.float64)
+        return m * float(-res.fun), v
 
     def _maximize(self, z):
         return self._lp(z)

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .base import NumericSupportMixin, UncertaintySet, stack_directions
+from .base import NumericSupportMixin, UncertaintySet, direction_scale, stack_directions
 from .ellipsoid import check_symmetric
 
 __all__ = ["Spectrahedron"]
@@ -215,14 +215,15 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         directions fixed: ``min Σ_j e_j``; each ``e_j`` is then ``σ_{V_j}(z_j)``.
         """
         Z = np.asarray(Z, dtype=np.float64)
-        exprs, cons = cls.support_cvx_many(list(sets), [cp.Constant(z) for z in Z])
+        m = direction_scale(Z)  # each row solved as z_j / m_j: the terms separate, σ is homogeneous
+        exprs, cons = cls.support_cvx_many(list(sets), [cp.Constant(z) for z in Z / m[:, None]])
         prob = cp.Problem(cp.Minimize(cp.sum(exprs)), cons)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="The problem has an expression with dimension greater than 2")
             prob.solve(solver=cls._solver)
         if prob.status not in ("optimal", "optimal_inaccurate"):
             raise RuntimeError(f"Spectrahedron: the batched support problem ended with status {prob.status!r}")
-        return np.asarray(exprs.value, dtype=np.float64).reshape(-1)
+        return m * np.asarray(exprs.value, dtype=np.float64).reshape(-1)
 
     @classmethod
     def maximize_many(cls, sets, Z):
@@ -237,6 +238,8 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         if J == 1:
             value, v = sets[0]._numeric_max(Z[0])
             return np.array([value]), v[None, :]
+        scale = direction_scale(Z)  # the maximizers do not change when each row is divided by its scale
+        Z_unit = Z / scale[:, None]
         Vv = cp.Variable((J, d))
         vflat = cp.reshape(Vv, (J * d,), order="C")
         cons: list[cp.Constraint] = []
@@ -272,7 +275,7 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
             Ml = sp.csr_matrix((np.concatenate(lin_vals), (np.concatenate(lin_rows), np.concatenate(lin_cols))),
                                shape=(n_lin, J * d))
             cons.append(np.concatenate(lin_a0) + Ml @ vflat >= 0)
-        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(Z, Vv))), cons)
+        prob = cp.Problem(cp.Maximize(cp.sum(cp.multiply(Z_unit, Vv))), cons)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="The problem has an expression with dimension greater than 2")
             prob.solve(solver=cls._solver)
