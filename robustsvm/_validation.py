@@ -6,6 +6,7 @@ offending argument, so that a user can tell at once what to fix.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -77,6 +78,8 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa:
     if X is None:
         raise TypeError(f"{name} must be an array-like or scipy.sparse matrix, got None")
     if sp.issparse(X):
+        if X.dtype.kind == "c":
+            raise TypeError(f"{name} has complex entries: pass real features (for instance {name}.real)")
         X = sp.csr_matrix(X, dtype=np.float64)
         X.sum_duplicates()
         data = X.data
@@ -84,7 +87,16 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa:
         if hasattr(X, "to_numpy"):
             X = X.to_numpy()
         try:
-            X = np.asarray(X, dtype=np.float64)
+            raw = np.asarray(X)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a rectangular array of numbers: {exc}") from exc
+        if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
+                isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
+            raise TypeError(f"{name} has complex entries: pass real features (for instance {name}.real)")
+        if raw.dtype.kind in "USMm":
+            raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
+        try:
+            X = raw.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{name} must hold numbers: {exc}") from exc
         data = X
@@ -112,6 +124,8 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
         raise TypeError(f"{name} must be array-like, got None")
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
+    # the element types first: np.asarray([1, "a"]) would turn the 1 into the string "1"
+    y_obj = np.asarray(y, dtype=object) if not isinstance(y, np.ndarray) or y.dtype.kind == "O" else None
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -119,6 +133,10 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
         raise ValueError(f"{name} must be one-dimensional, got shape {y.shape}")
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels but X has {n} samples")
+    if y_obj is not None:
+        y = _homogeneous_labels(y_obj.ravel(), name)
+    if y.dtype.kind == "c":
+        raise TypeError(f"{name} has complex labels")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinity")
     try:
@@ -133,11 +151,42 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
     return y_pm, classes
 
 
+def _homogeneous_labels(values: np.ndarray, name: str) -> np.ndarray:
+    """Labels that are all numbers (bools included) or all strings, as a numeric or string array.
+
+    Raises a ``TypeError`` for a mix of numbers and strings (which numpy would
+    silently turn into strings) and for values of any other type (None, lists...).
+    """
+    kinds = set()
+    for v in values:
+        if isinstance(v, (str, np.str_)):
+            kinds.add("string")
+        elif isinstance(v, (bool, np.bool_, int, float, np.integer, np.floating)):
+            kinds.add("number")
+        else:
+            raise TypeError(
+                f"{name} holds a label of type {type(v).__name__} ({v!r}): labels must be numbers or strings"
+            )
+    if len(kinds) > 1:
+        examples = {k: next(v for v in values if (isinstance(v, (str, np.str_)) == (k == "string"))) for k in kinds}
+        raise TypeError(
+            f"{name} mixes numbers and strings (for instance {examples['number']!r} and {examples['string']!r}): "
+            "give every label the same type"
+        )
+    return np.asarray(values.tolist())
+
+
 def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weight") -> np.ndarray:
     """Return a non-negative float64 weight vector of length ``n`` (ones when None)."""
     if sample_weight is None:
         return np.ones(n)
-    w = np.asarray(sample_weight, dtype=np.float64)
+    raw = np.asarray(sample_weight)
+    if raw.dtype.kind == "c":
+        raise TypeError(f"{name} has complex entries")
+    try:
+        w = raw.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold numbers: {exc}") from exc
     if w.ndim == 0:
         w = np.full(n, float(w))
     if w.shape != (n,):
@@ -151,46 +200,83 @@ def check_sample_weight(sample_weight: Any, n: int, *, name: str = "sample_weigh
     return w
 
 
+def _is_index_list(part: Any) -> bool:
+    return isinstance(part, (list, tuple, np.ndarray, range, set, frozenset)) or (
+        hasattr(part, "to_numpy") and getattr(part, "ndim", 1) == 1
+    )
+
+
 def check_signs(signs: Any, d: int, feature_names: np.ndarray | None = None, *, name: str = "signs") -> np.ndarray:
     """Resolve a sign specification into an int8 vector of +1 / 0 / -1.
 
     Parameters
     ----------
-    signs : None, array-like of length d, dict or tuple of two index lists
+    signs : None, array-like of length d, mapping, pandas Series or pair of index lists
         * ``None``: no constraint.
-        * a length-``d`` sequence of +1 / 0 / -1.
-        * a dict ``{feature: sign}`` whose keys are feature names (when
-          ``feature_names`` is known) or integer indices.
-        * a dict ``{"positive": [...], "negative": [...]}`` or a pair
-          ``(positive, negative)`` of index (or name) lists.
+        * a length-``d`` sequence or array of +1 / 0 / -1 (applied by position).
+        * a mapping ``{feature: sign}`` (a dict or any ``collections.abc.Mapping``)
+          whose keys are feature names (when ``feature_names`` is known) or
+          integer indices (negative ones count from the end).
+        * a pandas Series: aligned by its index, read as the mapping
+          ``{label: value}`` (never by position, unless its labels are the
+          positions ``0 … d−1``).
+        * a mapping ``{"positive": [...], "negative": [...]}`` or a pair
+          ``(positive, negative)`` of lists of names or indices.
     d : int
         Number of features.
     feature_names : array of str, optional
         Names used to resolve string keys.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, an index out of range, a name shared by several
+        columns, an integer key that is also the name of another column, a
+        value other than +1 / 0 / -1, or one feature given two different signs
+        under two keys (a name and an index, an index and its negative form,
+        a list of positives and a list of negatives); the message names both keys.
+    TypeError
+        A key that is neither a name nor an integer, or a value that is not a number.
     """
     s = np.zeros(d, dtype=np.int8)
     if signs is None:
         return s
+    names = None if feature_names is None else np.asarray([str(f) for f in feature_names], dtype=object)
 
     def index_of(key: Any) -> int:
         if isinstance(key, (str, np.str_)):
-            if feature_names is None:
+            if names is None:
                 raise ValueError(
                     f"{name} names feature {key!r}, but no feature names are known: pass a "
                     "pandas DataFrame or feature_names="
                 )
-            hits = np.flatnonzero(np.asarray(feature_names) == key)
+            hits = np.flatnonzero(names == str(key))
             if hits.size == 0:
                 raise ValueError(f"{name} names unknown feature {key!r}")
+            if hits.size > 1:
+                raise ValueError(
+                    f"{name} names feature {key!r}, but {hits.size} columns share that name (columns "
+                    f"{hits.tolist()}): rename the columns or give column indices"
+                )
             return int(hits[0])
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
             k = int(key)
             if not -d <= k < d:
                 raise ValueError(f"{name} index {k} is out of range for {d} features")
-            return k % d
+            h = k % d
+            if names is not None:
+                named = np.flatnonzero(names == str(k))
+                if named.size and not np.all(named == h):
+                    raise ValueError(
+                        f"{name} key {k} is ambiguous: it is the position of column {h} ({names[h]!r}) and the "
+                        f"name of column {int(named[0])}; give the name as a string or use a sign vector"
+                    )
+            return h
         raise TypeError(f"{name} keys must be feature names or integer indices, got {key!r}")
 
     def sign_of(value: Any, key: Any) -> int:
+        if isinstance(value, (str, bytes, np.str_, np.bytes_)):
+            raise TypeError(f"{name}[{key!r}] must be the number +1, 0 or -1, got the string {value!r}")
         try:
             v = float(value)
         except (TypeError, ValueError) as exc:
@@ -199,34 +285,70 @@ def check_signs(signs: Any, d: int, feature_names: np.ndarray | None = None, *, 
             raise ValueError(f"{name}[{key!r}] must be +1, 0 or -1, got {value!r}")
         return int(v)
 
-    if isinstance(signs, dict) and set(signs) <= {"positive", "negative"} and signs:
-        signs = (signs.get("positive", ()), signs.get("negative", ()))
-    if isinstance(signs, tuple) and len(signs) == 2 and all(
-        isinstance(part, (list, tuple, np.ndarray, range)) for part in signs
+    given: dict[int, tuple[Any, int]] = {}
+
+    def assign(key: Any, sign: int) -> None:
+        h = index_of(key)
+        if h in given and given[h][1] != sign:
+            other, other_sign = given[h]
+            raise ValueError(
+                f"{name} gives feature {h}{'' if names is None else f' ({names[h]!r})'} two different signs: "
+                f"{other_sign:+d} under the key {other!r} and {sign:+d} under the key {key!r}"
+                + (" (it cannot be both positive and negative)" if other_sign * sign < 0 else "")
+            )
+        given[h] = (key, sign)
+        s[h] = sign
+
+    if hasattr(signs, "to_numpy") and hasattr(signs, "index") and getattr(signs, "ndim", None) == 1:
+        # a pandas Series: by its index, never by position
+        signs = _SeriesMapping(list(signs.index), list(signs.to_numpy()))
+    if isinstance(signs, Mapping) and signs and set(signs) <= {"positive", "negative"} and all(
+        _is_index_list(v) for v in signs.values()
     ):
+        signs = (signs.get("positive", ()), signs.get("negative", ()))
+    if isinstance(signs, tuple) and len(signs) == 2 and all(_is_index_list(part) for part in signs):
         for sign, part in zip((1, -1), signs, strict=True):
-            for key in part:
-                h = index_of(key)
-                if s[h] not in (0, sign):
-                    raise ValueError(f"{name} asks feature {key!r} to be both positive and negative")
-                s[h] = sign
+            for key in (part.to_numpy() if hasattr(part, "to_numpy") else part):
+                assign(key, sign)
         return s
-    if isinstance(signs, dict):
+    if isinstance(signs, _SeriesMapping):
+        for key, value in signs.items:
+            assign(key, sign_of(value, key))
+        return s
+    if isinstance(signs, Mapping):
         for key, value in signs.items():
-            s[index_of(key)] = sign_of(value, key)
+            assign(key, sign_of(value, key))
         return s
     if isinstance(signs, (str, bytes)):
-        raise TypeError(f"{name} must be an array, a dict or a pair of index lists, got a string")
-    arr = np.asarray(signs)
+        raise TypeError(f"{name} must be an array, a mapping or a pair of index lists, got a string")
+    try:
+        arr = np.asarray(signs)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of +1 / 0 / -1, a mapping or a pair of index lists: {exc}") from exc
     if arr.ndim != 1 or arr.shape[0] != d:
         raise ValueError(f"{name} must have length {d} (one entry per feature), got shape {arr.shape}")
-    try:
-        arr = arr.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must hold +1, 0 or -1: {exc}") from exc
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{name} is a boolean mask; give +1 (w_h ≥ 0), -1 (w_h ≤ 0) or 0 (free) per feature")
+    if arr.dtype.kind not in "iufO" or (arr.dtype.kind == "O" and not all(
+            isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+            for v in arr)):
+        raise TypeError(f"{name} must hold the numbers +1, 0 or -1, got an array of dtype {arr.dtype}")
+    arr = arr.astype(np.float64)
     if not np.all(np.isin(arr, (-1.0, 0.0, 1.0))):
         raise ValueError(f"{name} must hold only +1, 0 or -1")
     return arr.astype(np.int8)
+
+
+@dataclass(frozen=True)
+class _SeriesMapping:
+    """The (label, value) pairs of a pandas Series, duplicated labels kept (a dict would drop them)."""
+
+    keys: list
+    values: list
+
+    @property
+    def items(self) -> list:
+        return list(zip(self.keys, self.values, strict=True))
 
 
 def check_fit_data(
