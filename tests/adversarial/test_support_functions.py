@@ -279,11 +279,14 @@ def test_polyhedron_support_matches_best_vertex(z, seed):
 
 
 def test_polyhedron_tiny_direction_finds_the_right_vertex():
-    """A cost of order 1e-9 is below HiGHS's dual tolerance unless the direction is rescaled."""
-    poly = rs.Polyhedron(np.vstack([np.eye(2), -np.eye(2)]), [1.0, 2.0, 3.0, 4.0])  # [−3, 1] × [−4, 2]
-    z = np.array([1e-9, -2e-9])
-    assert close(poly.support(z), 1e-9 * 1.0 + 2e-9 * 4.0, 1e-9)
-    assert np.allclose(poly.worst_case(z), [1.0, -4.0])
+    """A cost of order 1e-8 is below HiGHS's dual tolerance unless the direction is rescaled (it returned 0)."""
+    points = np.random.default_rng(0).normal(size=(12, 2))
+    hull = ConvexHull(points)
+    poly = rs.Polyhedron(hull.equations[:, :2], -hull.equations[:, 2])
+    for z in (np.array([0.0, -1e-8]), np.array([2e-9, 1e-9])):
+        ref = max(dot_exact(z, p) for p in points[hull.vertices])
+        assert close(poly.support(z), ref, 1e-7), (poly.support(z), ref)
+        assert close(dot_exact(z, poly.worst_case(z)), ref, 1e-7)
 
 
 # --------------------------------------------------- sets solved numerically
