@@ -31,8 +31,10 @@ from .solution import Solution
 from .uncertainty import uncertainty_from_dict
 
 __all__ = [
+    "FINGERPRINT_SCHEME",
     "FORMAT_VERSION",
     "SolutionFormatError",
+    "check_solution_spec",
     "ValidationReport",
     "data_fingerprint",
     "field_digests",
@@ -598,7 +600,7 @@ class ValidationReport:
 
     @property
     def _fingerprint_ok(self) -> bool:
-        return self.fingerprint_stored is None or self.fingerprint_stored.get("sha256") == self.fingerprint["sha256"]
+        return not any(m.startswith("data fingerprint") for m in self.mismatches)
 
 
 def validate(
