@@ -398,3 +398,23 @@ def test_a_file_that_is_not_json_is_a_clear_error(tmp_path):
 def test_the_written_file_round_trips_through_the_checks(stored):
     spec = stored[3]
     assert solution_to_dict(rs.io.solution_from_dict(spec))["digests"] == spec["digests"]
+
+
+def test_a_fingerprint_written_before_scheme_2_is_still_checked(tmp_path, stored):
+    """Files written with the old, storage-dependent digest validate against the same data, and only it."""
+    import hashlib
+
+    X, y, _, spec = stored
+    # the old digest written out here: shape, "dense", X in C order, ±1 labels as int8, class values as JSON
+    h = hashlib.sha256()
+    h.update(np.asarray(X.shape, dtype=np.int64).tobytes())
+    h.update(b"dense")
+    h.update(np.ascontiguousarray(X, dtype=np.float64).tobytes())
+    h.update(np.where(y == 1, 1, -1).astype(np.int8).tobytes())
+    h.update(json.dumps([0, 1]).encode())
+    old = {**spec, "data": {"sha256": h.hexdigest(), "shape": list(X.shape), "format": "dense"}}
+    report = _validate_spec(tmp_path, old, X, y)
+    assert report.ok, str(report)
+    X2 = X.copy()
+    X2[0, 0] += 1.0
+    assert any(m.startswith("data fingerprint differs") for m in _validate_spec(tmp_path, old, X2, y).mismatches)
