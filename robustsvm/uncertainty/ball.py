@@ -29,6 +29,8 @@ class Ball(UncertaintySet):
 
     def __init__(self, radius: Any = 1.0, p: float = 2) -> None:
         super().__init__(radius)
+        if isinstance(p, (str, bytes, complex, np.complexfloating, np.str_)):
+            raise TypeError(f"p must be a real number ≥ 1 or np.inf, got {p!r}")
         try:
             p = float(p)
         except (TypeError, ValueError) as exc:

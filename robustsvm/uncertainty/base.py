@@ -19,10 +19,31 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.unary_operators import NegExpression
 
-__all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "stack_directions"]
+__all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "real_array", "stack_directions"]
 
 #: the one table of set types, class name → class; every subclass is added when it is defined
 SET_TYPES: dict[str, type] = {}
+
+
+def real_array(value: Any, *, name: str) -> np.ndarray:
+    """``value`` as a float64 array; a ``TypeError`` naming ``name`` for complex or non-numeric entries.
+
+    ``np.asarray(value, dtype=float)`` would drop an imaginary part with only a
+    warning, and turn numeric strings into numbers.
+    """
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers: {exc}") from exc
+    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
+            isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
+        raise TypeError(f"{name} has complex entries: the sets live in a real space")
+    if raw.dtype.kind in "USMm":
+        raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
+    try:
+        return raw.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold real numbers: {exc}") from exc
 
 
 def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
@@ -51,6 +72,8 @@ def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
     """Return ``radius`` as a float or a 1-D float array, all finite and ≥ 0."""
     if np.ndim(radius) == 0:
+        if isinstance(radius, (str, bytes, complex, np.complexfloating, np.str_)):
+            raise TypeError(f"{name} must be a real number or an array, got {radius!r}")
         try:
             r = float(radius)
         except (TypeError, ValueError) as exc:
@@ -58,7 +81,7 @@ def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
         if not math.isfinite(r) or r < 0:
             raise ValueError(f"{name} must be finite and non-negative, got {radius!r}")
         return r
-    r = np.asarray(radius, dtype=np.float64)
+    r = real_array(radius, name=name)
     if r.ndim != 1:
         raise ValueError(f"{name} must be a scalar or one value per sample, got shape {r.shape}")
     if not np.all(np.isfinite(r)) or np.any(r < 0):

@@ -7,7 +7,7 @@ from typing import Any
 import cvxpy as cp
 import numpy as np
 
-from .base import UncertaintySet, stack_directions
+from .base import UncertaintySet, real_array, stack_directions
 
 __all__ = ["Box"]
 
@@ -28,7 +28,7 @@ class Box(UncertaintySet):
     def __init__(self, radius: Any = 1.0, widths: Any = None) -> None:
         super().__init__(radius)
         if widths is not None:
-            widths = np.asarray(widths, dtype=np.float64)
+            widths = real_array(widths, name="widths")
             if widths.ndim != 1 or widths.size == 0:
                 raise ValueError(f"widths must be a non-empty 1-D array, got shape {widths.shape}")
             if not np.all(np.isfinite(widths)) or np.any(widths <= 0):

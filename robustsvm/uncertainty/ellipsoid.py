@@ -9,14 +9,14 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from .base import UncertaintySet, stack_directions
+from .base import UncertaintySet, real_array, stack_directions
 
 __all__ = ["Ellipsoid", "check_symmetric"]
 
 
 def check_symmetric(M: Any, *, name: str, rtol: float = 1e-10) -> np.ndarray:
     """Return ``M`` as a finite, square, symmetric float array (symmetrized exactly)."""
-    M = np.asarray(M, dtype=np.float64)
+    M = real_array(M, name=name)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix, got shape {M.shape}")
     if not np.all(np.isfinite(M)):

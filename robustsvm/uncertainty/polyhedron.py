@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from .base import UncertaintySet, direction_scale, stack_directions
+from .base import UncertaintySet, direction_scale, real_array, stack_directions
 
 __all__ = ["Polyhedron", "check_polytope"]
 
@@ -57,8 +57,8 @@ class Polyhedron(UncertaintySet):
 
     def __init__(self, G: Any, h: Any, radius: Any = 1.0) -> None:
         super().__init__(radius)
-        G = np.asarray(G, dtype=np.float64)
-        h = np.asarray(h, dtype=np.float64)
+        G = real_array(G, name="G")
+        h = real_array(h, name="h")
         if G.ndim != 2 or G.shape[0] == 0 or G.shape[1] == 0:
             raise ValueError(f"G must be a non-empty 2-D array, got shape {G.shape}")
         if h.shape != (G.shape[0],):

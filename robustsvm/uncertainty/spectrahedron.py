@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from .base import NumericSupportMixin, UncertaintySet, direction_scale, stack_directions
+from .base import NumericSupportMixin, UncertaintySet, direction_scale, real_array, stack_directions
 from .ellipsoid import check_symmetric
 
 __all__ = ["Spectrahedron"]
@@ -69,10 +69,7 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         super().__init__(radius)
         A0 = check_symmetric(A0, name="A0")
         p = A0.shape[0]
-        try:
-            A = np.asarray(A, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("A must be an array of shape (d, p, p) or a list of p × p matrices") from exc
+        A = real_array(A, name="A")
         if A.ndim != 3 or A.shape[1:] != (p, p) or A.shape[0] == 0:
             raise ValueError(f"A must have shape (d, {p}, {p}) to match A0, got {A.shape}")
         A = np.stack([check_symmetric(Al, name=f"A[{l}]") for l, Al in enumerate(A)])

@@ -324,3 +324,24 @@ def test_numeric_sets_at_every_scale(z):
         values, V = type(s).maximize_many([s, s, s], Z)
         assert np.allclose(values, refs, rtol=1e-6, atol=0)
         assert all(s.contains(vj, tol=1e-6) for vj in V)
+
+
+@pytest.mark.parametrize(
+    ("build", "name"),
+    [
+        (lambda: rs.Ball(1.0 + 0.5j), "radius"),
+        (lambda: rs.Ball(np.array([0.1, 0.2j])), "radius"),
+        (lambda: rs.Ball("0.5"), "radius"),
+        (lambda: rs.Ball(1.0, p=2 + 1j), "p"),
+        (lambda: rs.Ball(1.0, p="2"), "p"),
+        (lambda: rs.Box(1.0, widths=[1.0, 1j]), "widths"),
+        (lambda: rs.Ellipsoid(np.eye(2) * (1 + 1j)), "shape"),
+        (lambda: rs.Polyhedron(np.vstack([np.eye(2), -np.eye(2)]) * (1 + 0.1j), np.ones(4)), "G"),
+        (lambda: rs.Polyhedron(np.vstack([np.eye(2), -np.eye(2)]), np.ones(4) * 1j), "h"),
+        (lambda: rs.Spectrahedron(np.eye(2), [np.array([[0, 1j], [-1j, 0]])]), "A"),
+    ],
+)
+def test_complex_or_string_set_parameters_are_refused(build, name):
+    """``np.asarray(..., dtype=float)`` would drop the imaginary part with only a warning."""
+    with pytest.raises(TypeError, match=name):
+        build()
