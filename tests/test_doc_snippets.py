@@ -1,0 +1,96 @@
+"""Every code block of the README and of the documentation runs as written.
+
+Each page is one test: its ``python`` blocks run in order in one namespace (a page reads as
+one session), its ``bash`` blocks run their ``robustsvm`` commands, all in a temporary
+directory.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
+the examples use settings that converge.  Blocks of any other language must be ``text``
+(command synopses, printed output); an unlabelled block fails, so no example escapes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sybil import Sybil
+from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^(`{3,})(\S*)", re.MULTILINE)
+LANGUAGES = {"python", "bash", "text"}
+# commands that build the environment the tests already run in: shown, not run
+INSTALL = ("make ", "python -m venv", "python3 -m venv", ".venv/bin/pip ", "pip install ", ".venv/bin/python notebooks/")
+
+
+def _fences(page: Path) -> list[str]:
+    """Languages of the opening fences of ``page``, in order."""
+    langs, inside = [], False
+    for match in FENCE.finditer(page.read_text(encoding="utf-8")):
+        if not inside:
+            langs.append(match.group(2))
+        inside = not inside
+    assert not inside, f"{page}: unclosed code fence"
+    return langs
+
+
+def _run_shell(example) -> None:
+    """Run each ``robustsvm`` command of a bash block; install commands are only shown."""
+    ran = 0
+    for raw in example.parsed.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#") or line.startswith(INSTALL):
+            continue
+        argv = shlex.split(line, comments=True)
+        if argv[0] != "robustsvm":
+            raise AssertionError(f"line {example.line}: a shell example runs robustsvm or an install command: {line}")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "error::UserWarning"}
+        result = subprocess.run([sys.executable, "-m", "robustsvm", *argv[1:]], capture_output=True, text=True,
+                                timeout=300, env=env, cwd=Path.cwd())
+        assert result.returncode == 0, f"line {example.line}: `{line}` exited {result.returncode}:\n{result.stderr}"
+        assert "Warning" not in result.stderr, f"line {example.line}: `{line}` warned:\n{result.stderr}"
+        ran += 1
+    example.namespace.setdefault("_commands_run", 0)
+    example.namespace["_commands_run"] += ran
+
+
+SYBIL = Sybil(parsers=[PythonCodeBlockParser(), CodeBlockParser("bash", _run_shell)])
+
+
+def test_every_page_is_covered_and_every_block_labelled():
+    unlabelled = {}
+    for page in PAGES:
+        langs = _fences(page)
+        bad = [lang or "(none)" for lang in langs if lang not in LANGUAGES]
+        if bad:
+            unlabelled[str(page.relative_to(ROOT))] = bad
+    assert not unlabelled, f"code blocks must be python, bash (run by this test) or text: {unlabelled}"
+    executed = [p for p in PAGES if {"python", "bash"} & set(_fences(p))]
+    assert len(executed) >= 8  # README, home, getting started, concept pages
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize("page", [p for p in PAGES if {"python", "bash"} & set(_fences(p))],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_page_examples_run(page, tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.chdir(tmp_path)
+    document = SYBIL.parse(page)
+    examples = list(document.examples())
+    assert len(examples) == sum(lang in ("python", "bash") for lang in _fences(page))
+    try:
+        for example in examples:
+            example.evaluate()
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
