@@ -1,19 +1,18 @@
 """Every code block of the README and of the documentation runs as written.
 
 Each page is one test: its ``python`` blocks run in order in one namespace (a page reads as
-one session), its ``bash`` blocks run their ``robustsvm`` commands, all in a temporary
-directory.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
+one session), its ``bash`` blocks run their ``robustsvm`` commands (through ``robustsvm.cli.main``), all in a
+temporary directory.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
 the examples use settings that converge.  Blocks of any other language must be ``text``
 (command synopses, printed output); an unlabelled block fails, so no example escapes.
 """
 
 from __future__ import annotations
 
-import os
+import contextlib
+import io
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -41,8 +40,9 @@ def _fences(page: Path) -> list[str]:
 
 
 def _run_shell(example) -> None:
-    """Run each ``robustsvm`` command of a bash block; install commands are only shown."""
-    ran = 0
+    """Run each ``robustsvm`` command of a bash block in this process; install commands are only shown."""
+    from robustsvm.cli import main
+
     for raw in example.parsed.splitlines():
         line = raw.strip()
         if not line or line.startswith("#") or line.startswith(INSTALL):
@@ -50,14 +50,13 @@ def _run_shell(example) -> None:
         argv = shlex.split(line, comments=True)
         if argv[0] != "robustsvm":
             raise AssertionError(f"line {example.line}: a shell example runs robustsvm or an install command: {line}")
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONWARNINGS": "error::UserWarning"}
-        result = subprocess.run([sys.executable, "-m", "robustsvm", *argv[1:]], capture_output=True, text=True,
-                                timeout=300, env=env, cwd=Path.cwd())
-        assert result.returncode == 0, f"line {example.line}: `{line}` exited {result.returncode}:\n{result.stderr}"
-        assert "Warning" not in result.stderr, f"line {example.line}: `{line}` warned:\n{result.stderr}"
-        ran += 1
-    example.namespace.setdefault("_commands_run", 0)
-    example.namespace["_commands_run"] += ran
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = main(argv[1:])
+            except SystemExit as exc:  # --help
+                status = exc.code or 0
+        assert status == 0, f"line {example.line}: `{line}` exited {status}:\n{err.getvalue()}"
 
 
 SYBIL = Sybil(parsers=[PythonCodeBlockParser(), CodeBlockParser("bash", _run_shell)])
