@@ -111,7 +111,7 @@ fig, axes = plt.subplots(2, 1, figsize=(11, 6.5), constrained_layout=True, share
 plotting.weights(free, ax=axes[0])
 axes[0].set_title("no sign constraints")
 plotting.weights(reference, ax=axes[1])
-axes[1].set_title("w_h ≤ 0 on twelve size and shape features")
+axes[1].set_title("$w_h \\leq 0$ on twelve size and shape features")
 save(fig, "nb2_weights")
 flipped = [n for n in malignant_if_large if free.w[names.index(n)] > 1e-6]
 print("features with the 'wrong' sign when unconstrained:", flipped)

@@ -235,8 +235,11 @@ for name in ("wdbc", "pima"):
             rows.append((name, radius, label, sol.status, sol.iterations, rel, float(np.max(np.abs(sol.w - ref.w))),
                          sol.time, ref.time, float(np.mean(sol.predict(X_te) == y_te)),
                          float(np.mean(ref.predict(X_te) == y_te))))
-        acc = runs["pq (accelerated)"]
-        assert (acc.objective - ref.objective) / ref.objective <= 1e-3, (name, radius)
+        plain, acc = runs["pq (paper defaults)"], runs["pq (accelerated)"]
+        # what the text below says: the plain iteration stops short and far, the accelerated one close
+        assert plain.status == "max_iter" and (plain.objective - ref.objective) / ref.objective > 1e-3, (name, radius)
+        assert (acc.objective - ref.objective) / ref.objective <= 2e-4, (name, radius)
+        assert np.mean(acc.predict(X_te) == y_te) == np.mean(ref.predict(X_te) == y_te), (name, radius)
 
 print(f"{'data':<6}{'r':>5}  {'run':<21}{'status':<10}{'iters':>6}{'rel. excess':>12}{'max|Δw|':>10}"
       f"{'time [s]':>9}{'clarabel [s]':>13}{'acc.':>7}{'acc. clarabel':>14}")
@@ -251,6 +254,11 @@ save(fig, "nb4_pq_convergence")
 
 # %% [markdown]
 # The plain iteration with the paper's step (below its bound 2/λ_max(Q)) is slow on these
-# data — λ_max(Q) is large next to the smallest eigenvalue — and stops at its iteration
-# limit, saying so in `status`; the accelerated iteration reaches Clarabel's optimum. Both
-# are certified by the gap of their own dual, and checked here against an independent solver.
+# data — λ_max(Q) is large next to the smallest eigenvalue: in all four runs it stops at its
+# iteration limit, saying so in `status`, with an objective more than 0.1 % (up to about
+# twice) above Clarabel's. The accelerated iteration was asked for a relative gap of 10⁻⁸
+# within 5000 iterations, tighter than it gets in most runs: the table shows which runs meet
+# that tolerance (`optimal`) and which stop at `max_iter`, and in every run its objective is
+# within 2 × 10⁻⁴ of Clarabel's (relative; the assert above checks it) and its test accuracy
+# is Clarabel's. Both iterations are certified by the gap of their own dual, and checked here
+# against an independent solver.
