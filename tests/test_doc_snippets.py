@@ -2,7 +2,7 @@
 
 Each page is one test: its ``python`` blocks run in order in one namespace (a page reads as
 one session), its ``bash`` blocks run their ``robustsvm`` commands (through ``robustsvm.cli.main``), all in a
-temporary directory.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
+temporary directory; a command that takes minutes (``reproduce``, ``bench``) is parsed, not run.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
 the examples use settings that converge.  Blocks of any other language must be ``text``
 (command synopses, printed output); an unlabelled block fails, so no example escapes.
 """
@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FENCE = re.compile(r"^(`{3,})(\S*)", re.MULTILINE)
 LANGUAGES = {"python", "bash", "text"}
+# commands that take minutes (a paper's full experiment, the benchmark suite): their options are
+# parsed and checked by the command line's own parser, and the reproduction tests run them
+LONG = ("robustsvm reproduce ", "robustsvm bench")
 # commands that build the environment the tests already run in: shown, not run
 INSTALL = ("make ", "python -m venv", "python3 -m venv", ".venv/bin/pip ", "pip install ", ".venv/bin/python notebooks/")
 
@@ -41,7 +44,7 @@ def _fences(page: Path) -> list[str]:
 
 def _run_shell(example) -> None:
     """Run each ``robustsvm`` command of a bash block in this process; install commands are only shown."""
-    from robustsvm.cli import main
+    from robustsvm.cli import build_parser, main
 
     for raw in example.parsed.splitlines():
         line = raw.strip()
@@ -50,6 +53,14 @@ def _run_shell(example) -> None:
         argv = shlex.split(line, comments=True)
         if argv[0] != "robustsvm":
             raise AssertionError(f"line {example.line}: a shell example runs robustsvm or an install command: {line}")
+        if line.startswith(LONG) and "--help" not in argv:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                try:
+                    build_parser(argv[1:]).parse_args(argv[1:])
+                except SystemExit as exc:
+                    raise AssertionError(f"line {example.line}: `{line}` does not parse:\n{err.getvalue()}") from exc
+            continue
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
