@@ -161,7 +161,8 @@ fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
 labels = [f"{n}\nλ={lam:g}" for (n, lam) in summary]
 pos = np.arange(len(summary))
 ax.bar(pos - 0.2, [v[0] for v in summary.values()], width=0.4, label="no signs", color="0.6")
-ax.bar(pos + 0.2, [v[1] for v in summary.values()], width=0.4, label="signs $s_j = y_j$ (the example's label)", color="tab:blue")
+ax.bar(pos + 0.2, [v[1] for v in summary.values()], width=0.4, label="signs $s_j = y_j$ (the example's label)",
+       color="tab:blue")
 ax.set_xticks(pos)
 ax.set_xticklabels(labels)
 ax.set_ylim(0.5, 1.0)

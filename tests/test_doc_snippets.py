@@ -1,10 +1,12 @@
 """Every code block of the README and of the documentation runs as written.
 
 Each page is one test: its ``python`` blocks run in order in one namespace (a page reads as
-one session), its ``bash`` blocks run their ``robustsvm`` commands (through ``robustsvm.cli.main``), all in a
-temporary directory; a command that takes minutes (``reproduce``, ``bench``) is parsed, not run.  A warning raised by a snippet fails the test (``filterwarnings("error")``):
-the examples use settings that converge.  Blocks of any other language must be ``text``
-(command synopses, printed output); an unlabelled block fails, so no example escapes.
+one session), its ``bash`` blocks run their ``robustsvm`` commands through
+``robustsvm.cli.main``, all in a temporary directory; a command that takes minutes
+(``reproduce``, ``bench``) is parsed, not run.  A warning raised by a snippet fails the test
+(``filterwarnings("error")``): the examples use settings that converge.  Blocks of any other
+language must be ``text`` (command synopses, printed output); an unlabelled block fails, so
+no example escapes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from sybil import Sybil
 from sybil.parsers.markdown import CodeBlockParser, PythonCodeBlockParser
 
@@ -28,7 +29,8 @@ LANGUAGES = {"python", "bash", "text"}
 # parsed and checked by the command line's own parser, and the reproduction tests run them
 LONG = ("robustsvm reproduce ", "robustsvm bench")
 # commands that build the environment the tests already run in: shown, not run
-INSTALL = ("make ", "python -m venv", "python3 -m venv", ".venv/bin/pip ", "pip install ", ".venv/bin/python notebooks/")
+INSTALL = ("make ", "python -m venv", "python3 -m venv", ".venv/bin/pip ", "pip install ",
+           ".venv/bin/python notebooks/")
 
 
 def _fences(page: Path) -> list[str]:

@@ -37,7 +37,8 @@ WIDTH, HEIGHT = 1400, 1000
 # Runs in the page once MathJax is done; returns what the checks need.
 _INSPECT = r"""
 const done = arguments[arguments.length - 1];
-const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise) ? MathJax.startup.promise : Promise.resolve();
+const ready = (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    ? MathJax.startup.promise : Promise.resolve();
 const images = Promise.all([...document.images].map(img => img.complete ? null :
     new Promise(r => { img.addEventListener('load', r); img.addEventListener('error', r); })));
 Promise.all([ready, images]).then(() => {
