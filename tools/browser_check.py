@@ -31,7 +31,8 @@ import threading
 from pathlib import Path
 
 SCREENSHOTS = {"home": "index.html", "derivation": "derivations/robust_counterpart/index.html",
-               "benchmarks": "benchmarks/index.html"}
+               "benchmarks": "benchmarks/index.html", "sha2002": "reproductions/sha2002/index.html",
+               "woolnough2022": "reproductions/woolnough2022/index.html"}
 WIDTH, HEIGHT = 1400, 1000
 
 # Runs in the page once MathJax is done; returns what the checks need.
