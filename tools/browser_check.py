@@ -22,7 +22,6 @@ package ``selenium``; runs as root (``--no-sandbox``).  Exit status 0 when every
 from __future__ import annotations
 
 import argparse
-import base64
 import functools
 import http.server
 import shutil
@@ -109,13 +108,17 @@ def _driver(chromium: str, chromedriver: str):
 
 
 def _screenshot(driver, path: Path) -> None:
-    """Full-page PNG through the DevTools protocol."""
-    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-    size = metrics.get("cssContentSize") or metrics["contentSize"]
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
-        "format": "png", "captureBeyondViewport": True,
-        "clip": {"x": 0, "y": 0, "width": WIDTH, "height": min(size["height"], 12000), "scale": 1}})
-    path.write_bytes(base64.b64decode(shot["data"]))
+    """Full-page PNG: the window is made as tall as the page (up to 12000 px), then restored.
+
+    (Capturing beyond the viewport through the DevTools protocol leaves blank tiles over
+    MathJax's SVG; a tall window renders the page as a reader sees it.)
+    """
+    height = int(driver.execute_script("return document.documentElement.scrollHeight"))
+    driver.set_window_size(WIDTH, min(max(height, HEIGHT), 12000))
+    driver.execute_async_script("const done = arguments[arguments.length - 1]; "
+                                "requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 300)));")
+    driver.save_screenshot(str(path))
+    driver.set_window_size(WIDTH, HEIGHT)
 
 
 def check_page(driver, url: str, rel: str) -> tuple[list[str], dict]:
