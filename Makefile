@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test lint bench docs figures clean
+.PHONY: demo test lint bench docs browser-check notebooks notebooks-open figures clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "robustsvm needs Python >= 3.11, found " + sys.version' 
@@ -37,11 +37,26 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m robustsvm bench
 
+# the site in site/; MathJax comes from the npm registry at build time (see mkdocs_hooks.py)
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict
+
+# headless Chromium (Debian's chromium and chromium-driver) opens every page of the built site;
+# screenshots of the home, a derivation and the benchmarks page go to build/browser/
+browser-check: docs
+	$(PY) tools/browser_check.py --site site --output build/browser
+
+# the notebooks as .ipynb (from their jupytext sources), without outputs; open them with
+# `make notebooks-open` (JupyterLab) or `.venv/bin/jupyter lab notebooks/`
+notebooks: $(STAMP)
+	$(PY) -m jupytext --to ipynb notebooks/0*.py
+	@echo "notebooks/*.ipynb written; open them with: make notebooks-open  (or .venv/bin/jupyter lab notebooks/)"
+
+notebooks-open: notebooks
+	$(VENV)/bin/jupyter lab notebooks/
 
 figures: $(STAMP)
 	$(PY) notebooks/render_figures.py
 
 clean:
-	rm -rf $(VENV) site .pytest_cache
+	rm -rf $(VENV) site .pytest_cache build/browser notebooks/*.ipynb

@@ -181,14 +181,23 @@ for n in ns:
         s = cone_sizes(rs.Problem(penalty=rs.L2(1e-2), uncertainty=sets[label]), X[:n], y[:n])
         growth[label].append(s)
 
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), constrained_layout=True)
+# several sets add the same rows (their lines coincide): each gets its own line style, marker
+# and width, drawn widest first, so that every one stays visible where they overlap
+styles = {"nominal": ("-", "o", 5.0, 9), "box": ("--", "s", 4.0, 8), "ball (p=2)": (":", "^", 3.0, 7),
+          "ellipsoid": ("-.", "D", 2.0, 5), "spectrahedron": ((0, (1, 1)), "v", 1.2, 4)}
 for label, rows in growth.items():
-    axes[0].plot(ns, [r["zero"] + r["nonneg"] + r["soc"] for r in rows], marker="o", label=label)
-    axes[1].plot(ns, [r["psd blocks"] for r in rows], marker="o", label=label)
+    ls, marker, lw, ms = styles[label]
+    kw = dict(linestyle=ls, marker=marker, linewidth=lw, markersize=ms, label=label, alpha=0.85)
+    axes[0].plot(ns, [r["zero"] + r["nonneg"] + r["soc"] for r in rows], **kw)
+    axes[1].plot(ns, [r["psd blocks"] for r in rows], **kw)
 axes[0].set_xlabel("n (samples)")
 axes[0].set_ylabel("linear + SOC rows")
 axes[1].set_xlabel("n (samples)")
 axes[1].set_ylabel("PSD blocks")
+axes[1].yaxis.set_major_locator(MaxNLocator(integer=True))  # a count: whole numbers only
 axes[0].legend(fontsize="small")
 axes[0].set_title("rows grow with n, by the same amount for every set")
 axes[1].set_title("PSD blocks do not grow with n")

@@ -111,7 +111,7 @@ fig, axes = plt.subplots(2, 1, figsize=(11, 6.5), constrained_layout=True, share
 plotting.weights(free, ax=axes[0])
 axes[0].set_title("no sign constraints")
 plotting.weights(reference, ax=axes[1])
-axes[1].set_title("w_h ≤ 0 on twelve size and shape features")
+axes[1].set_title("$w_h \\leq 0$ on twelve size and shape features")
 save(fig, "nb2_weights")
 flipped = [n for n in malignant_if_large if free.w[names.index(n)] > 1e-6]
 print("features with the 'wrong' sign when unconstrained:", flipped)
@@ -161,7 +161,8 @@ fig, ax = plt.subplots(figsize=(6, 3.6), constrained_layout=True)
 labels = [f"{n}\nλ={lam:g}" for (n, lam) in summary]
 pos = np.arange(len(summary))
 ax.bar(pos - 0.2, [v[0] for v in summary.values()], width=0.4, label="no signs", color="0.6")
-ax.bar(pos + 0.2, [v[1] for v in summary.values()], width=0.4, label="signs s_j = y_j", color="tab:blue")
+ax.bar(pos + 0.2, [v[1] for v in summary.values()], width=0.4, label="signs $s_j = y_j$ (the example's label)",
+       color="tab:blue")
 ax.set_xticks(pos)
 ax.set_xticklabels(labels)
 ax.set_ylim(0.5, 1.0)

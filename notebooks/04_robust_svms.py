@@ -78,6 +78,10 @@ def standardized_split(name, seed=0):
 # others — and the classifier trained against those sets.
 
 # %%
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+ds_wdbc = datasets.load("wdbc")  # target_names: class 0 "malignant", class 1 "benign"
 X_tr, X_te, y_tr, y_te, names = standardized_split("wdbc")
 cols = [names.index("mean texture"), names.index("mean concave points")]
 rng = np.random.default_rng(1)
@@ -95,11 +99,21 @@ sets2d = {
     "spectrahedron": rs.Spectrahedron(np.eye(3), [A1, A2], radius=r),
 }
 solutions2d = {label: rs.Problem(penalty=rs.L2(0.05), uncertainty=u).solve(X2, y2) for label, u in sets2d.items()}
-fig, axes = plt.subplots(1, 5, figsize=(21, 4.4), constrained_layout=True)
+fig, grid = plt.subplots(2, 3, figsize=(13.5, 8.8), constrained_layout=True)
+axes, key = grid.ravel()[:5], grid[1, 2]
 for ax, (label, sol) in zip(axes, solutions2d.items(), strict=True):
-    plotting.decision_boundaries(X2, y2, {label: sol}, axes=[ax])
+    plotting.decision_boundaries(X2, y2, {label: sol}, axes=[ax], class_names=list(ds_wdbc.target_names))
     ax.set_xlabel("mean texture")
     ax.set_ylabel("mean concave points")
+# one key for all panels, in the sixth cell: the classes (WDBC's +1 is "benign") and the lines
+handles = list(axes[0].get_legend().legend_handles)
+for ax in axes:
+    ax.get_legend().remove()
+handles += [Line2D([], [], color="k", linewidth=1.6, label="decision line $w\\cdot x + b = 0$"),
+            Line2D([], [], color="k", linestyle="--", linewidth=0.8, label="margins $w\\cdot x + b = \\pm 1$"),
+            Patch(facecolor="0.5", alpha=0.3, label=f"set $x_i + rV$ around each sample, r = {r}")]
+key.axis("off")
+key.legend(handles=handles, loc="center", fontsize="large", frameon=False)
 save(fig, "nb4_boundaries")
 for label, sol in solutions2d.items():
     print(f"{label:<14} w = {np.round(sol.w, 4)}  b = {sol.b:+.4f}  objective {sol.objective:.5f}")
@@ -221,8 +235,11 @@ for name in ("wdbc", "pima"):
             rows.append((name, radius, label, sol.status, sol.iterations, rel, float(np.max(np.abs(sol.w - ref.w))),
                          sol.time, ref.time, float(np.mean(sol.predict(X_te) == y_te)),
                          float(np.mean(ref.predict(X_te) == y_te))))
-        acc = runs["pq (accelerated)"]
-        assert (acc.objective - ref.objective) / ref.objective <= 1e-3, (name, radius)
+        plain, acc = runs["pq (paper defaults)"], runs["pq (accelerated)"]
+        # what the text below says: the plain iteration stops short and far, the accelerated one close
+        assert plain.status == "max_iter" and (plain.objective - ref.objective) / ref.objective > 1e-3, (name, radius)
+        assert (acc.objective - ref.objective) / ref.objective <= 2e-4, (name, radius)
+        assert np.mean(acc.predict(X_te) == y_te) == np.mean(ref.predict(X_te) == y_te), (name, radius)
 
 print(f"{'data':<6}{'r':>5}  {'run':<21}{'status':<10}{'iters':>6}{'rel. excess':>12}{'max|Δw|':>10}"
       f"{'time [s]':>9}{'clarabel [s]':>13}{'acc.':>7}{'acc. clarabel':>14}")
@@ -237,6 +254,11 @@ save(fig, "nb4_pq_convergence")
 
 # %% [markdown]
 # The plain iteration with the paper's step (below its bound 2/λ_max(Q)) is slow on these
-# data — λ_max(Q) is large next to the smallest eigenvalue — and stops at its iteration
-# limit, saying so in `status`; the accelerated iteration reaches Clarabel's optimum. Both
-# are certified by the gap of their own dual, and checked here against an independent solver.
+# data — λ_max(Q) is large next to the smallest eigenvalue: in all four runs it stops at its
+# iteration limit, saying so in `status`, with an objective more than 0.1 % (up to about
+# twice) above Clarabel's. The accelerated iteration was asked for a relative gap of 10⁻⁸
+# within 5000 iterations, tighter than it gets in most runs: the table shows which runs meet
+# that tolerance (`optimal`) and which stop at `max_iter`, and in every run its objective is
+# within 2 × 10⁻⁴ of Clarabel's (relative; the assert above checks it) and its test accuracy
+# is Clarabel's. Both iterations are certified by the gap of their own dual, and checked here
+# against an independent solver.

@@ -190,10 +190,12 @@ def decision_boundaries(
     n_directions: int = 96,
     axes: Any = None,
     margins: bool = True,
+    class_names: Sequence[str] | None = None,
 ) -> tuple[Any, np.ndarray]:
     """2-D classifiers side by side, each training point drawn with its uncertainty set.
 
-    One panel per solution: the points coloured by class, the set
+    One panel per solution: the points coloured by class (a legend in the first
+    panel names the classes), the set
     ``U_i = x_i + r_i V_i`` around each point (a polygon through
     :func:`set_boundary`, so any set type is drawn, spectrahedra included), the
     decision line ``w·x + b = 0`` (solid) and the margins ``w·x + b = ±1``
@@ -213,13 +215,17 @@ def decision_boundaries(
     axes : Axes or array of Axes, optional
         One per solution.
     margins : bool, default True
+    class_names : pair of str, optional
+        Names of the classes labelled −1 and +1, in that order; default: the
+        first solution's ``classes`` (``classes[1]`` is +1).
 
     Returns
     -------
     (Figure, ndarray of Axes)
         In each panel: ``ax.patches`` has one polygon per sample with a
         set of positive radius; ``ax.lines`` the decision line (and the two
-        margins); ``ax.collections`` the scatter of the points.
+        margins); ``ax.collections`` the scatter of the points. The first
+        panel's legend names the +1 class (blue) and the −1 class (red).
     """
     from ._validation import check_fit_data
 
@@ -236,6 +242,11 @@ def decision_boundaries(
             if getattr(sol.problem, "uncertainty", None) is not None:
                 uncertainty = sol.problem.uncertainty
                 break
+    if class_names is None:
+        classes = getattr(items[0][1], "classes", None)
+        class_names = ("−1", "+1") if classes is None or len(classes) != 2 else tuple(str(c) for c in classes)
+    if len(class_names) != 2:
+        raise ValueError(f"class_names must name 2 classes (−1 then +1), got {len(class_names)}")
     sets, group, radius = _per_sample_sets(uncertainty, data.n)
     shapes = [set_boundary(s, n_directions) for s in sets]
     plt = _pyplot()
@@ -270,6 +281,13 @@ def decision_boundaries(
         ax.set_title(label)
         ax.set_xlabel("feature 1")
         ax.set_ylabel("feature 2")
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], linestyle="none", marker="o", markersize=5, color="tab:blue",
+                      label=f"{class_names[1]} (+1)"),
+               Line2D([], [], linestyle="none", marker="o", markersize=5, color="tab:red",
+                      label=f"{class_names[0]} (−1)")]
+    axes[0].legend(handles=handles, fontsize="small", loc="best", framealpha=0.85)
     return fig, axes
 
 
@@ -346,6 +364,7 @@ def weights(
     grey; constrained features also get a dot on the zero line (visible when
     the constraint holds the weight at 0); a bar whose weight breaks its
     constraint by more than ``tol`` is outlined in black (it never should be).
+    The legend lists only the kinds of constraint present among the bars shown.
 
     Parameters
     ----------
@@ -398,7 +417,8 @@ def weights(
     ax.set_ylabel("weight $w_h$")
     from matplotlib.patches import Patch
 
-    ax.legend(handles=[Patch(color=palette[1], label="$w_h \\geq 0$ imposed"),
-                       Patch(color=palette[-1], label="$w_h \\leq 0$ imposed"),
-                       Patch(color=palette[0], label="free")], fontsize="small")
+    labels = {1: "$w_h \\geq 0$ imposed", -1: "$w_h \\leq 0$ imposed", 0: "free"}
+    present = set(np.unique(signs[idx]).astype(int))
+    ax.legend(handles=[Patch(color=palette[s], label=labels[s]) for s in (1, -1, 0) if s in present],
+              fontsize="small")
     return fig, ax

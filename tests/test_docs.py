@@ -39,6 +39,33 @@ def test_strict_build_renders_pages_and_api(site):
     assert ":meth:<code>" not in api and ":func:<code>" not in problem  # Sphinx roles cleaned up
 
 
+def test_site_loads_nothing_from_another_host_and_ships_mathjax(site):
+    """Formulas typeset offline: MathJax is part of the site and every page loads it from there."""
+    mathjax = site / "javascripts" / "mathjax" / "tex-svg-full.js"
+    assert mathjax.is_file() and mathjax.stat().st_size > 1_000_000
+    assert b"MathJax" in mathjax.read_bytes()[:200_000]
+    pages = list(site.rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        remote = re.findall(r"<(?:script|link)\b[^>]*(?:src|href)=\"((?:https?:)?//[^\"]+)\"", html)
+        assert not remote, f"{page.relative_to(site)} loads {remote}"
+        if "arithmatex" in html:
+            assert "javascripts/mathjax/tex-svg-full.js" in html, page.relative_to(site)
+    derivation = (site / "derivations" / "robust_counterpart" / "index.html").read_text(encoding="utf-8")
+    assert derivation.count('class="arithmatex"') > 10
+
+
+def test_navigation_titles_have_no_markdown(site):
+    index = (site / "index.html").read_text(encoding="utf-8")
+    titles = [t.strip() for t in re.findall(r'<span class="md-ellipsis">\s*([^<]*)', index)]
+    assert "Dual coordinate descent (dcd) for sign-constrained SVMs" in titles  # its heading has `dcd`
+    assert not [t for t in titles if "`" in t]
+    # top-level pages sit in their sections: Notebooks under Examples, Benchmarks with the reproductions
+    assert titles.index("Examples") < titles.index("Notebooks") < titles.index("Derivations")
+    assert titles.index("Reproductions") < titles.index("Benchmarks") < titles.index("API reference")
+
+
 def test_derivation_and_reproduction_pages_join_the_navigation(site):
     index = (site / "index.html").read_text(encoding="utf-8")
     for folder in ("derivations", "reproductions"):

@@ -40,3 +40,29 @@ def test_notebook_executes_and_writes_its_figures(path, tmp_path):
         png = tmp_path / f"{name}.png"
         assert png.is_file(), f"{path.name} did not write {png.name}"
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+def test_notebooks_convert_to_ipynb_and_the_extra_installs_jupyter(tmp_path):
+    """`make notebooks` (jupytext --to ipynb) gives valid notebooks without outputs; Jupyter is in the extra."""
+    import subprocess
+    import sys
+    import tomllib
+
+    import nbformat
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    names = {req.split(">")[0].split("=")[0].split("[")[0].strip().lower() for req in extra["notebooks"]}
+    assert {"jupytext", "nbconvert", "jupyterlab", "notebook", "ipykernel"} <= names
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "jupytext --to ipynb notebooks/0*.py" in makefile
+    for p in render.NOTEBOOKS:
+        (tmp_path / p.name).write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-m", "jupytext", "--to", "ipynb", *sorted(tmp_path.glob("0*.py"))],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    for p in render.NOTEBOOKS:
+        nb = nbformat.read(tmp_path / f"{p.stem}.ipynb", as_version=4)
+        nbformat.validate(nb)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        assert len(code) >= 5 and not any(c.get("outputs") for c in code)
+        assert any(c.cell_type == "markdown" for c in nb.cells)

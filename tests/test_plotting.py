@@ -133,6 +133,19 @@ def test_decision_boundaries_draw_each_set_and_line():
             np.testing.assert_allclose(pts @ sol.w + sol.b, level, atol=1e-9)
         np.testing.assert_allclose(ax.collections[0].get_offsets(), X)
     assert [ax.get_title() for ax in axes] == ["nominal", "box"]
+    # the first panel names the classes: classes[1] is +1 (blue), classes[0] is −1 (red)
+    legend = axes[0].get_legend()
+    assert [t.get_text() for t in legend.get_texts()] == ["1 (+1)", "0 (−1)"]
+    assert [mcolors.to_hex(h.get_color()) for h in legend.legend_handles] == [mcolors.to_hex("tab:blue"),
+                                                                             mcolors.to_hex("tab:red")]
+    blue = mcolors.to_rgba("tab:blue")
+    point_colours = axes[0].collections[0].get_facecolors()
+    np.testing.assert_array_equal(np.all(np.isclose(point_colours, blue), axis=1), np.asarray(y) == 1)
+    assert axes[1].get_legend() is None
+    _, axes = plotting.decision_boundaries(X, y, nominal, class_names=["malignant", "benign"])
+    assert [t.get_text() for t in axes[0].get_legend().get_texts()] == ["benign (+1)", "malignant (−1)"]
+    with pytest.raises(ValueError, match="class_names"):
+        plotting.decision_boundaries(X, y, nominal, class_names=["a"])
 
 
 def test_decision_boundaries_per_sample_radius_and_errors():
@@ -182,6 +195,23 @@ def test_weights_bars_and_sign_colours():
     np.testing.assert_allclose([p.get_height() for p in ax.patches], sol.w[top2])
     with pytest.raises(ValueError, match="feature_names"):
         plotting.weights(sol, feature_names=["a"])
+    legend = [t.get_text() for t in plotting.weights(sol)[1].get_legend().get_texts()]
+    assert legend == ["$w_h \\geq 0$ imposed", "$w_h \\leq 0$ imposed", "free"]
+
+
+def test_weights_legend_lists_only_the_constraints_present():
+    X, y = make_classification(60, 4, seed=5)
+    free = rs.Problem(penalty=rs.L2(0.05)).solve(X, y)
+    _, ax = plotting.weights(free)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["free"]
+    assert len(ax.collections) == 0  # no constrained feature, no marker
+    nonneg = rs.Problem(penalty=rs.L2(0.05), signs=[1, 1, 0, 0]).solve(X, y)
+    _, ax = plotting.weights(nonneg)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["$w_h \\geq 0$ imposed", "free"]
+    _, ax = plotting.weights(nonneg, top=1)
+    shown = int(np.argmax(np.abs(nonneg.w)))
+    expected = ["$w_h \\geq 0$ imposed"] if shown < 2 else ["free"]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == expected
 
 
 def test_lazy_module_attribute():
