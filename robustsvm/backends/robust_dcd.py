@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
 from .dcd import PG_EPS0, _next_check, _Products, best_intercept
@@ -134,16 +136,11 @@ class _Certificate:
         return self.gap / max(abs(self.P), np.finfo(float).tiny)
 
 
-def _loss_values(margin: np.ndarray, squared: bool) -> np.ndarray:
-    t = np.maximum(0.0, 1.0 - margin)
-    return t * t if squared else t
-
-
 #: inner projected-gradient steps of the ellipsoid's u when certifying (the bound is valid at any step)
 _CERT_INNER = 20000
 
 
-def _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff, work, inner_tol):
+def _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff, work, inner_tol, primal):
     """Upper bound ``P(w, b)`` at a sign-feasible ``w`` and lower bound ``D_u(α̃)`` at a dual-feasible ``α̃``.
 
     ``v`` and ``A`` are recomputed from α (no drift). Primal: ``w = w(α)``, ``b`` the exact best intercept of
@@ -180,12 +177,9 @@ def _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff,
         candidates = [S / mu]
     else:
         candidates = [0.0]
-    base = 0.5 * lam * float(w @ w) + lam1 * float(np.abs(w).sum())
     best = None
     for b in candidates:
-        P = base + float(c @ _loss_values(y * (zmarg + b), squared))
-        if mode == "l2":
-            P += 0.5 * mu * b * b
+        P = primal(w, b, y * (zmarg + b))
         if best is None or P < best[0]:
             best = (P, b)
     P, b = best
@@ -224,61 +218,21 @@ def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
     return np.clip(alpha, 0.0, upper)
 
 
-def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
-                      radius=None, squared=False, tol=1e-4, max_iter=1000, verbose=False, random_state=None,
-                      shrinking=True, check_every=10, rho=None, warm_start=None, inner=5,
-                      inner_tol=1e-13) -> Result:
-    """Solve the robust model on plain arrays (see the module docstring for the model).
-
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse matrix of shape (n, d)
-    y : ndarray of shape (n,)
-        Labels −1/+1.
-    c : ndarray of shape (n,)
-        Loss coefficients ``c_i ≥ 0`` (samples with ``c_i = 0`` are left out of the dual).
-    l2, l1 : float
-        ``λ2 > 0`` and ``λ1 ≥ 0``.
-    signs : ndarray of shape (d,), optional
-        +1/0/−1 per feature.
-    intercept : {"free", "none", "l2"}
-        ``"l2"`` adds ``(μ/2) b²`` (``mu > 0``).
-    uncertainty : Box, Ball (p ∈ {1, 2, ∞}) or Ellipsoid, optional
-        The shared unit set (its radius is ignored: pass ``radius``).
-    radius : float or ndarray of shape (n,)
-        ``r_i ≥ 0``.
-    squared : bool
-        Squared hinge instead of hinge.
-    tol, max_iter, verbose, random_state, shrinking, check_every, rho
-        As for ``dcd``: relative-gap tolerance, epochs, printing, seed, liblinear-style shrinking, epochs
-        between certificates, augmented-Lagrangian weight of a free intercept.
-    warm_start : ndarray of shape (n,) or Solution, optional
-        Initial α (a previous solution's ``extra["alpha"]``), clipped into the dual box.
-    inner : int
-        Ellipsoid only: projected-gradient steps on ``u`` after each coordinate step.
-    inner_tol : float
-        Ellipsoid only: stop the inner steps when ``u``'s parameter moves by less.
-
-    Returns
-    -------
-    Result
-    """
-    t_start = time.perf_counter()
-    lam, lam1 = float(l2), float(l1)
+def _check_options(lam, lam1, check_every, inner, shrinking) -> None:
     if not lam > 0:
-        raise ValueError(f"l2 must be positive, got {l2!r}")
+        raise ValueError(f"l2 must be positive, got {lam!r}")
     if not lam1 >= 0:
-        raise ValueError(f"l1 must be non-negative, got {l1!r}")
-    tol = float(tol)
-    max_iter = int(max_iter)
-    check_every = int(check_every)
+        raise ValueError(f"l1 must be non-negative, got {lam1!r}")
     if check_every < 1:
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
-    inner = int(inner)
     if inner < 1:
         raise ValueError(f"inner must be a positive integer, got {inner!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
+
+
+def _arrays(X, y, c, lam, signs, intercept, mu, uncertainty, radius, rho):
+    """Contiguous arrays, the set's description, squared row norms, the intercept mode and ρ (as for ``dcd``)."""
     mode = intercept
     if mode not in ("free", "none", "l2"):
         raise ValueError(f"intercept must be 'free', 'none' or 'l2', got {intercept!r}")
@@ -315,6 +269,74 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
         rho = 1.0 / mu
     else:
         rho = 0.0
+    return X, y, c, r, spec, sg, sqn, mode, mu, rho
+
+
+def _epoch_runner(X, y, c, r, sqn, alpha, common, index, shrinking, rng_state, inner, inner_tol, local):
+    """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place."""
+    if sp.issparse(X):
+        parts = (X.indptr, X.indices, np.ascontiguousarray(X.data, dtype=np.float64))
+
+        def run_epoch(active, pg_max_old, pg_min_old):
+            return kern.epoch_sparse(*parts, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
+                                     shrinking, rng_state, inner, inner_tol, local)
+        return run_epoch
+
+    def run_epoch(active, pg_max_old, pg_min_old):
+        return kern.epoch_dense(X, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
+                                shrinking, rng_state, inner, inner_tol, local)
+    return run_epoch
+
+
+def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
+                      radius=None, squared=False, tol=1e-4, max_iter=1000, verbose=False, random_state=None,
+                      shrinking=True, check_every=10, rho=None, warm_start=None, inner=5,
+                      inner_tol=1e-13) -> Result:
+    """Solve the robust model on plain arrays (see the module docstring for the model).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+    y : ndarray of shape (n,)
+        Labels −1/+1.
+    c : ndarray of shape (n,)
+        Loss coefficients ``c_i ≥ 0`` (samples with ``c_i = 0`` are left out of the dual).
+    l2, l1 : float
+        ``λ2 > 0`` and ``λ1 ≥ 0``.
+    primal : callable
+        ``primal(w, b, margins) -> P``: the model's objective at ``(w, b)`` from its robust margins
+        (:func:`robustsvm.objective.objective_from_margins` of the normalized model).
+    signs : ndarray of shape (d,), optional
+        +1/0/−1 per feature.
+    intercept : {"free", "none", "l2"}
+        ``"l2"`` adds ``(μ/2) b²`` (``mu > 0``).
+    uncertainty : Box, Ball (p ∈ {1, 2, ∞}) or Ellipsoid, optional
+        The shared unit set (its radius is ignored: pass ``radius``).
+    radius : float or ndarray of shape (n,)
+        ``r_i ≥ 0``.
+    squared : bool
+        Squared hinge instead of hinge.
+    tol, max_iter, verbose, random_state, shrinking, check_every, rho
+        As for ``dcd``: relative-gap tolerance, epochs, printing, seed, liblinear-style shrinking, epochs
+        between certificates, augmented-Lagrangian weight of a free intercept.
+    warm_start : ndarray of shape (n,) or Solution, optional
+        Initial α (a previous solution's ``extra["alpha"]``), clipped into the dual box.
+    inner : int
+        Ellipsoid only: projected-gradient steps on ``u`` after each coordinate step.
+    inner_tol : float
+        Ellipsoid only: stop the inner steps when ``u``'s parameter moves by less.
+
+    Returns
+    -------
+    Result
+    """
+    t_start = time.perf_counter()
+    lam, lam1 = float(l2), float(l1)
+    tol, max_iter, check_every, inner = float(tol), int(max_iter), int(check_every), int(inner)
+    _check_options(lam, lam1, check_every, inner, shrinking)
+    X, y, c, r, spec, sg, sqn, mode, mu, rho = _arrays(X, y, c, lam, signs, intercept, mu, uncertainty, radius,
+                                                      rho)
+    n, d = X.shape
     upper = np.inf if squared else 1.0
     dii = 0.5 if squared else 0.0
 
@@ -342,16 +364,8 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
     common = (st.v, st.z, st.w, st.u, st.mu, st.scal, state, sg, (sg >= 0).astype(np.float64),
               (sg <= 0).astype(np.float64), spec.delta, spec.L, spec.lnorm2, spec.kind, lam,
               lam1, upper, dii, rho)
-    if sp.issparse(X):
-        parts = (X.indptr, X.indices, np.ascontiguousarray(X.data, dtype=np.float64))
-
-        def run_epoch(active, pg_max_old, pg_min_old):
-            return kern.epoch_sparse(*parts, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
-                                     bool(shrinking), rng_state, inner, inner_tol, local)
-    else:
-        def run_epoch(active, pg_max_old, pg_min_old):
-            return kern.epoch_dense(X, y, c, r, sqn, alpha, *common, index, active, pg_max_old, pg_min_old,
-                                    bool(shrinking), rng_state, inner, inner_tol, local)
+    run_epoch = _epoch_runner(X, y, c, r, sqn, alpha, common, index, bool(shrinking), rng_state, inner, inner_tol,
+                              local)
 
     hist = History()
     pg_max_old, pg_min_old = np.inf, -np.inf
@@ -387,7 +401,7 @@ def robust_dcd_arrays(X, y, c, *, l2, l1=0.0, signs=None, intercept="free", mu=0
         since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
-        new = _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff, work, inner_tol)
+        new = _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff, work, inner_tol, primal)
         if cert is None:
             cert = new
         else:
@@ -462,7 +476,8 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     radius = None if layout is None else layout.radius
     mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
     return robust_dcd_arrays(
-        model.X, model.y, model.c, l2=model.l2, l1=model.l1, signs=model.signs, intercept=mode,
+        model.X, model.y, model.c, l2=model.l2, primal=partial(objective_from_margins, model), l1=model.l1,
+        signs=model.signs, intercept=mode,
         mu=model.intercept.mu, uncertainty=V, radius=radius, squared=model.loss.name == "squared_hinge",
         tol=1e-4 if tol is None else tol, max_iter=1000 if max_iter is None else max_iter, verbose=verbose,
         random_state=random_state, shrinking=shrinking, check_every=check_every, rho=rho, warm_start=warm_start,
