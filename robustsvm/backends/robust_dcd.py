@@ -441,7 +441,7 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
         message=message,
         dual_value=cert.D,
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap, "dual_alpha": alpha,
-               "rho": rho, "time_certificates": time_cert, "certificates": len(hist)},
+               "margin_multipliers": c * alpha, "rho": rho, "time_certificates": time_cert, "certificates": len(hist)},
     )
 
 
