@@ -15,7 +15,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from importlib import metadata
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +23,14 @@ import scipy.sparse as sp
 
 from . import objective as objective_module
 from . import solution as solution_module
-from ._validation import check_fit_data, check_signs
+from ._validation import check_signs
+from .fingerprint import FINGERPRINT_SCHEME, data_fingerprint, fingerprint_mismatches
+from .fingerprint import canonical_classes as _canonical_classes
+from .fingerprint import plain as _plain
 from .kernels import Linear
 from .problem import Problem
 from .solution import Solution
+from .solution_format import FORMAT_VERSION, SolutionFormatError, check_solution_spec
 from .uncertainty import uncertainty_from_dict
 
 __all__ = [
@@ -47,8 +50,6 @@ __all__ = [
     "write_solution",
 ]
 
-#: version of the JSON layout written by :func:`write_solution`
-FORMAT_VERSION = 1
 
 _PACKAGES = ("robustsvm", "numpy", "scipy", "cvxpy", "clarabel", "scs")
 
@@ -64,147 +65,7 @@ def versions() -> dict[str, str | None]:
     return out
 
 
-class SolutionFormatError(ValueError):
-    """A stored solution that cannot be read: not JSON, not a JSON object, a field missing or of the wrong type.
-
-    The message names the field. A subclass of ``ValueError``.
-    """
-
-
 # ---------------------------------------------------------------- fingerprint
-#: version of the fingerprint's digest; fingerprints without a ``scheme`` entry are version 1
-FINGERPRINT_SCHEME = 2
-_CHUNK_ROWS = 4096
-
-
-def _label_value(c: Any) -> Any:
-    """A class label as JSON: numbers by value (``1``, ``1.0`` and ``True`` alike), strings as strings."""
-    if isinstance(c, (str, np.str_)):
-        return str(c)
-    v = float(c)
-    return int(v) if v.is_integer() else v
-
-
-def _canonical_classes(classes: Any) -> list:
-    return [_label_value(c) for c in np.asarray(classes).tolist()]
-
-
-def _hash_rows(X: Any) -> tuple[str, str]:
-    """SHA-256 of the nonzero structure of ``X`` row by row, the same for a dense array and a CSR matrix.
-
-    Three streams, each fed chunk by chunk (the result does not depend on the
-    chunking): the number of nonzeros of each row (int64), their column indices
-    in increasing order (int64) and their values (float64). Explicit zeros of
-    a sparse matrix and ``-0.0`` count as zeros. A dense ``X`` is read in
-    chunks of rows, a sparse one is never densified.
-    """
-    h_count, h_col, h_val = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
-    n = X.shape[0]
-    if sp.issparse(X):
-        A = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        A.sum_duplicates()
-        A.eliminate_zeros()
-        A.sort_indices()
-    for start in range(0, n, _CHUNK_ROWS):
-        stop = min(n, start + _CHUNK_ROWS)
-        if sp.issparse(X):
-            lo, hi = A.indptr[start], A.indptr[stop]
-            counts = np.diff(A.indptr[start:stop + 1])
-            cols, vals = A.indices[lo:hi], A.data[lo:hi]
-        else:
-            block = X[start:stop]
-            mask = block != 0
-            counts = mask.sum(axis=1)
-            cols = np.nonzero(mask)[1]
-            vals = block[mask]
-        h_count.update(np.ascontiguousarray(counts, dtype=np.int64).tobytes())
-        h_col.update(np.ascontiguousarray(cols, dtype=np.int64).tobytes())
-        h_val.update(np.ascontiguousarray(vals, dtype=np.float64).tobytes())
-    hx = hashlib.sha256()
-    hx.update(np.asarray(X.shape, dtype=np.int64).tobytes())
-    for h in (h_count, h_col, h_val):
-        hx.update(h.digest())
-    return hx.hexdigest(), "csr" if sp.issparse(X) else "dense"
-
-
-def data_fingerprint(X: Any, y: Any) -> dict:
-    """A fingerprint of the training data that depends on the values only, not on how they are stored.
-
-    ``X`` is checked and converted to float64 (:func:`check_X`), then hashed by
-    its nonzero entries row by row — the count of each row, their column
-    indices and their values — so a dense array, a CSR or COO matrix, any
-    float dtype and any memory order of the same matrix give the same digest,
-    and a sparse matrix is never densified. ``y`` is hashed as its ±1
-    encoding (``classes[1]`` is +1) followed by the two class labels written
-    as JSON with numbers by value (``1``, ``1.0`` and ``True`` are the same
-    label; the string ``"1"`` is another one).
-
-    Returns
-    -------
-    dict
-        ``{"sha256": digest of everything, "X": digest of X, "y": digest of the
-        labels, "shape": [n, d], "format": "dense" | "csr" (how X was given,
-        informative only), "scheme": 2}``.
-    """
-    data = check_fit_data(X, y)
-    digest_X, fmt = _hash_rows(data.X)
-    hy = hashlib.sha256()
-    hy.update(data.y.astype(np.int8).tobytes())
-    hy.update(json.dumps(_canonical_classes(data.classes)).encode())
-    digest_y = hy.hexdigest()
-    total = hashlib.sha256(f"robustsvm-data-{FINGERPRINT_SCHEME}:{digest_X}:{digest_y}".encode()).hexdigest()
-    n, d = data.X.shape
-    return {"sha256": total, "X": digest_X, "y": digest_y, "shape": [int(n), int(d)], "format": fmt,
-            "scheme": FINGERPRINT_SCHEME}
-
-
-def _fingerprint_v1(X: Any, y: Any) -> str:
-    """The digest written before fingerprint scheme 2 (storage- and label-type-dependent), to read old files."""
-    data = check_fit_data(X, y)
-    h = hashlib.sha256()
-    n, d = data.X.shape
-    h.update(np.asarray([n, d], dtype=np.int64).tobytes())
-    if sp.issparse(data.X):
-        A = sp.csr_matrix(data.X, dtype=np.float64, copy=True)
-        A.sum_duplicates()
-        A.sort_indices()
-        h.update(b"csr")
-        h.update(np.ascontiguousarray(A.data, dtype=np.float64).tobytes())
-        h.update(np.ascontiguousarray(A.indices, dtype=np.int64).tobytes())
-        h.update(np.ascontiguousarray(A.indptr, dtype=np.int64).tobytes())
-    else:
-        h.update(b"dense")
-        h.update(np.ascontiguousarray(data.X, dtype=np.float64).tobytes())
-    h.update(data.y.astype(np.int8).tobytes())
-    h.update(json.dumps([_plain(c) for c in data.classes]).encode())
-    return h.hexdigest()
-
-
-# ------------------------------------------------------------- JSON helpers
-def _plain(value: Any) -> Any:
-    """Turn numpy scalars/arrays into JSON values; non-finite floats become strings."""
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, (np.bool_, bool)):
-        return bool(value)
-    if isinstance(value, (np.integer, int)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        v = float(value)
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "Infinity" if v > 0 else "-Infinity"
-        return v
-    if isinstance(value, np.str_):
-        return str(value)
-    return value
-
-
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
@@ -285,162 +146,6 @@ def field_digests(spec: dict) -> dict[str, str]:
 
 
 # ------------------------------------------------------------ reading checks
-def _fail(field_name: str, what: str) -> SolutionFormatError:
-    return SolutionFormatError(f"stored solution: field {field_name!r} {what}")
-
-
-def _is_number(v: Any) -> bool:
-    return (isinstance(v, (int, float)) and not isinstance(v, bool)) or (isinstance(v, str) and v in _SPECIAL)
-
-
-def _need(spec: dict, key: str, kind: str, *, optional: bool = False, where: str = "") -> Any:
-    """``spec[key]`` after checking its JSON type (``number``, ``int``, ``str``, ``list``, ``dict``, ``numbers``)."""
-    name = f"{where}{key}"
-    if key not in spec:
-        if optional:
-            return None
-        raise _fail(name, "is missing")
-    v = spec[key]
-    if v is None and optional:
-        return None
-    ok = {
-        "number": _is_number(v),
-        "int": isinstance(v, int) and not isinstance(v, bool),
-        "str": isinstance(v, str),
-        "list": isinstance(v, list),
-        "dict": isinstance(v, dict),
-        "numbers": isinstance(v, list) and all(_is_number(x) for x in v),
-    }[kind]
-    if not ok:
-        described = {"number": "a number", "int": "an integer", "str": "a string", "list": "a list",
-                     "dict": "a JSON object", "numbers": "a list of numbers"}[kind]
-        raise _fail(name, f"must be {described}{' or null' if optional else ''}, got {_describe(v)}")
-    return v
-
-
-def _describe(v: Any) -> str:
-    text = json.dumps(v) if isinstance(v, (dict, list, str, int, float, bool)) or v is None else repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _check_matrix_spec(spec: Any, name: str) -> tuple[int, int]:
-    if not isinstance(spec, dict):
-        raise _fail(name, f"must be a JSON object or null, got {_describe(spec)}")
-    fmt = spec.get("format")
-    if fmt not in ("dense", "csr"):
-        raise _fail(f"{name}.format", f"must be 'dense' or 'csr', got {_describe(fmt)}")
-    shape = _need(spec, "shape", "list", where=f"{name}.")
-    if len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in shape):
-        raise _fail(f"{name}.shape", f"must be two non-negative integers, got {_describe(shape)}")
-    data = _need(spec, "data", "numbers", where=f"{name}.")
-    if fmt == "dense":
-        if len(data) != shape[0] * shape[1]:
-            raise _fail(f"{name}.data", f"has {len(data)} entries for shape {shape}")
-    else:
-        indices = _need(spec, "indices", "list", where=f"{name}.")
-        indptr = _need(spec, "indptr", "list", where=f"{name}.")
-        ints = all(isinstance(k, int) and not isinstance(k, bool) for k in indices + indptr)
-        if (not ints or len(indices) != len(data) or len(indptr) != shape[0] + 1 or indptr[0] != 0
-                or indptr[-1] != len(data) or any(a > b for a, b in pairwise(indptr))
-                or any(not 0 <= k < shape[1] for k in indices)):
-            raise _fail(name, "is not a consistent CSR matrix (data, indices, indptr, shape)")
-    return int(shape[0]), int(shape[1])
-
-
-def check_solution_spec(spec: Any) -> None:
-    """Raise a :class:`SolutionFormatError` naming the first field of ``spec`` that is missing or malformed.
-
-    Checks the JSON types of every field :func:`solution_from_dict` reads and
-    their consistency: ``w`` or an expansion (``dual_coef`` with as many
-    ``support_vectors`` rows), as many ``feature_names`` as features, two
-    distinct ``classes`` of one type, a known intercept mode.
-    """
-    if not isinstance(spec, dict):
-        got = "a JSON list" if isinstance(spec, list) else _describe(spec)
-        raise SolutionFormatError(f"a stored solution is a JSON object (robustsvm.solution), got {got}")
-    if spec.get("format") != "robustsvm.solution":
-        raise SolutionFormatError("not a stored robustsvm solution (missing format 'robustsvm.solution')")
-    version = spec.get("format_version")
-    if version != FORMAT_VERSION:
-        raise SolutionFormatError(
-            f"unsupported solution format version {version!r} (this package reads {FORMAT_VERSION})"
-        )
-    model = _need(spec, "model", "dict")
-    _need(model, "loss", "dict", where="model.")
-    penalty = _need(model, "penalty", "dict", optional=True, where="model.")
-    for key in (penalty or {}):
-        if key not in ("l1", "l2") or not _is_number(penalty[key]):
-            raise _fail(f"model.penalty.{key}", f"must be l1 or l2 with a number, got {_describe(penalty[key])}")
-    intercept = _need(model, "intercept", "dict", optional=True, where="model.")
-    if intercept is not None:
-        mode = intercept.get("mode")
-        if mode not in ("free", "none", "l2"):
-            raise _fail("model.intercept.mode", f"must be 'free', 'none' or 'l2', got {_describe(mode)}")
-        if mode == "l2":
-            _need(intercept, "mu", "number", where="model.intercept.")
-    _need(model, "kernel", "dict", optional=True, where="model.")
-    signs = model.get("signs")
-    if signs is not None and not isinstance(signs, (list, dict)):
-        raise _fail("model.signs", f"must be a list, a JSON object or null, got {_describe(signs)}")
-    unc = model.get("uncertainty")
-    if unc is not None and not isinstance(unc, (list, dict)):
-        raise _fail("model.uncertainty", f"must be a JSON object, a list or null, got {_describe(unc)}")
-    w = _need(spec, "w", "numbers", optional=True)
-    if w is not None and len(w) == 0:
-        raise _fail("w", "is empty")
-    for key in ("b", "objective", "gap", "violation", "time", "time_compile", "time_solve"):
-        _need(spec, key, "number")
-    for key in ("status", "solver"):
-        _need(spec, key, "str")
-    iterations = _need(spec, "iterations", "int")
-    if iterations < 0:
-        raise _fail("iterations", f"must be non-negative, got {iterations}")
-    _need(spec, "message", "str", optional=True)
-    classes = _need(spec, "classes", "list")
-    kinds = {"str" if isinstance(c, str) else "number" if _is_number(c) or isinstance(c, bool) else "other"
-             for c in classes}
-    if len(classes) != 2 or "other" in kinds or len(kinds) != 1 or classes[0] == classes[1]:
-        raise _fail("classes", f"must be two distinct labels of one type (numbers or strings), got "
-                               f"{_describe(classes)}")
-    dual = _need(spec, "dual_coef", "numbers", optional=True)
-    sv = spec.get("support_vectors")
-    d = None if w is None else len(w)
-    if sv is not None:
-        rows, d_sv = _check_matrix_spec(sv, "support_vectors")
-        if dual is None or len(dual) != rows:
-            raise _fail("dual_coef", f"must have one coefficient per support vector ({rows})")
-        if d is not None and d != d_sv:
-            raise _fail("support_vectors", f"have {d_sv} columns but w has {d} entries")
-        d = d_sv
-    elif dual is not None:
-        raise _fail("support_vectors", "are missing for the stored dual_coef")
-    if w is None and dual is None:
-        raise _fail("w", "is null and there is no kernel expansion (dual_coef, support_vectors) either")
-    if dual is not None and model.get("kernel") is None and w is None:
-        raise _fail("model.kernel", "is null but the solution is a kernel expansion without weights w")
-    names = _need(spec, "feature_names", "list", optional=True)
-    if names is not None:
-        if not all(isinstance(f, str) for f in names):
-            raise _fail("feature_names", "must be strings")
-        if d is not None and len(names) != d:
-            raise _fail("feature_names", f"has {len(names)} names for {d} features")
-    history = _need(spec, "history", "dict", optional=True)
-    for key, values in (history or {}).items():
-        if not (isinstance(values, list) and all(_is_number(v) for v in values)):
-            raise _fail(f"history.{key}", "must be a list of numbers")
-    data = _need(spec, "data", "dict", optional=True)
-    if data is not None:
-        _need(data, "sha256", "str", where="data.")
-        shape = _need(data, "shape", "list", where="data.")
-        if len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in shape):
-            raise _fail("data.shape", f"must be two integers, got {_describe(shape)}")
-    _need(spec, "versions", "dict", optional=True)
-    digests = _need(spec, "digests", "dict", optional=True)
-    if digests is not None and not all(isinstance(v, str) for v in digests.values()):
-        raise _fail("digests", "must map field names to strings")
-
-
-# ----------------------------------------------------------- (de)serialize
 def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
     """A JSON-ready description of ``solution`` (see :func:`write_solution`).
 
@@ -671,7 +376,7 @@ def validate(
     mismatches: list[str] = []
     notes: list[str] = []
     if stored_fp is not None:
-        mismatches += _fingerprint_mismatches(stored_fp, fingerprint, X, y)
+        mismatches += fingerprint_mismatches(stored_fp, fingerprint, X, y)
     else:
         notes.append("the solution carries no data fingerprint")
     d = fingerprint["shape"][1]
@@ -752,23 +457,6 @@ def validate(
         gap=float(solution.gap),
         notes=notes,
     )
-
-
-def _fingerprint_mismatches(stored: dict, now: dict, X: Any, y: Any) -> list[str]:
-    """Say which part of the data differs from the stored fingerprint (shape, X, labels), if any."""
-    if not isinstance(stored, dict) or not isinstance(stored.get("sha256"), str):
-        return ["data fingerprint is malformed (no sha256)"]
-    if list(stored.get("shape") or []) != now["shape"]:
-        return [f"data fingerprint differs: stored shape {stored.get('shape')}, given {now['shape']}"]
-    if stored.get("scheme", 1) == 1:  # written before scheme 2: the old, storage-dependent digest
-        if stored["sha256"] == _fingerprint_v1(X, y):
-            return []
-        return ["data fingerprint differs (a fingerprint of scheme 1, which also depends on the storage: dense or "
-                "CSR, int or float labels)"]
-    if stored["sha256"] == now["sha256"]:
-        return []
-    parts = [name for key, name in (("X", "X"), ("y", "the labels")) if stored.get(key) != now[key]]
-    return [f"data fingerprint differs: {' and '.join(parts) or 'the digest'} differ from the stored data"]
 
 
 # Solution.to_json / Solution.from_json write and read through this module

@@ -226,19 +226,19 @@ def test_fingerprint_depends_on_the_values_not_the_storage():
 
 def test_fingerprint_of_a_large_dense_matrix_is_chunk_independent():
     """The digest is the same whether the rows are read in one chunk or several."""
-    import robustsvm.io as rio
+    import robustsvm.fingerprint as rfp
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3)) * (rng.random((50, 3)) < 0.5)
     y = rng.integers(0, 2, 50)
     one = data_fingerprint(X, y)["sha256"]
-    saved = rio._CHUNK_ROWS
+    saved = rfp._CHUNK_ROWS
     try:
-        rio._CHUNK_ROWS = 7
+        rfp._CHUNK_ROWS = 7
         assert data_fingerprint(X, y)["sha256"] == one
         assert data_fingerprint(sp.csr_matrix(X), y)["sha256"] == one
     finally:
-        rio._CHUNK_ROWS = saved
+        rfp._CHUNK_ROWS = saved
 
 
 def test_validate_accepts_the_same_data_stored_differently(tmp_path):
