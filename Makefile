@@ -35,7 +35,7 @@ lint: $(STAMP)
 	$(PY) -m ruff check robustsvm tests benchmarks
 
 bench: $(STAMP)
-	$(PY) -m robustsvm bench
+	$(PY) benchmarks/bench_suite.py
 
 # the site in site/; MathJax comes from the npm registry at build time (see mkdocs_hooks.py)
 docs: $(STAMP)

@@ -1,8 +1,8 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
 Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``,
-``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`) and ``bench``
-(:mod:`robustsvm.bench`); ``robustsvm --version`` prints the version. ``fit``,
+and ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version``
+prints the version (the benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
 on stdout instead of text. Argument errors print a usage line and exit with
 status 2; a failed run (including any bad value the package refuses) prints one
@@ -432,7 +432,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-# ------------------------------------------------- reproduce / bench plug-ins
+# ------------------------------------------------------- reproduce plug-ins
 def reproductions() -> list[str]:
     """Names for ``robustsvm reproduce``: the modules of :mod:`robustsvm.reproduce` and the known ones."""
     from . import reproduce
@@ -469,7 +469,7 @@ def _plugin_command(module: str, what: str) -> Callable[[argparse.Namespace], in
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """The argument parser with every subcommand.
 
-    The ``reproduce NAME`` and ``bench`` plug-ins are imported only when
+    The ``reproduce NAME`` plug-ins are imported only when
     ``argv`` asks for them (so other commands start fast); their options are
     then added by the module's ``add_arguments``.
     """
@@ -538,15 +538,6 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
             except _UnavailableError:
                 pass  # reported when run
     p.set_defaults(func=None, usage_of=p)
-
-    p = sub.add_parser("bench", help="run the benchmark suite",
-                       description="Run the benchmark suite (robustsvm.bench).")
-    p.set_defaults(func=_plugin_command("robustsvm.bench", "bench"))
-    if command == "bench":
-        try:
-            _plugin("robustsvm.bench", "bench").add_arguments(p)
-        except _UnavailableError:
-            pass
     return parser
 
 

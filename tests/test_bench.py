@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from robustsvm import bench
+from benchmarks import bench_suite as bench
 
 
 def _args(tmp_path, *extra: str) -> argparse.Namespace:
@@ -47,7 +47,7 @@ def test_quick_suite_writes_the_table(tmp_path):
     args = _args(tmp_path, "--quick", "--solvers", "dcd,dcd (no signs),liblinear,clarabel")
     assert bench.run(args) == 0
     text = (tmp_path / "suite.md").read_text()
-    assert "Command: `robustsvm bench --quick" in text
+    assert "Command: `python benchmarks/bench_suite.py --quick" in text
     assert "cores" in text and "numpy" in text
     for heading in ("MNIST-shaped 600×64, no b", "MNIST-shaped 600×64, free b", "Cora-shaped 500×1500, no b",
                     "Cora-shaped 500×1500, free b"):

@@ -148,19 +148,11 @@ def test_reproduce_runs_each_paper(name):
     _assert_usage_error(run("reproduce", name, "--no-such-option"))
 
 
-def test_bench_quick_run_and_bad_option(tmp_path):
-    out = run("bench", "--quick", "--solvers", "dcd,liblinear", "--no-scaling", "--output", tmp_path / "b.md")
-    assert out.returncode == 0, out.stderr
-    text = (tmp_path / "b.md").read_text()
-    assert "liblinear" in text and "dcd" in text
-    _assert_usage_error(run("bench", "--no-such-option"))
-
-
 def test_console_script_is_installed():
     script = Path(sys.executable).parent / "robustsvm"
     out = subprocess.run([str(script), "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
-    for command in ("demo", "solvers", "fit", "compare", "validate", "reproduce", "bench"):
+    for command in ("demo", "solvers", "fit", "compare", "validate", "reproduce"):
         assert command in out.stdout
 
 

@@ -27,7 +27,7 @@ FENCE = re.compile(r"^(`{3,})(\S*)", re.MULTILINE)
 LANGUAGES = {"python", "bash", "text"}
 # commands that take minutes (a paper's full experiment, the benchmark suite): their options are
 # parsed and checked by the command line's own parser, and the reproduction tests run them
-LONG = ("robustsvm reproduce ", "robustsvm bench")
+LONG = ("robustsvm reproduce ",)
 # commands that build the environment the tests already run in: shown, not run
 INSTALL = ("make ", "python -m venv", "python3 -m venv", ".venv/bin/pip ", "pip install ",
            ".venv/bin/python notebooks/")
