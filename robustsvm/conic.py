@@ -146,16 +146,13 @@ class ConicProgram:
             "l2": cp.Parameter(nonneg=True, name="l2", value=model.l2 * k * k),
             "l1": cp.Parameter(nonneg=True, name="l1", value=model.l1 * k),
         }
-        objective = 0.5 * self.parameters["l2"] * cp.sum_squares(w)
         constraints: list[cp.Constraint] = []
         self.with_l1 = model.l1 > 0 if with_l1 is None else bool(with_l1)
-        if self.with_l1:
-            t1 = cp.Variable(nonneg=True, name="t_l1")
-            constraints.append(cp.norm1(w) <= t1)
-            objective = objective + self.parameters["l1"] * t1
+        # the terms' own conic forms, with their strengths as parameters (DPP)
+        objective = model.penalty.cvx(w, l2=self.parameters["l2"], l1=self.parameters["l1"] if self.with_l1 else 0.0)
         if intercept.mode == "ridge":
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
-            objective = objective + 0.5 * self.parameters["mu"] * cp.square(self.b)
+            objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
 
         # sign constraints, one vectorized constraint per sign
         pos = np.flatnonzero(model.signs > 0)

@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 
 from .penalties import Penalty
@@ -76,6 +77,12 @@ class Intercept:
         if self.mode == "free" and S != 0.0:
             return -np.inf
         return 0.0
+
+    def cvx(self, b, mu=None):
+        """``(μ/2) b²`` as a CVXPY expression of the variable ``b`` (``mu`` may be a parameter); 0 otherwise."""
+        if self.mode != "ridge":
+            return 0.0
+        return 0.5 * (self.mu if mu is None else mu) * cp.square(b)
 
     def from_dual(self, S: float) -> float:
         """The intercept minimizing ``(μ/2)b² − S b``: ``S/μ`` (ridge), 0 (none); None (free)."""
