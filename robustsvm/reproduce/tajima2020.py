@@ -322,7 +322,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--part", choices=("all", "7.1", "7.2"), default="all", help="which experiment (default all)")
     parser.add_argument("--splits", type=int, default=None, help="repeated splits in §7.2 (default 10; quick 2)")
     parser.add_argument("--page", default=None, metavar="PATH",
-                        help="markdown page to write the results into (default docs/reproductions/tajima2020.md)")
+                        help="markdown page to write the results into (default docs/reproductions/tajima2020.md; "
+                             "--quick: a temporary folder)")
     parser.add_argument("--figures", default=None, metavar="DIR", help="folder for the figures (default docs/figures)")
     parser.add_argument("--n-jobs", type=int, default=2, help="processes for the splits of §7.2 (default 2)")
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bars")
@@ -462,6 +463,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--n-jobs must be at least 1, got {args.n_jobs}")
     if splits < 2:
         raise ValueError(f"--splits must be at least 2 (a paired test needs pairs), got {splits}")
+    if args.quick and (args.page is None or args.figures is None):
+        # the quick run writes only where it is told: the docs page holds the default run
+        import tempfile
+
+        tmp = tempfile.mkdtemp(prefix="tajima2020_quick_")
+        args.page = args.page or f"{tmp}/tajima2020.md"
+        args.figures = args.figures or tmp
     page, fig_dir = default_paths("tajima2020", args.page, args.figures)
     with timed() as t:
         parts = []
