@@ -5,19 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robustsvm.reproduce import sha2002 as S
+from robustsvm.reproduce import sha2002 as sha
 
 
 def test_count_analysis_fits_104_test_examples():
-    rows = S.count_analysis()
+    rows = sha.count_analysis()
     for e, fits in rows:
-        k, pct, off = fits[104]
+        k, _pct, off = fits[104]
         assert off == pytest.approx(abs(100 * k / 104 - e)) and off < 0.1  # every sonar error is k/104
     assert max(fits[42][2] for _, fits in rows) > 1.0  # 10.6 % is no count of 42
 
 
 def test_theorem2_bound_at_the_exact_optimum():
-    r = S.theorem2_check(iterations=64)
+    r = sha.theorem2_check(iterations=64)
     assert r["n_non"] > 0 and r["n_support"] + r["n_non"] == r["n_train"]
     # (Aα⋆)_i ≥ 1 at a non-support vector (KKT), which forces γ_i ≤ 1 in eq. (8)
     assert np.all(r["gamma"] <= 1 + 1e-9)
@@ -26,7 +26,7 @@ def test_theorem2_bound_at_the_exact_optimum():
 
 
 def test_figure2_quantities(tmp_path):
-    q = S.draw_figure2(str(tmp_path / "f.png"))
+    q = sha.draw_figure2(str(tmp_path / "f.png"))
     assert q["d_i"] > q["d"] > 0 and q["ell_i"] >= q["d_i"]  # distance to the origin ≥ distance to the plane
     assert (tmp_path / "f.png").stat().st_size > 10_000
 
@@ -36,9 +36,9 @@ def test_quick_run_writes_the_page(tmp_path, capsys):
     import argparse
 
     parser = argparse.ArgumentParser()
-    S.add_arguments(parser)
+    sha.add_arguments(parser)
     page = tmp_path / "sha.md"
-    assert S.run(parser.parse_args(["--quick", "--no-progress", "--page", str(page)])) == 0
+    assert sha.run(parser.parse_args(["--quick", "--no-progress", "--page", str(page)])) == 0
     text = page.read_text()
     assert "<!-- BEGIN GENERATED: sha2002 results -->" in text and "104/104" in text and "Theorem 2" in text
     assert (tmp_path / "sha2002_fig1.png").is_file() and (tmp_path / "sha2002_fig2.png").is_file()

@@ -357,7 +357,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random 104/104 sonar halves (default 100; quick 5)")
     parser.add_argument("--quick", action="store_true", help="small version: 2 splits, 5 halves, no k = 6 study")
     parser.add_argument("--no-extra", dest="extra", action="store_false",
-                        help="Table 1 only (no halves, k = 6 study, Fig. 2 or Theorem 2)")
+                        help="Table 1 only (no halves, k = 6 study, Fig. 2 or Theorem 2; also the case when --seeds, "
+                             "--iterations or --halves change the default run without --page)")
     parser.add_argument("--output", default=None, metavar="PATH", help="write the table as markdown to PATH")
     parser.add_argument("--figure", default=None, metavar="PATH", help="draw Fig. 1 (PNG) to PATH")
     parser.add_argument("--page", default=None, metavar="PATH",
@@ -453,11 +454,13 @@ def run(args: argparse.Namespace) -> int:
     from ._common import default_paths, progress_bar, write_generated
 
     default_run = not args.quick and args.seeds is None and args.halves is None and args.iterations == 512
+    # the extra studies run in the default and --quick runs and whenever a page is asked for
+    do_extra = args.extra and (default_run or args.quick or args.page is not None)
     page = fig_dir = None
     if args.page is not None or (default_run and args.extra):
         page, fig_dir = default_paths("sha2002", args.page, None if args.page is None else str(Path(args.page).parent))
     t0 = time.perf_counter()
-    total = 2 * len(KERNELS) * seeds + (len(KERNELS) * halves_n + (0 if args.quick else 20) if args.extra else 0)
+    total = 2 * len(KERNELS) * seeds + (len(KERNELS) * halves_n + (0 if args.quick else 20) if do_extra else 0)
     bar = progress_bar(total, "sha2002", getattr(args, "progress", True))
 
     def progress(name, spec, cell):
@@ -466,7 +469,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = table1(seeds=seeds, iterations=args.iterations, progress=progress)
     extra = ""
-    if args.extra:
+    if do_extra:
         halves = sonar_halves(halves_n, args.iterations, progress=bar.update)
         k6 = None if args.quick else poly6_study(5, progress=bar.update)
         t2 = theorem2_check(iterations=args.iterations) if args.iterations >= 2 else None
