@@ -209,8 +209,8 @@ def poly6_study(seeds: int = 5, progress=None) -> dict:
     Returns mean and sd of the test error (%) per variant and the largest kernel entry of the raw features.
     """
     from ..datasets import load
+    from ..duals import solve_nqp_cvxpy
     from ..exceptions import SolverError
-    from ..nqp import solve_nqp_cvxpy
 
     X, y, _ = load("wisconsin")
     kernel = _kernel(("poly", 6))
@@ -248,8 +248,8 @@ def theorem2_check(seed: int = 0, sigma: float = 3.0, iterations: int = 512) -> 
     observed over the last updates of the M3 run (all coefficients moving, not the isolated setting).
     """
     from ..datasets import load
+    from ..duals import solve_nqp_cvxpy
     from ..kernels import RBF
-    from ..nqp import solve_nqp_cvxpy
 
     X, y, _ = load("wisconsin")
     tr, _ = _split(len(y), seed)
@@ -263,7 +263,7 @@ def theorem2_check(seed: int = 0, sigma: float = 3.0, iterations: int = 512) -> 
     _, dual = _fit(X[tr], y[tr], kernel, iterations, record=record)
     a = solve_nqp_cvxpy(dual.nqp, solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12,
                                                   "tol_feas": 1e-12}).v
-    ys = np.where(dual.data.y > 0, 1.0, -1.0)
+    ys = np.where(dual.model.y > 0, 1.0, -1.0)
     K = kernel(X[tr], X[tr])
     A = ys[:, None] * ys[None, :] * K
     zp = np.maximum(A, 0) @ a
@@ -294,12 +294,11 @@ def draw_figure2(path: str, seed: int = 0) -> dict:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..duals import KernelDual, solve_nqp_cvxpy
     from ..kernels import Linear
     from ..losses import HardMargin
-    from ..nqp import solve_nqp_cvxpy
     from ..penalties import L2
     from ..problem import Problem
-    from ..reductions import KernelDual
 
     rng = np.random.default_rng(seed)
     pos = rng.normal([2.2, 0.6], 0.45, size=(12, 2))
@@ -307,7 +306,7 @@ def draw_figure2(path: str, seed: int = 0) -> dict:
     X = np.vstack([pos, neg])
     y = np.r_[np.ones(12, int), np.zeros(12, int)]
     prob = Problem(loss=HardMargin(), penalty=L2(1.0), intercept=False, kernel=Linear())
-    dual = KernelDual(prob, prob.prepare(X, y))
+    dual = KernelDual(prob.normalize(X, y))
     a = solve_nqp_cvxpy(dual.nqp).v
     ys = np.where(y == 1, 1.0, -1.0)
     w = X.T @ (ys * a)

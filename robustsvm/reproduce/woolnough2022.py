@@ -184,10 +184,16 @@ def run_one(dataset: str, model: str, *, size: str = "default", seed: int = 0, t
                grid_not_optimal=int(np.sum(statuses != "optimal")), n_test=int(yte.size))
 
 
+def _accuracy(X, y_pm: np.ndarray, w: np.ndarray, b: float) -> float:
+    """Share of ``sign(Xw + b)`` equal to ``y_pm`` (labels ±1)."""
+    f = np.asarray(X @ w).ravel() + b
+    return float(np.mean(np.where(f > 0, 1.0, -1.0) == y_pm))
+
+
 def paper_pq_row(dataset: str, best: dict, *, seed: int = 0, threshold: float = 1e-2, cv: int = 5) -> Row:
     """The paper's Algorithm 1 at the converged row's (ν, λ2, r), α chosen by ``cv``-fold CV over 1e-16…1e-4."""
     from ..backends.pq import PAPER_ALPHAS
-    from ..model_selection import _accuracy, select_features, stratified_folds, with_values
+    from ..model_selection import select_features, stratified_folds, with_values
 
     data, Xtr, ytr, Xte, yte = _train_test(dataset, seed)
     model = with_values(_problem("Box-pq-SVM"), best)
