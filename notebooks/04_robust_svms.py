@@ -226,7 +226,7 @@ for name in ("wdbc", "pima"):
         model = rs.pq_svm(nu=0.01, lam2=1.0, radius=radius)
         ref = model.solve(X_tr, y_tr, solver="clarabel")
         runs = {
-            "pq (paper defaults)": model.solve(X_tr, y_tr, solver="pq"),
+            "pq (paper defaults)": model.solve(X_tr, y_tr, solver="pq", paper=True),
             "pq (accelerated)": model.solve(X_tr, y_tr, solver="pq", accelerate=True, tol=1e-8, max_iter=5000),
         }
         histories[(name, radius)] = (runs, ref)

@@ -153,7 +153,7 @@ def test_paper_iteration_converges_on_a_well_conditioned_case():
     X, y = make_classification(40, 3, seed=0)
     nu, lam2, r = 0.05, 5.0, 0.1
     w_ref, b_ref, val = pq_primal_cvxpy(X, y, nu, lam2, r)
-    sol = rs.pq_svm(nu, lam2, r).solve(X, y, solver="pq", tol=1e-10, max_iter=50000)
+    sol = rs.pq_svm(nu, lam2, r).solve(X, y, solver="pq", paper=True, tol=1e-10, max_iter=50000)
     assert sol.status == "optimal"
     assert rel(np.append(sol.w, sol.b), np.append(w_ref, b_ref)) < 1e-6
     assert sol.objective == pytest.approx(2 / nu * val, rel=1e-8)
@@ -183,9 +183,9 @@ def test_pq_matches_cvxpy_primal_on_real_data(name, wdbc):
         assert abs(sol.b - b_ref) / max(1.0, abs(b_ref)) < 1e-5
         assert sol.objective == pytest.approx(2 / nu * val, rel=1e-7)
         assert -1e-12 <= sol.gap <= 1e-5 * sol.objective
-    # the paper's defaults (maxiter 1000, tol 1e-4) stop short on this conditioning, and say so
+    # the paper's iteration at its defaults (maxiter 1000, tol 1e-4) stops short on this conditioning, and says so
     with pytest.warns(rs.ConvergenceWarning, match="max_iter"):
-        short = prob.solve(X, y, solver="pq")
+        short = prob.solve(X, y, solver="pq", paper=True)
     assert short.iterations == 1000 and short.status == "max_iter"
     assert short.history["residual"][-1] > 1e-4
 
@@ -227,3 +227,54 @@ def test_step_validation():
     X, y = make_classification(20, 2)
     with pytest.raises(ValueError, match="step"):
         rs.pq_svm(1.0, 1.0, 0.1).solve(X, y, solver="pq", step=1.5)
+
+
+def _standardized(name):
+    X, y, _ = load(name)
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+@pytest.mark.parametrize("name", ["wdbc", "pima", "wisconsin"])
+@pytest.mark.parametrize(("nu", "lam2", "r"), [(0.1, 1.0, 0.01), (0.5, 0.5, 0.05)])
+def test_pq_defaults_reach_clarabel(name, nu, lam2, r):
+    """``solver="pq"`` with no option reaches Clarabel's optimum of the same model (relative 1e-6)."""
+    X, y = _standardized(name)
+    prob = rs.pq_svm(nu, lam2, r)
+    ref = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
+    sol = prob.solve(X, y, solver="pq")
+    assert sol.status == "optimal"
+    assert abs(sol.objective - ref.objective) <= 1e-6 * ref.objective
+    assert rel(np.append(sol.w, sol.b), np.append(ref.w, ref.b)) < 1e-6
+    assert -1e-12 * sol.objective <= sol.gap <= 1e-6 * sol.objective  # the certificate agrees
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning")
+def test_paper_alpha_search_and_divergence():
+    """``paper=True, alpha="search"`` tries 1e-16…1e-4 and keeps the smallest final objective."""
+    from robustsvm.backends.pq import PAPER_ALPHAS
+
+    X, y = _standardized("pima")
+    prob = rs.pq_svm(0.1, 1.0, 0.05)
+    ref = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
+    with pytest.warns(rs.ConvergenceWarning):
+        sol = prob.solve(X, y, solver="pq", paper=True, alpha="search")
+    tried = sol.extra["alpha_search"]
+    assert [a for a, _, _ in tried] == list(PAPER_ALPHAS) and len(tried) == 13
+    assert sol.extra["step_size"] in PAPER_ALPHAS
+    finite = [v for _, status, v in tried if status != "diverged"]
+    assert sol.objective == pytest.approx(min(finite), rel=1e-12)
+    assert sol.objective >= ref.objective * (1 - 1e-9)  # truncated, never below the optimum
+    assert sol.iterations == 1000
+    # a fixed α far above Prop. 8.1's bound 2/λ_max(Q) diverges and says so
+    lam_max = sol.extra["lambda_max"]
+    with pytest.warns(rs.ConvergenceWarning):
+        bad = prob.solve(X, y, solver="pq", paper=True, alpha=50.0 / lam_max)
+    assert bad.status == "diverged"
+    with pytest.raises(ValueError, match="paper=True"):
+        prob.solve(X, y, solver="pq", alpha=1e-6)
+    with pytest.raises(ValueError, match="accelerate"):
+        prob.solve(X, y, solver="pq", paper=True, accelerate=True)
+    with pytest.raises(ValueError, match="alpha"):
+        prob.solve(X, y, solver="pq", paper=True, alpha="grid")
+    with pytest.raises(ValueError, match="alpha"):
+        prob.solve(X, y, solver="pq", paper=True, alpha=-1.0)

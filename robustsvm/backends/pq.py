@@ -11,12 +11,18 @@ use ``λ_max`` itself, estimated matrix-free by Lanczos (``scipy.sparse.linalg.e
 on a LinearOperator) and inflated by ``1e-3`` for safety. ``Q`` is never
 formed: each product costs O(nnz(X) + m + d) and memory stays O((m + d)·d).
 
-Options beyond the paper (same dual, same fixed point, same certificate):
-``accelerate=True`` adds Nesterov momentum with restarts (iterations ∝ √κ(Q));
-``eliminate=True`` minimizes over the 2d multipliers of ``p, q ≥ 0`` in closed
-form and iterates on α alone, whose condition number is ``ν s_max λ_max(Q)``
-instead of ``κ(Q)`` (``docs/derivations/pq_dual.md`` §5). The defaults are the
-paper's iteration, maxiter 1000 and tol 1e-4.
+Defaults (same dual, same fixed point, same certificate as the paper's
+iteration, but one that reaches the optimum): ``eliminate=True`` minimizes over
+the 2d multipliers of ``p, q ≥ 0`` in closed form and iterates on α alone,
+whose condition number is ``ν s_max λ_max(Q)`` instead of ``κ(Q)``
+(``docs/derivations/pq_dual.md`` §5), and ``accelerate=True`` adds Nesterov
+momentum with restarts (iterations ∝ √κ); ``tol=1e-8``, ``max_iter=100000``.
+
+``paper=True`` is the paper's Algorithm 1 exactly: the plain iteration on the
+full dual, maxiter 1000 and tol 1e-4 unless given, with ``α = step · 2/λ_max(Q)``,
+a fixed ``alpha``, or ``alpha="search"``: the paper's tuning range
+``α ∈ {10⁻¹⁶, 10⁻¹⁵, …, 10⁻⁴}``, keeping the α whose last iterate has the
+smallest model objective (the truncated iterate the paper reports).
 
 Stopping rule: the projected-gradient residual
 ``‖u − max(u − (Qu − η), 0)‖_∞ ≤ tol`` (zero exactly at the optimum), or
@@ -37,7 +43,10 @@ from ..model import Model
 from ..uncertainty import Box
 from .registry import Backend, Needs, Result, register
 
-__all__ = ["largest_eigenvalue", "pq_solve"]
+__all__ = ["PAPER_ALPHAS", "largest_eigenvalue", "pq_solve", "pq_solve_paper"]
+
+#: the step sizes Woolnough et al. (2022) tuned α over (§5.1): 10⁻¹⁶, 10⁻¹⁵, …, 10⁻⁴
+PAPER_ALPHAS = tuple(10.0 ** k for k in range(-16, -3))
 
 
 def largest_eigenvalue(dual: PQDual, *, tol: float = 1e-6, seed: int = 0) -> float:
@@ -60,10 +69,14 @@ def largest_eigenvalue(dual: PQDual, *, tol: float = 1e-6, seed: int = 0) -> flo
         return lam
 
 
-def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: float = 0.95,
-             accelerate: bool = False, eliminate: bool = False, random_state: int | None = None,
-             verbose: bool = False):
+def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: float = 0.95,
+             accelerate: bool = True, eliminate: bool = True, random_state: int | None = None,
+             verbose: bool = False, alpha: float | None = None, lam_max: float | None = None):
     """Run the projected iteration on ``dual``; returns ``(u, status, iterations, history, alpha, lam_max)``.
+
+    ``alpha`` (only with ``accelerate=False, eliminate=False``) replaces the
+    step ``step · 2/λ_max(Q)`` by a fixed value, as the paper tunes it;
+    ``lam_max`` skips the Lanczos estimate when already known.
 
     ``accelerate=False`` is the paper's iteration ``u ← max(u − α(Qu − η), 0)``.
     ``accelerate=True`` applies the same projected step at an extrapolated
@@ -85,14 +98,24 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
     """
     if not 0 < step < 1:
         raise ValueError(f"step must lie in (0, 1) (a fraction of Prop. 8.1's bound 2/λ_max), got {step!r}")
+    if alpha is not None:
+        if accelerate or eliminate:
+            raise ValueError("alpha (a fixed step) applies to the paper's iteration only: pass paper=True "
+                             "(accelerate=False, eliminate=False)")
+        if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < np.inf:
+            raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
     t0 = time.perf_counter()
-    lam_max = largest_eigenvalue(dual, seed=0 if random_state is None else int(random_state))
+    if lam_max is None:
+        lam_max = largest_eigenvalue(dual, seed=0 if random_state is None else int(random_state))
     if eliminate:
         return _reduced(dual, lam_max, t0, tol=tol, max_iter=max_iter, step=step, accelerate=accelerate,
                         verbose=verbose)
-    alpha = step * 2.0 / (lam_max * (1.0 + 1e-3))
-    if accelerate:
+    if alpha is not None:
+        alpha = float(alpha)
+    elif accelerate:
         alpha = step / (lam_max * (1.0 + 1e-3))  # FISTA's step is 1/L
+    else:
+        alpha = step * 2.0 / (lam_max * (1.0 + 1e-3))
     m = dual.m
     eta = dual.eta
     u = dual.solve_eta()
@@ -116,6 +139,9 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-4, max_iter: int = 1000, step: flo
         _record(hist, it, scale * primal, scale * dual_val, residual, time.perf_counter() - t0, verbose)
         if residual <= tol:
             status = "optimal"
+            break
+        if not np.isfinite(primal) or not np.all(np.isfinite(u)):
+            status = "diverged"  # a fixed α above Prop. 8.1's bound
             break
         if it >= max_iter:
             break
@@ -234,26 +260,74 @@ NEEDS = Needs(
 )
 
 
+def pq_solve_paper(dual: PQDual, *, alpha: float | str | None = None, tol: float = 1e-4, max_iter: int = 1000,
+                   step: float = 0.95, random_state: int | None = None, verbose: bool = False):
+    """The paper's Algorithm 1 (plain iteration on the full dual), with the paper's α tuning when asked.
+
+    ``alpha=None`` uses ``step · 2/λ_max(Q)``; a number is used as the fixed
+    step; ``"search"`` runs the iteration for every α of :data:`PAPER_ALPHAS`
+    and keeps the run whose last iterate has the smallest model objective
+    ``(2/ν)·P_pq(w, b)`` (diverged runs excluded). Returns what
+    :func:`pq_solve` returns plus a list of ``(α, status, objective)`` per α tried.
+    """
+    if not isinstance(alpha, str):
+        out = pq_solve(dual, tol=tol, max_iter=max_iter, step=step, accelerate=False, eliminate=False,
+                       random_state=random_state, verbose=verbose, alpha=alpha)
+        return (*out, [(out[4], out[1], float(out[3]["objective"][-1]))])
+    if alpha != "search":
+        raise ValueError(f"alpha must be a positive number, None or 'search', got {alpha!r}")
+    lam_max = largest_eigenvalue(dual, seed=0 if random_state is None else int(random_state))
+    best, tried = None, []
+    for a in PAPER_ALPHAS:
+        out = pq_solve(dual, tol=tol, max_iter=max_iter, step=step, accelerate=False, eliminate=False,
+                       verbose=verbose, alpha=a, lam_max=lam_max)
+        value = float(out[3]["objective"][-1])
+        tried.append((a, out[1], value))
+        if out[1] != "diverged" and np.isfinite(value) and (best is None or value < best[0]):
+            best = (value, out)
+    if best is None:  # pragma: no cover - α = 1e-16 is far below 2/λ_max for any data in double precision
+        raise RuntimeError("every α of the paper's range diverged")
+    return (*best[1], tried)
+
+
 def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
-           step=0.95, accelerate=False, eliminate=False) -> Result:
+           step=0.95, accelerate=None, eliminate=None, paper=False, alpha=None) -> Result:
+    """Adapter from the normalized model: the converged iteration by default, the paper's with ``paper=True``."""
+    if not isinstance(paper, (bool, np.bool_)):
+        raise TypeError(f"paper must be True or False, got {paper!r}")
     t0 = time.perf_counter()
     dual = PQDual.from_model(model)
     t1 = time.perf_counter()
-    u, status, it, history, alpha, lam_max = pq_solve(
-        dual, tol=1e-4 if tol is None else float(tol), max_iter=1000 if max_iter is None else int(max_iter),
-        step=float(step), accelerate=bool(accelerate), eliminate=bool(eliminate), random_state=random_state,
-        verbose=verbose)
+    tried = None
+    if paper:
+        if accelerate or eliminate:
+            raise ValueError("paper=True is the plain iteration: it takes neither accelerate nor eliminate")
+        u, status, it, history, alpha_used, lam_max, tried = pq_solve_paper(
+            dual, alpha=alpha, tol=1e-4 if tol is None else float(tol),
+            max_iter=1000 if max_iter is None else int(max_iter), step=float(step), random_state=random_state,
+            verbose=verbose)
+    else:
+        if alpha is not None:
+            raise ValueError("alpha (a fixed step or 'search') applies to the paper's iteration: pass paper=True")
+        u, status, it, history, alpha_used, lam_max = pq_solve(
+            dual, tol=1e-8 if tol is None else float(tol), max_iter=100_000 if max_iter is None else int(max_iter),
+            step=float(step), accelerate=True if accelerate is None else bool(accelerate),
+            eliminate=True if eliminate is None else bool(eliminate), random_state=random_state, verbose=verbose)
     t2 = time.perf_counter()
     w, b = dual.wb(u)
     gap = float(history["gap"][-1])
+    mode = "paper's iteration" if paper else "iteration"
+    extra = {"step_size": alpha_used, "lambda_max": lam_max, "u": u, "residual": float(history["residual"][-1]),
+             "nu": dual.nu, "lam2": dual.lam2}
+    if tried is not None:
+        extra["alpha_search"] = tried
     return Result(
         w=w, b=b, status=status, gap=gap, dual_value=float(history["dual"][-1]), iterations=it, history=history,
         time_compile=t1 - t0,
         time_solve=t2 - t1,
-        message=f"projected-gradient residual {history['residual'][-1]:.3g} after {it} iterations "
-                f"(α = {alpha:.3g}, λ_max(Q) ≈ {lam_max:.4g})",
-        extra={"step_size": alpha, "lambda_max": lam_max, "u": u, "residual": float(history["residual"][-1]),
-               "nu": dual.nu, "lam2": dual.lam2},
+        message=f"{mode}: projected-gradient residual {history['residual'][-1]:.3g} after {it} iterations "
+                f"(α = {alpha_used:.3g}, λ_max(Q) ≈ {lam_max:.4g})",
+        extra=extra,
     )
 
 
@@ -264,7 +338,7 @@ register(
         needs=NEEDS,
         summary="projected iteration on the pq-SVM dual (Woolnough et al. 2022): rs.pq_svm models only "
                 "(squared hinge sum, Box, L2, intercept L2)",
-        options=frozenset({"step", "accelerate", "eliminate"}),
+        options=frozenset({"step", "accelerate", "eliminate", "paper", "alpha"}),
         kind="first-order",
         certificate="duality gap (2/ν)(P_pq(w, b) − D_pq(u)) in model units (stops on the projected-gradient "
                     "residual)",

@@ -1,0 +1,71 @@
+"""``robustsvm reproduce tajima2020``: its pieces checked independently, and the quick run end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robustsvm as rs
+from robustsvm.cli import main
+from robustsvm.reproduce import tajima2020 as taj
+from tests.conftest import make_classification
+
+
+def test_optdigits_is_the_real_digit_data():
+    X, y = taj.load_optdigits()
+    assert X.shape == (5620, 64)
+    assert np.allclose(np.linalg.norm(X, axis=1), 1.0)
+    assert set(np.unique(y)) == {-1, 1} and 0.45 < np.mean(y == 1) < 0.55  # odd vs even digits
+
+
+def test_similarity_features_match_sklearn_rbf():
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(7, 3)), rng.normal(size=(5, 3))
+    assert np.allclose(taj.similarity_features(A, B, 2.5), rbf_kernel(A, B, gamma=1 / (2 * 2.5)))
+
+
+def test_convergence_case_brackets_clarabel_and_pegasos_sphere():
+    """D_ref ≤ P⋆ (Clarabel) ≤ P_best, and at small λ every Pegasos iterate after w = 0 has P ≥ P(0) = 1."""
+    X, y01 = make_classification(120, 8, seed=3)
+    X = X / np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(y01 == 1, 1, -1)
+    signs = taj.make_signs(X, y)
+    case = taj.convergence_case(X, y, signs, 1e-4, iterations=30, ref_epochs=20000)
+    ref = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-4 / 120), signs=signs, intercept=False).solve(
+        X, y, solver="clarabel", solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12})
+    assert case.d_ref <= ref.objective * (1 + 1e-7) and ref.objective <= case.p_best * (1 + 1e-7)
+    assert case.pg_threshold > 30  # the step stays longer than the ball radius over the whole run
+    pg = case.pg["objective"]
+    assert pg[0] == pytest.approx(1.0) and np.all(pg[1:] >= 1.0 - 1e-12)
+    claims = taj.claims_71(case)
+    assert claims["pg_stuck_at_zero"]
+    # Frank-Wolfe's primal values never fall below the certified lower bound
+    assert np.all(case.fw["objective"] >= case.d_ref - 1e-12)
+
+
+def test_similarity_split_protocol():
+    from robustsvm.datasets import load
+
+    X, y, _ = load("sonar")
+    out = taj.similarity_split(X, y, 0, lambdas=(1e-2, 1.0), folds=3)
+    for model in ("conventional", "sign"):
+        assert out[model]["chosen"] == (1e-2, 1.0)[int(np.argmax(out[model]["cv"]))]
+        assert 0.5 < out[model]["test"] <= 1.0
+    assert out["solves"] == 2 * 2 * 4 and out["not_converged"] == 0
+
+
+@pytest.mark.slow
+def test_quick_run_writes_the_page(tmp_path, capsys):
+    page = tmp_path / "tajima.md"
+    page.write_text("# Title\n\nProse kept.\n")
+    assert main(["reproduce", "tajima2020", "--quick", "--no-progress", "--n-jobs", "1", "--page", str(page),
+                 "--figures", str(tmp_path)]) == 0
+    text = page.read_text()
+    assert text.startswith("# Title\n\nProse kept.")
+    assert "<!-- BEGIN GENERATED: tajima2020 quick -->" in text and "Wilcoxon" in text
+    assert text.count("| optdigits (KEEL, real) | 5,620 × 64 |") == 3
+    for stem in ("optdigits", "cora", "mnist"):
+        assert (tmp_path / f"tajima2020_convergence_{stem}_quick.png").stat().st_size > 10_000
+    assert "sonar" in capsys.readouterr().out

@@ -1,0 +1,57 @@
+"""``robustsvm reproduce woolnough2022``: grids, the paper's pq row and the claims table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robustsvm.reproduce import woolnough2022 as wool
+
+
+def test_grids_default_full_quick():
+    default = wool.grids("Box-SVM", 3.0, "default")
+    assert default["l1"].size == default["l2"].size == 15 and default["radius"].size == 10  # the paper's
+    assert wool.grids("Box-pq-SVM", 3.0, "default")["nu"].size == 5
+    assert wool.grids("Box-pq-SVM", 3.0, True)["nu"].size == 21
+    assert wool.grids("SVM", 3.0, "quick")["l2"].size == 2
+    with pytest.raises(ValueError, match="full"):
+        wool.grids("SVM", 3.0, "huge")
+
+
+def test_paper_pq_row_is_truncated_and_above_the_optimum():
+    """The paper's iteration at the converged row's parameters: α from the paper's range, a worse objective."""
+    from robustsvm.backends.pq import PAPER_ALPHAS
+
+    row = wool.paper_pq_row("PIMA", {"nu": 1.0, "l2": 0.0625, "radius": 1e-3}, cv=2)
+    assert row.best["alpha"] in PAPER_ALPHAS
+    assert row.status == "max_iter" and row.solves == 2 * len(PAPER_ALPHAS)
+    excess = float(row.note.split("objective ")[1].split("%")[0])
+    assert excess > 0  # a truncated iterate never beats the optimum
+    assert 0 < row.test <= 100 and row.fit_cpu > 0
+
+
+def test_claims_counts_test_samples():
+    def row(model, test, features, cpu):
+        return wool.Row(dataset="D", instances=100, model=model, kind="", train=0, test=test, fit_time=cpu,
+                     fit_cpu=cpu, features=features, n_total=10, best={}, cv=0, solver="", status="", solves=0,
+                     grid_time=0, n_test=50)
+
+    rows = [row("SVM", 90.0, 10, 0.1), row("Ball-SVM", 94.0, 8, 0.2), row("Box-SVM", 96.0, 10, 0.3),
+            row("Box-pq-SVM", 92.0, 9, 0.05)]
+    text = wool.claims(rows)
+    assert "| Ball-SVM beats SVM in test accuracy | D | yes | +2 of 50 test samples |" in text
+    assert "| Box-SVM selects fewer features than SVM | D | no | 10 vs 10 |" in text
+    assert "| Box-SVM has the highest test accuracy | D | yes | +1 test samples against the best other row |" in text
+    assert "fits faster than Ball/Box-SVM (CPU) | D | yes | 0.050 s vs 0.200 s |" in text
+
+
+@pytest.mark.slow
+def test_quick_run_writes_where_told(tmp_path, capsys):
+    page = tmp_path / "w.md"
+    assert wool.main(["--quick", "--datasets", "PIMA", "--no-progress", "--n-jobs", "1", "--page", str(page)]) == 0
+    text = page.read_text()
+    assert "<!-- BEGIN GENERATED: woolnough2022 quick -->" in text
+    for model in wool.MODELS:
+        assert f"| PIMA | 768 | {model} |" in text
+    assert "Box-pq-SVM (paper's iteration)" in text and "The paper's claims" in text
+    assert np.isfinite(float(text.split("| PIMA | 768 | SVM | nominal | ")[1].split("|")[0]))
