@@ -35,10 +35,23 @@ import math
 import platform
 import sys
 import time
-import warnings
 from collections.abc import Callable
 
 import numpy as np
+
+from ._sha2002_core import (
+    _fit_errors,
+    _halves,
+    _kernel,
+    _m3,
+    _nqp,
+    _progress,
+    _signs,
+    _split,
+    _test_errors,
+    exact_hard_margin,
+)
+from ._sha2002_figures import draw_figure, draw_figure2
 
 __all__ = ["KERNELS", "PAPER_TABLE1", "POLY6_VARIANTS", "add_arguments", "coefficient_decay", "count_analysis",
            "exact_hard_margin", "poly6_study", "run", "sonar_halves", "table1", "theorem2", "theorem2_bound"]
@@ -73,135 +86,6 @@ POLY6_VARIANTS = {
     "features / 10, exact maximum margin": (10.0, "plain", "exact"),
     "normalized kernel K/√(K(x,x)K(x',x')), 512 updates": (1.0, "normalized", "m3"),
 }
-
-
-# ------------------------------------------------------------------ plain-array core
-def _kernel(spec):
-    from .. import kernels
-
-    kind, value = spec
-    return kernels.Polynomial(int(value)) if kind == "poly" else kernels.RBF(float(value))
-
-
-def _split(n: int, seed: int, train: float = 0.8) -> tuple[np.ndarray, np.ndarray]:
-    idx = np.random.default_rng(seed).permutation(n)
-    n_train = round(train * n)
-    return idx[:n_train], idx[n_train:]
-
-
-def _halves(y: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A random stratified split into two halves of equal size (⌈n_c/2⌉ or ⌊n_c/2⌋ of each class)."""
-    rng = np.random.default_rng(seed)
-    n_half = len(y) // 2
-    tr, te = [], []
-    classes = np.unique(y)
-    quotas = [np.flatnonzero(y == c).size / 2 for c in classes]
-    take = [math.floor(q) for q in quotas]
-    # the classes with a fractional half share the remaining places, in random order
-    frac = [i for i, q in enumerate(quotas) if q != math.floor(q)]
-    for i in rng.permutation(frac)[: n_half - sum(take)]:
-        take[i] += 1
-    for c, k in zip(classes, take, strict=True):
-        idx = rng.permutation(np.flatnonzero(y == c))
-        tr.append(idx[:k])
-        te.append(idx[k:])
-    return np.concatenate(tr), np.concatenate(te)
-
-
-def _signs(y01: np.ndarray) -> np.ndarray:
-    return np.where(np.asarray(y01) == 1, 1.0, -1.0)
-
-
-def _nqp(K: np.ndarray, s: np.ndarray, scale: float = 1.0):
-    """The NQP of eq. (6): ``A = scale · y yᵀ ∘ K``, ``b = −1``, no upper bound."""
-    from ..duals import NQP
-
-    return NQP(A=scale * (np.outer(s, s) * K), b=-np.ones(len(s)), c=np.full(len(s), np.inf))
-
-
-def _m3(K: np.ndarray, s: np.ndarray, iterations: int, record=None, threshold: float = 1e-12) -> np.ndarray:
-    """α after exactly ``iterations`` multiplicative updates (eq. 7) from α = 1."""
-    from ..backends.m3 import m3_solve
-
-    # tol below any reachable residual: exactly `iterations` updates, as in the paper
-    return m3_solve(_nqp(K, s), init=1.0, tol=1e-300, max_iter=iterations, record=record, threshold=threshold).v
-
-
-def exact_hard_margin(K: np.ndarray, s: np.ndarray, intercept: bool = False,
-                      polish: bool = True) -> tuple[np.ndarray, float, dict]:
-    """The exact minimizer of eq. (6) (``intercept=True``: with ``Σ y_iα_i = 0`` and a bias).
-
-    Clarabel solves the NQP in the variables ``β_i = √A_ii α_i``: ``min ½βᵀÃβ −
-    Σ β_i/√A_ii`` with ``Ã_ij = A_ij/√(A_iiA_jj)`` (entries in [−1, 1]), which
-    keeps polynomial kernels on raw features (``A_ii`` up to 1e18) well
-    scaled. Without intercept the support set S it finds is then polished by
-    the least-squares solution of ``A_SS α_S = 1`` (the KKT equalities of the
-    support vectors), kept only when ``α_S > 0``, ``‖A_SS α_S − 1‖_∞ ≤ 1e-9``
-    and ``(Aα)_i ≥ 1 − 1e-9`` elsewhere.
-
-    Returns
-    -------
-    alpha : ndarray
-        The coefficients.
-    bias : float
-        ``median_{i ∈ S}(y_i − Σ_j α_j y_j K_ij)`` with an intercept, else 0.
-    info : dict
-        ``status`` (Clarabel's), ``polished`` and ``kkt``: the KKT residual of
-        the scaled problem, ``max_i |β_i − max(β_i − g_i/√A_ii, 0)|`` with ``g``
-        the gradient of the Lagrangian of eq. (6) in α.
-    """
-    from ..duals import NQP, solve_nqp_cvxpy
-
-    A = np.outer(s, s) * K
-    dsc = np.sqrt(np.diag(A))
-    if np.any(dsc <= 0):
-        raise ValueError("K must have a positive diagonal")
-    nqp = NQP(A=A / np.outer(dsc, dsc), b=-1.0 / dsc, c=np.full(len(s), np.inf))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = solve_nqp_cvxpy(nqp, equality=s / dsc if intercept else None)
-    if not np.all(np.isfinite(res.v)):
-        raise RuntimeError(f"Clarabel found no solution of the hard-margin dual ({res.message})")
-    alpha = res.v / dsc
-    # the support set, read on the well-scaled β
-    support = res.v > 1e-6 * res.v.max()
-    polished = False
-    if polish and not intercept:
-        sv = np.flatnonzero(support)
-        A_ss = A[np.ix_(sv, sv)]
-        a_s = np.linalg.lstsq(A_ss, np.ones(sv.size), rcond=None)[0]
-        if np.all(a_s > 0) and np.max(np.abs(A_ss @ a_s - 1.0)) <= 1e-9:
-            cand = np.zeros_like(alpha)
-            cand[sv] = a_s
-            if np.min(A @ cand) >= 1 - 1e-9:
-                alpha, polished = cand, True
-    bias = 0.0
-    grad = A @ alpha - 1.0
-    if intercept:
-        bias = float(np.median((s - K @ (s * alpha))[support]))
-        grad = grad + s * bias  # the Lagrangian's gradient with the multiplier b of Σ y_iα_i = 0
-    beta = alpha * dsc
-    kkt = float(np.max(np.abs(beta - np.maximum(beta - grad / dsc, 0.0))))
-    return alpha, bias, {"status": res.status, "polished": polished, "kkt": kkt}
-
-
-def _test_errors(alpha: np.ndarray, s: np.ndarray, K_test: np.ndarray, y_test01: np.ndarray,
-                 bias: float = 0.0) -> int:
-    """Number of test errors of ``sign(Σ_j y_j α_j K(x, x_j) + b)`` (labels 0/1, 1 is +1)."""
-    f = K_test @ (s * alpha) + bias
-    return int(np.sum(np.where(f > 0, 1, 0) != y_test01))
-
-
-def _fit_errors(X_tr, y_tr, X_te, y_te, kernel, iterations: int) -> int:
-    s = _signs(y_tr)
-    alpha = _m3(kernel(X_tr), s, iterations)
-    return _test_errors(alpha, s, kernel(X_te, X_tr), y_te)
-
-
-def _progress(total: int, desc: str, enabled: bool):
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc=desc, file=sys.stderr, disable=not enabled, leave=False)
 
 
 # ------------------------------------------------------------------ Table 1
@@ -367,34 +251,6 @@ def coefficient_decay(iterations=FIG_ITERATIONS, seed: int = 0, sigma: float = 3
             "n_train": len(tr)}
 
 
-def draw_figure(decay: dict, path: str) -> None:
-    """Fig. 1: one panel per iteration, coefficients against training examples."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    its = decay["iterations"]
-    fig, axes = plt.subplots(len(its), 1, figsize=(7, 1.2 * len(its)), sharex=True)
-    axes = np.atleast_1d(axes)
-    x = np.arange(decay["n_train"])
-    top = float(np.max(decay["alpha"][1:])) * 1.05 if len(its) > 1 else 1.5
-    for ax, it, a, et, eg in zip(axes, its, decay["alpha"], decay["train_error"], decay["test_error"],
-                                 strict=True):
-        ax.bar(x, a, width=1.0, color="tab:blue")
-        ax.axvline(decay["n_support"] - 0.5, color="grey", lw=0.8, ls="--")
-        ax.set_ylim(0, max(top, 1.05) if it == 0 else top)
-        ax.set_ylabel(f"{it:02d}", rotation=0, labelpad=12, va="center")
-        ax.text(1.01, 0.5, f"ε_t {et:.1f}%  ε_g {eg:.1f}%", transform=ax.transAxes, va="center", fontsize=8)
-        ax.set_yticks([])
-    axes[0].set_title("M3 coefficients α_i after k updates (breast cancer, RBF σ = 3);\n"
-                      f"support vectors ({decay['n_support']}) left of the dashed line", fontsize=9)
-    axes[-1].set_xlabel("training examples")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 # ------------------------------------------------------------------ Theorem 2 and Fig. 2
 def theorem2_bound(K: np.ndarray, s: np.ndarray, alpha: np.ndarray) -> dict:
     """The geometric quantities of Theorem 2 and the bound of eq. (9), from the kernel alone.
@@ -476,45 +332,6 @@ def theorem2(seed: int = 0, sigma: float = 3.0, iterations: int = 512, delta: fl
             "d": geo["d"], "ell": geo["ell"], "exact": info, "iterations": iterations,
             "objective_gap": res.history["objective"] - f_star,
             "support_mask": np.isin(np.arange(len(tr)), non, invert=True)}
-
-
-def draw_figure2(th: dict, path: str) -> None:
-    """Fig. 2 measured: distances to the hyperplane, and γ_i against the bound of eq. (9)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(13, 3.8))
-    ratio = th["d_i"] / th["d"]
-    sv = th["support_mask"]
-    bins = np.linspace(1.0, max(float(ratio.max()), 1.01), 40)
-    ax1.hist([ratio[sv], ratio[~sv]], bins=bins, stacked=True, color=["black", "lightgrey"],
-             label=[f"support vectors ({int(sv.sum())})", f"non-support vectors ({int((~sv).sum())})"])
-    ax1.set_xlabel("d_i / d (distance to the hyperplane in margins)")
-    ax1.set_ylabel("training examples")
-    ax1.legend(fontsize=8)
-    ax1.set_title("feature-space distances (Fig. 2's d_i, d)", fontsize=9)
-    r = ratio[th["non_support"]]
-    order = np.argsort(r)
-    ax2.semilogy(r[order], 1 - th["bound"][order], "-", color="tab:red", label="1 − bound, eq. (9)")
-    ax2.semilogy(r, 1 - th["gamma"], "o", ms=4, mfc="none", color="tab:blue", label="1 − γ_i, eq. (8) at α*")
-    ok = np.isfinite(th["run_rate"])
-    ax2.semilogy(r[ok], 1 - th["run_rate"][ok], "x", ms=3, color="tab:green",
-                 label=f"1 − measured decay, updates {th['iterations'] // 2}–{th['iterations']}")
-    ax2.set_xlabel("d_i / d")
-    ax2.set_ylabel("1 − decay factor per update")
-    ax2.legend(fontsize=8)
-    ax2.set_title("Theorem 2: non-support coefficients (bound: red line below)", fontsize=9)
-    gap = th["objective_gap"]
-    ax3.semilogy(np.arange(gap.size), np.maximum(gap, 1e-16), color="tab:purple")
-    ax3.set_xlabel("update")
-    ax3.set_ylabel("F(α_t) − F(α*)")
-    ax3.set_title("objective gap along the run", fontsize=9)
-    fig.suptitle("Breast cancer, RBF σ = 3, split seed 0", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 # ------------------------------------------------------------------ command line
