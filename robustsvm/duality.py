@@ -438,8 +438,14 @@ def certify(
             margins = margins / m0
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
     changed = not (np.array_equal(w, w_in) and b == b_in)
-    objective = objective_module.objective_from_margins(model, w, b, margins)
-    violation = objective_module.violation(model, w, b, margins=margins)
+    with np.errstate(over="ignore", invalid="ignore"):
+        objective = objective_module.objective_from_margins(model, w, b, margins)
+        violation = objective_module.violation(model, w, b, margins=margins)
+    if not (np.isfinite(objective) and np.all(np.isfinite(w)) and np.isfinite(b)):
+        # a diverged iterate: nothing to certify
+        return Certificate(w=w, b=b, objective=float(objective), violation=float(violation), bound=float("nan"),
+                           gap=float("inf"), status="inaccurate" if status == "optimal" else status,
+                           message="the returned point is not finite", changed=changed)
     c = np.asarray(model.c, dtype=np.float64)
     if multipliers is None or np.shape(multipliers) != (model.n,):
         multipliers = multipliers_from_margins(loss, margins, c)

@@ -41,7 +41,7 @@ from scipy.sparse.linalg import ArpackNoConvergence, LinearOperator, eigsh
 from ..duals import PQDual
 from ..model import Model
 from ..uncertainty import Box
-from .registry import Backend, Needs, Result, register
+from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["PAPER_ALPHAS", "largest_eigenvalue", "pq_solve", "pq_solve_paper"]
 
@@ -122,7 +122,8 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: 
     u_prev = u
     Qu_prev = None
     theta = 1.0
-    hist = _new_history()
+    hist = History(verbose=verbose, name="pq", every=500)
+    hist.t0 = t0  # times count from the start, the Lanczos estimate included
     status = "max_iter"
     it = 0
     scale = dual.scale
@@ -134,9 +135,9 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: 
         feasible = bool(np.all(u >= 0))
         residual = float(np.max(np.abs(u - np.maximum(u - grad, 0.0)))) if feasible else np.inf
         w, b = dual.wb(u, z)
-        primal = dual.pq_primal(w, b)
-        dual_val = float(u[:m].sum() - 0.5 * u @ Qu) if feasible else np.nan
-        _record(hist, it, scale * primal, scale * dual_val, residual, time.perf_counter() - t0, verbose)
+        primal = dual.objective(w, b)
+        dual_val = scale * float(u[:m].sum() - 0.5 * u @ Qu) if feasible else np.nan
+        hist.record(it, primal, primal - dual_val, dual=dual_val, residual=residual)
         if residual <= tol:
             status = "optimal"
             break
@@ -146,38 +147,33 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: 
         if it >= max_iter:
             break
         if accelerate and Qu_prev is not None:
-            theta_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
-            mom = (theta - 1.0) / theta_next
-            point = u + mom * (u - u_prev)
-            g_point = (1.0 + mom) * Qu - mom * Qu_prev - eta
-            new = np.maximum(point - alpha * g_point, 0.0)
-            if float((point - new) @ (new - u)) > 0:  # momentum points uphill: restart
-                theta_next = 1.0
-                new = np.maximum(u - alpha * grad, 0.0)
-            theta = theta_next
+            # Q is linear: its product at the extrapolated point combines the last two
+            new, theta = _momentum_step(u, u_prev, theta, alpha, grad,
+                                        lambda point, mom, q=Qu, q_prev=Qu_prev: (1.0 + mom) * q - mom * q_prev - eta)
         else:
             new = np.maximum(u - alpha * grad, 0.0)
         u_prev, Qu_prev = u, Qu
         u = new
         it += 1
-    history = {k: np.asarray(v) for k, v in hist.items()}
-    return u, status, it, history, alpha, lam_max
+    return u, status, it, hist.arrays(), alpha, lam_max
 
 
-def _new_history() -> dict[str, list]:
-    return {k: [] for k in ("iteration", "objective", "dual", "gap", "residual", "time")}
+def _momentum_step(x, x_prev, theta: float, step: float, grad, grad_at, *, project_point: bool = False):
+    """One projected gradient step at the extrapolated point ``x + m(x − x_prev)`` (Nesterov/FISTA).
 
-
-def _record(hist: dict, it: int, primal: float, dual: float, residual: float, elapsed: float, verbose: bool) -> None:
-    """Append one iteration (objectives already in model units) to ``hist``."""
-    hist["iteration"].append(it)
-    hist["objective"].append(primal)
-    hist["dual"].append(dual)
-    hist["gap"].append(primal - dual)
-    hist["residual"].append(residual)
-    hist["time"].append(elapsed)
-    if verbose and (it & (it - 1)) == 0:
-        print(f"pq {it:6d}  objective {primal:.10g}  residual {residual:.3g}")
+    ``θ' = (1 + √(1 + 4θ²))/2``, ``m = (θ − 1)/θ'``; ``grad_at(point, m)`` is the gradient there.
+    The momentum restarts (``θ' = 1``, a plain projected step from ``x`` with ``grad``) when the step
+    and the momentum disagree, ``(point − new)·(new − x) > 0``. Returns ``(new, θ')``.
+    """
+    theta_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+    mom = (theta - 1.0) / theta_next
+    point = x + mom * (x - x_prev)
+    if project_point:
+        point = np.maximum(point, 0.0)
+    new = np.maximum(point - step * grad_at(point, mom), 0.0)
+    if float((point - new) @ (new - x)) > 0:  # momentum points uphill: restart
+        return np.maximum(x - step * grad, 0.0), 1.0
+    return new, theta_next
 
 
 def _evaluate(dual: PQDual, alpha: np.ndarray):
@@ -209,39 +205,32 @@ def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, ac
     a = np.maximum(dual.solve_eta()[:m], 0.0)
     a_prev = a
     theta = 1.0
-    hist = _new_history()
+    hist = History(verbose=verbose, name="pq", every=500)
+    hist.t0 = t0  # times count from the start, the Lanczos estimate included
     status = "max_iter"
     it = 0
+    sl = 1.0 / np.sqrt(dual.lam2)
     while True:
         z, grad, margins, gp, gq = _evaluate(dual, a)
         residual = float(np.max(np.abs(a - np.maximum(a - grad, 0.0))))
-        xi = np.maximum(0.0, 1.0 - margins)
-        wpq = z[:2 * d] / np.sqrt(dual.lam2)
-        primal = 0.5 * dual.nu * float(dual.s @ xi**2) + 0.5 * dual.lam2 * float(wpq @ wpq) + 0.5 * z[2 * d] ** 2
+        primal = dual.objective((z[:d] - z[d:2 * d]) * sl, float(z[2 * d]), margins)
         quad = float(a @ (dual.dinv * a)) + float(z @ z)
-        dual_val = float(a.sum()) - 0.5 * quad
-        _record(hist, it, scale * primal, scale * dual_val, residual, time.perf_counter() - t0, verbose)
+        dual_val = scale * (float(a.sum()) - 0.5 * quad)
+        hist.record(it, primal, primal - dual_val, dual=dual_val, residual=residual)
         if residual <= tol:
             status = "optimal"
             break
         if it >= max_iter:
             break
         if accelerate and it > 0:
-            theta_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
-            point = np.maximum(a + (theta - 1.0) / theta_next * (a - a_prev), 0.0)
-            g_point = _evaluate(dual, point)[1]
-            new = np.maximum(point - alpha_step * g_point, 0.0)
-            if float((point - new) @ (new - a)) > 0:  # momentum points uphill: restart
-                theta_next = 1.0
-                new = np.maximum(a - alpha_step * grad, 0.0)
-            theta = theta_next
+            new, theta = _momentum_step(a, a_prev, theta, alpha_step, grad,
+                                        lambda point, mom: _evaluate(dual, point)[1], project_point=True)
         else:
             new = np.maximum(a - alpha_step * grad, 0.0)
         a_prev, a = a, new
         it += 1
     u = np.concatenate([a, np.maximum(-gp, 0.0), np.maximum(-gq, 0.0)])
-    history = {k: np.asarray(v) for k, v in hist.items()}
-    return u, status, it, history, alpha_step, lam_max
+    return u, status, it, hist.arrays(), alpha_step, lam_max
 
 
 #: the pq-SVM model of :func:`robustsvm.pq_svm`: squared hinge (sum), L2, Box, ridge intercept

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..model import Model
+from ..objective import objective_from_margins
 from ..uncertainty import Box
 from .base import Recovered, Reduction
 from .nqp import NQP
@@ -225,14 +226,31 @@ class PQDual(Reduction):
         q = np.maximum(z[d:2 * d], 0.0) * sl
         return p - q, float(z[2 * d])
 
-    def pq_primal(self, w: np.ndarray, b: float) -> float:
-        """``(ν/2)Σ s_i max(0, 1 − y_i(x_i·w + b) + r_i δ·|w|)² + (λ2/2)‖w‖² + ½b²``."""
-        margin = self.y * (np.asarray(self.X @ w).ravel() + b) - self.r * float(self.delta @ np.abs(w))
-        xi = np.maximum(0.0, 1.0 - margin)
+    def robust_margins(self, w: np.ndarray, b: float) -> np.ndarray:
+        """``y_i(x_i·w + b) − r_i δ·|w|`` on the kept samples."""
+        return self.y * (np.asarray(self.X @ w).ravel() + b) - self.r * float(self.delta @ np.abs(w))
+
+    def objective(self, w: np.ndarray, b: float, margins: np.ndarray | None = None) -> float:
+        """The model's objective at ``(w, b)``, ``(2/ν)`` times the pq primal.
+
+        Evaluated by :func:`robustsvm.objective.objective_from_margins` when the dual
+        was built from a model (:meth:`from_model`); from :meth:`pq_primal` otherwise.
+        """
+        if margins is None:
+            margins = self.robust_margins(w, b)
+        if self.model is not None and np.all(self.keep):
+            return objective_from_margins(self.model, w, b, margins)
+        return self.scale * self.pq_primal(w, b, margins)
+
+    def pq_primal(self, w: np.ndarray, b: float, margins: np.ndarray | None = None) -> float:
+        """``(ν/2)Σ s_i max(0, 1 − y_i(x_i·w + b) + r_i δ·|w|)² + (λ2/2)‖w‖² + ½b²`` (the pq model's own units)."""
+        if margins is None:
+            margins = self.robust_margins(w, b)
+        xi = np.maximum(0.0, 1.0 - margins)
         return float(0.5 * self.nu * (self.s @ xi**2) + 0.5 * self.lam2 * (w @ w) + 0.5 * b * b)
 
     def recover(self, u: np.ndarray) -> Recovered:
         """``(w, b)`` from ``u`` and the model's objective there (``(2/ν)`` × pq primal)."""
         w, b = self.wb(np.asarray(u, dtype=np.float64))
         return Recovered(w=w, b=b, dual_coef=None, support_vectors=None, support=None,
-                         objective=self.scale * self.pq_primal(w, b), violation=0.0)
+                         objective=self.objective(w, b), violation=0.0)
