@@ -64,7 +64,10 @@ class Penalty:
         """``(l2/2)‖w‖² + l1‖w‖₁`` as a CVXPY expression; ``l2``/``l1`` may be parameters (DPP)."""
         l2 = self.l2 if l2 is None else l2
         l1 = self.l1 if l1 is None else l1
-        return 0.5 * l2 * cp.sum_squares(w) + l1 * cp.norm1(w)
+        # a term whose strength is the number 0 is left out (its epigraph would only add free variables)
+        terms = [0.5 * l2 * cp.sum_squares(w) if _present(l2) else None, l1 * cp.norm1(w) if _present(l1) else None]
+        terms = [t for t in terms if t is not None]
+        return sum(terms[1:], terms[0]) if terms else cp.Constant(0.0)
 
     @property
     def has_l1(self) -> bool:
@@ -84,6 +87,11 @@ class Penalty:
         if self.l1:
             parts.append(f"L1({self.l1:g})")
         return " + ".join(parts) if parts else "Penalty()"
+
+
+def _present(strength) -> bool:
+    """False for a strength that is the number 0; True for a positive number or a CVXPY parameter."""
+    return isinstance(strength, cp.Expression) or float(strength) != 0.0
 
 
 def L2(strength: float) -> Penalty:  # noqa: N802 - public API name
