@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test lint bench docs browser-check notebooks notebooks-open figures clean
+.PHONY: demo test test-fast lint bench docs browser-check notebooks notebooks-open figures clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "robustsvm needs Python >= 3.11, found " + sys.version' 
@@ -30,6 +30,10 @@ demo: $(DEMO_STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# the daily lane: everything but the tests marked slow (about a minute)
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not slow"
 
 lint: $(STAMP)
 	$(PY) -m ruff check robustsvm tests benchmarks
