@@ -66,7 +66,7 @@ def _try_move(v, delta, idx, g, Ap, Am):
 
 
 def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max_iter: int = 10000,
-             threshold: float = 1e-12, record=None, verbose: bool = False) -> M3Result:
+             threshold: float = 1e-12, record=None, verbose: bool = False, early_stop: bool = True) -> M3Result:
     """Minimize an NQP by the multiplicative updates (Sha et al. 2002, eq. 3).
 
     Parameters
@@ -77,7 +77,10 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max
     init : float or ndarray, default 1.0
         Starting point (clipped to ``c``); the paper starts at ones.
     tol : float, default 1e-6
-        Stop when the KKT residual is ≤ ``tol``.
+        Stop when the KKT residual is ≤ ``tol`` (with ``early_stop``).
+    early_stop : bool, default True
+        False runs exactly ``max_iter`` updates whatever the residual (a paper's fixed
+        iteration count); the status is then ``"max_iter"``.
     max_iter : int, default 10000
         Number of updates at most; status ``"max_iter"`` when reached.
     threshold : float, default 1e-12
@@ -127,7 +130,7 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max
         hist_t.append(time.perf_counter() - t0)
         if verbose and (it & (it - 1)) == 0:
             print(f"m3 {it:6d}  F {f:.10g}  kkt {res:.3g}")
-        if res <= tol:
+        if early_stop and res <= tol:
             status = "optimal"
             break
         if it == max_iter:

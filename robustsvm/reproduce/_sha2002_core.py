@@ -71,7 +71,7 @@ def _m3(K: np.ndarray, s: np.ndarray, iterations: int, record=None, threshold: f
     """α after exactly ``iterations`` multiplicative updates (eq. 7) from α = 1."""
 
     # tol below any reachable residual: exactly `iterations` updates, as in the paper
-    return m3_solve(_nqp(K, s), init=1.0, tol=1e-300, max_iter=iterations, record=record, threshold=threshold).v
+    return m3_solve(_nqp(K, s), init=1.0, early_stop=False, max_iter=iterations, record=record, threshold=threshold).v
 
 
 def exact_hard_margin(K: np.ndarray, s: np.ndarray, intercept: bool = False,

@@ -311,7 +311,7 @@ def theorem2(seed: int = 0, sigma: float = 3.0, iterations: int = 512, delta: fl
     # one parallel update from α* + δ on the non-support coordinates
     start = alpha.copy()
     start[non] = delta
-    one = m3_solve(_nqp(K, s), init=start, tol=1e-300, max_iter=1, threshold=0.0).v
+    one = m3_solve(_nqp(K, s), init=start, early_stop=False, max_iter=1, threshold=0.0).v
     perturbed = one[non] / delta
     # the decay along a run from ones, without clamping
     snaps: dict[int, np.ndarray] = {}
@@ -321,7 +321,7 @@ def theorem2(seed: int = 0, sigma: float = 3.0, iterations: int = 512, delta: fl
         if it == half:
             snaps[it] = v.copy()
 
-    res = m3_solve(_nqp(K, s), init=1.0, tol=1e-300, max_iter=iterations, threshold=0.0, record=record)
+    res = m3_solve(_nqp(K, s), init=1.0, early_stop=False, max_iter=iterations, threshold=0.0, record=record)
     a_end, a_mid = res.v[non], snaps.get(half, np.ones(len(s)))[non]
     valid = (a_end > 1e-280) & (a_mid > 0)
     run_rate = np.full(non.size, np.nan)

@@ -68,7 +68,7 @@ class Polyhedron(UncertaintySet):
         check_polytope(G, h)
         self.G = G
         self.h = h
-        self.symmetric = _is_symmetric(G, h)
+        self.symmetric = rows_closed_under_negation(G, h)
 
     @property
     def dim(self) -> int:
@@ -141,7 +141,7 @@ class Polyhedron(UncertaintySet):
         return f"Polyhedron(<{self.G.shape[0]} inequalities in R^{self.dim}>, radius={self.radius!r})"
 
 
-def _is_symmetric(G: np.ndarray, h: np.ndarray) -> bool:
+def rows_closed_under_negation(G: np.ndarray, h: np.ndarray) -> bool:
     """A sufficient test of ``V = −V``: the normalized rows ``(g, h)`` are closed under ``g → −g``."""
     norms = np.linalg.norm(G, axis=1)
     if np.any(norms == 0):

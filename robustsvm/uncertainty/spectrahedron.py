@@ -16,6 +16,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .base import NumericSupportMixin, UncertaintySet, direction_scale, real_array, stack_directions
 from .ellipsoid import check_symmetric
+from .polyhedron import rows_closed_under_negation
 
 __all__ = ["Spectrahedron"]
 
@@ -76,8 +77,9 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         self.A0 = A0
         self.A = A
         self.blocks, self.lin_a0, self.lin_A = _split_blocks(A0, A)
-        self.symmetric = all(_flips_sign(B0, B) for B0, B in self.blocks) and _rows_symmetric(
-            self.lin_a0, self.lin_A)
+        # linear rows a0 + a·v ≥ 0 are the polyhedron rows (−a)·v ≤ a0
+        self.symmetric = all(_flips_sign(B0, B) for B0, B in self.blocks) and (
+            self.lin_a0.size == 0 or rows_closed_under_negation(-self.lin_A, self.lin_a0))
         self._warn_if_simple()
         self._check_interior()
         self._check_bounded()
@@ -486,17 +488,3 @@ def _flips_sign(B0: np.ndarray, B: np.ndarray) -> bool:
                 elif sign[k] != want:
                     return False
     return True
-
-
-def _rows_symmetric(a0: np.ndarray, A: np.ndarray) -> bool:
-    """Whether the rows ``a0 + a·v ≥ 0``, normalized, are closed under ``a → −a`` (a sufficient test)."""
-    if a0.size == 0:
-        return True
-    norms = np.linalg.norm(A, axis=1)
-    if np.any(norms == 0):
-        return False
-    rows = np.round(np.column_stack([A, a0]) / norms[:, None], 10) + 0.0
-    flipped = rows.copy()
-    flipped[:, :-1] = -flipped[:, :-1] + 0.0
-    have = {r.tobytes() for r in rows}
-    return all(r.tobytes() in have for r in flipped)
