@@ -46,8 +46,14 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
+import scipy.linalg as sla
 from scipy.optimize import minimize_scalar
+
+from . import objective as objective_module
+from .losses import LOSSES as REGISTERED
+from .uncertainty import Ball, Box, Ellipsoid
 
 __all__ = [
     "Certificate",
@@ -226,7 +232,6 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
 
 def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
     """Pull a solver's point into the unit set where a closed form exists (box clip, ball/ellipsoid scaling)."""
-    from .uncertainty import Ball, Box, Ellipsoid
 
     if isinstance(uncertainty_set, Box):
         delta = uncertainty_set._delta(v.shape[0])
@@ -236,7 +241,6 @@ def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
                      * max(np.max(np.abs(v)), 1e-300))
         return v / max(1.0, norm * (1 + 1e-15))
     if isinstance(uncertainty_set, Ellipsoid):
-        import scipy.linalg as sla
 
         norm = float(np.linalg.norm(sla.solve_triangular(uncertainty_set.L, v, lower=True)))
         return v / max(1.0, norm * (1 + 1e-15))
@@ -256,7 +260,6 @@ def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1
     (Clarabel); its points are pulled back
     into the set where a closed form exists. None when the solve fails.
     """
-    import cvxpy as cp
 
     # one point per (set, label): even a symmetric set's two classes may use different points of a face
     uniq, inverse = np.unique(layout.group * 2 + (y < 0), return_inverse=True)
@@ -320,7 +323,6 @@ def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> n
 
 def _as_loss(loss: Any):
     """A loss object from a loss or its short name."""
-    from .losses import LOSSES as REGISTERED
 
     if isinstance(loss, str):
         if loss not in REGISTERED:
@@ -408,7 +410,6 @@ def certify(
         ``pq``); the larger of it and the Lagrangian bound is used. Never a
         value reported by an external solver. NaN when there is none.
     """
-    from . import objective as objective_module
 
     loss = model.loss
     w = np.asarray(w, dtype=np.float64).ravel()

@@ -21,11 +21,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .backends import registry
 from .kernels import Kernel, Linear
 from .losses import HardMargin, Hinge, Loss, SquaredHinge
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import UncertaintySet
+from .uncertainty import Ball, Box, UncertaintySet
 
 __all__ = ["RobustSVC"]
 
@@ -37,7 +38,6 @@ _LOSSES = {"hinge": Hinge, "squared_hinge": SquaredHinge, "hard_margin": HardMar
 
 def _polyhedral(uncertainty: Any) -> bool:
     """True when the robust margins add only linear constraints (no set, boxes, 1- and ∞-balls)."""
-    from .uncertainty import Ball, Box
 
     if uncertainty is None:
         return True
@@ -305,7 +305,6 @@ def _choose_solver(solver: str, problem) -> str:
     """``solver`` itself, or for ``"auto"`` the first-order ``robust-dcd`` when it accepts a robust model."""
     if solver != "auto":
         return solver
-    from .backends import registry
 
     if problem.uncertainty is not None and registry.get_backend("robust-dcd").accepts(problem):
         return "robust-dcd"

@@ -16,12 +16,14 @@ import time
 import warnings
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 
 from . import objective as objective_module
 from ._validation import FitData, check_fit_data
 from .backends import registry
 from .conic import ConicProgram
+from .duality import certify
 from .exceptions import ConvergenceWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
@@ -430,9 +432,7 @@ def _describe_uncertainty(uncertainty: Any) -> str:
 
 def _certify(name: str, model: Model, result: registry.Result, tol: float | None):
     """:func:`robustsvm.duality.certify` on a backend's result; a failed support evaluation names its cause."""
-    import cvxpy as cp
 
-    from .duality import certify
 
     own = registry.get_backend(name).kind != "conic"  # the package's own dual methods
     try:

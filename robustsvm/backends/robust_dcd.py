@@ -27,6 +27,7 @@ import time
 from functools import partial
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ..objective import objective_from_margins
@@ -96,7 +97,6 @@ class _SetSpec:
             return float(np.linalg.norm(u))
         if self.kind == kern.KIND_LINF:
             return float(np.abs(u).sum())
-        import scipy.linalg as sla
 
         return float(np.linalg.norm(sla.solve_triangular(self.L, u, lower=True)))
 

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
@@ -225,7 +226,6 @@ def solve_nqp_cvxpy(nqp: NQP, solver: str = "CLARABEL", *, verbose: bool = False
         ``v`` clipped to ``[0, c]`` (the solver's tolerance may leave it just
         outside), with the objective and KKT residual evaluated in numpy.
     """
-    import cvxpy as cp
 
     if not isinstance(nqp, NQP):
         raise TypeError(f"nqp must be an NQP, got {type(nqp).__name__}")
