@@ -20,13 +20,16 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from .losses import LOSSES
+
 __all__ = ["build_parser", "load_data", "main", "parse_intercept", "parse_kernel", "parse_signs",
            "parse_uncertainty", "problem_from_args", "reproductions"]
 
 #: reproductions known to the command line even before their module is installed
 KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
 
-_LOSSES = ("hinge", "squared-hinge", "hard-margin")
+#: the losses by their command-line names (the short names of robustsvm.losses.LOSSES, with hyphens)
+_LOSSES = tuple(name.replace("_", "-") for name in LOSSES)
 
 #: seconds of work before a progress bar appears (short runs show none)
 PROGRESS_DELAY = 2.0
@@ -231,10 +234,10 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 def problem_from_args(args: argparse.Namespace):
     """The :class:`~robustsvm.problem.Problem` described by the model options."""
-    from . import HardMargin, Hinge, Problem, SquaredHinge
+    from . import Problem
     from .penalties import Penalty
 
-    loss = {"hinge": Hinge, "squared-hinge": SquaredHinge, "hard-margin": HardMargin}[args.loss]
+    loss = LOSSES[args.loss.replace("-", "_")]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
                    signs=args.signs, uncertainty=args.uncertainty,
                    intercept=True if args.intercept is None else args.intercept, kernel=args.kernel)

@@ -23,7 +23,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from .backends import registry
 from .kernels import Kernel, Linear
-from .losses import HardMargin, Hinge, Loss, SquaredHinge
+from .losses import LOSSES, Loss
 from .penalties import L1, L2
 from .problem import Problem
 from .uncertainty import Ball, Box, UncertaintySet
@@ -33,7 +33,6 @@ __all__ = ["RobustSVC"]
 #: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
 
-_LOSSES = {"hinge": Hinge, "squared_hinge": SquaredHinge, "hard_margin": HardMargin}
 
 
 def _polyhedral(uncertainty: Any) -> bool:
@@ -154,9 +153,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def _loss(self) -> Loss:
         if isinstance(self.loss, Loss):
             return self.loss
-        if isinstance(self.loss, str) and self.loss in _LOSSES:
-            return _LOSSES[self.loss]()
-        raise ValueError(f"loss must be one of {sorted(_LOSSES)} or a robustsvm Loss, got {self.loss!r}")
+        if isinstance(self.loss, str) and self.loss in LOSSES:
+            return LOSSES[self.loss]()
+        raise ValueError(f"loss must be one of {sorted(LOSSES)} or a robustsvm Loss, got {self.loss!r}")
 
     def _strength(self, name: str) -> float:
         value = getattr(self, name)
