@@ -250,6 +250,37 @@ def _next_check(last, now, tol: float, check_every: int) -> int:
     return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every))
 
 
+def intercept_rho(mode: str, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float,
+                  mu: float) -> float:
+    """The intercept's weight ρ in the dual steps: ``1/μ`` (ridge, mode ``"l2"``), 0 (none), or for a free
+    intercept the augmented-Lagrangian weight (default ``0.1·mean‖x_i‖²/λ`` over the weighted samples)."""
+    if mode == "l2":
+        return 1.0 / mu
+    if mode != "free":
+        return 0.0
+    if rho is None:
+        weighted = c > 0
+        mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
+        rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
+    rho = float(rho)
+    if not np.isfinite(rho) or rho <= 0:
+        raise ValueError(f"rho must be positive, got {rho!r}")
+    return rho
+
+
+def certified_result(cert, *, status: str, epoch: int, tol: float, mode: str, hist: History, t_start: float,
+                     t_solve0: float, extra: dict) -> Result:
+    """The :class:`Result` of a dual coordinate method from its best certificate (``dcd``, ``robust-dcd``)."""
+    message = (f"relative duality gap {cert.rel_gap:.3g} after {epoch} epochs"
+               + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
+    return Result(
+        w=cert.w, b=float(cert.b) if mode != "none" else 0.0, status=status, gap=cert.gap, iterations=epoch,
+        history=hist.arrays(), time_compile=t_solve0 - t_start, time_solve=time.perf_counter() - t_solve0,
+        message=message, dual_value=cert.D,
+        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap, **extra},
+    )
+
+
 class _Prepared:
     """The arrays and constants of one solve (see :func:`_prepare`)."""
 
@@ -281,19 +312,7 @@ def _prepare(model: Model, rho: float | None) -> _Prepared:
     p.lo = np.where(signs > 0, 0.0, -_HUGE)
     p.hi = np.where(signs < 0, 0.0, _HUGE)
     p.sg = np.ascontiguousarray(signs, dtype=np.int8)
-    if p.mode == "free":
-        if rho is None:
-            weighted = p.c > 0
-            mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
-            rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
-        rho = float(rho)
-        if not np.isfinite(rho) or rho <= 0:
-            raise ValueError(f"rho must be positive, got {rho!r}")
-    elif p.mode == "l2":
-        rho = 1.0 / p.mu
-    else:
-        rho = 0.0
-    p.rho = rho
+    p.rho = rho = intercept_rho(p.mode, rho, p.c, sq_norms, lam, p.mu)
     p.upper = np.inf if squared else 1.0
     p.dii = 0.5 if squared else 0.0
     p.qdiag = p.c * (sq_norms / lam + rho) + p.dii
@@ -458,27 +477,12 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         if cert.rel_gap <= tol:
             status = "optimal"
             break
-    t_end = time.perf_counter()
-    message = (f"relative duality gap {cert.rel_gap:.3g} after {epoch} epochs"
-               + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
-    return Result(
-        w=cert.w,
-        b=float(cert.b) if mode != "none" else 0.0,
-        status=status,
-        gap=cert.gap,
-        iterations=epoch,
-        history=hist.arrays(),
-        time_compile=t_solve0 - t_start,
-        time_solve=t_end - t_solve0,
-        message=message,
-        dual_value=cert.D,
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "dual_alpha": alpha, "margin_multipliers": model.c * alpha, "rho": rho,
-               "time_certificates": time_cert,
-               "certificates": len(hist),
-               "frozen_features": 0 if features is None else int(features.frozen.sum()),
-               "restrictions": 0 if features is None else features.rebuilds},
-    )
+    return certified_result(cert, status=status, epoch=epoch, tol=tol, mode=mode, hist=hist, t_start=t_start,
+                            t_solve0=t_solve0,
+                            extra={"dual_alpha": alpha, "margin_multipliers": model.c * alpha, "rho": rho,
+                                   "time_certificates": time_cert, "certificates": len(hist),
+                                   "frozen_features": 0 if features is None else int(features.frozen.sum()),
+                                   "restrictions": 0 if features is None else features.rebuilds})
 
 
 register(

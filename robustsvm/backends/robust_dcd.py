@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
-from .dcd import PG_EPS0, _next_check, _Products, best_intercept
+from .dcd import PG_EPS0, _next_check, _Products, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
@@ -257,19 +257,7 @@ def _arrays(X, y, c, lam, signs, intercept, mu, uncertainty, radius, rho):
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
         sqn = np.einsum("ij,ij->i", X, X)
-    if mode == "free":
-        if rho is None:
-            weighted = c > 0
-            mean_sq = float(sqn[weighted].mean()) if np.any(weighted) else 0.0
-            rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
-        rho = float(rho)
-        if not np.isfinite(rho) or rho <= 0:
-            raise ValueError(f"rho must be positive, got {rho!r}")
-    elif mode == "l2":
-        rho = 1.0 / mu
-    else:
-        rho = 0.0
-    return X, y, c, r, spec, sg, sqn, mode, mu, rho
+    return X, y, c, r, spec, sg, sqn, mode, mu, intercept_rho(mode, rho, c, sqn, lam, mu)
 
 
 def _epoch_runner(X, y, c, r, sqn, alpha, common, index, shrinking, rng_state, inner, inner_tol, local):
@@ -426,23 +414,10 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
             break
     if cert is None:  # max_iter = 0 cannot happen (validated), kept for safety
         raise RuntimeError("robust-dcd evaluated no certificate")
-    t_end = time.perf_counter()
-    message = (f"relative duality gap {cert.rel_gap:.3g} after {epoch} epochs"
-               + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
-    return Result(
-        w=cert.w,
-        b=float(cert.b) if mode != "none" else 0.0,
-        status=status,
-        gap=cert.gap,
-        iterations=epoch,
-        history=hist.arrays(),
-        time_compile=t_solve0 - t_start,
-        time_solve=t_end - t_solve0,
-        message=message,
-        dual_value=cert.D,
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap, "dual_alpha": alpha,
-               "margin_multipliers": c * alpha, "rho": rho, "time_certificates": time_cert, "certificates": len(hist)},
-    )
+    return certified_result(cert, status=status, epoch=epoch, tol=tol, mode=mode, hist=hist, t_start=t_start,
+                            t_solve0=t_solve0,
+                            extra={"dual_alpha": alpha, "margin_multipliers": c * alpha, "rho": rho,
+                                   "time_certificates": time_cert, "certificates": len(hist)})
 
 
 def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
