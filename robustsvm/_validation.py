@@ -64,6 +64,28 @@ def _feature_names_of(X: Any) -> np.ndarray | None:
     return names
 
 
+def real_array(value: Any, *, name: str, what: str, complex_hint: str, numbers: str) -> np.ndarray:
+    """``value`` as a float64 array; a ``TypeError`` naming ``name`` for complex or non-numeric entries.
+
+    ``np.asarray(value, dtype=float)`` would drop an imaginary part with only a warning and turn
+    numeric strings into numbers; here both are refused. ``what``, ``complex_hint`` and ``numbers``
+    complete the messages.
+    """
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be {what}: {exc}") from exc
+    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
+            isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
+        raise TypeError(f"{name} has complex entries: {complex_hint}")
+    if raw.dtype.kind in "USMm":
+        raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
+    try:
+        return raw.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must hold {numbers}: {exc}") from exc
+
+
 def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa: N802 - X is the data matrix
     """Return ``X`` as a float64 ndarray or CSR matrix, after checking it.
 
@@ -86,19 +108,8 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa:
     else:
         if hasattr(X, "to_numpy"):
             X = X.to_numpy()
-        try:
-            raw = np.asarray(X)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a rectangular array of numbers: {exc}") from exc
-        if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
-                isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
-            raise TypeError(f"{name} has complex entries: pass real features (for instance {name}.real)")
-        if raw.dtype.kind in "USMm":
-            raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
-        try:
-            X = raw.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must hold numbers: {exc}") from exc
+        X = real_array(X, name=name, what="a rectangular array of numbers",
+                       complex_hint=f"pass real features (for instance {name}.real)", numbers="numbers")
         data = X
     if X.ndim != 2:
         raise ValueError(f"{name} must be two-dimensional (n_samples, n_features), got shape {X.shape}")

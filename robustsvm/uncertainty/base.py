@@ -19,6 +19,8 @@ import numpy as np
 import scipy.sparse as sp
 from cvxpy.atoms.affine.unary_operators import NegExpression
 
+from .._validation import real_array as _real_array
+
 __all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "real_array", "stack_directions"]
 
 #: the one table of set types, class name → class; every subclass is added when it is defined
@@ -26,24 +28,9 @@ SET_TYPES: dict[str, type] = {}
 
 
 def real_array(value: Any, *, name: str) -> np.ndarray:
-    """``value`` as a float64 array; a ``TypeError`` naming ``name`` for complex or non-numeric entries.
-
-    ``np.asarray(value, dtype=float)`` would drop an imaginary part with only a
-    warning, and turn numeric strings into numbers.
-    """
-    try:
-        raw = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers: {exc}") from exc
-    if raw.dtype.kind == "c" or (raw.dtype.kind == "O" and any(
-            isinstance(v, (complex, np.complexfloating)) for v in raw.flat)):
-        raise TypeError(f"{name} has complex entries: the sets live in a real space")
-    if raw.dtype.kind in "USMm":
-        raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
-    try:
-        return raw.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must hold real numbers: {exc}") from exc
+    """A set parameter as a float64 array (:func:`robustsvm._validation.real_array`); complex entries are refused."""
+    return _real_array(value, name=name, what="an array of real numbers",
+                       complex_hint="the sets live in a real space", numbers="real numbers")
 
 
 def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
