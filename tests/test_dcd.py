@@ -289,3 +289,18 @@ def test_weighted_quantile_matches_the_sorted_definition(seed):
             # definition: the smallest t_k with Σ_{t_i ≤ t_k} c_i ≥ target, else the largest t
             ok = [tk for tk in ts if c[t <= tk].sum() >= target]
             assert weighted_quantile(t, c, target) == (ok[0] if ok else ts[-1])
+
+
+def test_certificates_are_spaced_by_their_cost():
+    """A certificate costing many epochs is checked less often; a cheap one keeps the usual cap."""
+    from robustsvm.backends.dcd import _next_check
+
+    last, now = (10, 1e-1), (20, 9e-2)  # slow progress: the rate alone asks for ⌈0.7·1082.7⌉ = 758 epochs
+    cheap = _next_check(last, now, 1e-6, 10, cost_ratio=0.1)
+    costly = _next_check(last, now, 1e-6, 10, cost_ratio=5.0)
+    assert cheap == 30  # 3·check_every
+    assert costly == 30 * 20  # 3·check_every·4·cost_ratio
+    assert _next_check(last, now, 1e-6, 10, cost_ratio=100.0) == 758
+    # near the tolerance the predicted epochs, not the cap, decide
+    assert _next_check((10, 1e-3), (20, 2e-4), 1e-4, 10, cost_ratio=20.0) < 30
+    assert _next_check(last, now, 1e-6, 10, cost_ratio=float("nan")) == 30

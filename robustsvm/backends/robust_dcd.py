@@ -403,7 +403,9 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
             st.mu[:] = work.mu_primal
         st.refresh(spec, VV[0] + VV[1], state[2], lam, lam1, sg, inner, inner_tol)
         time_cert += time.perf_counter() - t_cert
-        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every)
+        t_epochs = time.perf_counter() - t_solve0 - time_cert
+        cost_ratio = (time_cert / (len(hist) + 1)) / max(t_epochs / epoch, 1e-9)
+        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, cost_ratio)
         last = (epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
