@@ -14,6 +14,7 @@ is.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .backends import registry
+from .exceptions import ConvergenceWarning
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .penalties import L1, L2
@@ -89,7 +91,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         linear primal model.
     solver : str, default "clarabel"
         A backend name from ``rs.solvers()``, or ``"auto"``: ``robust-dcd`` for a robust model it
-        accepts (shared Box, Ball p ∈ {1, 2, ∞} or Ellipsoid, L2 > 0), ``clarabel`` otherwise.
+        accepts (shared Box, Ball p ∈ {1, 2, ∞} or Ellipsoid, L2 > 0), ``clarabel`` otherwise. When
+        ``robust-dcd`` stops short of its certified tolerance (ill-conditioned models: a tiny λ2, nearly
+        separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
+        ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
         With a backend that takes an initial dual point (``robust-dcd``),
         ``solver_options={"warm_start": True}`` starts each ``fit`` from the previous fit's
         solution (paths over λ or radius with ``set_params``).
@@ -266,7 +271,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
             previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None
-        sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius, **options)
+        auto_first = self.solver == "auto" and solver != "clarabel"
+        with warnings.catch_warnings():
+            if auto_first:  # a first-order attempt that stops short is refitted below, not reported
+                warnings.simplefilter("ignore", ConvergenceWarning)
+            sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius,
+                                **options)
+        if auto_first and sol.status != "optimal":
+            sol = _fall_back_to_clarabel(problem, X, y, sw, names, radius, options, sol)
         self.classes_ = classes
         self.solution_ = sol
         self.intercept_ = np.array([sol.b])
@@ -298,6 +310,22 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(np.intp)]
+
+
+def _fall_back_to_clarabel(problem, X, y, sw, names, radius, options: dict, first):
+    """Refit with Clarabel after a first-order attempt that stopped short; the attempt is kept in ``extra``.
+
+    Only the tolerance carries over (iteration caps and the first-order backend's own options do not).
+    """
+    fallback = {k: v for k, v in options.items() if k in ("tol", "verbose")}
+    if "tol" not in fallback and _polyhedral(problem.uncertainty):
+        fallback["tol"] = CLARABEL_TOL
+    sol = problem.solve(X, y, solver="clarabel", sample_weight=sw, feature_names=names, radius=radius, **fallback)
+    sol.extra["auto_fallback"] = {
+        "solver": first.solver, "status": first.status, "iterations": first.iterations,
+        "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time),
+    }
+    return sol
 
 
 def _choose_solver(solver: str, problem) -> str:

@@ -391,3 +391,21 @@ def test_estimator_auto_solver_and_warm_refits(wdbc_small):
     assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-6
     poly = rs.RobustSVC(uncertainty=rs.Ball(0.1, p=3), solver="auto").fit(X[:60], y[:60])
     assert poly.solution_.solver == "clarabel"
+
+
+def test_estimator_auto_falls_back_to_clarabel_when_robust_dcd_stops_short(wdbc_small):
+    """A tiny λ2 on nearly separable data: robust-dcd cannot certify in 5 epochs, "auto" hands over to Clarabel."""
+    X, y = wdbc_small
+    kwargs = dict(loss=rs.Hinge(reduction="sum"), l2=2.0**-10, uncertainty=rs.Box(1e-3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # the stopped attempt is not reported as a warning
+        est = rs.RobustSVC(**kwargs, solver="auto", solver_options={"max_iter": 5}).fit(X, y)
+    assert est.solution_.solver == "clarabel" and est.solution_.status == "optimal"
+    first = est.solution_.extra["auto_fallback"]
+    assert first["solver"] == "robust-dcd" and first["status"] == "max_iter" and first["iterations"] == 5
+    assert first["rel_gap"] > 1e-4
+    ref = rs.RobustSVC(**kwargs, solver="clarabel").fit(X, y)
+    assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-7 * max(1.0, abs(ref.solution_.objective))
+    # an attempt that certifies is kept as it is
+    easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
+    assert easy.solution_.solver == "robust-dcd" and "auto_fallback" not in easy.solution_.extra
