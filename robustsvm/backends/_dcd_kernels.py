@@ -20,8 +20,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["average_into", "dot", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse",
-           "matvec_dense", "matvec_sparse", "restrict_columns", "weighted_quantile"]
+__all__ = ["average_into", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
+           "epoch_sparse", "leaves_active_set", "matvec_dense", "matvec_sparse", "projected_gradient",
+           "restrict_columns", "weighted_quantile"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -61,6 +62,38 @@ def _step(alpha_i, G, q, upper):  # pragma: no cover - compiled
     return a
 
 
+@nb.njit(cache=True, inline="always")
+def projected_gradient(alpha_i, G, upper):  # pragma: no cover - compiled
+    """The projected gradient of the dual at ``α_i ∈ [0, upper]``: ``min(G, 0)`` at 0, ``max(G, 0)`` at the upper
+    bound, ``G`` inside."""
+    if alpha_i == 0.0:
+        return min(G, 0.0)
+    if alpha_i == upper:
+        return max(G, 0.0)
+    return G
+
+
+@nb.njit(cache=True, inline="always")
+def leaves_active_set(alpha_i, G, upper, pg_max_old, pg_min_old):  # pragma: no cover - compiled
+    """liblinear's shrinking rule: a sample at a bound whose gradient points out of the box by more than the
+    previous epoch's largest projected-gradient violation is set aside."""
+    if alpha_i == 0.0:
+        return G > pg_max_old
+    if alpha_i == upper:
+        return G < pg_min_old
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
+    """Swap ``index[s]`` behind the active prefix; returns the new ``active_size``."""
+    active_size -= 1
+    i = index[s]
+    index[s] = index[active_size]
+    index[active_size] = i
+    return active_size
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
                 index, active_size, pg_max_old, pg_min_old, shrinking, rng):  # pragma: no cover - compiled
@@ -85,29 +118,12 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = 0.0
-        if ai == 0.0:
-            if shrinking and G > pg_max_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G < 0.0:
-                PG = G
-        elif ai == upper:
-            if shrinking and G < pg_min_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        if PG > pg_max_new:
-            pg_max_new = PG
-        if PG < pg_min_new:
-            pg_min_new = PG
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             a_new = _step(ai, G, qdiag[i], upper)
             delta = (a_new - ai) * yi * c[i]
@@ -160,29 +176,12 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = 0.0
-        if ai == 0.0:
-            if shrinking and G > pg_max_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G < 0.0:
-                PG = G
-        elif ai == upper:
-            if shrinking and G < pg_min_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        if PG > pg_max_new:
-            pg_max_new = PG
-        if PG < pg_min_new:
-            pg_min_new = PG
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
             a_safe = _step(ai, G, qdiag[i], upper)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._dcd_kernels import _shuffle, _step
+from ._dcd_kernels import _shuffle, _step, drop_from_active, leaves_active_set, projected_gradient
 
 __all__ = ["epoch_dense", "epoch_sparse", "refresh", "softclip"]
 
@@ -300,29 +300,12 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
         ai = alpha[i]
         ri = r[i]
         G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        PG = 0.0
-        if ai == 0.0:
-            if shrinking and G > pg_max_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G < 0.0:
-                PG = G
-        elif ai == upper:
-            if shrinking and G < pg_min_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        if PG > pg_max_new:
-            pg_max_new = PG
-        if PG < pg_min_new:
-            pg_min_new = PG
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
             xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]
@@ -411,29 +394,12 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
         ai = alpha[i]
         ri = r[i]
         G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        PG = 0.0
-        if ai == 0.0:
-            if shrinking and G > pg_max_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G < 0.0:
-                PG = G
-        elif ai == upper:
-            if shrinking and G < pg_min_old:
-                active_size -= 1
-                index[s] = index[active_size]
-                index[active_size] = i
-                continue
-            if G > 0.0:
-                PG = G
-        else:
-            PG = G
-        if PG > pg_max_new:
-            pg_max_new = PG
-        if PG < pg_min_new:
-            pg_min_new = PG
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
             xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]

@@ -235,6 +235,36 @@ class _FeatureShrinking:
 PG_EPS0 = 1e-3
 
 
+class Shrinking:
+    """liblinear's outer shrinking schedule over the epochs of a dual coordinate method.
+
+    The compiled epoch sets aside samples at a bound whose gradient points out of the box by more than the
+    previous epoch's largest violation (``pg_max_old``, ``pg_min_old``). When the spread of the projected
+    gradients on the active set falls below ``pg_eps`` the shrunk problem looks solved: every sample is
+    restored, or, if none was set aside, ``pg_eps`` is divided by 10.
+    """
+
+    def __init__(self, n_total: int) -> None:
+        self.n_total = n_total
+        self.active = n_total
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+        self.pg_eps = PG_EPS0
+
+    def after_epoch(self, active: int, pg_max_new: float, pg_min_new: float) -> bool:
+        """Record an epoch's active count and projected-gradient extremes; True when the active set looked solved."""
+        self.active = active
+        if active == 0 or pg_max_new - pg_min_new <= self.pg_eps:
+            if active < self.n_total:  # looks optimal on the shrunk set: restore every sample
+                self.active = self.n_total
+                self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+            else:
+                self.pg_eps *= 0.1
+            return True
+        self.pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
+        self.pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
+        return False
+
+
 def _next_check(last, now, tol: float, check_every: int, cost_ratio: float = 0.0) -> int:
     """Epochs until the next certificate.
 
@@ -419,8 +449,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     v_full = np.empty(d)
     w_avg = np.zeros(d)
     hist = History()
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    pg_eps = PG_EPS0
+    shrink = Shrinking(n_total)
     since_check = 0
     next_check = check_every
     last = None  # (epoch, relative gap) of the previous certificate
@@ -431,23 +460,15 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     hist.restart()
     epoch = 0
     while epoch < max_iter:
-        active, pg_max_new, pg_min_new, _ = run_epoch(active, pg_max_old, pg_min_old)
+        active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
         epoch += 1
         since_check += 1
         if mode == "free":
             state[0] += rho * state[1]  # multiplier step of the augmented Lagrangian
         kern.average_into(w_avg, w, AVG_WEIGHT)  # exponential average of the sign-feasible iterates (derivation §4)
         check = since_check >= next_check or epoch == max_iter
-        if active == 0 or pg_max_new - pg_min_new <= pg_eps:
+        if shrink.after_epoch(active, pg_max_new, pg_min_new):
             check = check or since_check >= 2
-            if active < n_total:  # looks optimal on the shrunk set: restore every sample
-                active = n_total
-                pg_max_old, pg_min_old = np.inf, -np.inf
-            else:
-                pg_eps *= 0.1
-        else:
-            pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
-            pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
         if not check:
             continue
         since_check = 0

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
-from .dcd import PG_EPS0, _next_check, _Products, best_intercept, certified_result, intercept_rho
+from .dcd import Shrinking, _next_check, _Products, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
@@ -356,8 +356,7 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
                               local)
 
     hist = History()
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    pg_eps = PG_EPS0
+    shrink = Shrinking(n_total)
     since_check = 0
     next_check = check_every
     last = None
@@ -368,22 +367,14 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
     hist.restart()
     epoch = 0
     while epoch < max_iter:
-        active, pg_max_new, pg_min_new, _ = run_epoch(active, pg_max_old, pg_min_old)
+        active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
         epoch += 1
         since_check += 1
         if mode == "free":
             state[0] += rho * state[1]
         check = since_check >= next_check or epoch == max_iter
-        if active == 0 or pg_max_new - pg_min_new <= pg_eps:
+        if shrink.after_epoch(active, pg_max_new, pg_min_new):
             check = check or since_check >= 2
-            if active < n_total:
-                active = n_total
-                pg_max_old, pg_min_old = np.inf, -np.inf
-            else:
-                pg_eps *= 0.1
-        else:
-            pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
-            pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
         if not check:
             continue
         since_check = 0
