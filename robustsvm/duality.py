@@ -463,7 +463,7 @@ def certify(
     allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
     if np.isfinite(own_bound) and own_bound > bound and not changed:
         bound = float(own_bound)
-    if layout is not None and status == "optimal" and not objective - bound <= 0.1 * allowed:
+    if layout is not None and status == "optimal" and not objective - bound <= allowed:
         # the worst cases at w may be the wrong points of a face: choose them for the bound instead (a small
         # conic solve, spent only where the verdict on a claimed optimum depends on it)
         ay = a * model.y
