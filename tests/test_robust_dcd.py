@@ -409,3 +409,38 @@ def test_estimator_auto_falls_back_to_clarabel_when_robust_dcd_stops_short(wdbc_
     # an attempt that certifies is kept as it is
     easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
     assert easy.solution_.solver == "robust-dcd" and "auto_fallback" not in easy.solution_.extra
+
+
+@pytest.mark.parametrize(
+    ("squared", "radius", "penalty", "intercept"),
+    [
+        (False, "per-sample", "l2", True),  # no L1, no signs: the plain step
+        (True, "per-sample", "l2+l1", True),
+        (False, 0.3, "l2+l1", False),
+        (False, 50.0, "l2", True),  # a radius so large that w = 0 (the shrink factor is 0)
+    ],
+    ids=["hinge-radii", "sqhinge-radii-l1", "no-intercept", "w-zero"],
+)
+def test_sparse_ball2_steps_touch_only_the_row(wdbc_small, squared, radius, penalty, intercept):
+    """The 2-ball's sparse epoch keeps only z and ‖z‖² per step: it must reach Clarabel's optimum like the dense one."""
+    X, y = wdbc_small
+    n, d = X.shape
+    Xs = X.copy()
+    Xs[np.abs(Xs) < 0.8] = 0.0
+    Xs = sp.csr_matrix(Xs)
+    if radius == "per-sample":
+        radius = np.random.default_rng(7).uniform(0.0, 0.4, size=n)
+        radius[:15] = 0.0
+    pen = rs.L2(0.05) + rs.L1(0.003) if penalty == "l2+l1" else rs.L2(0.05)
+    loss = rs.SquaredHinge() if squared else rs.Hinge()
+    signs = _signs(d) if penalty == "l2+l1" else None
+    prob = rs.Problem(loss=loss, penalty=pen, uncertainty=rs.Ball(1.0), signs=signs, intercept=intercept)
+    sol = prob.solve(Xs, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=1, radius=radius)
+    ref = prob.solve(Xs, y, solver="clarabel", radius=radius)
+    acc = SLACK * max(1.0, abs(ref.objective))
+    assert sol.status == "optimal"
+    assert 0.0 <= sol.objective - ref.objective + acc <= sol.gap + 2 * acc
+    if signs is not None:
+        assert np.all(sol.w * signs >= 0.0)
+    if radius is not None and np.isscalar(radius) and radius > 10:
+        assert np.all(sol.w == 0.0)

@@ -357,14 +357,135 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
+    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
+    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
+    returns ``(σ, 1/m)``."""
+    nz = np.sqrt(nz2)
+    tau = A / lam
+    shrink = 1.0 - tau / nz if nz > tau else 0.0
+    m = nz if nz > tau else tau
+    inv_m = 1.0 / m if m > 0.0 else 0.0
+    scal[0] = shrink * nz2 * inv_m
+    scal[1] = nz2 * inv_m * inv_m
+    scal[3] = shrink * shrink * nz2
+    scal[4] = scal[1] if shrink > 0.0 else 0.0
+    return shrink, inv_m
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_move(indptr, indices, data, i, dv, v, z, sg, lam, lam1, nz2):  # pragma: no cover - compiled
+    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²``."""
+    inv_lam = 1.0 / lam
+    for k in range(indptr[i], indptr[i + 1]):
+        h = indices[k]
+        vh = v[h] + dv * data[k]
+        v[h] = vh
+        zh = _soft(vh, lam1, sg[h]) * inv_lam
+        nz2 += zh * zh - z[h] * z[h]
+        z[h] = zh
+    return max(nz2, 0.0)
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta,
+                        Lm, lnorm2, kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old,
+                        shrinking, rng, inner, inner_tol, local):  # pragma: no cover - compiled
+    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step.
+
+    ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
+    keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
+    they are rebuilt (O(d)) once at the end of the epoch.
+    """
+    b0 = state[0]
+    S = state[1]
+    A = state[2]
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    nz2 = 0.0
+    for h in range(z.size):  # z = T(v)/λ2 as the last refresh left it
+        nz2 += z[h] * z[h]
+    shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+    _shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        xz = 0.0
+        xa = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            zh = z[indices[k]]
+            xh = data[k]
+            xz += xh * zh
+            xa += xh * xh * (zh != 0.0)
+        xw = shrink * xz
+        xu = xz * inv_m
+        if shrink <= 0.0:
+            xa = 0.0
+        xua = xu if shrink > 0.0 else 0.0
+        yi = y[i]
+        ai = alpha[i]
+        ri = r[i]
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            ci = c[i]
+            xt2 = max(sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1], 0.0)
+            q_safe = ci * (xt2 / lam + rho) + dii
+            a_safe = _step(ai, G, q_safe, upper)
+            a_new = a_safe
+            if local:
+                xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[4], 0.0)
+                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
+            da = a_new - ai
+            if da != 0.0:
+                ww_old = scal[3]
+                b_old = b0 + rho * S
+                alpha[i] = a_new
+                dv = da * yi * ci
+                S += dv
+                n_updates += 1
+                nz2 = _ball2_move(indptr, indices, data, i, dv, v, z, sg, lam, lam1, nz2)
+                A = max(A + da * ci * ri, 0.0)
+                shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+                if a_new != a_safe:
+                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
+                            - b_old * dv - 0.5 * rho * dv * dv)
+                    ds = a_safe - ai
+                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        nz2 = _ball2_move(indptr, indices, data, i, dv2, v, z, sg, lam, lam1, nz2)
+                        A = max(A + da2 * ci * ri, 0.0)
+                        shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+        s += 1
+    state[1] = S
+    state[2] = A
+    refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
+    return active_size, pg_max_new, pg_min_new, n_updates
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm,
                  lnorm2, kind, lam, lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng,
                  inner, inner_tol, local):  # pragma: no cover - compiled
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
-    The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``).
+    The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
+    2-ball, whose step is O(nnz(x_i)) (:func:`_epoch_sparse_ball2`).
     """
+    if kind == KIND_BALL2:
+        return _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp,
+                                   okn, delta, Lm, lnorm2, kind, lam, lam1, upper, dii, rho, index, active_size,
+                                   pg_max_old, pg_min_old, shrinking, rng, inner, inner_tol, local)
     b0 = state[0]
     S = state[1]
     A = state[2]
