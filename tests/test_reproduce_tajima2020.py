@@ -43,6 +43,43 @@ def test_convergence_case_brackets_clarabel_and_pegasos_sphere():
     assert claims["pg_stuck_at_zero"]
     # Frank-Wolfe's primal values never fall below the certified lower bound
     assert np.all(case.fw["objective"] >= case.d_ref - 1e-12)
+    # both methods' dual values are lower bounds on Clarabel's optimum (weak duality)
+    for h in (case.fw, case.pg):
+        assert np.all(h["dual"] <= ref.objective * (1 + 1e-7))
+
+
+def _unit_rows(n: int, d: int, seed: int):
+    X, y01 = make_classification(n, d, seed=seed)
+    return X / np.linalg.norm(X, axis=1, keepdims=True), np.where(y01 == 1, 1, -1)
+
+
+def test_exact_reference_falls_back_when_dcd_stops_short():
+    """dcd cut at 2 epochs misses 1e-9 and says so; Clarabel then certifies the optimum dcd reaches when let run."""
+    X, y = _unit_rows(150, 6, seed=5)
+    signs = taj.make_signs(X, y)
+    lam = 1.0 / 150  # λn = 1: well conditioned, dcd converges
+    short = taj.exact_reference(X, y, signs, lam, dcd_epochs=2)
+    assert short.solver == "dcd" and short.dcd_epochs == 2 and short.rel_gap > 1e-9
+    assert short.rel_gap == pytest.approx(short.dcd_rel_gap)
+    rescued = taj.exact_reference(X, y, signs, lam, dcd_epochs=2, fallback="clarabel")
+    assert rescued.solver == "clarabel" and rescued.rel_gap <= 1e-9 and "clarabel" in rescued.times
+    assert rescued.dcd_rel_gap > 1e-9 and rescued.dcd_epochs == 2  # what dcd reached alone is kept
+    full = taj.exact_reference(X, y, signs, lam, dcd_epochs=200_000, fallback="clarabel")
+    assert full.solver == "dcd" and full.rel_gap <= 1e-9 and "clarabel" not in full.times
+    # two algorithms, one optimum: each value lies in the other's certified bracket
+    assert full.bound <= rescued.objective * (1 + 1e-12) and rescued.bound <= full.objective * (1 + 1e-12)
+    assert rescued.objective == pytest.approx(full.objective, rel=2e-9)
+
+
+def test_convergence_case_carries_the_fallback_reference():
+    X, y = _unit_rows(100, 5, seed=7)
+    signs = taj.make_signs(X, y)
+    case = taj.convergence_case(X, y, signs, 1e-4, iterations=12, pg_iterations=7, ref_epochs=2,
+                                fallback="clarabel")
+    assert case.reference.solver == "clarabel" and case.reference.rel_gap <= 1e-9
+    assert case.p_ref == case.reference.objective and case.ref_gap <= 1e-9 * case.p_ref
+    assert case.fw["objective"].size == 13 and case.pg["objective"].size == case.pg["dual"].size == 7
+    assert case.p_best <= case.p_ref and case.d_ref >= case.reference.bound
 
 
 def test_similarity_split_protocol():
