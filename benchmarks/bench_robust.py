@@ -167,7 +167,9 @@ def woolnough(full: bool, tol: float, max_iter: int) -> str:
                      f"{100 * res.test_accuracy:.2f}% |")
     n_points = len(fast[0].grid.points)
     lines.append("")
-    lines.append(f"Grid: {'the paper' if full else 'coarse (4 λ2 × 4 λ1 × 4 radii)'}'s, {n_points} points × 5 folds; "
+    sizes = " × ".join(f"{len(v)} {k}" for k, v in grid.items())
+    whose = "the paper's" if n_points == 2250 else "a reduced one"
+    lines.append(f"Grid: {sizes} ({whose}), {n_points} points × 5 folds; "
                  f"robust-dcd tol {tol:g}, max_iter {max_iter}. Ratio Clarabel / robust-dcd: "
                  f"**{slow[1] / fast[1]:.2f}×**; same selected point: **{'yes' if same else 'no'}**; "
                  f"{statuses.size - n_opt} of {statuses.size} robust-dcd solves stopped at max_iter (their points "
