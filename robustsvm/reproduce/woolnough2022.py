@@ -113,7 +113,7 @@ PAPER_LAMBDAS = 2.0 ** np.arange(-10, 5)
 PAPER_RADII = 10
 
 #: the default run's part of the paper's Ball-SVM and Box-SVM grid, as positions in PAPER_LAMBDAS (λ2, λ1) and in
-#: the paper's 10 radii: every other λ2 (2^-10, 2^-8, …, 2^4), every λ1, the 5 middle radii (positions 3–7);
+#: the paper's 10 radii: every other λ2 (2^-10, 2^-8, …, 2^4), every λ1, the 5 middle radii (positions 3–7, from 0);
 #: 600 of the 2,250 points. Every kept value is one of the paper's; the page says how the cut was chosen.
 DEFAULT_CUT = {"l2": np.arange(0, 15, 2), "l1": np.arange(15), "radius": np.arange(3, 8)}
 
