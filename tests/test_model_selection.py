@@ -77,6 +77,18 @@ def test_joblib_gives_exactly_the_serial_results(data, box_model):
     np.testing.assert_array_equal(chunked.weights, serial.weights)
 
 
+def test_protocol_chunks_over_workers_give_the_serial_result(data, box_model):
+    """Six tasks on two processes (what the reproduction runs) select and score exactly as one serial task."""
+    X, y = data
+    serial = ms.woolnough_protocol(box_model, X, y, GRID, seed=2, progress=False)
+    chunked = ms.woolnough_protocol(box_model, X, y, GRID, seed=2, n_jobs=2, n_chunks=6, progress=False)
+    assert serial.grid.n_compiles == 1 and chunked.grid.n_compiles == 6
+    np.testing.assert_array_equal(chunked.grid.scores, serial.grid.scores)
+    assert chunked.best_params == serial.best_params
+    assert chunked.test_accuracy == serial.test_accuracy
+    np.testing.assert_array_equal(chunked.w, serial.w)
+
+
 def test_scs_warm_start_and_pq_backend_agree_with_clarabel(data):
     X, y = data
     ball = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.01))

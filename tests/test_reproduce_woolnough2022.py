@@ -9,8 +9,19 @@ from robustsvm.reproduce import woolnough2022 as wool
 
 
 def test_grids_default_full_quick():
+    full = wool.grids("Box-SVM", 3.0, "full")
+    assert full["l1"].size == full["l2"].size == 15 and full["radius"].size == 10  # the paper's
+    np.testing.assert_allclose(full["l2"], 2.0 ** np.arange(-10, 5))
+    np.testing.assert_allclose(full["radius"][[0, -1]], [2.0**-20, 3.0])
     default = wool.grids("Box-SVM", 3.0, "default")
-    assert default["l1"].size == default["l2"].size == 15 and default["radius"].size == 10  # the paper's
+    # the default cut: every other λ2, every λ1, the 5 middle radii — each value one of the paper's
+    assert default["l2"].size == 8 and default["l1"].size == 15 and default["radius"].size == 5
+    np.testing.assert_allclose(default["l2"], 2.0 ** np.arange(-10, 5, 2))
+    for key in ("l2", "l1", "radius"):
+        assert np.isin(default[key], full[key]).all()
+    assert default["radius"][0] > 2.0**-20 and default["radius"][-1] < 3.0
+    np.testing.assert_array_equal(wool.grids("Ball-SVM", 3.0, "default")["radius"], default["radius"])
+    assert wool.grids("SVM", 3.0, "default")["l2"].size == 15  # SVM keeps the paper's grid
     assert wool.grids("Box-pq-SVM", 3.0, "default")["nu"].size == 5
     assert wool.grids("Box-pq-SVM", 3.0, True)["nu"].size == 21
     assert wool.grids("SVM", 3.0, "quick")["l2"].size == 2

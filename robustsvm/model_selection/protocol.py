@@ -124,6 +124,7 @@ def woolnough_protocol(
     final_options: dict | None = None,
     n_jobs: int | None = 1,
     client: Any = None,
+    n_chunks: int | None = None,
     progress: bool = True,
 ) -> ProtocolResult:
     """The model-selection protocol of Woolnough et al. (2022), §5.1.
@@ -142,7 +143,7 @@ def woolnough_protocol(
     train, test = stratified_split(data.y, test_size, seed=seed)
     Xtr, ytr, Xte, yte = Xs[train], data.y[train], Xs[test], data.y[test]
     grid = grid_search(problem, Xtr, ytr, param_grid, cv=cv, seed=seed, solver=solver, solver_options=solver_options,
-                       n_jobs=n_jobs, client=client, progress=progress)
+                       n_jobs=n_jobs, client=client, n_chunks=n_chunks, progress=progress)
     best = grid.best_params
     model = with_values(problem, best)
     with warnings.catch_warnings():
