@@ -265,6 +265,34 @@ def _refresh_core(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z,
     scal[1] = uu
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _steps(ai, G, ci, yi, ri, sqn_i, xu, xa, xua, scal, lam, rho, dii, upper, local):  # pragma: no cover - compiled
+    """The safe and the local step along α_i: ``(q_safe, a_safe, a_new)``.
+
+    The safe curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ`` bounds ``D_u``'s; the local one counts only the
+    coordinates with ``w_h ≠ 0`` (used with L1 or signs, kept only if its exact gain is no worse, see
+    :func:`_worse_than_safe`). Without ``local`` the two steps are the same.
+    """
+    xt2 = max(sqn_i - 2.0 * yi * ri * xu + ri * ri * scal[1], 0.0)
+    q_safe = ci * (xt2 / lam + rho) + dii
+    a_safe = _step(ai, G, q_safe, upper)
+    a_new = a_safe
+    if local:
+        xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[4], 0.0)
+        a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
+    return q_safe, a_safe, a_new
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, d_ww, b_old, dv, rho):  # pragma: no cover
+    """Whether the local step's exact dual gain is below the gain the safe step is guaranteed,
+    ``−c_i(G Δ + ½ q_safe Δ²)`` with ``Δ = a_safe − α_i`` (then the safe step is taken instead)."""
+    gain = (ci * ((a_new - ai) - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * d_ww
+            - b_old * dv - 0.5 * rho * dv * dv)
+    ds = a_safe - ai
+    return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam,
                 lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
@@ -308,17 +336,7 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
         pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
-            xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]
-            if xt2 < 0.0:
-                xt2 = 0.0
-            q_safe = ci * (xt2 / lam + rho) + dii
-            a_safe = _step(ai, G, q_safe, upper)
-            a_new = a_safe
-            if local:  # curvature of the coordinates where w_h ≠ 0 only; kept when its exact gain is no worse
-                xl2 = xa - 2.0 * yi * ri * xua + ri * ri * scal[4]
-                if xl2 < 0.0:
-                    xl2 = 0.0
-                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
+            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, lam, rho, dii, upper, local)
             da = a_new - ai
             if da != 0.0:
                 ww_old = scal[3]
@@ -335,10 +353,7 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
                         A = 0.0
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
                 if a_new != a_safe:
-                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
-                            - b_old * dv - 0.5 * rho * dv * dv)
-                    ds = a_safe - ai
-                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
@@ -436,13 +451,7 @@ def _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, 
         pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
-            xt2 = max(sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1], 0.0)
-            q_safe = ci * (xt2 / lam + rho) + dii
-            a_safe = _step(ai, G, q_safe, upper)
-            a_new = a_safe
-            if local:
-                xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[4], 0.0)
-                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
+            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, lam, rho, dii, upper, local)
             da = a_new - ai
             if da != 0.0:
                 ww_old = scal[3]
@@ -455,10 +464,7 @@ def _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, 
                 A = max(A + da * ci * ri, 0.0)
                 shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
                 if a_new != a_safe:
-                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
-                            - b_old * dv - 0.5 * rho * dv * dv)
-                    ds = a_safe - ai
-                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
@@ -523,17 +529,7 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
         pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
-            xt2 = sqn[i] - 2.0 * yi * ri * xu + ri * ri * scal[1]
-            if xt2 < 0.0:
-                xt2 = 0.0
-            q_safe = ci * (xt2 / lam + rho) + dii
-            a_safe = _step(ai, G, q_safe, upper)
-            a_new = a_safe
-            if local:  # curvature of the coordinates where w_h ≠ 0 only; kept when its exact gain is no worse
-                xl2 = xa - 2.0 * yi * ri * xua + ri * ri * scal[4]
-                if xl2 < 0.0:
-                    xl2 = 0.0
-                a_new = _step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
+            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, lam, rho, dii, upper, local)
             da = a_new - ai
             if da != 0.0:
                 ww_old = scal[3]
@@ -550,10 +546,7 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
                         A = 0.0
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
                 if a_new != a_safe:
-                    gain = (ci * (da - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * (scal[3] - ww_old)
-                            - b_old * dv - 0.5 * rho * dv * dv)
-                    ds = a_safe - ai
-                    if gain < -ci * (G * ds + 0.5 * q_safe * ds * ds):  # worse than the safe step's bound
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
