@@ -265,23 +265,28 @@ class Shrinking:
         return False
 
 
-def _next_check(last, now, tol: float, check_every: int, cost_ratio: float = 0.0) -> int:
+def _next_check(last, now, tol: float, check_every: int, stalls: int = 0) -> int:
     """Epochs until the next certificate.
 
     The relative gap of coordinate descent falls roughly geometrically; from the
     last two certificates, ``k = log(gap/tol) / rate`` epochs remain. The next
     certificate comes after ``0.7 k`` epochs, between 2 and
-    ``3·check_every·max(1, 4·cost_ratio)`` (``check_every`` while no rate is known),
-    where ``cost_ratio`` is the measured time of one certificate over that of one
-    epoch: on small problems, where a certificate costs many epochs, they are
-    spaced so that certificates take at most about a quarter of the time.
+    ``3·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
+    ``stalls`` counts the consecutive certificates that did not halve the gap: where
+    the ascent stalls (tiny λ, nearly hard-margin data) certificates, which cost a pass
+    over the data and Python work each, are spaced out. The schedule depends on the
+    iterates only, never on timings, so a seeded solve is reproducible.
     """
     if last is None or now[1] <= 0 or last[1] <= now[1] or now[0] <= last[0]:
-        return check_every
+        return check_every * 2 ** min(stalls, 4)
     rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
     k = np.log(max(now[1], tol) / tol) / rate
-    cap = 3 * check_every * max(1.0, 4.0 * cost_ratio) if np.isfinite(cost_ratio) else 3 * check_every
-    return int(min(max(np.ceil(0.7 * k), 2), cap))
+    return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every * 2 ** min(stalls, 4)))
+
+
+def _stalls(last, now, stalls: int) -> int:
+    """``stalls + 1`` when the certificate ``now`` did not halve the relative gap of ``last``, else 0."""
+    return stalls + 1 if last is not None and now[1] > 0.5 * last[1] else 0
 
 
 def intercept_rho(mode: str, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float,
@@ -450,6 +455,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     w_avg = np.zeros(d)
     hist = History()
     shrink = Shrinking(n_total)
+    stalls = 0
     since_check = 0
     next_check = check_every
     last = None  # (epoch, relative gap) of the previous certificate
@@ -493,9 +499,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
             best = new if new.P <= cert.P else cert
             cert = _Certificate(best.P, max(new.D, cert.D), best.w, best.b)
         time_cert += time.perf_counter() - t_cert
-        t_epochs = time.perf_counter() - t_solve0 - time_cert
-        cost_ratio = (time_cert / (len(hist) + 1)) / max(t_epochs / epoch, 1e-9)
-        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, cost_ratio)
+        stalls = _stalls(last, (epoch, cert.rel_gap), stalls)
+        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, stalls)
         last = (epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:

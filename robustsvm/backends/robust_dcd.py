@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
-from .dcd import Shrinking, _next_check, _Products, best_intercept, certified_result, intercept_rho
+from .dcd import Shrinking, _next_check, _Products, _stalls, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
@@ -357,6 +357,7 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
 
     hist = History()
     shrink = Shrinking(n_total)
+    stalls = 0
     since_check = 0
     next_check = check_every
     last = None
@@ -394,9 +395,8 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
             st.mu[:] = work.mu_primal
         st.refresh(spec, VV[0] + VV[1], state[2], lam, lam1, sg, inner, inner_tol)
         time_cert += time.perf_counter() - t_cert
-        t_epochs = time.perf_counter() - t_solve0 - time_cert
-        cost_ratio = (time_cert / (len(hist) + 1)) / max(t_epochs / epoch, 1e-9)
-        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, cost_ratio)
+        stalls = _stalls(last, (epoch, cert.rel_gap), stalls)
+        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, stalls)
         last = (epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
