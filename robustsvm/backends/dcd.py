@@ -289,6 +289,36 @@ def _stalls(last, now, stalls: int) -> int:
     return stalls + 1 if last is not None and now[1] > 0.5 * last[1] else 0
 
 
+class CertificateSchedule:
+    """When a dual coordinate loop evaluates its next certificate (:func:`_next_check`, :func:`_stalls`).
+
+    A certificate is due after the predicted number of epochs, at the last epoch, or (after at least two
+    epochs) when the shrunk problem looked solved.
+    """
+
+    def __init__(self, tol: float, check_every: int, max_iter: int) -> None:
+        self.tol, self.check_every, self.max_iter = tol, check_every, max_iter
+        self.since = 0
+        self.next = check_every
+        self.last = None  # (epoch, relative gap) of the previous certificate
+        self.stalls = 0
+
+    def due(self, epoch: int, looked_solved: bool) -> bool:
+        """Count one epoch; True (and restart the count) when a certificate is due after it."""
+        self.since += 1
+        due = self.since >= self.next or epoch == self.max_iter or (looked_solved and self.since >= 2)
+        if due:
+            self.since = 0
+        return due
+
+    def record(self, epoch: int, rel_gap: float) -> None:
+        """Take a certificate's relative gap into the schedule."""
+        now = (epoch, rel_gap)
+        self.stalls = _stalls(self.last, now, self.stalls)
+        self.next = _next_check(self.last, now, self.tol, self.check_every, self.stalls)
+        self.last = now
+
+
 def intercept_rho(mode: str, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float,
                   mu: float) -> float:
     """The intercept's weight ρ in the dual steps: ``1/μ`` (ridge, mode ``"l2"``), 0 (none), or for a free
@@ -455,10 +485,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     w_avg = np.zeros(d)
     hist = History()
     shrink = Shrinking(n_total)
-    stalls = 0
-    since_check = 0
-    next_check = check_every
-    last = None  # (epoch, relative gap) of the previous certificate
+    schedule = CertificateSchedule(tol, check_every, max_iter)
     status = "max_iter"
     cert = None
     time_cert = 0.0
@@ -468,16 +495,11 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     while epoch < max_iter:
         active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
         epoch += 1
-        since_check += 1
         if mode == "free":
             state[0] += rho * state[1]  # multiplier step of the augmented Lagrangian
         kern.average_into(w_avg, w, AVG_WEIGHT)  # exponential average of the sign-feasible iterates (derivation §4)
-        check = since_check >= next_check or epoch == max_iter
-        if shrink.after_epoch(active, pg_max_new, pg_min_new):
-            check = check or since_check >= 2
-        if not check:
+        if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new)):
             continue
-        since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
         new = _certify(model, ops, alpha, lo, hi, b_eff,
@@ -499,9 +521,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
             best = new if new.P <= cert.P else cert
             cert = _Certificate(best.P, max(new.D, cert.D), best.w, best.b)
         time_cert += time.perf_counter() - t_cert
-        stalls = _stalls(last, (epoch, cert.rel_gap), stalls)
-        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, stalls)
-        last = (epoch, cert.rel_gap)
+        schedule.record(epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"dcd epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
-from .dcd import Shrinking, _next_check, _Products, _stalls, best_intercept, certified_result, intercept_rho
+from .dcd import CertificateSchedule, Shrinking, _Products, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
@@ -357,10 +357,7 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
 
     hist = History()
     shrink = Shrinking(n_total)
-    stalls = 0
-    since_check = 0
-    next_check = check_every
-    last = None
+    schedule = CertificateSchedule(tol, check_every, max_iter)
     status = "max_iter"
     cert = None
     time_cert = 0.0
@@ -370,15 +367,10 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
     while epoch < max_iter:
         active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
         epoch += 1
-        since_check += 1
         if mode == "free":
             state[0] += rho * state[1]
-        check = since_check >= next_check or epoch == max_iter
-        if shrink.after_epoch(active, pg_max_new, pg_min_new):
-            check = check or since_check >= 2
-        if not check:
+        if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new)):
             continue
-        since_check = 0
         b_eff = state[0] + rho * state[1]
         t_cert = time.perf_counter()
         new = _certify(ops, spec, y, c, r, alpha, lam, lam1, sg, squared, mode, mu, b_eff, work, inner_tol, primal)
@@ -395,9 +387,7 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
             st.mu[:] = work.mu_primal
         st.refresh(spec, VV[0] + VV[1], state[2], lam, lam1, sg, inner, inner_tol)
         time_cert += time.perf_counter() - t_cert
-        stalls = _stalls(last, (epoch, cert.rel_gap), stalls)
-        next_check = _next_check(last, (epoch, cert.rel_gap), tol, check_every, stalls)
-        last = (epoch, cert.rel_gap)
+        schedule.record(epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"robust-dcd epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "
