@@ -266,8 +266,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
         solver = _choose_solver(self.solver, problem)
-        if solver == "clarabel" and "tol" not in options and _polyhedral(problem.uncertainty):
-            options["tol"] = CLARABEL_TOL
+        if solver == "clarabel":
+            options = _clarabel_tol(problem, options)
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
             previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None
@@ -312,14 +312,19 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         return self.classes_[positive.astype(np.intp)]
 
 
+def _clarabel_tol(problem, options: dict) -> dict:
+    """``options`` with ``tol=CLARABEL_TOL`` added for an LP or QP (see ``solver_options``) unless it has a tol."""
+    if "tol" in options or not _polyhedral(problem.uncertainty):
+        return options
+    return {**options, "tol": CLARABEL_TOL}
+
+
 def _fall_back_to_clarabel(problem, X, y, sw, names, radius, options: dict, first):
     """Refit with Clarabel after a first-order attempt that stopped short; the attempt is kept in ``extra``.
 
     Only the tolerance carries over (iteration caps and the first-order backend's own options do not).
     """
-    fallback = {k: v for k, v in options.items() if k in ("tol", "verbose")}
-    if "tol" not in fallback and _polyhedral(problem.uncertainty):
-        fallback["tol"] = CLARABEL_TOL
+    fallback = _clarabel_tol(problem, {k: v for k, v in options.items() if k in ("tol", "verbose")})
     sol = problem.solve(X, y, solver="clarabel", sample_weight=sw, feature_names=names, radius=radius, **fallback)
     sol.extra["auto_fallback"] = {
         "solver": first.solver, "status": first.status, "iterations": first.iterations,
