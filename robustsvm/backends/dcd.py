@@ -475,7 +475,6 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     state = np.zeros(2)  # [b0 (intercept multiplier), S = Σ c_i y_i α_i]
     index = np.flatnonzero(c > 0).astype(np.int64)
     n_total = index.size
-    active = n_total
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
     run_epoch, rows, features = _epoch_runner(prep, lam, alpha, v, w, state, index, bool(shrinking), rng_state)

@@ -345,7 +345,6 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
     work = _State(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     n_total = index.size
-    active = n_total
     # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
     local = bool(lam1 > 0 or np.any(sg != 0)) and spec.kind != kern.KIND_ELLIPSOID
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
