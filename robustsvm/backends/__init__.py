@@ -3,6 +3,7 @@
 from . import (
     conic,  # noqa: F401  (registers clarabel, scs, ...)
     dcd,  # noqa: F401  (registers dcd)
+    feature_ipm,  # noqa: F401  (registers feature-ipm)
     frank_wolfe,  # noqa: F401  (registers frank-wolfe)
     m3,  # noqa: F401  (registers m3)
     pegasos,  # noqa: F401  (registers pegasos)
