@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .backends import registry
+from .backends.auto import choose_backend
 from .exceptions import ConvergenceWarning
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
@@ -90,10 +91,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         backend that solves the dual (see ``rs.solvers()``). None is the
         linear primal model.
     solver : str, default "clarabel"
-        A backend name from ``rs.solvers()``, or ``"auto"``: ``robust-dcd`` for a robust model it
-        accepts (shared Box, Ball p ∈ {1, 2, ∞} or Ellipsoid, L2 > 0), ``clarabel`` otherwise. When
-        ``robust-dcd`` stops short of its certified tolerance (ill-conditioned models: a tiny λ2, nearly
-        separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
+        A backend name from ``rs.solvers()``, or ``"auto"``: for a robust model with a shared Box, Ball or
+        Ellipsoid and L2 > 0, ``feature-ipm`` up to 128 features and ``robust-dcd`` beyond (or for a
+        1-ball), ``clarabel`` otherwise (:func:`robustsvm.backends.auto.choose_backend`). When the chosen
+        backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
+        λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
         ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
         With a backend that takes an initial dual point (``robust-dcd``),
         ``solver_options={"warm_start": True}`` starts each ``fit`` from the previous fit's
@@ -265,9 +267,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self.make_problem()
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        solver = _choose_solver(self.solver, problem)
+        solver = _choose_solver(self.solver, problem, X.shape[1])
         if solver == "clarabel":
             options = _clarabel_tol(problem, options)
+        if self.solver == "auto" and "warm_start" not in registry.get_backend(solver).options:
+            options.pop("warm_start", None)  # an interior point starts afresh: nothing to carry over
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
             previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None
@@ -333,11 +337,8 @@ def _fall_back_to_clarabel(problem, X, y, sw, names, radius, options: dict, firs
     return sol
 
 
-def _choose_solver(solver: str, problem) -> str:
-    """``solver`` itself, or for ``"auto"`` the first-order ``robust-dcd`` when it accepts a robust model."""
+def _choose_solver(solver: str, problem, n_features: int) -> str:
+    """``solver`` itself, or for ``"auto"`` the backend :func:`robustsvm.backends.auto.choose_backend` picks."""
     if solver != "auto":
         return solver
-
-    if problem.uncertainty is not None and registry.get_backend("robust-dcd").accepts(problem):
-        return "robust-dcd"
-    return "clarabel"
+    return choose_backend(problem, n_features)

@@ -145,9 +145,12 @@ class Backend:
     options : frozenset of str
         Options accepted beyond ``tol``, ``max_iter``, ``verbose``, ``random_state``.
     kind : str
-        ``"conic"`` or ``"first-order"``.
+        ``"conic"``, ``"first-order"`` or ``"second-order"``.
     certificate : str
         What ``Solution.gap`` holds for this backend.
+    solve_many : callable, optional
+        ``solve_many(model, values, **options) -> list[Result]``: the model at many values of ``l2``, ``l1``
+        and ``radius`` in one call (a grid search uses it when the grid varies only those).
     """
 
     name: str
@@ -158,6 +161,7 @@ class Backend:
     options: frozenset = frozenset()
     kind: str = "first-order"
     certificate: str = "duality gap"
+    solve_many: Callable[..., list[Result]] | None = None
 
     def check(self, problem) -> list[str]:
         """Why this backend cannot solve ``problem`` (empty when it can), from its declarations."""

@@ -31,7 +31,9 @@ import numpy as np
 
 from .._validation import check_fit_data
 from ..backends import registry
+from ..backends.auto import choose_backend
 from ..exceptions import SolverError
+from ..model import normalize
 from ..penalties import L1, L2, Penalty
 from ..problem import Problem
 
@@ -233,6 +235,15 @@ def _rows(X, idx: np.ndarray):
     return X[idx]
 
 
+def _batched(solver: str, problem: Problem, points: Sequence[Mapping[str, float]]) -> bool:
+    """Whether ``solver`` solves all of ``points`` in one batched call (its ``solve_many``): the grid varies only
+    ``l2``, ``l1`` and ``radius`` of a linear model."""
+    backend = registry.get_backend(solver)
+    if backend.solve_many is None or problem.kernel is not None or not points:
+        return False
+    return all(set(program_values(point)) <= {"l2", "l1", "radius"} for point in points)
+
+
 def evaluate_chunk(
     problem: Problem,
     X: Any,
@@ -294,6 +305,26 @@ def evaluate_chunk(
                     scores[j, k] = accuracy(_rows(Xd, np.flatnonzero(val)), y_pm[val], res.w, res.b)
                 if callback is not None:
                     callback(1)
+    elif _batched(solver, problem, points):
+        backend = registry.get_backend(solver)
+        registry.require(backend, problem)
+        values = [program_values(point) for point in points]
+        for k, fid in enumerate(fold_ids):
+            train = np.flatnonzero(folds != fid)
+            val = np.flatnonzero(folds == fid)
+            t0 = time.perf_counter()
+            fold = check_fit_data(_rows(Xd, train), y_pm[train], signs=problem.signs,
+                                  feature_names=data.feature_names)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                results = backend.solve_many(normalize(problem, fold), values, **options)
+            times[:, k] = (time.perf_counter() - t0) / len(points)
+            for j, res in enumerate(results):
+                statuses[j, k] = res.status
+                weights[j, k], intercepts[j, k] = res.w, res.b
+                scores[j, k] = accuracy(_rows(Xd, val), y_pm[val], res.w, res.b)
+            if callback is not None:
+                callback(len(points))
     else:
         backend = registry.get_backend(solver)
         conic = backend.kind == "conic"
@@ -379,7 +410,10 @@ def grid_search(
     seed : int, optional
         Shuffling of the stratified folds.
     solver : str, default "clarabel"
-        A conic backend (compiled once) or any registered backend (refit).
+        A conic backend (compiled once) or any registered backend (refit per point; a backend with a
+        batched solve, ``feature-ipm``, solves all the points of a fold at once when the grid varies only
+        ``l2``, ``l1`` and ``radius``), or ``"auto"`` (:func:`robustsvm.backends.auto.choose_backend` on the
+        model and the number of features).
     solver_options : dict, optional
         ``tol``, ``max_iter``, ``verbose``, ``solver_options`` (the CVXPY
         solver's own), ``warm_start`` (SCS; for first-order backends that take an
@@ -408,12 +442,14 @@ def grid_search(
         raise TypeError(f"problem must be a robustsvm Problem, got {type(problem).__name__}")
     if problem.loss.is_constraint:
         raise ValueError("cross-validation masks need a loss term: a hard-margin model cannot be cross-validated")
+    data = check_fit_data(X, y, signs=problem.signs)
+    if solver == "auto":
+        solver = choose_backend(problem, data.d)
     backend = registry.get_backend(solver)
     if compile_once is None:
         compile_once = backend.kind == "conic"
     if compile_once and backend.kind != "conic":
         raise ValueError(f"compile_once needs a conic backend; {solver!r} is {backend.kind!r}")
-    data = check_fit_data(X, y, signs=problem.signs)
     if folds is None:
         folds = stratified_folds(data.y, cv, seed=seed)
     folds = np.asarray(folds)

@@ -1,0 +1,408 @@
+"""The Newton systems of the feature-space interior point (:mod:`.feature_ipm`), for a batch of points.
+
+The conic QP of one point (see :mod:`.feature_ipm`) has the variables ``x = (u, [t], [b])``, per sample the loss
+``ξ_i``, the slack ``s_i`` of its margin row and the multipliers ``α_i, β_i``, the multipliers ``ν`` of ``u ≥ 0``
+and ``ζ`` of the cone. :class:`Newton` eliminates the per-sample variables and factors the normal matrix
+``K = Q + Gᵀ diag(1/e) G + diag(ν/u) + Hᵀ W⁻² H`` of every point of a :class:`Batch` (points that share the
+data and differ in λ2, λ1 and the scale of the radii); :meth:`Newton.direction` returns the step of all the
+variables for given complementarity right-hand sides. The derivation is in ``docs/derivations/feature_ipm.md``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from . import _robust_dcd_kernels as kern
+from . import _second_order_cone as soc
+from ._ipm_kernels import cho_solve_batch, normal_matrices
+
+__all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
+
+
+class Layout:
+    """The variables ``x = (u, [t], [b])`` and the maps of the conic QP.
+
+    ``T`` (``k × (d+2)``) gives the constraint rows ``g_i = T a_i`` from ``a_i = (y_i x_i, r_i, y_i)``;
+    ``H`` (``(q+1) × k``) gives the cone point ``(t, N u) = H x``; ``feature``/``sign`` give ``w = M u``.
+    """
+
+    def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool) -> None:
+        """``spec``: the set description of :mod:`.robust_dcd` (``kind``, ``delta``, ``L``)."""
+        feats, signs = [], []
+        for h in range(d):
+            if sg[h] >= 0:
+                feats.append(h)
+                signs.append(1.0)
+            if sg[h] <= 0:
+                feats.append(h)
+                signs.append(-1.0)
+        self.feature = np.array(feats, dtype=np.int64)
+        self.sign = np.array(signs)
+        self.d = d
+        m = self.m = self.feature.size
+        self.cone = robust and spec.kind in (kern.KIND_BALL2, kern.KIND_ELLIPSOID)
+        self.t = m if self.cone else None
+        self.b = (m + (1 if self.cone else 0)) if mode != "none" else None
+        k = self.k = m + (1 if self.cone else 0) + (1 if mode != "none" else 0)
+        T = np.zeros((k, d + 2))
+        T[np.arange(m), self.feature] = self.sign
+        if robust and spec.kind == kern.KIND_BOX:
+            T[np.arange(m), d] = -spec.delta[self.feature]
+        if self.cone:
+            T[self.t, d] = -1.0
+        if self.b is not None:
+            T[self.b, d + 1] = 1.0
+        self.T = T
+        # the same rows as a gather: g_ij = sgn_j a_i[idx_j] + coef_j ρ r_i (ρ the point's radius scale)
+        self.idx = np.zeros(k, dtype=np.int64)
+        self.sgn = np.zeros(k)
+        self.coef = T[:, d].copy()
+        self.idx[:m], self.sgn[:m] = self.feature, self.sign
+        if self.b is not None:
+            self.idx[self.b], self.sgn[self.b] = d + 1, 1.0
+        self.H = None
+        if self.cone:
+            Mmat = np.zeros((d, m))
+            Mmat[self.feature, np.arange(m)] = self.sign
+            N = Mmat if spec.kind == kern.KIND_BALL2 else spec.L.T @ Mmat
+            H = np.zeros((N.shape[0] + 1, k))
+            H[0, self.t] = 1.0
+            H[1:, :m] = N
+            self.H = H
+
+    def weights(self, x: np.ndarray) -> np.ndarray:
+        """``w = M u``."""
+        w = np.zeros(self.d)
+        np.add.at(w, self.feature, self.sign * x[:self.m])
+        return w
+
+
+class Design:
+    """``A = [y∘X, r, y]`` (dense or CSR), shared by every point of a batch, and its products."""
+
+    #: rows of the (points × samples × columns) block formed at once by the batched Gram product
+    BLOCK = 4_000_000
+
+    def __init__(self, X, y: np.ndarray, r: np.ndarray) -> None:
+        if sp.issparse(X):
+            self.A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr")
+        else:
+            self.A = np.hstack([X * y[:, None], r[:, None], y[:, None]])
+        self.sparse = sp.issparse(self.A)
+        self._outer = None
+        D = self.A.shape[1]
+        self.upper = np.triu_indices(D)
+        self.position = np.zeros((D, D), dtype=np.int64)
+        self.position[self.upper] = np.arange(self.upper[0].size)
+        self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
+
+    def gram(self, weights: np.ndarray) -> np.ndarray:
+        """The upper triangles of ``Aᵀ diag(weights_p) A`` for each row ``p`` of ``weights`` (P, n), flattened
+        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column."""
+        A = self.A
+        P, n = weights.shape
+        iu, ju = self.upper
+        if self.sparse:
+            return np.stack([np.asarray((A.T @ A.multiply(w[:, None]).tocsr()).todense())[iu, ju] for w in weights])
+        if P > 1 and n * iu.size <= self.BLOCK:
+            # many points, small data: one GEMM of the weights with the rows' outer products
+            if self._outer is None:
+                self._outer = A[:, iu] * A[:, ju]
+            return weights @ self._outer
+        if P == 1:
+            B = A * np.sqrt(weights[0])[:, None]
+            return sla.blas.dsyrk(1.0, B.T, trans=0)[iu, ju][None]  # BᵀB's upper triangle, half a GEMM
+        out = np.empty((P, iu.size))
+        step = max(1, self.BLOCK // max(n * A.shape[1], 1))
+        for lo in range(0, P, step):
+            B = np.sqrt(weights[lo:lo + step])[:, :, None] * A[None]
+            out[lo:lo + step] = np.matmul(B.transpose(0, 2, 1), B)[:, iu, ju]
+        return out
+
+    def dot(self, Z: np.ndarray) -> np.ndarray:
+        """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
+        return (self.A @ Z.T).T
+
+    def tdot(self, V: np.ndarray) -> np.ndarray:
+        """``Aᵀ v_p`` for each row of ``V`` (P, n) → (P, D)."""
+        return (self.A.T @ V.T).T
+
+
+class Iterate:
+    """The primal-dual points of a batch, one row per point: ``x``; per sample ``ξ, s`` and multipliers
+    ``α, β``; ``ν`` of ``u ≥ 0``; ``ζ`` of the cone; the maintained products ``G x`` and ``Gᵀα``."""
+
+    __slots__ = ("alpha", "beta", "gta", "gx", "nu", "s", "x", "xi", "zeta")
+
+    def take(self, rows) -> Iterate:
+        out = Iterate()
+        for name in self.__slots__:
+            value = getattr(self, name)
+            setattr(out, name, None if value is None else value[rows])
+        return out
+
+    def put(self, rows, part: Iterate) -> None:
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value is not None:
+                value[rows] = getattr(part, name)
+
+
+def rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("pi,pi->p", a, b)
+
+
+def _step_to_boundary(pairs) -> np.ndarray:
+    """Per row, the largest ``a`` with every ``v + a dv ≥ 0`` (∞ when no component decreases)."""
+    out = None
+    for v, dv in pairs:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(dv < 0, -v / dv, np.inf)
+        best = ratio.min(axis=1) if ratio.shape[1] else np.full(ratio.shape[0], np.inf)
+        out = best if out is None else np.minimum(out, best)
+    return out
+
+
+class Batch:
+    """The conic QPs of ``P`` points sharing the data: per point λ2, λ1 and the scale of the radii.
+
+    ``T`` (P, k, D) maps ``a_i`` to the constraint rows (the radius column scaled per point), ``qdiag`` and
+    ``f`` are the quadratic and linear costs of ``x``; ``H`` is the cone map (shared).
+    """
+
+    def __init__(self, design: Design, layout: Layout, c: np.ndarray, lam2: np.ndarray, lam1: np.ndarray,
+                 rscale: np.ndarray, mu_b: float, mode: str, squared: bool) -> None:
+        self.design, self.lay, self.c, self.squared = design, layout, c, squared
+        P, k, m = lam2.size, layout.k, layout.m
+        d = layout.d
+        self.rscale = rscale
+        self.T = np.repeat(layout.T[None], P, axis=0)
+        self.T[:, :, d] *= rscale[:, None]
+        self.qdiag = np.zeros((P, k))
+        self.qdiag[:, :m] = lam2[:, None]
+        if mode == "l2":
+            self.qdiag[:, layout.b] = mu_b
+        self.f = np.zeros((P, k))
+        self.f[:, :m] = lam1[:, None]
+        self.degree = c.size * (1 if squared else 2) + m + (1 if layout.cone else 0)
+
+    def take(self, rows) -> Batch:
+        out = object.__new__(Batch)
+        out.__dict__.update(self.__dict__)
+        out.T, out.qdiag, out.f, out.rscale = self.T[rows], self.qdiag[rows], self.f[rows], self.rscale[rows]
+        return out
+
+    def normal_matrices(self, C: np.ndarray, diag: np.ndarray) -> np.ndarray:
+        """``T_p C_p T_pᵀ + diag(diag_p)`` for every point from the flattened upper triangles ``C`` of
+        :meth:`Design.gram`, by gathering entries (O(k²) per point, no products).
+
+        With ``g_ij = sgn_j a_i[idx_j] + ρ coef_j r_i`` (see :class:`Layout`), the entry ``(j, l)`` is
+        ``sgn_j sgn_l C[idx_j, idx_l] + ρ (sgn_j coef_l C[idx_j, r] + coef_j sgn_l C[r, idx_l])
+        + ρ² coef_j coef_l C[r, r]``.
+        """
+        lay = self.lay
+        pos = self.design.position
+        return normal_matrices(np.ascontiguousarray(C), pos[lay.idx[:, None], lay.idx[None, :]], lay.sgn,
+                               lay.coef, pos[lay.idx, lay.d], int(pos[lay.d, lay.d]),
+                               np.ascontiguousarray(self.rscale, dtype=np.float64), np.ascontiguousarray(diag))
+
+    # products with G_p = A T_pᵀ
+    def g(self, x: np.ndarray) -> np.ndarray:
+        return self.design.dot(np.einsum("pkj,pk->pj", self.T, x))
+
+    def gt(self, v: np.ndarray) -> np.ndarray:
+        return np.einsum("pkj,pj->pk", self.T, self.design.tdot(v))
+
+    def residuals(self, it: Iterate):
+        """``r_x`` (stationarity in x), ``r_ξ`` (in ξ) and ``r_s`` (the sample constraints)."""
+        lay = self.lay
+        rx = self.qdiag * it.x + self.f - it.gta
+        rx[:, :lay.m] -= it.nu
+        if lay.cone:
+            rx -= it.zeta @ lay.H
+        if self.squared:
+            rxi = 2.0 * self.c * it.xi - it.alpha
+        else:
+            rxi = self.c - it.alpha - it.beta
+        rs = it.gx + it.xi - 1.0 - it.s
+        return rx, rxi, rs
+
+    def value(self, it: Iterate) -> np.ndarray:
+        """The conic QP's objective of each point (``Σ c_i ℓ(ξ_i)`` from the ξ variables)."""
+        loss = it.xi * it.xi if self.squared else it.xi
+        return 0.5 * rowdot(self.qdiag, it.x * it.x) + rowdot(self.f, it.x) + loss @ self.c
+
+    def gap_measure(self, it: Iterate) -> np.ndarray:
+        """``(sᵀα + ξᵀβ + uᵀν + qᵀζ)/degree`` of each point."""
+        m = self.lay.m
+        total = rowdot(it.s, it.alpha) + rowdot(it.x[:, :m], it.nu)
+        if not self.squared:
+            total += rowdot(it.xi, it.beta)
+        if self.lay.cone:
+            total += rowdot(it.x @ self.lay.H.T, it.zeta)
+        return total / self.degree
+
+
+class _Factor:
+    """Cholesky factors of the normal matrices ``K_p`` (P, k, k) and their solves.
+
+    A matrix that rounding made indefinite gets a growing diagonal shift; one that stays indefinite is reported
+    in ``failed``.
+    """
+
+    def __init__(self, K: np.ndarray) -> None:
+        P, k, _ = K.shape
+        self.failed = np.zeros(P, dtype=bool)
+        scale = np.maximum(np.abs(np.diagonal(K, axis1=1, axis2=2)).max(axis=1), 1e-300)
+        shift = np.zeros(P)
+        L = None
+        for attempt in range(8):
+            Ks = K if attempt == 0 else K + shift[:, None, None] * np.eye(k)[None]
+            try:
+                L = np.linalg.cholesky(Ks)
+                break
+            except np.linalg.LinAlgError:
+                ok = np.array([np.all(np.isfinite(Kp)) and _is_pd(Kp) for Kp in Ks])
+                shift = np.where(ok, shift, np.where(shift == 0, 1e-14 * scale, 100.0 * shift))
+                if attempt == 7:
+                    self.failed = ~ok
+        if L is None:
+            Ks = K + shift[:, None, None] * np.eye(k)[None]
+            Ks[self.failed] = np.eye(k)
+            L = np.linalg.cholesky(Ks)
+        bad = ~np.all(np.isfinite(L), axis=(1, 2))
+        if np.any(bad):  # NaN in K passes the factorization silently
+            self.failed |= bad
+            L[bad] = np.eye(k)
+        self.L = L
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        """``K_p⁻¹ rhs_p`` for every row (two triangular solves each)."""
+        if self.L.shape[0] == 1:  # one (possibly large) system: LAPACK's blocked solve
+            return sla.cho_solve((self.L[0], True), rhs[0], check_finite=False)[None]
+        return cho_solve_batch(self.L, np.ascontiguousarray(rhs))
+
+
+def _is_pd(K: np.ndarray) -> bool:
+    try:
+        np.linalg.cholesky(K)
+        return True
+    except np.linalg.LinAlgError:
+        return False
+
+
+class Newton:
+    """The factored Newton systems of a batch (shared by the predictor and the corrector)."""
+
+    def __init__(self, batch: Batch, it: Iterate) -> None:
+        self.batch, self.it = batch, it
+        lay, c = batch.lay, batch.c
+        m = lay.m
+        if batch.squared:
+            self.e = 1.0 / (2.0 * c) + it.s / it.alpha
+        else:
+            self.e = it.xi / it.beta + it.s / it.alpha
+        self.diag = batch.qdiag.copy()
+        self.diag[:, :m] += it.nu / it.x[:, :m]
+        K = batch.normal_matrices(batch.design.gram(1.0 / self.e), self.diag)  # Gᵀdiag(1/e)G + diag
+        self.W = None
+        if lay.cone:
+            self.q = it.x @ lay.H.T
+            self.W = soc.NTScaling(self.q, it.zeta)
+            self.Winv2 = self.W.inverse_squared()
+            K += lay.H.T @ self.Winv2 @ lay.H
+        self.factor = _Factor(K)
+
+    def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c) -> Iterate:
+        """Solve the linearized KKT systems for the complementarity right-hand sides ``rhs_*``.
+
+        ``rhs_s = σμ − sα − (correction)`` and alike; ``rhs_c`` is the cone's in the scaled form
+        ``λ ∘ (W⁻¹Δq + WΔζ) = rhs_c``.
+        """
+        batch, it, lay = self.batch, self.it, self.batch.lay
+        m = lay.m
+        rx, rxi, rs = res
+        if batch.squared:
+            rho = -rs + rxi / (2.0 * batch.c) + rhs_s / it.alpha
+        else:
+            rho = -rs - (rhs_xi - it.xi * rxi) / it.beta + rhs_s / it.alpha
+        g_rho = batch.gt(rho / self.e)
+        rhs = -rx + g_rho
+        rhs[:, :m] += rhs_u / it.x[:, :m]
+        kappa = None
+        if lay.cone:
+            kappa = soc.jordan_solve(self.W.lam, rhs_c)
+            rhs += self.W.apply_inverse(kappa) @ lay.H
+        d = Iterate()
+        d.x = self.factor.solve(rhs)
+        d.gx = batch.g(d.x)
+        d.alpha = (rho - d.gx) / self.e
+        # Gᵀ Δα = g_rho − Gᵀdiag(1/e)G Δx, and K Δx = rhs gives the last product without forming it again
+        gg_dx = rhs - self.diag * d.x
+        if lay.cone:
+            gg_dx -= np.einsum("pab,pb->pa", self.Winv2, d.x @ lay.H.T) @ lay.H
+        d.gta = g_rho - gg_dx
+        d.s = (rhs_s - it.s * d.alpha) / it.alpha
+        if batch.squared:
+            d.xi = (d.alpha - rxi) / (2.0 * batch.c)
+            d.beta = None
+        else:
+            d.beta = rxi - d.alpha
+            d.xi = (rhs_xi - it.xi * rxi + it.xi * d.alpha) / it.beta
+        d.nu = (rhs_u - it.nu * d.x[:, :m]) / it.x[:, :m]
+        d.zeta = None
+        if lay.cone:
+            d.zeta = self.W.apply_inverse(kappa - self.W.apply_inverse(d.x @ lay.H.T))
+        return d
+
+    def max_step(self, d: Iterate) -> np.ndarray:
+        it, m = self.it, self.batch.lay.m
+        pairs = [(it.s, d.s), (it.alpha, d.alpha), (it.x[:, :m], d.x[:, :m]), (it.nu, d.nu)]
+        if not self.batch.squared:
+            pairs += [(it.xi, d.xi), (it.beta, d.beta)]
+        a = _step_to_boundary(pairs)
+        if self.batch.lay.cone:
+            a = np.minimum(a, np.minimum(soc.max_step(self.q, d.x @ self.batch.lay.H.T),
+                                         soc.max_step(it.zeta, d.zeta)))
+        return a
+
+
+def advance(it: Iterate, d: Iterate, a: np.ndarray) -> Iterate:
+    out = Iterate()
+    for name in Iterate.__slots__:
+        value, step = getattr(it, name), getattr(d, name)
+        setattr(out, name, None if value is None else value + a[:, None] * step)
+    return out
+
+
+def start(batch: Batch) -> Iterate:
+    """A strictly interior start: ``u = 1/√m``, slacks ≥ 1 and multipliers balanced at ``μ₀``."""
+    lay, c = batch.lay, batch.c
+    P = batch.T.shape[0]
+    it = Iterate()
+    x = np.zeros((P, lay.k))
+    x[:, :lay.m] = 1.0 / math.sqrt(max(lay.m, 1))
+    if lay.cone:
+        x[:, lay.t] = np.linalg.norm(x[:, :lay.m] @ lay.H[1:, :lay.m].T, axis=1) + 1.0
+    it.x = x
+    it.gx = batch.g(x)
+    it.xi = np.maximum(1.0 - it.gx, 0.0) + 1.0
+    it.s = it.gx + it.xi - 1.0
+    if batch.squared:
+        it.alpha = np.repeat(c[None], P, axis=0)
+        it.beta = None
+    else:
+        it.alpha = np.repeat(0.5 * c[None], P, axis=0)
+        it.beta = it.alpha.copy()
+    it.gta = batch.gt(it.alpha)
+    mu0 = rowdot(it.s, it.alpha) / c.size
+    it.nu = mu0[:, None] / x[:, :lay.m]
+    it.zeta = None
+    if lay.cone:
+        q = x @ lay.H.T
+        it.zeta = soc.identity(P, q.shape[1]) * (mu0 / q[:, 0])[:, None]
+    return it
