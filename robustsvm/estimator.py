@@ -97,6 +97,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
         λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
         ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
+        With ``"auto"``, ``solver_options`` that the chosen backend does not take are left out.
         With a backend that takes an initial dual point (``robust-dcd``),
         ``solver_options={"warm_start": True}`` starts each ``fit`` from the previous fit's
         solution (paths over λ or radius with ``set_params``).
@@ -270,8 +271,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         solver = _choose_solver(self.solver, problem, X.shape[1])
         if solver == "clarabel":
             options = _clarabel_tol(problem, options)
-        if self.solver == "auto" and "warm_start" not in registry.get_backend(solver).options:
-            options.pop("warm_start", None)  # an interior point starts afresh: nothing to carry over
+        if self.solver == "auto":  # options of the backends "auto" did not pick do not apply
+            accepted = registry.COMMON_OPTIONS | registry.get_backend(solver).options
+            options = {k: v for k, v in options.items() if k in accepted}
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
             previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None

@@ -232,3 +232,45 @@ def test_core_import_needs_no_optional_dependency():
     out = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "(1, 2)" in out.stdout and "estimator needs blocked sklearn" in out.stdout
+
+
+def test_batched_feature_ipm_grid_matches_the_model_written_here(data, box_model):
+    """feature-ipm solves every (l2, l1, radius) point of a fold in one batch: each point is the fold's optimum
+    (an independent CVXPY model), within its certified gap."""
+    X, y = data
+    folds = ms.stratified_folds(y, 3, seed=1)
+    res = ms.grid_search(box_model, X, y, GRID, folds=folds, solver="feature-ipm", solver_options={"tol": 1e-9},
+                         progress=False)
+    assert res.n_compiles == 0 and set(res.statuses.ravel()) == {"optimal"}
+    for j in range(len(res.points)):
+        p = res.points[j]
+        for k in range(3):
+            tr = folds != k
+            w, b = direct_fold_fit(X[tr], y[tr], l2=p["l2"], l1=p["l1"], radius=p["radius"])
+            np.testing.assert_allclose(res.weights[j, k], w, atol=1e-5)
+            assert res.intercepts[j, k] == pytest.approx(b, abs=1e-5)
+    # "auto" picks the batched backend for this 4-feature robust model, with the same answer
+    auto = ms.grid_search(box_model, X, y, GRID, folds=folds, solver="auto", solver_options={"tol": 1e-9},
+                          progress=False)
+    np.testing.assert_array_equal(auto.weights, res.weights)
+
+
+def test_batched_solve_equals_single_solves(data):
+    """The batch of many points gives each point the single solve's certified answer (2-ball: the cone path)."""
+    from robustsvm._validation import check_fit_data
+    from robustsvm.backends.feature_ipm import solve_feature_ipm_many
+    from robustsvm.model import normalize
+
+    X, y = data
+    prob = rs.Problem(penalty=rs.L2(0.1) + rs.L1(0.01), uncertainty=rs.Ball(0.1), signs=[1, 0, -1, 0])
+    values = [{"l2": l2, "l1": l1, "radius": r} for l2 in (0.01, 1.0) for l1 in (0.0, 0.05) for r in (0.0, 0.3)]
+    many = solve_feature_ipm_many(normalize(prob, check_fit_data(X, y, signs=prob.signs)), values, tol=1e-9)
+    for v, res in zip(values, many, strict=True):
+        single = rs.Problem(penalty=rs.L2(v["l2"]) + rs.L1(v["l1"]), uncertainty=rs.Ball(v["radius"]),
+                            signs=[1, 0, -1, 0]).solve(X, y, solver="clarabel", tol=1e-9)
+        assert res.status == "optimal"
+        P = res.extra["primal_objective"]
+        assert abs(P - single.objective) <= res.gap + 1e-8 * max(1.0, abs(single.objective))
+        assert res.w[0] >= 0 and res.w[2] <= 0
+    with pytest.raises(ValueError, match="varies l2, l1 and radius only"):
+        solve_feature_ipm_many(normalize(prob, check_fit_data(X, y, signs=prob.signs)), [{"mu": 1.0}])

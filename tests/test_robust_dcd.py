@@ -375,12 +375,26 @@ def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, m
     assert fast.best_index == ref.best_index
 
 
-def test_estimator_auto_solver_and_warm_refits(wdbc_small):
+def test_estimator_auto_solver_choice(wdbc_small):
+    """"auto": feature-ipm for few features, robust-dcd for many (or a 1-ball), Clarabel for what neither takes;
+    options meant for another backend are left out."""
     X, y = wdbc_small
-    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto",
+    opts = {"tol": 1e-8, "warm_start": True, "check_every": 1}
+    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options=opts).fit(X, y)
+    assert est.solution_.solver == "feature-ipm" and est.solution_.status == "optimal"
+    ref = rs.RobustSVC(uncertainty=rs.Ball(0.1)).fit(X, y)
+    assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-6
+    assert rs.RobustSVC(uncertainty=rs.Ball(0.1, p=1), solver="auto").fit(X, y).solution_.solver == "robust-dcd"
+    wide = np.hstack([X] * 5)  # 150 features
+    est = rs.RobustSVC(uncertainty=rs.Box(0.01), solver="auto", solver_options=opts).fit(wide, y)
+    assert est.solution_.solver == "robust-dcd"
+
+
+def test_estimator_warm_refits(wdbc_small):
+    X, y = wdbc_small
+    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="robust-dcd",
                        solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1})
     est.fit(X, y)
-    assert est.solution_.solver == "robust-dcd"
     est.set_params(uncertainty=rs.Ball(0.11)).fit(X, y)
     cold = rs.RobustSVC(uncertainty=rs.Ball(0.11), solver="robust-dcd",
                         solver_options={"tol": 1e-8, "check_every": 1}).fit(X, y)
@@ -393,22 +407,26 @@ def test_estimator_auto_solver_and_warm_refits(wdbc_small):
     assert poly.solution_.solver == "clarabel"
 
 
-def test_estimator_auto_falls_back_to_clarabel_when_robust_dcd_stops_short(wdbc_small):
-    """A tiny λ2 on nearly separable data: robust-dcd cannot certify in 5 epochs, "auto" hands over to Clarabel."""
+@pytest.mark.parametrize("width", [1, 5])  # 30 features: feature-ipm first; 150: robust-dcd first
+def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_short(wdbc_small, width):
+    """A tiny λ2 on nearly separable data and 5 iterations: the first backend cannot certify, "auto" hands over
+    to Clarabel."""
     X, y = wdbc_small
+    X = np.hstack([X] * width)
     kwargs = dict(loss=rs.Hinge(reduction="sum"), l2=2.0**-10, uncertainty=rs.Box(1e-3))
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)  # the stopped attempt is not reported as a warning
         est = rs.RobustSVC(**kwargs, solver="auto", solver_options={"max_iter": 5}).fit(X, y)
     assert est.solution_.solver == "clarabel" and est.solution_.status == "optimal"
     first = est.solution_.extra["auto_fallback"]
-    assert first["solver"] == "robust-dcd" and first["status"] == "max_iter" and first["iterations"] == 5
+    assert first["solver"] == ("feature-ipm" if width == 1 else "robust-dcd")
+    assert first["status"] == "max_iter" and first["iterations"] == 5
     assert first["rel_gap"] > 1e-4
     ref = rs.RobustSVC(**kwargs, solver="clarabel").fit(X, y)
     assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-7 * max(1.0, abs(ref.solution_.objective))
     # an attempt that certifies is kept as it is
     easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
-    assert easy.solution_.solver == "robust-dcd" and "auto_fallback" not in easy.solution_.extra
+    assert easy.solution_.solver == first["solver"] and "auto_fallback" not in easy.solution_.extra
 
 
 @pytest.mark.parametrize(
