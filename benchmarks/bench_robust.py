@@ -1,4 +1,5 @@
-"""Robust SVMs by ``robust-dcd`` against Clarabel and liblinear (nominal); writes ``benchmarks/results/robust.md``.
+"""Robust SVMs by ``robust-dcd`` and ``feature-ipm`` against Clarabel and liblinear (nominal); writes
+``benchmarks/results/robust.md``.
 
 Run from the repository root::
 
@@ -7,16 +8,17 @@ Run from the repository root::
 
 Cases (hinge loss, ``reduction="mean"``, ``L2(λ)`` with λ = 1/n, free intercept unless stated):
 
-* Gaussian 20,000 × 100, ``y = sign(X·w₀ + 2ε)``: Box(r = 0.05) and 2-Ball(r = 0.2) by ``robust-dcd`` to a
-  certified relative gap of ``--tol`` and by Clarabel; liblinear (``LinearSVC(loss="hinge", dual=True, C=1)``,
-  its own stopping rule, no certificate) and ``dcd`` on the nominal model.
+* Gaussian 20,000 × 100, ``y = sign(X·w₀ + 2ε)``: Box(r = 0.05) and 2-Ball(r = 0.2) by ``robust-dcd`` and
+  ``feature-ipm`` to a certified relative gap of ``--tol`` and by Clarabel; liblinear
+  (``LinearSVC(loss="hinge", dual=True, C=1)``, its own stopping rule, no certificate) and ``dcd`` on the nominal
+  model.
 * MNIST-shaped 60,000 × 784 (``make_mnist_like``, rows of unit norm): Box(r = 0.004) and Ball(r = 0.02) by
   ``robust-dcd``; liblinear nominal; Clarabel on the first tenth of the rows, for scale.
 * Cora-shaped sparse 15,396 × 12,644 (``make_cora_like``, CSR): Ball(r = 0.05) and Box(r = 0.05) by
   ``robust-dcd``; liblinear nominal; Clarabel on the first tenth of the rows, for scale.
 * Woolnough et al. (2022)'s WDBC Box-SVM protocol (``woolnough_protocol``, sum of hinges, L2 + L1, 5 folds; the
-  paper's 2,250-point grid, 600 of its points with ``--quick``): ``robust-dcd`` (refit per point, warm-started
-  along the grid) against Clarabel compiled once.
+  paper's 2,250-point grid, 600 of its points with ``--quick``): ``feature-ipm`` (every point of a fold in one
+  batch) and ``robust-dcd`` (refit per point, warm-started along the grid) against Clarabel compiled once.
 
 Every solver runs in this process, single-threaded, after a warm-up of the compiled code; times are wall
 times of one run each (the machine may be shared: the load average is recorded).
@@ -39,6 +41,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
+from robustsvm.backends.auto import FEATURE_IPM_MAX_FEATURES, choose_backend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "robust.md"
@@ -84,7 +87,8 @@ def liblinear(X, y, lam: float, tol: float):
 def warm_up() -> None:
     X, y = gaussian(200, 5)
     for V in (rs.Box(0.1), rs.Ball(0.1)):
-        rs.Problem(penalty=rs.L2(0.01), uncertainty=V).solve(X, y, solver="robust-dcd")
+        for solver in ("robust-dcd", "feature-ipm"):
+            rs.Problem(penalty=rs.L2(0.01), uncertainty=V).solve(X, y, solver=solver)
     rs.Problem(penalty=rs.L2(0.01)).solve(X, y, solver="dcd")
     liblinear(X, y, 0.01, 1e-4)
 
@@ -96,8 +100,8 @@ def fmt_row(r: dict, ref: float | None) -> str:
             f"{gap} | {r['iterations']} |")
 
 
-HEAD = ("| model | solver | time (s) | ratio to robust-dcd | status | objective | certified rel. gap | "
-        "iterations |\n|---|---|---|---|---|---|---|---|")
+HEAD = ("| model | solver | time (s) | ratio to the fastest robust backend | status | objective | "
+        "certified rel. gap | iterations |\n|---|---|---|---|---|---|---|---|")
 
 
 def shape_case(title: str, X, y, sets: list[tuple[str, object]], *, tol: float, clarabel_rows: int | None,
@@ -109,11 +113,19 @@ def shape_case(title: str, X, y, sets: list[tuple[str, object]], *, tol: float, 
     nominal["label"] = "nominal"
     dcd_nom = solve(rs.Problem(penalty=rs.L2(lam)), X, y, "dcd", tol=tol, max_iter=max_iter, random_state=0)
     dcd_nom["label"] = "nominal"
+    d = X.shape[1]
     for label, V in sets:
         prob = rs.Problem(penalty=rs.L2(lam), uncertainty=V)
-        fast = solve(prob, X, y, "robust-dcd", tol=tol, max_iter=max_iter, random_state=0)
-        fast["label"] = label
-        group = [fast]
+        auto = choose_backend(prob, d)
+        group = []
+        for solver in ("robust-dcd", "feature-ipm"):
+            if solver == "feature-ipm" and d > FEATURE_IPM_MAX_FEATURES:
+                continue  # a Gram matrix of this many features: "auto" picks robust-dcd
+            opts = {"max_iter": max_iter, "random_state": 0} if solver == "robust-dcd" else {}
+            row = solve(prob, X, y, solver, tol=tol, **opts)
+            row["label"] = label + (" (auto's choice)" if solver == auto else "")
+            group.append(row)
+        fast = min(group, key=lambda r: r["time"])
         if clarabel_rows is None:
             cl = solve(prob, X, y, "clarabel")
             cl["label"] = label
@@ -125,9 +137,11 @@ def shape_case(title: str, X, y, sets: list[tuple[str, object]], *, tol: float, 
         group.append(cl)
         for r in group:
             rows.append(fmt_row(r, fast["time"]))
-        bars.append(f"| {title} | {label} | {fast['time']:.3g} s ({fast['status']}, gap {fast['rel_gap']:.1e}) | "
-                    f"{cl['time'] / fast['time']:.1f}×{' (subsample)' if clarabel_rows else ''} | "
-                    f"{fast['time'] / nominal['time']:.2f}× |")
+        for r in group[:-1]:
+            bars.append(f"| {title} | {label} | {r['solver']}{' (auto)' if r['solver'] == auto else ''} | "
+                        f"{r['time']:.3g} s ({r['status']}, gap {r['rel_gap']:.1e}) | "
+                        f"{cl['time'] / r['time']:.1f}×{' (subsample)' if clarabel_rows else ''} | "
+                        f"{r['time'] / nominal['time']:.2f}× |")
     rows.append(fmt_row(nominal, None))
     rows.append(fmt_row(dcd_nom, None))
     return "\n".join([HEAD, *rows]), bars
@@ -145,17 +159,16 @@ def woolnough(full: bool, tol: float, max_iter: int) -> str:
     grid = grids("Box-SVM", upper, "full" if full else "default")  # the paper's 2,250 points, or 600 of them
     prob = _problem("Box-SVM")
     out = {}
-    for solver, opts in (("robust-dcd", {"tol": tol, "max_iter": max_iter, "random_state": 0}), ("clarabel", None)):
+    runs = (("feature-ipm", {"tol": tol}), ("robust-dcd", {"tol": tol, "max_iter": max_iter, "random_state": 0}),
+            ("clarabel", None))
+    for solver, opts in runs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res, t = timed(lambda s=solver, o=opts: woolnough_protocol(prob, data.X, data.y, grid, seed=0,
                                                                           solver=s, solver_options=o,
                                                                           progress=False))
         out[solver] = (res, t)
-    fast, slow = out["robust-dcd"], out["clarabel"]
-    statuses = fast[0].grid.statuses
-    n_opt = int(np.sum(statuses == "optimal"))
-    same = fast[0].best_params == slow[0].best_params
+    slow = out["clarabel"]
     lines = [
         "| solver | grid wall time (s) | solves | solves at the tolerance | best point | CV accuracy | test accuracy |",
         "|---|---|---|---|---|---|---|",
@@ -166,15 +179,21 @@ def woolnough(full: bool, tol: float, max_iter: int) -> str:
         lines.append(f"| {name}{' (compiled once)' if name == 'clarabel' else ''} | {t:.1f} | {st.size} | {ok} | "
                      f"{ {k: float(f'{v:.4g}') for k, v in res.best_params.items()} } | {100 * res.cv_score:.2f}% | "
                      f"{100 * res.test_accuracy:.2f}% |")
-    n_points = len(fast[0].grid.points)
+    n_points = len(slow[0].grid.points)
     lines.append("")
     sizes = " × ".join(f"{len(v)} {k}" for k, v in grid.items())
     whose = "the paper's" if n_points == 2250 else "a reduced one"
-    lines.append(f"Grid: {sizes} ({whose}), {n_points} points × 5 folds; "
-                 f"robust-dcd tol {tol:g}, max_iter {max_iter}. Ratio Clarabel / robust-dcd: "
-                 f"**{slow[1] / fast[1]:.2f}×**; same selected point: **{'yes' if same else 'no'}**; "
-                 f"{statuses.size - n_opt} of {statuses.size} robust-dcd solves stopped at max_iter (their points "
-                 f"still carry a certified gap).")
+    lines.append(f"Grid: {sizes} ({whose}), {n_points} points × 5 folds; tol {tol:g} (robust-dcd max_iter "
+                 f"{max_iter}); feature-ipm solves the 2,250 points of a fold as one batch (`grid_search` with a "
+                 f"backend that has `solve_many`).")
+    lines.append("")
+    for name in ("feature-ipm", "robust-dcd"):
+        res, t = out[name]
+        st = res.grid.statuses
+        short = int(np.sum(st != "optimal"))
+        lines.append(f"- {name}: Clarabel / {name} = **{slow[1] / t:.2f}×**; same selected point: "
+                     f"**{'yes' if res.best_params == slow[0].best_params else 'no'}**; {short} of {st.size} solves "
+                     f"short of the tolerance (their points still carry a certified gap).")
     return "\n".join(lines)
 
 
@@ -216,23 +235,25 @@ def main(argv: list[str] | None = None) -> int:
                                  tol=args.tol, clarabel_rows=cn // 10, max_iter=args.max_iter)
     w_table = woolnough(not args.quick, args.tol, 1000)
     command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "")
-    text = f"""## Robust SVMs at first-order speed: robust-dcd against Clarabel and liblinear
+    text = f"""## Robust SVMs fast: robust-dcd and feature-ipm against Clarabel and liblinear
 
 Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)
 
 {header}
 
 Model: hinge loss, `reduction="mean"`, `L2(λ)` with λ = 1/n (LinearSVC's C = 1), free intercept, one
-uncertainty set shared by every sample. `robust-dcd` stops at a certified relative duality gap of {args.tol:g}
-(or after {args.max_iter} epochs: status `max_iter`); Clarabel at its default tolerances; liblinear
+uncertainty set shared by every sample. `robust-dcd` and `feature-ipm` stop at a certified relative duality gap
+of {args.tol:g} (or after {args.max_iter} epochs / 100 interior-point iterations: status `max_iter`); `feature-ipm`
+runs where it is `"auto"`'s choice (at most {FEATURE_IPM_MAX_FEATURES} features); Clarabel at its default
+tolerances; liblinear
 (`LinearSVC(loss="hinge", dual=True)`, tol {args.tol:g}, its own stopping rule, no certificate, intercept
 regularized as a feature) and `dcd` solve the nominal model. Wall time of one solve each, in one process
 after a warm-up; objectives recomputed by `Problem.objective`.
 
-### The bar: robust-dcd (robust, certified) against Clarabel (robust) and liblinear (nominal)
+### The bar: the package's robust backends (certified) against Clarabel (robust) and liblinear (nominal)
 
-| data | set | robust-dcd | Clarabel / robust-dcd (goal ≥ 50×) | robust-dcd / liblinear nominal (goal ≤ 3×) |
-|---|---|---|---|---|
+| data | set | backend | time | Clarabel / backend (goal ≥ 50×) | backend / liblinear nominal (goal ≤ 3×) |
+|---|---|---|---|---|---|
 {chr(10).join(g_bars + m_bars + c_bars)}
 
 ### Gaussian {gn}×{gd}, y = sign(X·w₀ + 2ε)
