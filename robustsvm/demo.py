@@ -26,7 +26,7 @@ __all__ = ["demo_models", "first_calls", "run_demo"]
 #: samples of the first (untimed) call of each solver
 FIRST_CALL_SAMPLES = 40
 #: the backends whose inner loops numba compiles on their first call
-JIT_BACKENDS = ("dcd",)
+JIT_BACKENDS = ("dcd", "robust-dcd", "feature-ipm")
 
 
 def _load_wdbc():
@@ -71,9 +71,9 @@ def demo_models():
         ("SVM  sq. hinge + L2 + L1", rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(lam) + rs.L1(1e-3)),
          {"clarabel": {}, "scs": {}}),
         ("Box-SVM  r = 0.05", rs.Problem(penalty=rs.L2(lam), uncertainty=rs.Box(radius=0.05)),
-         {"clarabel": {}, "scs": {}, "robust-dcd": {"tol": 1e-6}}),
+         {"clarabel": {}, "scs": {}, "robust-dcd": {"tol": 1e-6}, "feature-ipm": {"tol": 1e-6}}),
         ("Ball-SVM r = 0.2, signs", rs.Problem(penalty=rs.L2(lam), signs=signs, uncertainty=rs.Ball(radius=0.2)),
-         {"clarabel": {}, "robust-dcd": {"tol": 1e-6}}),
+         {"clarabel": {}, "robust-dcd": {"tol": 1e-6}, "feature-ipm": {"tol": 1e-6}}),
         ("Box-pq-SVM (nu=1, lam2=0.5)", rs.pq_svm(nu=1.0, lam2=0.5, radius=0.05),
          {"clarabel": {}, "pq": {"eliminate": True, "accelerate": True, "tol": 1e-7, "max_iter": 20_000}}),
         ("RBF kernel SVM (sigma=3)", rs.Problem(penalty=rs.L2(lam), kernel=rs.RBF(sigma=3.0), intercept=rs.L2(1.0)),

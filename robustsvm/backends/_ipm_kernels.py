@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["cho_solve_batch", "normal_matrices"]
+__all__ = ["cho_solve_batch", "normal_matrices", "weighted_gram_upper"]
 
 
 @nb.njit(cache=True)
@@ -60,4 +60,26 @@ def normal_matrices(C: np.ndarray, pos: np.ndarray, sgn: np.ndarray, coef: np.nd
                 out[p, j, l] = v
                 out[p, l, j] = v
             out[p, j, j] += diag[p, j]
+    return out
+
+
+@nb.njit(cache=True)
+def weighted_gram_upper(A: np.ndarray, w: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The upper triangle of ``Aᵀ diag(w) A``, flattened row-major (length D(D+1)/2), for a small dense ``A``.
+
+    A loop without BLAS: for the small matrices of one solve a threaded BLAS call costs more in thread
+    start-up (and, on a busy machine, in waiting) than the product itself.
+    """
+    n, D = A.shape
+    out = np.zeros(D * (D + 1) // 2)
+    for i in range(n):
+        wi = w[i]
+        if wi == 0.0:
+            continue
+        pos = 0
+        for a in range(D):
+            wa = wi * A[i, a]
+            for b in range(a, D):
+                out[pos] += wa * A[i, b]
+                pos += 1
     return out

@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
 from . import _second_order_cone as soc
-from ._ipm_kernels import cho_solve_batch, normal_matrices
+from ._ipm_kernels import cho_solve_batch, normal_matrices, weighted_gram_upper
 
 __all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
 
@@ -114,8 +114,10 @@ class Design:
                 self._outer = A[:, iu] * A[:, ju]
             return weights @ self._outer
         if P == 1:
-            B = A * np.sqrt(weights[0])[:, None]
-            return sla.blas.dsyrk(1.0, B.T, trans=0)[iu, ju][None]  # BᵀB's upper triangle, half a GEMM
+            if n * iu.size >= self.BLOCK:  # large: BᵀB's upper triangle only, half a GEMM's work
+                B = A * np.sqrt(weights[0])[:, None]
+                return sla.blas.dsyrk(1.0, B.T, trans=0)[iu, ju][None]
+            return weighted_gram_upper(A, weights[0])[None]  # small: a compiled loop, no BLAS threads
         out = np.empty((P, iu.size))
         step = max(1, self.BLOCK // max(n * A.shape[1], 1))
         for lo in range(0, P, step):
