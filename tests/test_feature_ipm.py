@@ -307,7 +307,7 @@ def test_loose_gap_still_bounds_the_true_excess(set_name, tol):
 
 @pytest.mark.parametrize("set_name", SET_NAMES)
 def test_max_iter_reports_a_bounding_gap(set_name):
-    X, y = _standardized("pima", DATASETS["pima"], seed=1)
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=1)
     d = X.shape[1]
     V = _make_set(set_name, d, BASE_RADIUS[set_name])
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), uncertainty=V, signs=_signs(d), intercept=True)
