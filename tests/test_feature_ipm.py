@@ -397,7 +397,9 @@ def test_cone_apex_far_from_unit_scale_reports_a_status(shape):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         sol = prob.solve(X * 1e4, y, solver="feature-ipm")
-    assert sol.status in ("optimal", "max_iter", "stalled", "numerical_error")
+    assert sol.status in ("optimal", "numerical_error")
+    if sol.status == "numerical_error":  # the message names the cause, and the answer still carries its bound
+        assert "cone" in sol.message and np.isfinite(sol.gap)
     assert math.isfinite(sol.gap) and math.isfinite(sol.extra["rel_gap"])
     if sol.status == "optimal":
         assert sol.gap <= 1e-6 * abs(sol.objective) * (1 + 1e-9)
@@ -412,12 +414,6 @@ def test_cone_apex_far_from_unit_scale_reports_a_status(shape):
     assert sol.objective - P_const <= sol.gap + SLACK
 
 
-@pytest.mark.xfail(
-    strict=True, raises=RuntimeWarning,
-    reason="pima (300 rows), Ball(0.4e4), features scaled by 1e4, λ2 = 0.02 (w* = 0): when the cone point reaches "
-           "the apex, NTScaling divides by its zero J-norm (_second_order_cone.py, 's / ns[:, None]') and numpy's "
-           "'divide by zero' / 'invalid value' RuntimeWarnings reach the caller before the solve ends as "
-           "'numerical_error' (whose message blames the normal matrix rather than the apex)")
 def test_cone_apex_leaks_no_floating_point_warning():
     X, y = _standardized("pima", DATASETS["pima"], seed=1)
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.02), uncertainty=rs.Ball(0.4e4))
@@ -425,7 +421,9 @@ def test_cone_apex_leaks_no_floating_point_warning():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.simplefilter("error", RuntimeWarning)
         sol = prob.solve(X * 1e4, y, solver="feature-ipm")
-    assert sol.status in ("optimal", "max_iter", "stalled", "numerical_error")
+    assert sol.status in ("optimal", "numerical_error")
+    if sol.status == "numerical_error":  # the message names the cause, and the answer still carries its bound
+        assert "cone" in sol.message and np.isfinite(sol.gap)
 
 
 @pytest.mark.parametrize("set_name", ["box-widths", "ellipsoid"])
@@ -714,10 +712,6 @@ def test_array_entry_point_validates(kwargs, match):
         _arrays_call(**kwargs)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="feature_ipm_arrays(radius=<41 values>) on 40 samples raises numpy's broadcasting "
-                          "ValueError ('operands could not be broadcast together with remapped shapes') from "
-                          "robust_dcd._arrays, which does not name the radius")
 def test_array_entry_point_names_a_wrong_radius_length():
     try:
         _arrays_call(radius=np.ones(41))

@@ -147,6 +147,13 @@ class Iterate:
             setattr(out, name, None if value is None else value[rows])
         return out
 
+    def zero(self, rows) -> None:
+        """Set the rows ``rows`` of every array to 0 (a step that must not move those points)."""
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if value is not None:
+                value[rows] = 0.0
+
     def put(self, rows, part: Iterate) -> None:
         for name in self.__slots__:
             value = getattr(self, name)
@@ -312,12 +319,18 @@ class Newton:
         self.diag[:, :m] += it.nu / it.x[:, :m]
         K = batch.normal_matrices(batch.design.gram(1.0 / self.e), self.diag)  # Gᵀdiag(1/e)G + diag
         self.W = None
+        apex = np.zeros(K.shape[0], dtype=bool)
         if lay.cone:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
             self.Winv2 = self.W.inverse_squared()
             K += lay.H.T @ self.Winv2 @ lay.H
+            apex = ~self.W.valid
         self.factor = _Factor(K)
+        #: points without a Newton step, and why
+        self.failed = self.factor.failed | apex
+        self.why = np.where(apex, "the cone point (t, N u) reached the cone's boundary in floating point (w → 0 "
+                                  "at this scaling)", "the normal matrix is not positive definite")
 
     def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c) -> Iterate:
         """Solve the linearized KKT systems for the complementarity right-hand sides ``rhs_*``.

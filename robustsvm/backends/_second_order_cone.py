@@ -59,16 +59,25 @@ class NTScaling:
 
     def __init__(self, s: np.ndarray, z: np.ndarray) -> None:
         ns, nz = _jnorm(s), _jnorm(z)
-        sb, zb = s / ns[:, None], z / nz[:, None]
-        gamma = np.sqrt(np.maximum((1.0 + _dot(sb, zb)) / 2.0, 0.0))
-        wb = sb.copy()
-        wb[:, 0] += zb[:, 0]
-        wb[:, 1:] -= zb[:, 1:]
-        wb /= 2.0 * gamma[:, None]
-        v = wb.copy()
-        v[:, 0] += 1.0
-        v /= np.sqrt(2.0 * (wb[:, 0] + 1.0))[:, None]
-        self.beta = np.sqrt(ns / nz)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            sb, zb = s / ns[:, None], z / nz[:, None]
+            gamma = np.sqrt(np.maximum((1.0 + _dot(sb, zb)) / 2.0, 0.0))
+            wb = sb.copy()
+            wb[:, 0] += zb[:, 0]
+            wb[:, 1:] -= zb[:, 1:]
+            wb /= 2.0 * gamma[:, None]
+            v = wb.copy()
+            v[:, 0] += 1.0
+            v /= np.sqrt(2.0 * (wb[:, 0] + 1.0))[:, None]
+            beta = np.sqrt(ns / nz)
+        #: rows whose pair is inside the cone in floating point; a point that rounding put on the boundary
+        #: (the apex, when w → 0) has no scaling, and gets the identity so that the arrays stay finite
+        self.valid = (ns > 0) & (nz > 0) & np.isfinite(beta) & np.all(np.isfinite(v), axis=1)
+        if not np.all(self.valid):
+            v[~self.valid] = 0.0
+            v[~self.valid, 0] = 1.0
+            beta = np.where(self.valid, beta, 1.0)
+        self.beta = beta
         self.v = v
         self.Jv = v.copy()
         self.Jv[:, 1:] = -v[:, 1:]

@@ -145,9 +145,16 @@ def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, pr
         res = batch.residuals(it)
         mu_now = batch.gap_measure(it)
         newton = Newton(batch, it)
-        for p in active[newton.factor.failed]:
-            outcomes[p].status = "numerical_error"
-            outcomes[p].message = "the interior point's normal matrix is not positive definite"
+        for j in np.flatnonzero(newton.failed):  # no step from here: the last iterate is certified as it is
+            p = active[j]
+            certify(p, it.x[j], it.alpha[j])
+            outcomes[p].iterations = iteration
+            if outcomes[p].cert.rel_gap <= tol:
+                outcomes[p].status = "optimal"
+            else:
+                outcomes[p].status = "numerical_error"
+                outcomes[p].message = (f"no Newton step after {iteration} iterations: {newton.why[j]}; relative "
+                                       f"duality gap {outcomes[p].cert.rel_gap:.3g}")
         # predictor (affine scaling)
         m = layout.m
         cone_rhs = None if not layout.cone else -soc.jordan(newton.W.lam, newton.W.lam)
@@ -167,7 +174,9 @@ def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, pr
             cone_rhs = -soc.jordan(W.lam, W.lam) + target * soc.identity(*W.lam.shape) - corr
         step = newton.direction(res, rhs_s, rhs_xi, rhs_u, cone_rhs)
         a = np.minimum(1.0, _STEP * newton.max_step(step))
-        a[newton.factor.failed] = 0.0
+        if np.any(newton.failed):
+            a[newton.failed] = 0.0
+            step.zero(newton.failed)
         it = advance(it, step, a)
         iteration += 1
         if iteration % _RESYNC == 0:
@@ -175,7 +184,7 @@ def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, pr
         mu_new = batch.gap_measure(it)
         # certify (O(nd) per point) once a point's own gap, degree·μ, is near the tolerance, and at the end
         due = (mu_new * batch.degree <= _CERTIFY_FROM * tol * np.abs(batch.value(it))) | (iteration == max_iter)
-        done = newton.factor.failed.copy()
+        done = newton.failed.copy()
         for j in np.flatnonzero(due & ~done):
             p = active[j]
             certify(p, it.x[j], it.alpha[j])

@@ -242,7 +242,11 @@ def _arrays(X, y, c, lam, signs, intercept, mu, uncertainty, radius, rho):
     n, d = X.shape
     y = np.ascontiguousarray(y, dtype=np.float64)
     c = np.ascontiguousarray(c, dtype=np.float64)
-    r = np.ascontiguousarray(np.broadcast_to(0.0 if radius is None else radius, (n,)), dtype=np.float64)
+    try:
+        r = np.ascontiguousarray(np.broadcast_to(0.0 if radius is None else radius, (n,)), dtype=np.float64)
+    except ValueError:
+        raise ValueError(f"radius must be a scalar or hold one value per sample ({n}), got shape "
+                         f"{np.shape(radius)}") from None
     if np.any(r < 0) or not np.all(np.isfinite(r)):
         raise ValueError("radius must be finite and non-negative")
     spec = _SetSpec(uncertainty, d)
