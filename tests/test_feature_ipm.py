@@ -719,3 +719,22 @@ def test_array_entry_point_names_a_wrong_radius_length():
         assert "radius" in str(exc), str(exc)
     else:
         raise AssertionError("no error for 41 radii on 40 samples")
+
+
+@pytest.mark.parametrize("set_name", ["box-widths", "ball2"])
+def test_single_precision_early_gram_still_certifies(monkeypatch, set_name):
+    """Large single solves form the Gram matrix in single precision while far from the optimum; forced here on
+    WDBC (by lowering the size threshold), the answer is still certified against Clarabel."""
+    from robustsvm.backends import _ipm_newton
+
+    monkeypatch.setattr(_ipm_newton.Design, "BLOCK", 100)
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=3)
+    d = X.shape[1]
+    V = _make_set(set_name, d, BASE_RADIUS[set_name])
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01) + rs.L1(0.001), uncertainty=V)
+    sol = prob.solve(X, y, solver="feature-ipm", tol=TOL)
+    P_ref, _, _ = _clarabel_optimum(X, y, V, BASE_RADIUS[set_name], l2=0.01, l1=0.001)
+    acc = SLACK * max(1.0, abs(P_ref))
+    assert sol.status == "optimal"
+    assert -acc <= sol.objective - P_ref <= sol.gap + acc
+    assert sol.gap <= TOL * abs(sol.objective) * (1 + 1e-9)

@@ -94,13 +94,14 @@ class Design:
             self.A = np.hstack([X * y[:, None], r[:, None], y[:, None]])
         self.sparse = sp.issparse(self.A)
         self._outer = None
+        self._single = None
         D = self.A.shape[1]
         self.upper = np.triu_indices(D)
         self.position = np.zeros((D, D), dtype=np.int64)
         self.position[self.upper] = np.arange(self.upper[0].size)
         self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
 
-    def gram(self, weights: np.ndarray) -> np.ndarray:
+    def gram(self, weights: np.ndarray, coarse: bool = False) -> np.ndarray:
         """The upper triangles of ``Aᵀ diag(weights_p) A`` for each row ``p`` of ``weights`` (P, n), flattened
         row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column."""
         A = self.A
@@ -115,6 +116,11 @@ class Design:
             return weights @ self._outer
         if P == 1:
             if n * iu.size >= self.BLOCK:  # large: BᵀB's upper triangle only, half a GEMM's work
+                if coarse:  # far from the optimum a single-precision product steers as well, in half the time
+                    if self._single is None:
+                        self._single = A.astype(np.float32)
+                    B = self._single * np.sqrt(weights[0]).astype(np.float32)[:, None]
+                    return sla.blas.ssyrk(1.0, B.T, trans=0)[iu, ju].astype(np.float64)[None]
                 B = A * np.sqrt(weights[0])[:, None]
                 return sla.blas.dsyrk(1.0, B.T, trans=0)[iu, ju][None]
             return weighted_gram_upper(A, weights[0])[None]  # small: a compiled loop, no BLAS threads
@@ -307,7 +313,7 @@ def _is_pd(K: np.ndarray) -> bool:
 class Newton:
     """The factored Newton systems of a batch (shared by the predictor and the corrector)."""
 
-    def __init__(self, batch: Batch, it: Iterate) -> None:
+    def __init__(self, batch: Batch, it: Iterate, coarse: bool = False) -> None:
         self.batch, self.it = batch, it
         lay, c = batch.lay, batch.c
         m = lay.m
@@ -317,7 +323,7 @@ class Newton:
             self.e = it.xi / it.beta + it.s / it.alpha
         self.diag = batch.qdiag.copy()
         self.diag[:, :m] += it.nu / it.x[:, :m]
-        K = batch.normal_matrices(batch.design.gram(1.0 / self.e), self.diag)  # Gᵀdiag(1/e)G + diag
+        K = batch.normal_matrices(batch.design.gram(1.0 / self.e, coarse), self.diag)  # Gᵀdiag(1/e)G + diag
         self.W = None
         apex = np.zeros(K.shape[0], dtype=bool)
         if lay.cone:
@@ -327,6 +333,9 @@ class Newton:
             K += lay.H.T @ self.Winv2 @ lay.H
             apex = ~self.W.valid
         self.factor = _Factor(K)
+        if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
+            self.__init__(batch, it, coarse=False)
+            return
         #: points without a Newton step, and why
         self.failed = self.factor.failed | apex
         self.why = np.where(apex, "the cone point (t, N u) reached the cone's boundary in floating point (w → 0 "

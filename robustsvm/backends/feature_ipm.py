@@ -73,6 +73,8 @@ NEEDS = Needs(
 _RESYNC = 5
 #: certify a point once its ``degree·μ`` is below this multiple of the tolerance times its objective
 _CERTIFY_FROM = 3.0
+#: a Gram matrix in single precision while every point's ``degree·μ`` exceeds this multiple of tol·|objective|
+_COARSE = 1e3
 #: fraction of the step to the boundary taken
 _STEP = 0.99
 
@@ -144,7 +146,7 @@ def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, pr
         it = it_all.take(active) if active.size < P else it_all
         res = batch.residuals(it)
         mu_now = batch.gap_measure(it)
-        newton = Newton(batch, it)
+        newton = Newton(batch, it, coarse=bool(np.all(mu_now * batch.degree > _COARSE * tol * np.abs(batch.value(it)))))
         for j in np.flatnonzero(newton.failed):  # no step from here: the last iterate is certified as it is
             p = active[j]
             certify(p, it.x[j], it.alpha[j])
