@@ -404,7 +404,8 @@ def advance(it: Iterate, d: Iterate, a: np.ndarray) -> Iterate:
 
 
 def start(batch: Batch) -> Iterate:
-    """A strictly interior start: ``u = 1/√m``, slacks ≥ 1 and multipliers balanced at ``μ₀``."""
+    """A strictly interior start: ``u = 1/√m``, slacks ``s, ξ ≥ 1``, ``α = β = c/2`` (hinge) or ``α = c``, and
+    ``ν``, ``ζ`` with ``u∘ν`` and ``qᵀζ`` equal to ``μ₀ = sᵀα/n``."""
     lay, c = batch.lay, batch.c
     P = batch.T.shape[0]
     it = Iterate()

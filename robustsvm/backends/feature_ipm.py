@@ -13,12 +13,12 @@ with the hinge or squared hinge and one shared ``Box``, ``Ball`` (p = 2 or ∞) 
     subject to g_iᵀ x + ξ_i − 1 = s_i ≥ 0,  ξ ≥ 0 (hinge),  u ≥ 0,  (t, N u) ∈ Q,
 
 in ``x = (u, [t], [b])``, ``g_i = (y_i Mᵀx_i − r_i δ_u, −r_i, y_i)``. A Mehrotra predictor-corrector
-with the Nesterov-Todd scaling eliminates the ``3n`` sample variables per sample, so each iteration
-factors one dense ``(dim x)²`` matrix ``K + Σ_i g_i g_iᵀ/e_i`` built from ``Aᵀ diag(1/e) A`` with
-``A = [y∘X, r, y]``: ``O(n d²)`` work per iteration and about 20 iterations whatever λ, the radii or
-the conditioning. It is the method of choice when ``d`` is small against ``n`` (and for grids over
-ill-conditioned models, where the first-order ``robust-dcd`` needs many epochs); ``robust-dcd`` is
-the method for many features.
+with the Nesterov-Todd scaling eliminates the per-sample variables (Δs, Δξ, Δβ, Δα: 4n for the hinge, 3n for
+the squared hinge), so each iteration factors one dense ``(dim x)²`` matrix ``K + Σ_i g_i g_iᵀ/e_i`` built from
+``Aᵀ diag(1/e) A`` with ``A = [y∘X, r, y]``: ``O(n d²)`` work per iteration and 11–45 iterations (measured) that
+depend little on λ, the radii or the conditioning. It is the method of choice when ``d`` is small against
+``n`` (and for grids over ill-conditioned models, where the first-order ``robust-dcd`` needs many epochs);
+``robust-dcd`` is the method for many features.
 
 The answer is certified as ``robust-dcd``'s: the interior point's margin multipliers ``α`` give the
 dual lower bound ``D_u(α̃)`` of :mod:`.robust_dcd`, the primal point is the better of the iterate's
