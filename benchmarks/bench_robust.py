@@ -184,8 +184,8 @@ def woolnough(full: bool, tol: float, max_iter: int) -> str:
     sizes = " × ".join(f"{len(v)} {k}" for k, v in grid.items())
     whose = "the paper's" if n_points == 2250 else "a reduced one"
     lines.append(f"Grid: {sizes} ({whose}), {n_points} points × 5 folds; tol {tol:g} (robust-dcd max_iter "
-                 f"{max_iter}); feature-ipm solves the 2,250 points of a fold as one batch (`grid_search` with a "
-                 f"backend that has `solve_many`).")
+                 f"{max_iter}); feature-ipm solves the {n_points:,} points of a fold as one batch (`grid_search` "
+                 f"with a backend that has `solve_many`).")
     lines.append("")
     for name in ("feature-ipm", "robust-dcd"):
         res, t = out[name]
