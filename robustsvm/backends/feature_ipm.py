@@ -35,38 +35,20 @@ from functools import partial
 import numpy as np
 
 from ..objective import objective_from_margins
-from ..uncertainty import Ball, Box, Ellipsoid
 from . import _robust_dcd_kernels as kern
 from . import _second_order_cone as soc
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
 from .dcd import _Products
-from .registry import Backend, History, Needs, Result, register
-from .robust_dcd import _arrays, _Certificate, _certify, _State
+from .registry import Backend, History, Result, register
+from .robust_dcd import _arrays, _Certificate, _certify, _State, shared_set_needs
 
 __all__ = ["NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
 
 
-def _ball_exponent(problem) -> list[str]:
-    unc = problem.uncertainty
-    sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
-    bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in (2.0, math.inf)})
-    if bad:
-        return [f"feature-ipm solves Ball(p) for p ∈ {{2, ∞}} only (p = {', '.join(f'{p:g}' for p in bad)}); "
-                "robust-dcd solves p = 1 and the conic backends (clarabel, scs) any p"]
-    return []
-
-
 #: what feature-ipm solves: robust-dcd's models except the 1-ball
-NEEDS = Needs(
-    losses=frozenset({"hinge", "squared_hinge"}),
-    l2="required",
-    l1=True,
-    sets=(Box, Ball, Ellipsoid),
-    per_sample_sets=False,
-    why={"loss": "feature-ipm needs a soft-margin loss",
-         "sets": "the conic backends (clarabel, scs) solve other sets"},
-    extra=_ball_exponent,
-)
+NEEDS = shared_set_needs("feature-ipm", (2.0, math.inf),
+                         "); robust-dcd solves p = 1 and the conic backends (clarabel, scs) any p",
+                         "the conic backends (clarabel, scs) solve other sets")
 
 
 #: iterations between exact recomputations of ``G x`` and ``Gᵀα`` (updated along the steps in between)

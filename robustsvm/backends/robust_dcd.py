@@ -36,33 +36,43 @@ from . import _robust_dcd_kernels as kern
 from .dcd import CertificateSchedule, Shrinking, _Products, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
-__all__ = ["NEEDS", "robust_dcd_arrays", "solve_robust_dcd"]
+__all__ = ["NEEDS", "robust_dcd_arrays", "shared_set_needs", "solve_robust_dcd"]
 
 
-def _ball_exponent(problem) -> list[str]:
-    """The one requirement the declaration cannot state: a ball's p must be 1, 2 or ∞."""
-    unc = problem.uncertainty
-    sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
-    bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in (1.0, 2.0, math.inf)})
-    if bad:
-        return [f"robust-dcd solves Ball(p) for p ∈ {{1, 2, ∞}} only (p = {', '.join(f'{p:g}' for p in bad)}: the "
-                "prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it"]
-    return []
+def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str) -> Needs:
+    """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
+
+    Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
+    (radii may differ per sample), a ball's p among ``exponents``; the hints end the refusals.
+    """
+    allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
+
+    def ball_exponent(problem) -> list[str]:
+        unc = problem.uncertainty
+        sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
+        bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in exponents})
+        if bad:
+            return [f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
+                    f"{exponent_hint}"]
+        return []
+
+    return Needs(
+        losses=frozenset({"hinge", "squared_hinge"}),
+        l2="required",
+        l1=True,
+        sets=(Box, Ball, Ellipsoid),
+        per_sample_sets=False,
+        why={"loss": f"{name} needs a soft-margin loss", "sets": sets_hint},
+        extra=ball_exponent,
+    )
 
 
 #: what robust-dcd solves: soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, and one
 #: shared Box, Ball (p = 1, 2, ∞) or Ellipsoid (radii may differ per sample)
-NEEDS = Needs(
-    losses=frozenset({"hinge", "squared_hinge"}),
-    l2="required",
-    l1=True,
-    sets=(Box, Ball, Ellipsoid),
-    per_sample_sets=False,
-    why={"loss": "robust-dcd needs a soft-margin loss",
-         "sets": "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) "
-                 "solve them"},
-    extra=_ball_exponent,
-)
+NEEDS = shared_set_needs(
+    "robust-dcd", (1.0, 2.0, math.inf),
+    ": the prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it",
+    "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them")
 
 
 # ------------------------------------------------------------------------------------------------------ the set
