@@ -91,7 +91,10 @@ class Design:
         if sp.issparse(X):
             self.A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr")
         else:
-            self.A = np.hstack([X * y[:, None], r[:, None], y[:, None]])
+            n, d = X.shape
+            self.A = np.empty((n, d + 2))  # filled in place: one pass, no temporary
+            np.multiply(X, y[:, None], out=self.A[:, :d])
+            self.A[:, d], self.A[:, d + 1] = r, y
         self.sparse = sp.issparse(self.A)
         self._outer = None
         self._single = None
@@ -115,14 +118,14 @@ class Design:
                 self._outer = A[:, iu] * A[:, ju]
             return weights @ self._outer
         if P == 1:
-            if n * iu.size >= self.BLOCK:  # large: BᵀB's upper triangle only, half a GEMM's work
+            if n * iu.size >= self.BLOCK:  # large: one GEMM BᵀB (NumPy's BLAS; faster here than a SYRK)
                 if coarse:  # far from the optimum a single-precision product steers as well, in half the time
                     if self._single is None:
                         self._single = A.astype(np.float32)
                     B = self._single * np.sqrt(weights[0]).astype(np.float32)[:, None]
-                    return sla.blas.ssyrk(1.0, B.T, trans=0)[iu, ju].astype(np.float64)[None]
+                    return (B.T @ B)[iu, ju].astype(np.float64)[None]
                 B = A * np.sqrt(weights[0])[:, None]
-                return sla.blas.dsyrk(1.0, B.T, trans=0)[iu, ju][None]
+                return (B.T @ B)[iu, ju][None]
             return weighted_gram_upper(A, weights[0])[None]  # small: a compiled loop, no BLAS threads
         out = np.empty((P, iu.size))
         step = max(1, self.BLOCK // max(n * A.shape[1], 1))
