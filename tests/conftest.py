@@ -19,6 +19,34 @@ def make_classification(n: int = 80, d: int = 6, *, seed: int = 0, sparse: bool 
     return X, y
 
 
+def standardized(name: str, n: int | None = None, seed: int = 0):
+    """A data set from the package's loaders, standardized, optionally ``n`` rows drawn without replacement."""
+    from robustsvm.datasets import load
+
+    X, y, _ = load(name)
+    sd = X.std(axis=0)
+    X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    if n is not None and n < X.shape[0]:
+        rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], size=n, replace=False))
+        X, y = X[rows], y[rows]
+    return X, y
+
+
+def ellipsoid_shape(d: int, seed: int = 0) -> np.ndarray:
+    """A random symmetric positive definite shape matrix with eigenvalues in [0.3, 1.5]."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
+    return (Q * rng.uniform(0.3, 1.5, size=d)) @ Q.T
+
+
+def mixed_signs(d: int) -> np.ndarray:
+    """+1 on the first third of the features, −1 on the next sixth, free on the rest."""
+    s = np.zeros(d, dtype=int)
+    s[: d // 3] = 1
+    s[d // 3: d // 2] = -1
+    return s
+
+
 @pytest.fixture(scope="session")
 def wdbc():
     """Standardized Wisconsin diagnostic breast cancer data (569 × 30) and names."""

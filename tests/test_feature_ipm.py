@@ -24,6 +24,9 @@ from robustsvm.datasets import load
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 from robustsvm.objective import objective_from_margins
 
+from .conftest import ellipsoid_shape as _ellipsoid_shape
+from .conftest import mixed_signs as _signs
+
 #: accuracy asked of Clarabel (absolute and relative gap, feasibility)
 CLARABEL_TOL = 1e-8
 #: what the comparisons allow on top of the certified gap, relative to max(1, |P*|)
@@ -58,17 +61,6 @@ def _sparsified(X: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix(Xs)
 
 
-def _ellipsoid_shape(d: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    return (Q * rng.uniform(0.3, 1.5, size=d)) @ Q.T
-
-
-def _signs(d: int) -> np.ndarray:
-    s = np.zeros(d, dtype=int)
-    s[: d // 3] = 1
-    s[d // 3: d // 2] = -1
-    return s
 
 
 SET_NAMES = ["box-widths", "ball2", "ballinf", "ellipsoid"]

@@ -10,8 +10,11 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
-from robustsvm.datasets import load
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
+
+from .conftest import ellipsoid_shape as _ellipsoid_shape
+from .conftest import mixed_signs as _signs
+from .conftest import standardized as _standardized
 
 #: accuracy asked of Clarabel (absolute and relative gap, feasibility); the comparisons allow 10× that
 #: relative to max(1, |P*|)
@@ -19,26 +22,7 @@ CLARABEL_TOL = 1e-8
 SLACK = 1e-7
 
 
-def _standardized(name: str, n: int | None = None, seed: int = 0):
-    X, y, _ = load(name)
-    X = (X - X.mean(axis=0)) / np.where(X.std(axis=0) > 0, X.std(axis=0), 1.0)
-    if n is not None and n < X.shape[0]:
-        rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], size=n, replace=False))
-        X, y = X[rows], y[rows]
-    return X, y
 
-
-def _ellipsoid_shape(d: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    Q, _ = np.linalg.qr(rng.normal(size=(d, d)))
-    return (Q * rng.uniform(0.3, 1.5, size=d)) @ Q.T
-
-
-def _signs(d: int) -> np.ndarray:
-    s = np.zeros(d, dtype=int)
-    s[: d // 3] = 1
-    s[d // 3: d // 2] = -1
-    return s
 
 
 def _support_cvx(V, w):
