@@ -20,12 +20,12 @@ import scipy.sparse as sp
 import robustsvm as rs
 from robustsvm.backends import _second_order_cone as soc
 from robustsvm.backends.feature_ipm import feature_ipm_arrays
-from robustsvm.datasets import load
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 from robustsvm.objective import objective_from_margins
 
 from .conftest import ellipsoid_shape as _ellipsoid_shape
 from .conftest import mixed_signs as _signs
+from .conftest import standardized
 
 #: accuracy asked of Clarabel (absolute and relative gap, feasibility)
 CLARABEL_TOL = 1e-8
@@ -40,16 +40,10 @@ _DATA_CACHE: dict = {}
 
 
 def _standardized(name: str, n: int | None = None, seed: int = 0):
-    """A data set from the package's loaders, standardized, optionally ``n`` rows drawn without replacement."""
+    """:func:`conftest.standardized`, cached (copies are returned: tests may change them)."""
     key = (name, n, seed)
     if key not in _DATA_CACHE:
-        X, y, _ = load(name)
-        sd = X.std(axis=0)
-        X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
-        if n is not None and n < X.shape[0]:
-            rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], size=n, replace=False))
-            X, y = X[rows], y[rows]
-        _DATA_CACHE[key] = (X, y)
+        _DATA_CACHE[key] = standardized(name, n, seed)
     X, y = _DATA_CACHE[key]
     return X.copy(), y.copy()
 
