@@ -188,18 +188,16 @@ def _step_to_boundary(pairs) -> np.ndarray:
 class Batch:
     """The conic QPs of ``P`` points sharing the data: per point λ2, λ1 and the scale of the radii.
 
-    ``T`` (P, k, D) maps ``a_i`` to the constraint rows (the radius column scaled per point), ``qdiag`` and
-    ``f`` are the quadratic and linear costs of ``x``; ``H`` is the cone map (shared).
+    Point ``p``'s constraint rows are ``g_i = T_p a_i`` with ``T_p`` the layout's ``T`` whose radius column is
+    scaled by ``ρ_p`` (never formed: the products scale that column); ``qdiag`` and ``f`` are the quadratic and
+    linear costs of ``x``; ``H`` is the cone map (shared).
     """
 
     def __init__(self, design: Design, layout: Layout, c: np.ndarray, lam2: np.ndarray, lam1: np.ndarray,
                  rscale: np.ndarray, mu_b: float, mode: str, squared: bool) -> None:
         self.design, self.lay, self.c, self.squared = design, layout, c, squared
         P, k, m = lam2.size, layout.k, layout.m
-        d = layout.d
         self.rscale = rscale
-        self.T = np.repeat(layout.T[None], P, axis=0)
-        self.T[:, :, d] *= rscale[:, None]
         self.qdiag = np.zeros((P, k))
         self.qdiag[:, :m] = lam2[:, None]
         if mode == "l2":
@@ -211,7 +209,7 @@ class Batch:
     def take(self, rows) -> Batch:
         out = object.__new__(Batch)
         out.__dict__.update(self.__dict__)
-        out.T, out.qdiag, out.f, out.rscale = self.T[rows], self.qdiag[rows], self.f[rows], self.rscale[rows]
+        out.qdiag, out.f, out.rscale = self.qdiag[rows], self.f[rows], self.rscale[rows]
         return out
 
     def normal_matrices(self, C: np.ndarray, diag: np.ndarray) -> np.ndarray:
@@ -230,10 +228,14 @@ class Batch:
 
     # products with G_p = A T_pᵀ
     def g(self, x: np.ndarray) -> np.ndarray:
-        return self.design.dot(np.einsum("pkj,pk->pj", self.T, x))
+        z = x @ self.lay.T  # T_pᵀ x_p: the layout's rows, the radius column scaled by ρ_p
+        z[:, self.lay.d] *= self.rscale
+        return self.design.dot(z)
 
     def gt(self, v: np.ndarray) -> np.ndarray:
-        return np.einsum("pkj,pj->pk", self.T, self.design.tdot(v))
+        z = self.design.tdot(v)
+        z[:, self.lay.d] *= self.rscale
+        return z @ self.lay.T.T
 
     def residuals(self, it: Iterate):
         """``r_x`` (stationarity in x), ``r_ξ`` (in ξ) and ``r_s`` (the sample constraints)."""
@@ -410,7 +412,7 @@ def start(batch: Batch) -> Iterate:
     """A strictly interior start: ``u = 1/√m``, slacks ``s, ξ ≥ 1``, ``α = β = c/2`` (hinge) or ``α = c``, and
     ``ν``, ``ζ`` with ``u∘ν`` and ``qᵀζ`` equal to ``μ₀ = sᵀα/n``."""
     lay, c = batch.lay, batch.c
-    P = batch.T.shape[0]
+    P = batch.qdiag.shape[0]
     it = Iterate()
     x = np.zeros((P, lay.k))
     x[:, :lay.m] = 1.0 / math.sqrt(max(lay.m, 1))
