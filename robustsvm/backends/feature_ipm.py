@@ -40,7 +40,7 @@ from . import _second_order_cone as soc
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
 from .dcd import _Products
 from .registry import Backend, History, Result, register
-from .robust_dcd import _arrays, _Certificate, _certify, _State, shared_set_needs
+from .robust_dcd import _arrays, _Certificate, _certify, _State, model_arguments, shared_set_needs
 
 __all__ = ["NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
 
@@ -309,9 +309,9 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
     models = [model.with_values(l2=v.get("l2"), l1=v.get("l1"), radius=v.get("radius")) for v in values]
     lam2 = np.array([m.l2 for m in models], dtype=np.float64)
     lam1 = np.array([m.l1 for m in models], dtype=np.float64)
-    layout = model.layout
-    V = None if layout is None else layout.sets[0]
-    if layout is None:
+    args = model_arguments(model)
+    V = args["uncertainty"]
+    if model.layout is None:
         r, rscale = None, np.zeros(P)
     else:
         r = np.ones(model.n)
@@ -325,10 +325,9 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
     max_iter = 100 if max_iter is None else int(max_iter)
     tol = 1e-6 if tol is None else float(tol)
     _check(lam2, lam1, rscale, max_iter)
-    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
-    X, y, c, r, spec, sg, _, mode, mu, _ = _arrays(model.X, model.y, model.c, 1.0, model.signs, mode,
-                                                   model.intercept.mu, V, r, None)
-    squared = model.loss.name == "squared_hinge"
+    X, y, c, r, spec, sg, _, mode, mu, _ = _arrays(args["X"], args["y"], args["c"], 1.0, args["signs"],
+                                                   args["intercept"], args["mu"], V, r, None)
+    squared = args["squared"]
     primals = [partial(objective_from_margins, m) for m in models]
     results: list[Result | None] = [None] * P
     # points without uncertainty (radius 0) form their own batch: they have no cone
@@ -365,15 +364,8 @@ def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_s
     -------
     Result
     """
-    layout = model.layout
-    V = None if layout is None else layout.sets[0]
-    radius = None if layout is None else layout.radius
-    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
-    return feature_ipm_arrays(
-        model.X, model.y, model.c, l2=model.l2, primal=partial(objective_from_margins, model), l1=model.l1,
-        signs=model.signs, intercept=mode, mu=model.intercept.mu, uncertainty=V, radius=radius,
-        squared=model.loss.name == "squared_hinge", tol=1e-6 if tol is None else tol,
-        max_iter=100 if max_iter is None else max_iter, verbose=verbose)
+    return feature_ipm_arrays(**model_arguments(model), tol=1e-6 if tol is None else tol,
+                              max_iter=100 if max_iter is None else max_iter, verbose=verbose)
 
 
 register(

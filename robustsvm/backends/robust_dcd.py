@@ -36,7 +36,7 @@ from . import _robust_dcd_kernels as kern
 from .dcd import CertificateSchedule, Shrinking, _Products, best_intercept, certified_result, intercept_rho
 from .registry import Backend, History, Needs, Result, register
 
-__all__ = ["NEEDS", "robust_dcd_arrays", "shared_set_needs", "solve_robust_dcd"]
+__all__ = ["NEEDS", "model_arguments", "robust_dcd_arrays", "shared_set_needs", "solve_robust_dcd"]
 
 
 def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str) -> Needs:
@@ -416,6 +416,20 @@ def robust_dcd_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fre
                                    "time_certificates": time_cert, "certificates": len(hist)})
 
 
+def model_arguments(model) -> dict:
+    """The shared-set robust model as the keyword arguments of :func:`robust_dcd_arrays` (and of
+    ``feature_ipm_arrays``): data, loss coefficients, penalties, signs, intercept mode, set, radii, loss, and the
+    model's objective as ``primal``."""
+    layout = model.layout
+    return {
+        "X": model.X, "y": model.y, "c": model.c, "l2": model.l2, "l1": model.l1,
+        "primal": partial(objective_from_margins, model), "signs": model.signs,
+        "intercept": {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode), "mu": model.intercept.mu,
+        "uncertainty": None if layout is None else layout.sets[0],
+        "radius": None if layout is None else layout.radius, "squared": model.loss.name == "squared_hinge",
+    }
+
+
 def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
                      check_every=10, rho=None, warm_start=None, inner=5) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model with a shared Box, Ball or Ellipsoid set.
@@ -442,17 +456,10 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     Result
         ``gap`` is the absolute duality gap; ``history`` as for ``dcd``; ``extra["dual_alpha"]`` the final α.
     """
-    layout = model.layout
-    V = None if layout is None else layout.sets[0]
-    radius = None if layout is None else layout.radius
-    mode = {"ridge": "l2"}.get(model.intercept.mode, model.intercept.mode)
     return robust_dcd_arrays(
-        model.X, model.y, model.c, l2=model.l2, primal=partial(objective_from_margins, model), l1=model.l1,
-        signs=model.signs, intercept=mode,
-        mu=model.intercept.mu, uncertainty=V, radius=radius, squared=model.loss.name == "squared_hinge",
-        tol=1e-4 if tol is None else tol, max_iter=1000 if max_iter is None else max_iter, verbose=verbose,
-        random_state=random_state, shrinking=shrinking, check_every=check_every, rho=rho, warm_start=warm_start,
-        inner=inner)
+        **model_arguments(model), tol=1e-4 if tol is None else tol, max_iter=1000 if max_iter is None else max_iter,
+        verbose=verbose, random_state=random_state, shrinking=shrinking, check_every=check_every, rho=rho,
+        warm_start=warm_start, inner=inner)
 
 
 register(
