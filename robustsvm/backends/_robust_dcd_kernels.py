@@ -293,6 +293,30 @@ def _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, d_ww, b_old, dv
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _radius_mass(A, da, ci, ri):  # pragma: no cover - compiled
+    """``A = Σ c_i α_i r_i`` after ``α_i`` moves by ``da`` (clipped at 0 against rounding)."""
+    if ri != 0.0:
+        A += da * ci * ri
+        if A < 0.0:
+            A = 0.0
+    return A
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _move_dense(X, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i`` for a dense row."""
+    for h in range(X.shape[1]):
+        v[h] += dv * X[i, h]
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _move_sparse(indptr, indices, data, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i`` on the stored entries of a CSR row."""
+    for k in range(indptr[i], indptr[i + 1]):
+        v[indices[k]] += dv * data[k]
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, okn, delta, Lm, lnorm2, kind, lam,
                 lam1, upper, dii, rho, index, active_size, pg_max_old, pg_min_old, shrinking, rng, inner,
@@ -345,12 +369,8 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                for h in range(d):
-                    v[h] += dv * X[i, h]
-                if ri != 0.0:
-                    A += da * ci * ri
-                    if A < 0.0:
-                        A = 0.0
+                _move_dense(X, i, dv, v)
+                A = _radius_mass(A, da, ci, ri)
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
@@ -358,12 +378,8 @@ def epoch_dense(X, y, c, r, sqn, alpha, v, z, w, u, mu, scal, state, sg, okp, ok
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        for h in range(d):
-                            v[h] += dv2 * X[i, h]
-                        if ri != 0.0:
-                            A += da2 * ci * ri
-                            if A < 0.0:
-                                A = 0.0
+                        _move_dense(X, i, dv2, v)
+                        A = _radius_mass(A, da2, ci, ri)
                         refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
                                 inner_tol)
         s += 1
@@ -461,7 +477,7 @@ def _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, 
                 S += dv
                 n_updates += 1
                 nz2 = _ball2_move(indptr, indices, data, i, dv, v, z, sg, lam, lam1, nz2)
-                A = max(A + da * ci * ri, 0.0)
+                A = _radius_mass(A, da, ci, ri)
                 shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
@@ -470,7 +486,7 @@ def _epoch_sparse_ball2(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, 
                         alpha[i] = a_safe
                         S += dv2
                         nz2 = _ball2_move(indptr, indices, data, i, dv2, v, z, sg, lam, lam1, nz2)
-                        A = max(A + da2 * ci * ri, 0.0)
+                        A = _radius_mass(A, da2, ci, ri)
                         shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
         s += 1
     state[1] = S
@@ -538,12 +554,8 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                for k in range(start, stop):
-                    v[indices[k]] += dv * data[k]
-                if ri != 0.0:
-                    A += da * ci * ri
-                    if A < 0.0:
-                        A = 0.0
+                _move_sparse(indptr, indices, data, i, dv, v)
+                A = _radius_mass(A, da, ci, ri)
                 refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner, inner_tol)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, dii, lam, scal[3] - ww_old, b_old, dv, rho):
@@ -551,12 +563,8 @@ def epoch_sparse(indptr, indices, data, y, c, r, sqn, alpha, v, z, w, u, mu, sca
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        for k in range(start, stop):
-                            v[indices[k]] += dv2 * data[k]
-                        if ri != 0.0:
-                            A += da2 * ci * ri
-                            if A < 0.0:
-                                A = 0.0
+                        _move_sparse(indptr, indices, data, i, dv2, v)
+                        A = _radius_mass(A, da2, ci, ri)
                         refresh(kind, v, A, lam, lam1, sg, okp, okn, delta, Lm, lnorm2, mu, z, w, u, scal, inner,
                                 inner_tol)
         s += 1
