@@ -62,12 +62,12 @@ def test_quick_run_writes_where_told(tmp_path, capsys):
     assert wool.main(["--quick", "--datasets", "PIMA", "--no-progress", "--n-jobs", "1", "--output-dir",
                       str(tmp_path)]) == 0
     text = (tmp_path / "woolnough2022.md").read_text()
-    assert "<!-- BEGIN GENERATED: woolnough2022 quick -->" in text
+    assert "<!-- BEGIN GENERATED: woolnough2022 quick PIMA -->" in text
     for model in wool.MODELS:
         assert f"| PIMA | 768 | {model} |" in text
     assert "Box-pq-SVM (paper's iteration)" in text and "The paper's claims" in text
     assert np.isfinite(float(text.split("| PIMA | 768 | SVM | nominal | ")[1].split("|")[0]))
-    check_woolnough(text, "woolnough2022 quick")  # every number of its sentences is one of its tables'
+    check_woolnough(text, "woolnough2022 quick PIMA")  # every number of its sentences is one of its tables'
 
 
 def test_summary_states_the_rows():

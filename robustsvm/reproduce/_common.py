@@ -24,26 +24,29 @@ END = "<!-- END GENERATED: {name} -->"
 DEFAULT_OUTPUT_DIR = "reproductions"
 
 
-def add_output_arguments(parser: argparse.ArgumentParser, stem: str, *, page_flags=("--page",)) -> None:
+def add_output_arguments(parser: argparse.ArgumentParser, stem: str, *, page_flags=("--page",),
+                         figures: bool = True) -> None:
     """``--output-dir DIR`` (default ``./reproductions``) and the explicit ``--page PATH`` / ``--figures DIR``."""
     parser.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR",
-                        help=f"folder for the page ({stem}.md) and its figures (figures/); default "
-                             f"./{DEFAULT_OUTPUT_DIR}")
+                        help=f"folder for the page ({stem}.md){' and its figures (figures/)' if figures else ''}; "
+                             f"default ./{DEFAULT_OUTPUT_DIR}")
     parser.add_argument(*page_flags, dest="page", default=None, metavar="PATH",
                         help=f"write the page here instead of DIR/{stem}.md (the documentation uses "
                              f"docs/reproductions/{stem}.md)")
-    parser.add_argument("--figures", default=None, metavar="DIR",
-                        help="write the figures here instead of DIR/figures (the documentation uses docs/figures)")
+    if figures:
+        parser.add_argument("--figures", default=None, metavar="DIR",
+                            help="write the figures here instead of DIR/figures (the documentation uses docs/figures)")
 
 
 def output_paths(stem: str, output_dir: str | os.PathLike | None, page: str | os.PathLike | None = None,
-                 figures: str | os.PathLike | None = None) -> tuple[Path, Path]:
+                 figures: str | os.PathLike | None = None, *, make_figures: bool = True) -> tuple[Path, Path]:
     """``(page, figure folder)``: ``page`` / ``figures`` when given, else ``output_dir/<stem>.md`` and
-    ``output_dir/figures``. The figure folder is created."""
+    ``output_dir/figures``. The figure folder is created when ``make_figures``."""
     base = Path(output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR)
     page_path = Path(page) if page is not None else base / f"{stem}.md"
     fig_path = Path(figures) if figures is not None else base / "figures"
-    fig_path.mkdir(parents=True, exist_ok=True)
+    if make_figures:
+        fig_path.mkdir(parents=True, exist_ok=True)
     return page_path, fig_path
 
 

@@ -105,7 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="feature k is selected when |w_k| ≥ threshold · max|w| (default 0.01)")
     parser.add_argument("--n-jobs", type=int, default=2, help="joblib processes for the grid (default 2)")
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler to run the grid on")
-    add_output_arguments(parser, "woolnough2022")
+    add_output_arguments(parser, "woolnough2022", figures=False)
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bars")
     parser.add_argument("--save-results", default=None, metavar="FILE",
                         help="also keep the measured rows in FILE (a pickle) to rewrite the page later")
@@ -410,7 +410,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n_jobs < 1 and args.n_jobs != -1:
         raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
-    page, _ = output_paths("woolnough2022", args.output_dir, args.page, args.figures)
+    page, _ = output_paths("woolnough2022", args.output_dir, args.page, make_figures=False)
     if args.from_results:
         with open(args.from_results, "rb") as fh:
             saved = pickle.load(fh)
@@ -419,6 +419,9 @@ def run(args: argparse.Namespace) -> int:
         wall0, cpu0 = time.perf_counter(), cpu_time()
         rows = compute(args)
         cmd = "robustsvm reproduce woolnough2022" + {"full": " --full", "quick": " --quick", "default": ""}[args.size]
+        cmd += "".join([f" --datasets {' '.join(args.datasets)}" if list(args.datasets) != list(DATASETS) else "",
+                        f" --models {' '.join(args.models)}" if list(args.models) != list(MODELS) else "",
+                        "" if args.paper_pq else " --no-paper-pq"])
         saved = {"rows": rows, "size": args.size, "seed": args.seed, "threshold": args.threshold,
                  "datasets": list(args.datasets), "command": cmd, "wall": time.perf_counter() - wall0,
                  "cpu": cpu_time() - cpu0, "n_jobs": args.n_jobs, "load0": load0, "machine": machine()}
@@ -437,7 +440,11 @@ def run(args: argparse.Namespace) -> int:
             "accuracies in %, fit times of the final fit (compile + solve).", ""]
     text = "\n".join(text)
     print(text)
-    write_generated(page, f"woolnough2022 {saved['size']}", text, "Woolnough et al. (2022)")
+    models = list(dict.fromkeys(r.model for r in rows if r.model != PAPER_PQ))
+    block = " ".join([f"woolnough2022 {saved['size']}",
+                      *(["+".join(saved["datasets"])] if saved["datasets"] != list(DATASETS) else []),
+                      *(["+".join(models)] if models != list(MODELS) else [])])
+    write_generated(page, block, text, "Woolnough et al. (2022)")
     print(f"written to {page}", file=sys.stderr)
     return 0
 
