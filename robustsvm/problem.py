@@ -29,7 +29,7 @@ from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
 from .losses import Hinge, Loss, loss_from_dict
-from .model import Model, normalize
+from .model import Model, normalize, solved_problem
 from .penalties import Penalty, as_penalty
 from .solution import Solution
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
@@ -338,7 +338,7 @@ class Problem:
             history=history,
             violation=violation,
             classes=model.classes,
-            problem=self,
+            problem=solved_problem(self, model),
             feature_names=model.feature_names,
             message=result.message,
             dual_coef=result.dual_coef,
