@@ -34,12 +34,12 @@ from typing import Any
 import numpy as np
 
 from . import objective as objective_module
-from ._validation import check_fit_data
+from ._validation import check_fit_data, unnamed_direction
 from .backends import registry
 from .backends.registry import Backend
 from .duality import certify as certify_point
-from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
-from .model import Model, normalize
+from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
+from .model import Model, normalize, solved_problem
 from .result import Result
 from .solution import Solution
 
@@ -198,7 +198,8 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
         w=result.w, b=float(result.b), objective=result.objective, gap=float(result.gap), status=result.status,
         solver=name, iterations=int(result.iterations), time=elapsed, time_compile=float(result.time_compile),
         time_solve=float(result.time_solve), history={k: np.asarray(v) for k, v in (result.history or {}).items()},
-        violation=result.violation, classes=model.classes, problem=problem, feature_names=model.feature_names,
+        violation=result.violation, classes=model.classes, problem=solved_problem(problem, model),
+        feature_names=model.feature_names,
         message=result.message, dual_coef=result.dual_coef, support_vectors=result.support_vectors, extra=extra,
     )
     if warn and result.status != OPTIMAL:
@@ -250,7 +251,12 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     """
     if not (isinstance(solver, str) and solver.lower() == AUTO):
         registry.get_backend(solver)  # an unknown name fails before the data are read
-    data = check_fit_data(X, y, signs=problem.signs, sample_weight=sample_weight, feature_names=feature_names)
+    positive_class = getattr(problem, "positive_class", None)
+    data = check_fit_data(X, y, signs=problem.signs, sample_weight=sample_weight, feature_names=feature_names,
+                          positive_class=positive_class)
+    note = unnamed_direction(data.classes, positive_class, data.signs)
+    if note is not None:  # signs on labels that do not say which class they point to
+        warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
     model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once
     return solve_normalized(problem, model, solver, option_defaults=option_defaults, stacklevel=stacklevel + 1,
                             **options)
