@@ -72,7 +72,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Lasso strength λ1 ≥ 0 in ``λ1‖w‖₁``.
     signs : array-like, dict or pair of lists, optional
         Sign constraints, as in :class:`~robustsvm.Problem`; feature names
-        resolve against the columns of a pandas ``X``.
+        resolve against the columns of a pandas ``X``. A +1 sign says that a
+        larger feature is evidence for ``positive_class``.
+    positive_class : label, optional
+        The class the signs point to: a +1 weight pushes towards it. None means
+        ``classes_[1]`` (with labels other than {0, 1} / {−1, +1} a
+        :class:`~robustsvm.exceptions.SignDirectionWarning` then says so).
+        ``classes_``, ``coef_`` and ``decision_function`` keep scikit-learn's
+        orientation to ``classes_[1]``: with ``positive_class=classes_[0]`` a
+        +1 sign makes the corresponding ``coef_`` entry ≤ 0.
     uncertainty : UncertaintySet, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
@@ -138,6 +146,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         kernel: Kernel | None = None,
         solver: str = "clarabel",
         solver_options: dict | None = None,
+        positive_class: Any = None,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -149,6 +158,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.solver = solver
         self.solver_options = solver_options
+        self.positive_class = positive_class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -222,6 +232,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             uncertainty=self.uncertainty,
             intercept=intercept,
             kernel=self.kernel,
+            positive_class=self.positive_class,
         )
 
     # ------------------------------------------------------------------ fit

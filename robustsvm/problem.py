@@ -12,6 +12,7 @@ compiled and solved by any registered backend that accepts it.
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from typing import Any
@@ -20,15 +21,15 @@ import cvxpy as cp
 import numpy as np
 
 from . import objective as objective_module
-from ._validation import FitData, check_fit_data
+from ._validation import FitData, check_fit_data, check_positive_class, unnamed_direction
 from .backends import registry
 from .conic import ConicProgram
 from .duality import certify
-from .exceptions import ConvergenceWarning, SolverError
+from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
 from .losses import Hinge, Loss, loss_from_dict
-from .model import Model, normalize
+from .model import Model, normalize, solved_problem
 from .penalties import Penalty, as_penalty
 from .solution import Solution
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
@@ -64,6 +65,11 @@ class Problem:
         (``b = 0``); ``L2(mu)``: ``b`` with the ridge term ``(mu/2) b²``.
     kernel : Kernel, optional
         A kernel for the dual backends; None is the linear primal model.
+    positive_class : label, optional
+        The class a +1 sign pushes towards (a larger feature with a +1 sign is evidence for it). None
+        means ``classes[1]``, the larger label in sorted order. Results stay oriented to ``classes[1]``
+        (``w``, the decision function, ``Solution.predict``); with ``positive_class = classes[0]`` the
+        signs imposed on that ``w`` are flipped.
     """
 
     def __init__(
@@ -74,6 +80,7 @@ class Problem:
         uncertainty: UncertaintySet | list | None = None,
         intercept: bool | Penalty = True,
         kernel: Kernel | None = None,
+        positive_class: Any = None,
     ) -> None:
         if loss is None:
             loss = Hinge()
@@ -93,6 +100,7 @@ class Problem:
         if kernel is not None and not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be rs.Linear(), rs.Polynomial(d) or rs.RBF(sigma), got {kernel!r}")
         self.kernel = kernel
+        self.positive_class = check_positive_class(positive_class)
         if loss.is_constraint and self.penalty.l2 == 0 and self.penalty.l1 == 0:
             raise ValueError("a hard-margin model needs a penalty (for instance rs.L2(1.0)): its loss is zero")
 
@@ -124,9 +132,28 @@ class Problem:
 
     def prepare(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> FitData:
         """Validate ``X``, ``y`` and the options against this model."""
-        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
+        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
+                              positive_class=self.positive_class)
         resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
         return data
+
+    def with_positive_class(self, positive_class: Any) -> Problem:
+        """A copy of this model whose signs point to ``positive_class`` (the rest shared)."""
+        other = copy.copy(self)
+        other.positive_class = check_positive_class(positive_class)
+        return other
+
+    def oriented(self, data: FitData) -> Problem:
+        """This model with its signs as the vector ``data.signs`` (already oriented to ``data.classes[1]``).
+
+        For code that solves on labels it has mapped to ±1 itself (cross-validation folds): the copy has
+        no ``positive_class`` left to match against those labels. ``data`` comes from :meth:`prepare`.
+        """
+        if self.positive_class is None:
+            return self
+        other = self.with_positive_class(None)
+        other.signs = np.asarray(data.signs, dtype=np.int8).copy()
+        return other
 
     # -------------------------------------------------------------- numerics
     def robust_margins(self, X: Any, y: Any, w: Any, b: float = 0.0) -> np.ndarray:
@@ -210,6 +237,7 @@ class Problem:
         sample_weight: Any = None,
         feature_names: Any = None,
         radius: Any = None,
+        positive_class: Any = None,
         **options: Any,
     ) -> Solution:
         """Solve the model on ``(X, y)`` with a registered backend.
@@ -228,6 +256,11 @@ class Problem:
             Radii of the uncertainty set(s) for this solve, replacing those the
             sets were built with: one value for every sample or one per sample
             (validated here; the sets are not changed).
+        positive_class : label, optional
+            The class a +1 sign pushes towards, for this solve (replacing the
+            model's ``positive_class``; the solution's ``problem`` records it).
+            Without it, signs on labels other than {0, 1} / {−1, +1} warn
+            (:class:`~robustsvm.exceptions.SignDirectionWarning`) which class they point to.
         **options
             ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the
             backend's own options.
@@ -243,6 +276,9 @@ class Problem:
         SolverError
             The solver failed or found the model infeasible or unbounded.
         """
+        if positive_class is not None:
+            return self.with_positive_class(positive_class).solve(
+                X, y, solver, sample_weight=sample_weight, feature_names=feature_names, radius=radius, **options)
         backend = registry.get_backend(solver)
         unknown = set(options) - (registry.COMMON_OPTIONS | backend.options)
         if unknown:
@@ -251,7 +287,9 @@ class Problem:
                 f"{sorted(registry.COMMON_OPTIONS | backend.options)}"
             )
         _check_common_options(options)
-        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
+        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
+                              positive_class=self.positive_class)
+        _warn_unnamed_direction(data, self.positive_class)
         model = normalize(self, data, radius=radius)  # resolves (and validates) the uncertainty layout once
         registry.require(backend, self)
         start = time.perf_counter()
@@ -300,7 +338,7 @@ class Problem:
             history=history,
             violation=violation,
             classes=model.classes,
-            problem=self,
+            problem=solved_problem(self, model),
             feature_names=model.feature_names,
             message=result.message,
             dual_coef=result.dual_coef,
@@ -336,6 +374,7 @@ class Problem:
             "uncertainty": unc,
             "intercept": {"mode": mode, "mu": mu},
             "kernel": None if self.kernel is None else self.kernel.to_dict(),
+            "positive_class": self.positive_class,
         }
 
     @classmethod
@@ -352,6 +391,7 @@ class Problem:
             uncertainty=uncertainty_from_dict(spec.get("uncertainty")),
             intercept=intercept,
             kernel=kernel_from_dict(spec.get("kernel")),
+            positive_class=spec.get("positive_class"),
         )
 
     def __repr__(self) -> str:
@@ -370,7 +410,16 @@ class Problem:
         parts.append(f"intercept={term.mode}" + (f"(mu={term.mu:g})" if term.mode == "ridge" else ""))
         if self.kernel is not None:
             parts.append(f"kernel={self.kernel!r}")
+        if self.positive_class is not None:
+            parts.append(f"positive_class={self.positive_class!r}")
         return f"Problem({', '.join(parts)})"
+
+
+def _warn_unnamed_direction(data: FitData, positive_class: Any) -> None:
+    """Warn (:class:`SignDirectionWarning`) when signs on labels that do not say it point to ``classes[1]``."""
+    note = unnamed_direction(data.classes, positive_class, data.signs)
+    if note is not None:
+        warnings.warn(note, SignDirectionWarning, stacklevel=3)
 
 
 def _one_line(text: str) -> str:

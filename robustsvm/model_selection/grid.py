@@ -132,7 +132,8 @@ def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
     radius = point_radius(problem, values)
     uncertainty = problem.uncertainty if radius is None else problem.uncertainty.with_radius(radius)
     return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs,
-                   uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel)
+                   uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel,
+                   positive_class=problem.positive_class)
 
 
 def stratified_folds(y: Any, n_splits: int = 5, *, seed: int | None = 0) -> np.ndarray:
@@ -442,7 +443,8 @@ def grid_search(
         raise TypeError(f"problem must be a robustsvm Problem, got {type(problem).__name__}")
     if problem.loss.is_constraint:
         raise ValueError("cross-validation masks need a loss term: a hard-margin model cannot be cross-validated")
-    data = check_fit_data(X, y, signs=problem.signs)
+    data = check_fit_data(X, y, signs=problem.signs, positive_class=problem.positive_class)
+    problem = problem.oriented(data)  # the folds see labels mapped to ±1
     if solver == "auto":
         solver = choose_backend(problem, data.d)
     backend = registry.get_backend(solver)

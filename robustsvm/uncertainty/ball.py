@@ -124,7 +124,7 @@ class Ball(UncertaintySet):
         return {"type": "Ball", "radius": np.asarray(self.radius).tolist(), "p": self.p}
 
     def __repr__(self) -> str:
-        return f"Ball(radius={self.radius!r}, p={self.p:g})"
+        return f"Ball(radius={self.radius_text}, p={self.p:g})"
 
 
 def _sphere_gauge(u: np.ndarray, e: np.ndarray) -> float:

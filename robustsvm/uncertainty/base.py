@@ -95,6 +95,16 @@ class UncertaintySet(ABC):
     def __init__(self, radius: Any = 1.0) -> None:
         self.radius = check_radius(radius)
 
+    @property
+    def radius_text(self) -> str:
+        """The radius as a repr shows it: the number, or for one radius per sample their count, min and max."""
+        r = self.radius
+        if np.ndim(r) == 0:
+            return repr(r)
+        if r.size == 0:
+            return "<0 per-sample radii>"
+        return f"<{r.size} per-sample radii in [{float(np.min(r)):.6g}, {float(np.max(r)):.6g}]>"
+
     def with_radius(self, radius: Any) -> UncertaintySet:
         """The same unit set with another radius (validated); this set is not changed."""
         out = copy.copy(self)

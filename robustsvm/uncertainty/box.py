@@ -111,4 +111,5 @@ class Box(UncertaintySet):
         }
 
     def __repr__(self) -> str:
-        return f"Box(radius={self.radius!r})" if self.widths is None else f"Box(radius={self.radius!r}, widths=...)"
+        widths = "" if self.widths is None else ", widths=..."
+        return f"Box(radius={self.radius_text}{widths})"

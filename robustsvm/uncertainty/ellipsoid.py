@@ -129,4 +129,4 @@ class Ellipsoid(UncertaintySet):
         return {"type": "Ellipsoid", "radius": np.asarray(self.radius).tolist(), "shape": self.shape.tolist()}
 
     def __repr__(self) -> str:
-        return f"Ellipsoid(shape=<{self.dim}×{self.dim}>, radius={self.radius!r})"
+        return f"Ellipsoid(shape=<{self.dim}×{self.dim}>, radius={self.radius_text})"

@@ -186,4 +186,4 @@ class Intersection(NumericSupportMixin, UncertaintySet):
                 "first": self.first.to_dict(), "second": self.second.to_dict()}
 
     def __repr__(self) -> str:
-        return f"Intersection({self.first!r}, {self.second!r}, radius={self.radius!r})"
+        return f"Intersection({self.first!r}, {self.second!r}, radius={self.radius_text})"

@@ -172,7 +172,7 @@ class Polyhedron(UncertaintySet):
                 "h": self.h.tolist()}
 
     def __repr__(self) -> str:
-        return f"Polyhedron(<{self.G.shape[0]} inequalities in R^{self.dim}>, radius={self.radius!r})"
+        return f"Polyhedron(<{self.G.shape[0]} inequalities in R^{self.dim}>, radius={self.radius_text})"
 
 
 def rows_closed_under_negation(G: np.ndarray, h: np.ndarray) -> bool:

@@ -440,7 +440,7 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
 
     def __repr__(self) -> str:
         p = self.A0.shape[0]
-        return f"Spectrahedron(<{p}×{p} LMI in R^{self.dim}, blocks {self.block_sizes}>, radius={self.radius!r})"
+        return f"Spectrahedron(<{p}×{p} LMI in R^{self.dim}, blocks {self.block_sizes}>, radius={self.radius_text})"
 
 
 def _add_concat(parts: list[cp.Expression]) -> cp.Expression:
