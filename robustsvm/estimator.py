@@ -26,7 +26,7 @@ from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import Ball, Box, UncertaintySet
+from .uncertainty import UncertaintySet
 
 __all__ = ["RobustSVC"]
 
@@ -36,13 +36,12 @@ CLARABEL_TOL = 1e-9
 
 
 def _polyhedral(uncertainty: Any) -> bool:
-    """True when the robust margins add only linear constraints (no set, boxes, 1- and ∞-balls)."""
+    """True when the robust margins add only linear constraints (no set, or sets that say they are polyhedral)."""
 
     if uncertainty is None:
         return True
-    if isinstance(uncertainty, Box):
-        return True
-    return isinstance(uncertainty, Ball) and uncertainty.p in (1.0, np.inf)
+    sets = uncertainty if isinstance(uncertainty, (list, tuple)) else [uncertainty]
+    return all(s.is_polyhedral for s in sets)
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
