@@ -371,12 +371,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .backends import capable_backends
+    from .backends.conic import default_backends
     from .compare import compare
 
     X, y, names, description = load_data(args.data, args.target, args.standardize)
     problem = problem_from_args(args)
-    solvers = args.solvers or capable_backends(problem)
+    solvers = args.solvers or default_backends(problem)
     order = [args.reference] + [s for s in solvers if s != args.reference]
     if not args.json:
         print(description)
@@ -514,7 +514,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_data_arguments(p)
     _add_model_arguments(p)
     p.add_argument("--solvers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()],
-                   help="comma-separated backends (default: every backend that accepts the model)")
+                   help="comma-separated backends (default: every backend that accepts the model; highs for LPs only)")
     p.add_argument("--reference", default="clarabel", help="the backend the others are measured against")
     _add_solver_options(p)
     _add_json_option(p)
