@@ -280,8 +280,10 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     if np.any(signs < 0):
         parts.append(cp.pos(-s_expr[np.flatnonzero(signs < 0)] - l1))
     excess = cp.hstack(parts) if len(parts) > 1 else parts[0]
-    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one
-    norm = max(float(np.max(np.abs(s0))), l1, 1e-300)
+    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one by
+    # the size of s's parts: s0 = 0 (all-zero X) leaves the points' weights to set the scale
+    norm = max(float(np.max(np.abs(s0))), l1, float(np.max(np.abs(coef), initial=0.0)))
+    norm = norm if norm > 0 else 1.0
     objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
     prob = cp.Problem(cp.Minimize(objective), cons)
     try:
