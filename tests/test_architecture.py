@@ -21,8 +21,8 @@ LAYERS = [
     {"duality", "conic", "duals"},
     {"backends"},
     {"solution", "problem", "io"},
-    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory"},
-    {"cli", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
+    {"cli", "cli_data", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 
