@@ -25,9 +25,7 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_sample_weight
 from .model import Model
-from .uncertainty import check_radius
 
 __all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options"]
 
@@ -110,7 +108,7 @@ class ConicProgram:
         ``"l2"``, ``"l1"``, and when present ``"mu"`` (intercept ridge),
         ``"radius"`` (scalar, or ``(n,)`` with ``radius_per_sample``) and
         ``"weight"`` (with ``weights_as_parameter``: the loss coefficients c,
-        or their square roots √c for the squared hinge).
+        as ``loss.conic_weight`` makes them: √c for the squared hinge).
     """
 
     def __init__(
@@ -197,7 +195,6 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        squared = loss.name == "squared_hinge"
         if loss.is_constraint:
             self.margin_constraint = margin >= 1
             constraints.append(self.margin_constraint)
@@ -213,7 +210,7 @@ class ConicProgram:
             sw = model.sample_weight
             for k in range(len(labels)):
                 idx = np.flatnonzero(index == k)
-                weight = np.sqrt(sw[idx]) if squared else sw[idx]
+                weight = loss.conic_weight(sw[idx])
                 objective = objective + gw[k] * loss.cvx(xi[idx], weight)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
@@ -221,9 +218,7 @@ class ConicProgram:
             self.xi = xi
             self.margin_constraint = xi >= 1 - margin
             constraints.append(self.margin_constraint)
-            # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
-            # CVXPY densify an n × n quadratic coefficient
-            weight = np.sqrt(coef) if squared else coef
+            weight = loss.conic_weight(coef)  # √c for the squared hinge (see Loss.conic_weight)
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
                 self.parameters["weight"] = weight
@@ -274,26 +269,29 @@ class ConicProgram:
             if "mu" not in p:
                 raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
             p["mu"].value = _nonneg(mu, "mu")
+        if l2 is not None or l1 is not None or mu is not None:
+            self.model = self.model.with_values(l2=l2, l1=l1, mu=mu)
         if radius is not None:
             if "radius" not in p:
                 raise ValueError("radius applies only to a model with uncertainty")
-            r = check_radius(radius)
+            model = self.model.with_values(radius=radius)  # the one validation of a radius
+            r = model.layout.radius
             if self.radius_per_sample:
-                p["radius"].value = k * (np.full(self.n, float(r)) if np.ndim(r) == 0
-                                         else _length(r, self.n, "radius"))
-            elif np.ndim(r) == 0:
-                p["radius"].value = float(r) * k
+                p["radius"].value = k * r
+            elif np.ndim(radius) == 0:
+                p["radius"].value = float(r[0]) * k
             else:
                 raise ValueError("a radius per sample needs a program compiled with radius_per_sample=True")
+            self.model = model  # the radius the program solves with is the one its model (and certificate) sees
         if sample_weight is not None:
             if not self.weights_as_parameter:
                 raise ValueError("sample_weight can change only in a program compiled with weights_as_parameter=True")
             loss = self.model.loss
             if loss.is_constraint:
                 raise ValueError("a hard-margin model has no loss terms to weight")
-            sw = check_sample_weight(sample_weight, self.n)
-            coef = loss.coefficients(sw)
-            p["weight"].value = np.sqrt(coef) if loss.name == "squared_hinge" else coef
+            self.model = self.model.with_values(sample_weight=sample_weight)
+            coef = self.model.c
+            p["weight"].value = loss.conic_weight(coef)
         if group_weight is not None:
             if self.groups is None:
                 raise ValueError("group_weight needs a program compiled with sample_groups=")
@@ -467,12 +465,6 @@ def _nonneg(value: float, name: str) -> float:
     if not np.isfinite(v) or v < 0:
         raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
     return v
-
-
-def _length(r: np.ndarray, n: int, name: str) -> np.ndarray:
-    if r.shape[0] != n:
-        raise ValueError(f"{name} has {r.shape[0]} values but the data have {n} samples")
-    return r
 
 
 def native_options(solver: str, tol: float | None, max_iter: int | None) -> dict:

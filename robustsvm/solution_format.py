@@ -143,6 +143,11 @@ def check_solution_spec(spec: Any) -> None:
     if len(classes) != 2 or "other" in kinds or len(kinds) != 1 or classes[0] == classes[1]:
         raise _fail("classes", f"must be two distinct labels of one type (numbers or strings), got "
                                f"{_describe(classes)}")
+    positive = model.get("positive_class")
+    if positive is not None and not any(
+            isinstance(positive, str) == isinstance(c, str) and positive == c for c in classes):
+        raise _fail("model.positive_class", f"must be one of the classes {_describe(classes)} or null, got "
+                                            f"{_describe(positive)}")
     dual = _need(spec, "dual_coef", "numbers", optional=True)
     sv = spec.get("support_vectors")
     d = None if w is None else len(w)

@@ -20,7 +20,7 @@ LAYERS = [
     {"objective", "fingerprint", "solution_format"},
     {"duality", "conic", "duals"},
     {"backends"},
-    {"solution", "problem", "io"},
+    {"solution", "problem", "io", "solve_path"},
     {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
     {"cli", "cli_data", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]

@@ -227,7 +227,7 @@ def solve_frank_wolfe(
         message=message,
         dual_coef=alpha,
         dual_value=float(dual),
-        extra={"margin_multipliers": c * alpha},
+        multipliers=c * alpha,
     )
 
 

@@ -197,7 +197,7 @@ def solve_pegasos(
         time_solve=t_end - t_loop,
         message=message,
         dual_value=float(best_d),
-        extra={"margin_multipliers": c * np.clip(best_alpha, 0.0, 1.0)},
+        multipliers=c * np.clip(best_alpha, 0.0, 1.0),
     )
 
 

@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import solve_path
 from .._validation import check_fit_data
 from ..backends import registry
-from ..backends.auto import choose_backend
 from ..exceptions import SolverError
 from ..model import normalize
 from ..penalties import L1, L2, Penalty
@@ -132,7 +132,8 @@ def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
     radius = point_radius(problem, values)
     uncertainty = problem.uncertainty if radius is None else problem.uncertainty.with_radius(radius)
     return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs,
-                   uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel)
+                   uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel,
+                   positive_class=problem.positive_class)
 
 
 def stratified_folds(y: Any, n_splits: int = 5, *, seed: int | None = 0) -> np.ndarray:
@@ -412,7 +413,7 @@ def grid_search(
     solver : str, default "clarabel"
         A conic backend (compiled once) or any registered backend (refit per point; a backend with a
         batched solve, ``feature-ipm``, solves all the points of a fold at once when the grid varies only
-        ``l2``, ``l1`` and ``radius``), or ``"auto"`` (:func:`robustsvm.backends.auto.choose_backend` on the
+        ``l2``, ``l1`` and ``radius``), or ``"auto"`` (:func:`robustsvm.solve_path.choose_backend` on the
         model and the number of features).
     solver_options : dict, optional
         ``tol``, ``max_iter``, ``verbose``, ``solver_options`` (the CVXPY
@@ -442,9 +443,10 @@ def grid_search(
         raise TypeError(f"problem must be a robustsvm Problem, got {type(problem).__name__}")
     if problem.loss.is_constraint:
         raise ValueError("cross-validation masks need a loss term: a hard-margin model cannot be cross-validated")
-    data = check_fit_data(X, y, signs=problem.signs)
+    data = check_fit_data(X, y, signs=problem.signs, positive_class=problem.positive_class)
+    problem = problem.oriented(data)  # the folds see labels mapped to ±1
     if solver == "auto":
-        solver = choose_backend(problem, data.d)
+        solver = solve_path.lookup(solve_path.AUTO, problem, data.d).name
     backend = registry.get_backend(solver)
     if compile_once is None:
         compile_once = backend.kind == "conic"
