@@ -85,9 +85,10 @@ def test_fit_and_predict_a_raw_csv_agree_with_an_independent_pipeline(files):
     signs = "size=+1,site=east=-1"
     out = run("fit", root / "train.csv", "--target", "diagnosis", "--drop", "id", "--impute", "median",
               "--l2", L2, "--intercept", f"ridge:{MU}", "--uncertainty", f"box:{RADIUS}", "--signs", signs,
-              "--output", model)
+              "--positive", "malignant", "--output", model)
     assert out.returncode == 0, out.stderr
     assert "site one-hot (3 categories)" in out.stdout and "status      optimal" in out.stdout
+    assert "warning" not in out.stderr  # the signs name their class
     out = run("predict", model, root / "new.csv", "--output", preds, "--keep", "id")
     assert out.returncode == 0, out.stderr
     assert "40 of 40 rows predicted" in out.stdout and "predicts 'malignant'" in out.stdout
@@ -105,7 +106,8 @@ def test_fit_and_predict_a_raw_csv_agree_with_an_independent_pipeline(files):
 
     # 2. the stored model is the optimum of the same model on the reference's preprocessed training data
     ref = rs.Problem(penalty=rs.L2(L2), signs={"size": 1, "site=east": -1}, uncertainty=rs.Box(RADIUS),
-                     intercept=rs.L2(MU)).solve(Z, y, solver="scs", feature_names=names, tol=1e-9)
+                     intercept=rs.L2(MU), positive_class="malignant").solve(Z, y, solver="scs", feature_names=names,
+                                                                            tol=1e-9)
     lower = ref.objective - ref.gap  # ≤ the optimum, by the reference's own certificate
     assert robust_objective(Z, y, ref.w, ref.b) == pytest.approx(ref.objective, rel=1e-9)
     excess = robust_objective(Z, y, w_s, b_s) - lower
@@ -258,3 +260,31 @@ def test_a_file_without_preprocessing_still_reads(files, tmp_path, capsys):
     sol = rs.Solution.from_json(model)
     X = numeric[["age", "size", "score"]].to_numpy(dtype=float)
     np.testing.assert_allclose(pd.read_csv(io.StringIO(captured.out))["decision"], X @ sol.w + sol.b)
+
+
+def test_positive_names_the_class_the_signs_point_to(files, capsys):
+    root, _, _ = files
+    base = ["fit", str(root / "train.csv"), "--target", "diagnosis", "--drop", "id", "--impute", "median",
+            "--l2", "0.1", "--json"]
+    fits = {}
+    for extra in (["--positive", "malignant", "--signs", "size=+1"], ["--positive", "benign", "--signs", "size=+1"],
+                  ["--signs", "size=-1"]):
+        assert main([*base, *extra]) == 0
+        captured = capsys.readouterr()
+        doc = json.loads(captured.out)
+        fits[" ".join(extra)] = doc
+        assert doc["classes"] == {"+1": "malignant", "-1": "benign"}  # the orientation of w stays classes[1]
+    names = fits["--signs size=-1"]["data"]["feature_names"]
+    size = names.index("size")
+    towards_malignant = fits["--positive malignant --signs size=+1"]["solution"]
+    towards_benign = fits["--positive benign --signs size=+1"]["solution"]
+    assert towards_malignant["w"][size] >= 0 >= towards_benign["w"][size]
+    # "+1 towards benign" is "−1 towards malignant": the same model, the same optimum within both certificates
+    same = fits["--signs size=-1"]["solution"]
+    assert towards_benign["objective"] == pytest.approx(same["objective"], abs=towards_benign["gap"] + same["gap"])
+    # with string labels and no --positive, the fit says which class the signs point to
+    assert main([*base, "--signs", "size=+1"]) == 0
+    assert "malignant" in " ".join(json.loads(capsys.readouterr().out)["warnings"])
+    assert main([*base, "--positive", "maligant"]) == 1
+    err = capsys.readouterr().err
+    assert "--positive 'maligant' is not a label of column 'diagnosis'; its labels are ['benign', 'malignant']" in err
