@@ -61,6 +61,7 @@ __all__ = [
     "robust_shift",
     "multipliers_from_margins",
     "optimal_shift",
+    "optimal_points",
     "admissible_multipliers",
 ]
 
@@ -237,7 +238,17 @@ def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
 
 def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
                   signs: np.ndarray, l2: float = 1.0) -> np.ndarray | None:
-    """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` chosen to minimize ``‖T(s0 + ·)‖²``.
+    """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` of :func:`optimal_points`; None when its solve fails."""
+    found = optimal_points(layout, y, ay, s0, l1, signs, l2)
+    if found is None:
+        return None
+    inverse, Vv = found
+    return np.bincount(inverse, weights=ay * layout.radius, minlength=Vv.shape[0]) @ Vv
+
+
+def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
+                   signs: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
+    """Points ``u_i = V[inverse[i]] ∈ V_i`` minimizing ``‖T(s0 + Σ_i a_i y_i r_i u_i)‖²``: ``(inverse, V)``.
 
     For fixed multipliers the bound depends on the points only through
     ``s = s0 + Σ_j A_j v_j``, one point ``v_j ∈ V`` per (set, label) pair
@@ -284,7 +295,7 @@ def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1
     Vv = np.asarray(V.value, dtype=np.float64)
     for j in range(J):
         Vv[j] = _retract(layout.sets[set_index[j]], Vv[j])
-    return coef @ Vv
+    return inverse, Vv
 
 
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ import numpy as np
 from . import objective as objective_module
 from . import solve_path
 from ._validation import FitData, check_fit_data, check_positive_class
+from .certify import PointCertificate, certify_point
 from .conic import ConicProgram
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
@@ -200,6 +201,17 @@ class Problem:
 
     def _violation(self, data: FitData, w: np.ndarray, b: float) -> float:
         return objective_module.violation(normalize(self, data), w, b)
+
+    def certify(self, X: Any, y: Any, w: Any, b: Any = 0.0, *, sample_weight: Any = None,
+                feature_names: Any = None, radius: Any = None, **options: Any) -> PointCertificate:
+        """Certify a point ``(w, b)`` from anywhere (another solver, scikit-learn's ``coef_``) on ``(X, y)``.
+
+        Returns its objective, its constraint violation and an upper bound ``gap ≥ P(w, b) − P*`` from the
+        package's own dual construction (:func:`robustsvm.certify.certify_point`; ``options`` are
+        ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
+        """
+        model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)
+        return certify_point(model, w, b, **options)
 
     # ------------------------------------------------------------ compiling
     def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,

@@ -18,7 +18,7 @@ LAYERS = [
     {"exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
-    {"duality", "conic", "duals"},
+    {"duality", "certify", "conic", "duals"},
     {"backends"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
