@@ -22,7 +22,7 @@ LAYERS = [
     {"backends"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory"},
-    {"cli", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"cli", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 
