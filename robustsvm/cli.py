@@ -366,12 +366,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .backends import capable_backends
+    from .backends.conic import default_backends
     from .compare import compare
 
     X, y, names, description = load_data(args.data, args.target, args.standardize)
     problem = problem_from_args(args)
-    solvers = args.solvers or capable_backends(problem)
+    solvers = args.solvers or default_backends(problem)
     order = [args.reference] + [s for s in solvers if s != args.reference]
     if not args.json:
         print(description)
@@ -495,7 +495,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        description="Fit one model and print the solution's summary (and write it as JSON).")
     _add_data_arguments(p)
     _add_model_arguments(p)
-    p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
+    p.add_argument("--solver", default="clarabel",
+                   help="backend name (see `robustsvm solvers`) or auto (chosen from the model; default clarabel)")
     _add_solver_options(p)
     p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
     p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")
@@ -508,7 +509,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_data_arguments(p)
     _add_model_arguments(p)
     p.add_argument("--solvers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()],
-                   help="comma-separated backends (default: every backend that accepts the model)")
+                   help="comma-separated backends (default: every backend that accepts the model; highs for LPs only)")
     p.add_argument("--reference", default="clarabel", help="the backend the others are measured against")
     _add_solver_options(p)
     _add_json_option(p)

@@ -17,7 +17,11 @@ expression: nothing loops over samples.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +31,7 @@ import scipy.sparse as sp
 
 from .model import Model
 
-__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options"]
+__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options", "solver_output"]
 
 #: CVXPY statuses in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
 STATUS = {
@@ -73,6 +77,11 @@ class ConicProgram:
     with_l1 : bool, optional
         Compile the L1 epigraph even when the model's λ1 is 0, so that a later
         :meth:`set_values` can make it positive (default: only when λ1 > 0).
+    with_l2 : bool, default True
+        Compile the quadratic term ``(λ2/2)‖w‖²`` with λ2 a parameter, so that
+        :meth:`set_values` can change it. ``False`` (only for λ2 = 0) leaves it
+        out: a hinge model with polyhedral sets and no L2 term is then a linear
+        program, which LP solvers take as one.
     weights_as_parameter : bool, default False
         Make the per-sample loss coefficients ``c`` a ``cp.Parameter`` so that
         :meth:`set_values` can change the sample weights (for instance 0/1
@@ -116,6 +125,7 @@ class ConicProgram:
         model: Model,
         *,
         with_l1: bool | None = None,
+        with_l2: bool = True,
         weights_as_parameter: bool = False,
         radius_per_sample: bool | None = None,
         sample_groups: Any = None,
@@ -146,8 +156,12 @@ class ConicProgram:
         }
         constraints: list[cp.Constraint] = []
         self.with_l1 = model.l1 > 0 if with_l1 is None else bool(with_l1)
+        self.with_l2 = bool(with_l2)
+        if not self.with_l2 and model.l2 > 0:
+            raise ValueError(f"with_l2=False leaves out the L2 term, but the model has l2 = {model.l2:g}")
         # the terms' own conic forms, with their strengths as parameters (DPP)
-        objective = model.penalty.cvx(w, l2=self.parameters["l2"], l1=self.parameters["l1"] if self.with_l1 else 0.0)
+        objective = model.penalty.cvx(w, l2=self.parameters["l2"] if self.with_l2 else 0.0,
+                                      l1=self.parameters["l1"] if self.with_l1 else 0.0)
         if intercept.mode == "ridge":
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
@@ -259,7 +273,10 @@ class ConicProgram:
         p = self.parameters
         k = self.kappa
         if l2 is not None:
-            p["l2"].value = _nonneg(l2, "l2") * k * k
+            value = _nonneg(l2, "l2")
+            if value > 0 and not self.with_l2:
+                raise ValueError("l2 > 0 needs a program compiled with with_l2=True")
+            p["l2"].value = value * k * k
         if l1 is not None:
             value = _nonneg(l1, "l1")
             if value > 0 and not self.with_l1:
@@ -323,7 +340,8 @@ class ConicProgram:
         t0 = time.perf_counter()
         data, chain, inverse = prob.get_problem_data(solver, enforce_dpp=True, solver_opts=opts)
         t1 = time.perf_counter()
-        raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
+        with solver_output(verbose):
+            raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
         t2 = time.perf_counter()
         prob.unpack_results(raw, chain, inverse)
         pobj, dobj, gap = _raw_objectives(solver, raw)
@@ -372,6 +390,33 @@ class ConicProgram:
 
 
 # -----------------------------------------------------------------------------
+@contextlib.contextmanager
+def solver_output(verbose: bool = False) -> Iterator[None]:
+    """Keep what a solver writes off standard output: to standard error when ``verbose``, else discarded.
+
+    Solvers written in C, C++ or Rust print from their own code to file
+    descriptor 1 (HiGHS prints its banner whatever its options), past
+    ``sys.stdout``; a command's ``--json`` output must stay JSON. Descriptor 1
+    itself is pointed elsewhere for the duration, and restored after.
+    """
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no usable descriptor 1 (an embedded interpreter)
+        yield
+        return
+    target = os.dup(2) if verbose else os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 1)
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(target)
+
+
 #: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
 RESCALE_RANGE = 16.0
 
