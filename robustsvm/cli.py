@@ -1,6 +1,6 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
-Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``,
+Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``, ``certify``,
 and ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version``
 prints the version (the benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
@@ -39,23 +39,16 @@ PROGRESS_DELAY = 2.0
 
 # ----------------------------------------------------------------- parsing
 def parse_uncertainty(text: str) -> Any:
-    """``box:R``, ``ball:R`` or ``ball:R:P`` → ``rs.Box(R)``, ``rs.Ball(R)``, ``rs.Ball(R, p=P)``.
+    """An uncertainty set from its text form: ``box:R``, ``ball:R:p=inf``, ``ellipsoid:R:shape=M.npy``, ``A&B``, ...
 
-    ``P`` may be ``inf``. Raises ``argparse.ArgumentTypeError`` (a usage error)
-    on anything else.
+    The grammar (:mod:`robustsvm.uncertainty.grammar`) is read off the set table, so every set type
+    can be named; ``ball:R:P`` (a bare ``P``) still works. Raises ``argparse.ArgumentTypeError`` (a
+    usage error) with a one-line reason on anything else.
     """
-    from .uncertainty import Ball, Box
+    from .uncertainty.grammar import parse_set
 
-    parts = text.strip().lower().split(":")
-    kind = parts[0]
-    if kind not in ("box", "ball") or len(parts) < 2 or (kind == "box" and len(parts) != 2) or len(parts) > 3:
-        raise argparse.ArgumentTypeError(
-            f"invalid uncertainty {text!r}: use box:RADIUS, ball:RADIUS or ball:RADIUS:P (for instance box:0.1)"
-        )
     try:
-        radius = float(parts[1])
-        p = float(parts[2]) if len(parts) == 3 else 2.0
-        return Box(radius=radius) if kind == "box" else Ball(radius=radius, p=p)
+        return parse_set(text)
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
 
@@ -175,8 +168,10 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--l2", type=_nonneg_float, default=1e-2, help="λ2 of (λ2/2)‖w‖² (default: 0.01)")
     g.add_argument("--l1", type=_nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
     g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
-    g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
-                   help="box:R, ball:R or ball:R:P around every sample")
+    g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
+                   help="the set around every sample: box:R, ball:R:p=P, ellipsoid:R:shape=FILE, "
+                        "polyhedron:R:G=FILE:h=FILE, spectrahedron:R:A0=FILE:A=FILE, or A&B (an intersection); "
+                        "FILE is .npy, .csv, .txt or .json")
     icpt = g.add_mutually_exclusive_group()
     # default None (a free b): argparse would not see a conflict between --no-intercept and a value equal to
     # the default
@@ -485,6 +480,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--feas-tol", type=_nonneg_float, default=1e-6, help="constraint violation tolerance")
     _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
+
+    from . import certify_command
+
+    p = sub.add_parser("certify", help="certify a point computed elsewhere: objective, violation, bound on its excess",
+                       description="Certify weights from any solver on a model and data: the objective, the "
+                                   "constraint violation and a bound on objective - optimum from the package's "
+                                   "own dual (exit status 1 when the point is infeasible).")
+    certify_command.add_arguments(p, _add_data_arguments, _add_json_option)
+    p.set_defaults(func=lambda a: certify_command.run(a, load_data, _print_json))
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiment: " + ", ".join(reproductions()),
                        description="Reproduce a paper's experiment.")

@@ -22,7 +22,7 @@ LAYERS = [
     {"backends"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
-    {"cli", "cli_data", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"cli", "cli_data", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 
