@@ -17,7 +17,11 @@ expression: nothing loops over samples.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,11 +29,9 @@ import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_sample_weight
 from .model import Model
-from .uncertainty import check_radius
 
-__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options"]
+__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options", "solver_output"]
 
 #: CVXPY statuses in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
 STATUS = {
@@ -75,6 +77,11 @@ class ConicProgram:
     with_l1 : bool, optional
         Compile the L1 epigraph even when the model's λ1 is 0, so that a later
         :meth:`set_values` can make it positive (default: only when λ1 > 0).
+    with_l2 : bool, default True
+        Compile the quadratic term ``(λ2/2)‖w‖²`` with λ2 a parameter, so that
+        :meth:`set_values` can change it. ``False`` (only for λ2 = 0) leaves it
+        out: a hinge model with polyhedral sets and no L2 term is then a linear
+        program, which LP solvers take as one.
     weights_as_parameter : bool, default False
         Make the per-sample loss coefficients ``c`` a ``cp.Parameter`` so that
         :meth:`set_values` can change the sample weights (for instance 0/1
@@ -110,7 +117,7 @@ class ConicProgram:
         ``"l2"``, ``"l1"``, and when present ``"mu"`` (intercept ridge),
         ``"radius"`` (scalar, or ``(n,)`` with ``radius_per_sample``) and
         ``"weight"`` (with ``weights_as_parameter``: the loss coefficients c,
-        or their square roots √c for the squared hinge).
+        as ``loss.conic_weight`` makes them: √c for the squared hinge).
     """
 
     def __init__(
@@ -118,6 +125,7 @@ class ConicProgram:
         model: Model,
         *,
         with_l1: bool | None = None,
+        with_l2: bool = True,
         weights_as_parameter: bool = False,
         radius_per_sample: bool | None = None,
         sample_groups: Any = None,
@@ -148,8 +156,12 @@ class ConicProgram:
         }
         constraints: list[cp.Constraint] = []
         self.with_l1 = model.l1 > 0 if with_l1 is None else bool(with_l1)
+        self.with_l2 = bool(with_l2)
+        if not self.with_l2 and model.l2 > 0:
+            raise ValueError(f"with_l2=False leaves out the L2 term, but the model has l2 = {model.l2:g}")
         # the terms' own conic forms, with their strengths as parameters (DPP)
-        objective = model.penalty.cvx(w, l2=self.parameters["l2"], l1=self.parameters["l1"] if self.with_l1 else 0.0)
+        objective = model.penalty.cvx(w, l2=self.parameters["l2"] if self.with_l2 else 0.0,
+                                      l1=self.parameters["l1"] if self.with_l1 else 0.0)
         if intercept.mode == "ridge":
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
@@ -197,7 +209,6 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        squared = loss.name == "squared_hinge"
         if loss.is_constraint:
             self.margin_constraint = margin >= 1
             constraints.append(self.margin_constraint)
@@ -213,7 +224,7 @@ class ConicProgram:
             sw = model.sample_weight
             for k in range(len(labels)):
                 idx = np.flatnonzero(index == k)
-                weight = np.sqrt(sw[idx]) if squared else sw[idx]
+                weight = loss.conic_weight(sw[idx])
                 objective = objective + gw[k] * loss.cvx(xi[idx], weight)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
@@ -221,9 +232,7 @@ class ConicProgram:
             self.xi = xi
             self.margin_constraint = xi >= 1 - margin
             constraints.append(self.margin_constraint)
-            # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
-            # CVXPY densify an n × n quadratic coefficient
-            weight = np.sqrt(coef) if squared else coef
+            weight = loss.conic_weight(coef)  # √c for the squared hinge (see Loss.conic_weight)
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
                 self.parameters["weight"] = weight
@@ -264,7 +273,10 @@ class ConicProgram:
         p = self.parameters
         k = self.kappa
         if l2 is not None:
-            p["l2"].value = _nonneg(l2, "l2") * k * k
+            value = _nonneg(l2, "l2")
+            if value > 0 and not self.with_l2:
+                raise ValueError("l2 > 0 needs a program compiled with with_l2=True")
+            p["l2"].value = value * k * k
         if l1 is not None:
             value = _nonneg(l1, "l1")
             if value > 0 and not self.with_l1:
@@ -274,26 +286,29 @@ class ConicProgram:
             if "mu" not in p:
                 raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
             p["mu"].value = _nonneg(mu, "mu")
+        if l2 is not None or l1 is not None or mu is not None:
+            self.model = self.model.with_values(l2=l2, l1=l1, mu=mu)
         if radius is not None:
             if "radius" not in p:
                 raise ValueError("radius applies only to a model with uncertainty")
-            r = check_radius(radius)
+            model = self.model.with_values(radius=radius)  # the one validation of a radius
+            r = model.layout.radius
             if self.radius_per_sample:
-                p["radius"].value = k * (np.full(self.n, float(r)) if np.ndim(r) == 0
-                                         else _length(r, self.n, "radius"))
-            elif np.ndim(r) == 0:
-                p["radius"].value = float(r) * k
+                p["radius"].value = k * r
+            elif np.ndim(radius) == 0:
+                p["radius"].value = float(r[0]) * k
             else:
                 raise ValueError("a radius per sample needs a program compiled with radius_per_sample=True")
+            self.model = model  # the radius the program solves with is the one its model (and certificate) sees
         if sample_weight is not None:
             if not self.weights_as_parameter:
                 raise ValueError("sample_weight can change only in a program compiled with weights_as_parameter=True")
             loss = self.model.loss
             if loss.is_constraint:
                 raise ValueError("a hard-margin model has no loss terms to weight")
-            sw = check_sample_weight(sample_weight, self.n)
-            coef = loss.coefficients(sw)
-            p["weight"].value = np.sqrt(coef) if loss.name == "squared_hinge" else coef
+            self.model = self.model.with_values(sample_weight=sample_weight)
+            coef = self.model.c
+            p["weight"].value = loss.conic_weight(coef)
         if group_weight is not None:
             if self.groups is None:
                 raise ValueError("group_weight needs a program compiled with sample_groups=")
@@ -325,7 +340,8 @@ class ConicProgram:
         t0 = time.perf_counter()
         data, chain, inverse = prob.get_problem_data(solver, enforce_dpp=True, solver_opts=opts)
         t1 = time.perf_counter()
-        raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
+        with solver_output(verbose):
+            raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
         t2 = time.perf_counter()
         prob.unpack_results(raw, chain, inverse)
         pobj, dobj, gap = _raw_objectives(solver, raw)
@@ -374,6 +390,33 @@ class ConicProgram:
 
 
 # -----------------------------------------------------------------------------
+@contextlib.contextmanager
+def solver_output(verbose: bool = False) -> Iterator[None]:
+    """Keep what a solver writes off standard output: to standard error when ``verbose``, else discarded.
+
+    Solvers written in C, C++ or Rust print from their own code to file
+    descriptor 1 (HiGHS prints its banner whatever its options), past
+    ``sys.stdout``; a command's ``--json`` output must stay JSON. Descriptor 1
+    itself is pointed elsewhere for the duration, and restored after.
+    """
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError, AttributeError):  # no usable descriptor 1 (an embedded interpreter)
+        yield
+        return
+    target = os.dup(2) if verbose else os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(target, 1)
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(target)
+
+
 #: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
 RESCALE_RANGE = 16.0
 
@@ -467,12 +510,6 @@ def _nonneg(value: float, name: str) -> float:
     if not np.isfinite(v) or v < 0:
         raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
     return v
-
-
-def _length(r: np.ndarray, n: int, name: str) -> np.ndarray:
-    if r.shape[0] != n:
-        raise ValueError(f"{name} has {r.shape[0]} values but the data have {n} samples")
-    return r
 
 
 def native_options(solver: str, tol: float | None, max_iter: int | None) -> dict:
