@@ -37,8 +37,10 @@ from .dual_ascent import Products, ascend, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
-__all__ = ["NEEDS", "solve_dcd"]
+__all__ = ["DEFAULTS", "NEEDS", "solve_dcd"]
 
+#: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
+DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 #: a finite stand-in for ±∞ in the clip bounds (the kernels use fastmath without the no-inf flag anyway)
 _HUGE = 1e300
 
@@ -197,8 +199,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         and the point ``w = 0``.
     """
     t_start = time.perf_counter()
-    tol = 1e-4 if tol is None else float(tol)
-    max_iter = 1000 if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     check_every = int(check_every)
     if check_every < 1:
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
@@ -259,6 +261,7 @@ register(
         options=frozenset({"shrinking", "check_every", "rho"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D(α, β) (absolute); history has the relative gap",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

@@ -297,6 +297,7 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, extr
         w=cert.w, b=float(cert.b) if intercept.present else 0.0, status=run.status, gap=cert.gap,
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
+        dual_feasible=True, multipliers=extra.get("margin_multipliers"),
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
                "time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )

@@ -50,7 +50,7 @@ from .shared_set import (
     trivial_certificate,
 )
 
-__all__ = ["NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
+__all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
 
 
 #: what feature-ipm solves: robust-dcd's models except the 1-ball
@@ -59,6 +59,8 @@ NEEDS = shared_set_needs("feature-ipm", (2.0, math.inf),
                          "the conic backends (clarabel, scs) solve other sets")
 
 
+#: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
+DEFAULTS = {"tol": 1e-6, "max_iter": 100}
 #: iterations between exact recomputations of ``G x`` and ``Gᵀα`` (updated along the steps in between)
 _RESYNC = 5
 #: certify a point once its ``degree·μ`` is below this multiple of the tolerance times its objective
@@ -339,8 +341,8 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
             r, rscale = np.asarray(model.layout.radius, dtype=np.float64), np.ones(P)
             if any(not np.array_equal(ri, r) for ri in radii):
                 raise ValueError("a batched feature-ipm solve needs one radius vector up to a scale")
-    max_iter = 100 if max_iter is None else int(max_iter)
-    tol = 1e-6 if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
     _check(lam2, lam1, rscale, max_iter)
     arrays = arrays.point(l2=arrays.l2, l1=arrays.l1, r=np.ascontiguousarray(r, dtype=np.float64),
                           primal=arrays.primal)
@@ -381,10 +383,10 @@ def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_s
     Result
     """
     t_start = time.perf_counter()
-    max_iter = 100 if max_iter is None else int(max_iter)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     arrays = SharedSetArrays.from_model(model)
     _check(np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1), max_iter)
-    return _solve_arrays(arrays, tol=1e-6 if tol is None else float(tol), max_iter=max_iter, verbose=verbose,
+    return _solve_arrays(arrays, tol=DEFAULTS["tol"] if tol is None else float(tol), max_iter=max_iter, verbose=verbose,
                          t_start=t_start)
 
 
@@ -399,6 +401,7 @@ register(
         kind="second-order",
         solve_many=solve_feature_ipm_many,
         certificate="duality gap P(w, b) − D_u(α) at the interior point's multipliers (absolute)",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

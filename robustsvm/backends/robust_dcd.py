@@ -34,8 +34,10 @@ from .dual_ascent import Products, ascend, best_intercept, certified_result, int
 from .registry import Backend, Result, register
 from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
 
-__all__ = ["INNER_TOL", "NEEDS", "solve_robust_dcd"]
+__all__ = ["DEFAULTS", "INNER_TOL", "NEEDS", "solve_robust_dcd"]
 
+#: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
+DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 #: the ellipsoid's inner steps stop when they move the worst-case point's parameter by less
 INNER_TOL = 1e-13
 
@@ -112,8 +114,8 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     """
     t_start = time.perf_counter()
     arrays = SharedSetArrays.from_model(model)
-    tol = 1e-4 if tol is None else float(tol)
-    max_iter = 1000 if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     check_every, inner = int(check_every), int(inner)
     _check_options(arrays.l2, arrays.l1, check_every, inner, shrinking)
     if arrays.overflow():
@@ -170,6 +172,7 @@ register(
         options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D_u(α) (absolute); history has the relative gap",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )
