@@ -321,7 +321,11 @@ def run_predict(args: argparse.Namespace) -> int:
         lines.append(f"predictions written to {args.output}")
         print("\n".join(lines))
     else:
-        out.to_csv(sys.stdout, index=False)
+        try:
+            out.to_csv(sys.stdout, index=False)
+        except BrokenPipeError:  # the reader stopped early (`| head`): quietly, as other tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         print("\n".join(lines), file=sys.stderr)
     return 0
 
