@@ -176,7 +176,7 @@ def certify_point(model: Model, w: Any, b: Any = 0.0, *, ascent_steps: int = DEF
     recovered, _ = _bound(model, a0, moved)
     best, best_a = recovered, a0
     steps = 0
-    target = max(objective if feasible else p_objective, p_objective)
+    target = p_objective  # the objective itself for a feasible point (its projection leaves it unchanged)
     if ascent_steps > 0 and target - best > tol * max(1.0, abs(target)):
         if model.l2 <= 0:
             messages.append("no dual-ascent steps: without λ2 the dual is not smooth (the recovered bound is used)")
