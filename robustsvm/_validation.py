@@ -13,7 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FitData", "check_X", "check_fit_data", "check_signs", "check_sample_weight"]
+__all__ = ["FitData", "check_X", "check_fit_data", "check_positive_class", "check_signs", "check_sample_weight",
+           "sign_orientation", "unnamed_direction"]
 
 
 @dataclass(frozen=True)
@@ -362,6 +363,63 @@ class _SeriesMapping:
         return list(zip(self.keys, self.values, strict=True))
 
 
+def check_positive_class(positive_class: Any, *, name: str = "positive_class") -> Any:
+    """``positive_class`` as a plain label (a string, a number or a bool), or None; a ``TypeError`` otherwise."""
+    if positive_class is None:
+        return None
+    if isinstance(positive_class, np.generic):
+        positive_class = positive_class.item()
+    if not isinstance(positive_class, (str, bool, int, float)):
+        raise TypeError(f"{name} must be a class label (a string or a number) or None, got {positive_class!r}")
+    if isinstance(positive_class, float) and not np.isfinite(positive_class):
+        raise ValueError(f"{name} must be one of the labels, got {positive_class!r}")
+    return positive_class
+
+
+def _same_label(label: Any, value: Any) -> bool:
+    """``label == value`` for a label of ``classes`` and a user's value, never across strings and numbers."""
+    if isinstance(label, (str, np.str_)) != isinstance(value, str):
+        return False
+    return bool(label == value)
+
+
+def sign_orientation(classes: np.ndarray, positive_class: Any, *, name: str = "positive_class") -> int:
+    """+1 when a +1 sign points to ``classes[1]`` (``positive_class`` None or ``classes[1]``), −1 for ``classes[0]``.
+
+    The model is oriented to ``classes[1]`` (``y = +1``); a sign names the class a positive weight pushes
+    towards, so with ``positive_class = classes[0]`` every sign (and bound) on the oriented ``w`` is flipped.
+
+    Raises
+    ------
+    ValueError
+        ``positive_class`` is not one of the two labels (the message lists them).
+    """
+    value = check_positive_class(positive_class, name=name)
+    if value is None:
+        return 1
+    for orientation, label in ((1, classes[1]), (-1, classes[0])):
+        if _same_label(label, value):
+            return orientation
+    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    raise ValueError(f"{name}={value!r} is not one of the labels {labels}")
+
+
+def unnamed_direction(classes: np.ndarray, positive_class: Any, signs: np.ndarray) -> str | None:
+    """The note that signs point to ``classes[1]`` when no class was named and the labels do not say it.
+
+    None when there are no signs, ``positive_class`` is given, or the labels are {0, 1} or {−1, +1} (where
+    +1 and 1 read as the positive class).
+    """
+    if positive_class is not None or not np.any(signs):
+        return None
+    if classes.dtype.kind in "biuf" and {float(c) for c in classes} in ({0.0, 1.0}, {-1.0, 1.0}):
+        return None
+    labels = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    return (f"signs were given without positive_class: with the labels {labels} a +1 sign means a larger "
+            f"feature pushes towards {labels[1]!r} (classes[1], the larger label in sorted order); pass "
+            f"positive_class={labels[1]!r} (or {labels[0]!r}) to name the class the signs point to")
+
+
 def check_fit_data(
     X: Any,
     y: Any,
@@ -369,8 +427,13 @@ def check_fit_data(
     signs: Any = None,
     sample_weight: Any = None,
     feature_names: Any = None,
+    positive_class: Any = None,
 ) -> FitData:
-    """Validate ``X``, ``y`` and the per-feature / per-sample options together."""
+    """Validate ``X``, ``y`` and the per-feature / per-sample options together.
+
+    ``signs`` are resolved and oriented to ``classes[1]``: with ``positive_class = classes[0]`` they are
+    flipped (see :func:`sign_orientation`).
+    """
     names = _feature_names_of(X)
     if feature_names is not None:
         feature_names = np.asarray([str(f) for f in feature_names], dtype=object)
@@ -380,6 +443,6 @@ def check_fit_data(
     if names is not None and names.shape[0] != d:
         raise ValueError(f"feature_names has {names.shape[0]} entries but X has {d} features")
     y_pm, classes = check_labels(y, n)
-    s = check_signs(signs, d, names)
+    s = (check_signs(signs, d, names) * sign_orientation(classes, positive_class)).astype(np.int8)
     weight = check_sample_weight(sample_weight, n)
     return FitData(X=X, y=y_pm, classes=classes, signs=s, sample_weight=weight, feature_names=names)

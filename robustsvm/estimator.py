@@ -14,7 +14,6 @@ is.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -22,14 +21,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .backends import registry
-from .backends.auto import choose_backend
-from .exceptions import ConvergenceWarning
+from . import solve_path
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import Ball, Box, UncertaintySet
+from .uncertainty import UncertaintySet
 
 __all__ = ["RobustSVC"]
 
@@ -39,13 +36,12 @@ CLARABEL_TOL = 1e-9
 
 
 def _polyhedral(uncertainty: Any) -> bool:
-    """True when the robust margins add only linear constraints (no set, boxes, 1- and ∞-balls)."""
+    """True when the robust margins add only linear constraints (no set, or sets that say they are polyhedral)."""
 
     if uncertainty is None:
         return True
-    if isinstance(uncertainty, Box):
-        return True
-    return isinstance(uncertainty, Ball) and uncertainty.p in (1.0, np.inf)
+    sets = uncertainty if isinstance(uncertainty, (list, tuple)) else [uncertainty]
+    return all(s.is_polyhedral for s in sets)
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
@@ -73,7 +69,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Lasso strength λ1 ≥ 0 in ``λ1‖w‖₁``.
     signs : array-like, dict or pair of lists, optional
         Sign constraints, as in :class:`~robustsvm.Problem`; feature names
-        resolve against the columns of a pandas ``X``.
+        resolve against the columns of a pandas ``X``. A +1 sign says that a
+        larger feature is evidence for ``positive_class``.
+    positive_class : label, optional
+        The class the signs point to: a +1 weight pushes towards it. None means
+        ``classes_[1]`` (with labels other than {0, 1} / {−1, +1} a
+        :class:`~robustsvm.exceptions.SignDirectionWarning` then says so).
+        ``classes_``, ``coef_`` and ``decision_function`` keep scikit-learn's
+        orientation to ``classes_[1]``: with ``positive_class=classes_[0]`` a
+        +1 sign makes the corresponding ``coef_`` entry ≤ 0.
     uncertainty : UncertaintySet, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
@@ -93,7 +97,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     solver : str, default "clarabel"
         A backend name from ``rs.solvers()``, or ``"auto"``: for a robust model with a shared Box, Ball or
         Ellipsoid and L2 > 0, ``feature-ipm`` up to 128 features and ``robust-dcd`` beyond (or for a
-        1-ball), ``clarabel`` otherwise (:func:`robustsvm.backends.auto.choose_backend`). When the chosen
+        1-ball), ``clarabel`` otherwise (:func:`robustsvm.solve_path.choose_backend`). When the chosen
         backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
         λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
         ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
@@ -139,6 +143,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         kernel: Kernel | None = None,
         solver: str = "clarabel",
         solver_options: dict | None = None,
+        positive_class: Any = None,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -150,6 +155,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.solver = solver
         self.solver_options = solver_options
+        self.positive_class = positive_class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -223,6 +229,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             uncertainty=self.uncertainty,
             intercept=intercept,
             kernel=self.kernel,
+            positive_class=self.positive_class,
         )
 
     # ------------------------------------------------------------------ fit
@@ -268,23 +275,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self.make_problem()
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        solver = _choose_solver(self.solver, problem, X.shape[1])
-        if solver == "clarabel":
-            options = _clarabel_tol(problem, options)
-        if self.solver == "auto":  # options of the backends "auto" did not pick do not apply
-            accepted = registry.COMMON_OPTIONS | registry.get_backend(solver).options
-            options = {k: v for k, v in options.items() if k in accepted}
         if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
             previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
             options["warm_start"] = previous if previous is not None and len(previous) == n else None
-        auto_first = self.solver == "auto" and solver != "clarabel"
-        with warnings.catch_warnings():
-            if auto_first:  # a first-order attempt that stops short is refitted below, not reported
-                warnings.simplefilter("ignore", ConvergenceWarning)
-            sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius,
-                                **options)
-        if auto_first and sol.status != "optimal":
-            sol = _fall_back_to_clarabel(problem, X, y, sw, names, radius, options, sol)
+        clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
+        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
+                               option_defaults={"clarabel": clarabel}, stacklevel=2, **options)
         self.classes_ = classes
         self.solution_ = sol
         self.intercept_ = np.array([sol.b])
@@ -316,31 +312,3 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(np.intp)]
-
-
-def _clarabel_tol(problem, options: dict) -> dict:
-    """``options`` with ``tol=CLARABEL_TOL`` added for an LP or QP (see ``solver_options``) unless it has a tol."""
-    if "tol" in options or not _polyhedral(problem.uncertainty):
-        return options
-    return {**options, "tol": CLARABEL_TOL}
-
-
-def _fall_back_to_clarabel(problem, X, y, sw, names, radius, options: dict, first):
-    """Refit with Clarabel after a first-order attempt that stopped short; the attempt is kept in ``extra``.
-
-    Only the tolerance carries over (iteration caps and the first-order backend's own options do not).
-    """
-    fallback = _clarabel_tol(problem, {k: v for k, v in options.items() if k in ("tol", "verbose")})
-    sol = problem.solve(X, y, solver="clarabel", sample_weight=sw, feature_names=names, radius=radius, **fallback)
-    sol.extra["auto_fallback"] = {
-        "solver": first.solver, "status": first.status, "iterations": first.iterations,
-        "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time),
-    }
-    return sol
-
-
-def _choose_solver(solver: str, problem, n_features: int) -> str:
-    """``solver`` itself, or for ``"auto"`` the backend :func:`robustsvm.backends.auto.choose_backend` picks."""
-    if solver != "auto":
-        return solver
-    return choose_backend(problem, n_features)

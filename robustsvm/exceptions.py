@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "SolverError", "UnsupportedModelError"]
+__all__ = ["ConvergenceWarning", "SignDirectionWarning", "SolverError", "UnsupportedModelError"]
 
 
 class ConvergenceWarning(UserWarning):
     """A solver stopped before reaching its tolerance; the result's status says why."""
+
+
+class SignDirectionWarning(UserWarning):
+    """Signs were given without ``positive_class`` on labels that do not say which class is positive.
+
+    With labels other than {0, 1} or {−1, +1} (strings such as ``"benign"`` / ``"malignant"``, or {1, 2}),
+    a +1 sign pushes towards ``classes[1]``, the larger label in sorted order: pass ``positive_class=`` to
+    name the class the signs point to.
+    """
 
 
 class SolverError(RuntimeError):

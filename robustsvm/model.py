@@ -16,6 +16,7 @@ resolved here and nowhere else; parameters have one name each: ``l2``, ``l1``,
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,9 +28,9 @@ from .intercept import Intercept, intercept_term
 from .kernels import Kernel
 from .losses import Loss
 from .penalties import Penalty
-from .uncertainty import RobustLayout, UncertaintySet, check_radius, resolve_uncertainty
+from .uncertainty import RobustLayout, UncertaintySet, resolve_uncertainty
 
-__all__ = ["Model", "normalize"]
+__all__ = ["Model", "normalize", "solved_problem"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,20 +142,11 @@ class Model:
         if radius is not None:
             if self.layout is None:
                 raise ValueError("radius applies only to a model with uncertainty")
-            changes["layout"] = replace(self.layout, radius=_radius_vector(radius, self.n))
+            changes["layout"] = self.layout.with_radius(radius)
         if sample_weight is not None:
             sw = check_sample_weight(sample_weight, self.n)
             changes.update(sample_weight=sw, c=self.loss.coefficients(sw))
         return replace(self, **changes)
-
-
-def _radius_vector(radius: Any, n: int, name: str = "radius") -> np.ndarray:
-    r = check_radius(radius, name=name)
-    if np.ndim(r) == 0:
-        return np.full(n, float(r))
-    if r.shape[0] != n:
-        raise ValueError(f"{name} has {r.shape[0]} values but X has {n} samples (one radius per sample)")
-    return np.array(r, dtype=np.float64)
 
 
 def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
@@ -170,11 +162,7 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         every sample or one value per sample. This is the one way to give
         per-sample radii at solve time (the sets themselves are not changed).
     """
-    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d)
-    if radius is not None:
-        if layout is None:
-            raise ValueError("radius= was given but the model has no uncertainty set")
-        layout = replace(layout, radius=_radius_vector(radius, data.n))
+    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     loss: Loss = problem.loss
     return Model(
         X=data.X,
@@ -191,3 +179,25 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         kernel=problem.kernel,
         feature_names=data.feature_names,
     )
+
+
+def solved_problem(problem, model: Model):
+    """``problem`` as ``model`` solved it: its uncertainty carrying the radii the solve used.
+
+    A radius given at solve time (``solve(..., radius=r)``) lives in the
+    model's layout only; the :class:`~robustsvm.solution.Solution` keeps this
+    copy, so that ``robust_check``, the stored JSON, the repr and ``validate``
+    see the radius the solution was computed with. ``problem`` itself is
+    returned when the radii are the sets' own, and is never changed.
+    """
+    layout = model.layout
+    if layout is None:
+        return problem
+    unc = problem.uncertainty
+    own = [s.radius for s in unc] if isinstance(unc, (list, tuple)) else getattr(unc, "radius", None)
+    if own is not None and np.shape(own) in ((), (model.n,)) and np.array_equal(
+            np.broadcast_to(own, (model.n,)), layout.radius):
+        return problem
+    out = copy.copy(problem)
+    out.uncertainty = layout.uncertainty()
+    return out

@@ -12,19 +12,16 @@ compiled and solved by any registered backend that accepts it.
 
 from __future__ import annotations
 
-import time
-import warnings
+import copy
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from . import objective as objective_module
-from ._validation import FitData, check_fit_data
-from .backends import registry
+from . import solve_path
+from ._validation import FitData, check_fit_data, check_positive_class
+from .certify import PointCertificate, certify_point
 from .conic import ConicProgram
-from .duality import certify
-from .exceptions import ConvergenceWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
 from .losses import Hinge, Loss, loss_from_dict
@@ -35,10 +32,8 @@ from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_d
 
 __all__ = ["Problem"]
 
-#: statuses that pass silently; every other one warns
-OPTIMAL = "optimal"
-#: statuses for which no usable point exists: raise
-_FAILED = {"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate", "solver_error"}
+#: the status that passes silently; every other one warns
+OPTIMAL = solve_path.OPTIMAL
 
 
 class Problem:
@@ -64,6 +59,11 @@ class Problem:
         (``b = 0``); ``L2(mu)``: ``b`` with the ridge term ``(mu/2) b²``.
     kernel : Kernel, optional
         A kernel for the dual backends; None is the linear primal model.
+    positive_class : label, optional
+        The class a +1 sign pushes towards (a larger feature with a +1 sign is evidence for it). None
+        means ``classes[1]``, the larger label in sorted order. Results stay oriented to ``classes[1]``
+        (``w``, the decision function, ``Solution.predict``); with ``positive_class = classes[0]`` the
+        signs imposed on that ``w`` are flipped.
     """
 
     def __init__(
@@ -74,6 +74,7 @@ class Problem:
         uncertainty: UncertaintySet | list | None = None,
         intercept: bool | Penalty = True,
         kernel: Kernel | None = None,
+        positive_class: Any = None,
     ) -> None:
         if loss is None:
             loss = Hinge()
@@ -93,6 +94,7 @@ class Problem:
         if kernel is not None and not isinstance(kernel, Kernel):
             raise TypeError(f"kernel must be rs.Linear(), rs.Polynomial(d) or rs.RBF(sigma), got {kernel!r}")
         self.kernel = kernel
+        self.positive_class = check_positive_class(positive_class)
         if loss.is_constraint and self.penalty.l2 == 0 and self.penalty.l1 == 0:
             raise ValueError("a hard-margin model needs a penalty (for instance rs.L2(1.0)): its loss is zero")
 
@@ -124,9 +126,28 @@ class Problem:
 
     def prepare(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> FitData:
         """Validate ``X``, ``y`` and the options against this model."""
-        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
+        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
+                              positive_class=self.positive_class)
         resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
         return data
+
+    def with_positive_class(self, positive_class: Any) -> Problem:
+        """A copy of this model whose signs point to ``positive_class`` (the rest shared)."""
+        other = copy.copy(self)
+        other.positive_class = check_positive_class(positive_class)
+        return other
+
+    def oriented(self, data: FitData) -> Problem:
+        """This model with its signs as the vector ``data.signs`` (already oriented to ``data.classes[1]``).
+
+        For code that solves on labels it has mapped to ±1 itself (cross-validation folds): the copy has
+        no ``positive_class`` left to match against those labels. ``data`` comes from :meth:`prepare`.
+        """
+        if self.positive_class is None:
+            return self
+        other = self.with_positive_class(None)
+        other.signs = np.asarray(data.signs, dtype=np.int8).copy()
+        return other
 
     # -------------------------------------------------------------- numerics
     def robust_margins(self, X: Any, y: Any, w: Any, b: float = 0.0) -> np.ndarray:
@@ -181,6 +202,17 @@ class Problem:
     def _violation(self, data: FitData, w: np.ndarray, b: float) -> float:
         return objective_module.violation(normalize(self, data), w, b)
 
+    def certify(self, X: Any, y: Any, w: Any, b: Any = 0.0, *, sample_weight: Any = None,
+                feature_names: Any = None, radius: Any = None, **options: Any) -> PointCertificate:
+        """Certify a point ``(w, b)`` from anywhere (another solver, scikit-learn's ``coef_``) on ``(X, y)``.
+
+        Returns its objective, its constraint violation and an upper bound ``gap ≥ P(w, b) − P*`` from the
+        package's own dual construction (:func:`robustsvm.certify.certify_point`; ``options`` are
+        ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
+        """
+        model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)
+        return certify_point(model, w, b, **options)
+
     # ------------------------------------------------------------ compiling
     def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,
                 **compile_options: Any):
@@ -210,6 +242,7 @@ class Problem:
         sample_weight: Any = None,
         feature_names: Any = None,
         radius: Any = None,
+        positive_class: Any = None,
         **options: Any,
     ) -> Solution:
         """Solve the model on ``(X, y)`` with a registered backend.
@@ -220,7 +253,9 @@ class Problem:
         y : array-like of shape (n,)
             Labels of any two distinct values; ``classes_[1]`` is +1.
         solver : str, default "clarabel"
-            A name from :func:`robustsvm.solvers`.
+            A name from :func:`robustsvm.solvers`, or ``"auto"`` (the backend
+            :func:`robustsvm.solve_path.choose_backend` picks, with Clarabel
+            solving again an answer short of its tolerance).
         sample_weight : array-like of shape (n,), optional
         feature_names : sequence of str, optional
             Names used to resolve ``signs`` given by name.
@@ -228,6 +263,11 @@ class Problem:
             Radii of the uncertainty set(s) for this solve, replacing those the
             sets were built with: one value for every sample or one per sample
             (validated here; the sets are not changed).
+        positive_class : label, optional
+            The class a +1 sign pushes towards, for this solve (replacing the
+            model's ``positive_class``; the solution's ``problem`` records it).
+            Without it, signs on labels other than {0, 1} / {−1, +1} warn
+            (:class:`~robustsvm.exceptions.SignDirectionWarning`) which class they point to.
         **options
             ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the
             backend's own options.
@@ -243,79 +283,11 @@ class Problem:
         SolverError
             The solver failed or found the model infeasible or unbounded.
         """
-        backend = registry.get_backend(solver)
-        unknown = set(options) - (registry.COMMON_OPTIONS | backend.options)
-        if unknown:
-            raise TypeError(
-                f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
-                f"{sorted(registry.COMMON_OPTIONS | backend.options)}"
-            )
-        _check_common_options(options)
-        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names)
-        model = normalize(self, data, radius=radius)  # resolves (and validates) the uncertainty layout once
-        registry.require(backend, self)
-        start = time.perf_counter()
-        result = backend.solve(model, **options)
-        elapsed = time.perf_counter() - start
-        return self._finish(backend.name, model, result, elapsed, tol=options.get("tol"))
-
-    def _finish(self, name: str, model: Model, result: registry.Result, elapsed: float,
-                tol: float | None = None) -> Solution:
-        if result.status in _FAILED or (result.w is None and result.dual_coef is None):
-            confirmed = name == "clarabel" or bool(result.extra.get("infeasibility_confirmed"))
-            raise SolverError(
-                f"solver {name!r} returned status {result.status!r}"
-                + (f": {result.message}" if result.message else "")
-                + (" (the hard-margin model is infeasible when the data are not separable)"
-                   if self.loss.is_constraint and result.status.startswith("infeasible") and confirmed else "")
-            )
-        b = float(result.b)
-        if result.w is not None:
-            # the package's own certificate: sign-feasible point, recomputed objective, Lagrangian bound
-            cert = _certify(name, model, result, tol)
-            if cert.status in _FAILED:
-                raise SolverError(f"solver {name!r} returned status {result.status!r}: {cert.message}")
-            w, objective, violation = cert.w, cert.objective, cert.violation
-            result.b, result.gap, result.status, result.dual_value = cert.b, cert.gap, cert.status, cert.bound
-            b = cert.b
-            if cert.message:
-                result.message = f"{result.message}; {cert.message}" if result.message else cert.message
-            result.extra["dual_bound"] = cert.bound
-        else:
-            w = None
-            objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, b)
-            violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, b)
-        history = {k: np.asarray(v) for k, v in (result.history or {}).items()}
-        sol = Solution(
-            w=w,
-            b=float(result.b),
-            objective=objective,
-            gap=float(result.gap),
-            status=result.status,
-            solver=name,
-            iterations=int(result.iterations),
-            time=elapsed,
-            time_compile=float(result.time_compile),
-            time_solve=float(result.time_solve),
-            history=history,
-            violation=violation,
-            classes=model.classes,
-            problem=self,
-            feature_names=model.feature_names,
-            message=result.message,
-            dual_coef=result.dual_coef,
-            support_vectors=result.support_vectors,
-            extra={k: v for k, v in result.extra.items() if k != "program"},
-        )
-        if result.status != OPTIMAL:
-            warnings.warn(
-                f"solver {name!r} stopped with status {result.status!r}"
-                + (f" ({result.message})" if result.message else "")
-                + "; the solution may not be optimal",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        return sol
+        if positive_class is not None:
+            return self.with_positive_class(positive_class).solve(
+                X, y, solver, sample_weight=sample_weight, feature_names=feature_names, radius=radius, **options)
+        return solve_path.solve(self, X, y, solver, sample_weight=sample_weight, feature_names=feature_names,
+                                radius=radius, stacklevel=2, **options)
 
     # ------------------------------------------------------------ describe
     def to_dict(self) -> dict:
@@ -336,6 +308,7 @@ class Problem:
             "uncertainty": unc,
             "intercept": {"mode": mode, "mu": mu},
             "kernel": None if self.kernel is None else self.kernel.to_dict(),
+            "positive_class": self.positive_class,
         }
 
     @classmethod
@@ -352,6 +325,7 @@ class Problem:
             uncertainty=uncertainty_from_dict(spec.get("uncertainty")),
             intercept=intercept,
             kernel=kernel_from_dict(spec.get("kernel")),
+            positive_class=spec.get("positive_class"),
         )
 
     def __repr__(self) -> str:
@@ -370,6 +344,8 @@ class Problem:
         parts.append(f"intercept={term.mode}" + (f"(mu={term.mu:g})" if term.mode == "ridge" else ""))
         if self.kernel is not None:
             parts.append(f"kernel={self.kernel!r}")
+        if self.positive_class is not None:
+            parts.append(f"positive_class={self.positive_class!r}")
         return f"Problem({', '.join(parts)})"
 
 
@@ -428,30 +404,3 @@ def _describe_uncertainty(uncertainty: Any) -> str:
     if len(counts) > 3:
         shown.append(f"{len(counts) - 3} more distinct sets")
     return f"[{len(uncertainty)} sets: {', '.join(shown)}]"
-
-
-def _certify(name: str, model: Model, result: registry.Result, tol: float | None):
-    """:func:`robustsvm.duality.certify` on a backend's result; a failed support evaluation names its cause."""
-
-
-    own = registry.get_backend(name).kind != "conic"  # the package's own dual methods
-    try:
-        return certify(model, result.w, float(result.b), multipliers=result.extra.get("margin_multipliers"),
-                       status=result.status, claimed_gap=float(result.gap),
-                       solver_objective=np.nan if own else float(result.extra.get("primal_objective", np.nan)),
-                       tol=tol, own_bound=float(result.dual_value) if own else np.nan)
-    except cp.error.SolverError as exc:
-        raise SolverError(
-            f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
-            f"(a Clarabel solve inside the package) failed: {exc}"
-        ) from exc
-
-
-def _check_common_options(options: dict) -> None:
-    tol = options.get("tol")
-    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    max_iter = options.get("max_iter")
-    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-

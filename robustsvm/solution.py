@@ -120,6 +120,20 @@ class Solution:
         return robust_check(self, X, y, tol=tol)
 
     @property
+    def positive_class(self) -> Any:
+        """The class a +1 sign pushes towards: the model's ``positive_class``, ``classes[1]`` when it names none."""
+        named = getattr(self.problem, "positive_class", None)
+        return _plain_label(self.classes[1]) if named is None else named
+
+    def _signs_line(self) -> str | None:
+        """Which class the model's signs point to (None for a model without signs)."""
+        if not getattr(self.problem, "has_signs", False):
+            return None
+        named = getattr(self.problem, "positive_class", None) is not None
+        how = "named by positive_class" if named else "classes[1]: no positive_class was named"
+        return f"signs       a +1 sign pushes towards {self.positive_class!r} ({how})"
+
+    @property
     def class_mapping(self) -> dict[int, Any]:
         """``{+1: classes[1], -1: classes[0]}``: the label each sign of the decision function predicts."""
         return {+1: _plain_label(self.classes[1]), -1: _plain_label(self.classes[0])}
@@ -129,7 +143,8 @@ class Solution:
 
         Solver, status, objective, gap, constraint violation, iterations and
         timings, the number of nonzero weights and the intercept, and the class
-        mapping: which label is +1 (predicted where ``x·w + b > 0``) and which −1.
+        mapping: which label is +1 (predicted where ``x·w + b > 0``) and which −1;
+        for a model with signs, the class they point to (``positive_class``).
         """
         mapping = self.class_mapping
         lines = [
@@ -142,6 +157,9 @@ class Solution:
             f"iterations  {self.iterations}",
             f"time        {self.time:.4g} s (compile {self.time_compile:.3g} s, solve {self.time_solve:.3g} s)",
         ]
+        signs = self._signs_line()
+        if signs is not None:
+            lines.insert(1, signs)
         if self.w is not None:
             lines.append(f"nonzeros    {int(np.count_nonzero(np.abs(self.w) > 1e-8))} of {self.w.shape[0]} weights")
             lines.append(f"intercept   {self.b:.6g}")

@@ -143,6 +143,11 @@ def check_solution_spec(spec: Any) -> None:
     if len(classes) != 2 or "other" in kinds or len(kinds) != 1 or classes[0] == classes[1]:
         raise _fail("classes", f"must be two distinct labels of one type (numbers or strings), got "
                                f"{_describe(classes)}")
+    positive = model.get("positive_class")
+    if positive is not None and not any(
+            isinstance(positive, str) == isinstance(c, str) and positive == c for c in classes):
+        raise _fail("model.positive_class", f"must be one of the classes {_describe(classes)} or null, got "
+                                            f"{_describe(positive)}")
     dual = _need(spec, "dual_coef", "numbers", optional=True)
     sv = spec.get("support_vectors")
     d = None if w is None else len(w)
@@ -176,6 +181,11 @@ def check_solution_spec(spec: Any) -> None:
         if len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in shape):
             raise _fail("data.shape", f"must be two integers, got {_describe(shape)}")
     _need(spec, "versions", "dict", optional=True)
+    preprocessing = _need(spec, "preprocessing", "dict", optional=True)
+    if preprocessing is not None and not (preprocessing.get("format") == "robustsvm.preprocessing"
+                                          and isinstance(preprocessing.get("version"), int)):
+        raise _fail("preprocessing", "must be a 'robustsvm.preprocessing' section with an integer version "
+                                     "(robustsvm.preprocessing reads the rest)")
     digests = _need(spec, "digests", "dict", optional=True)
     if digests is not None and not all(isinstance(v, str) for v in digests.values()):
         raise _fail("digests", "must map field names to strings")

@@ -18,11 +18,11 @@ LAYERS = [
     {"exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
-    {"duality", "conic", "duals"},
+    {"duality", "certify", "conic", "duals"},
     {"backends"},
-    {"solution", "problem", "io"},
-    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory"},
-    {"cli", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"solution", "problem", "io", "solve_path"},
+    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
+    {"cli", "cli_data", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 

@@ -265,3 +265,55 @@ def test_validate_flags_a_broken_hard_margin():
     assert report.violation == pytest.approx(max(0.0, float(np.max(1 - margins))), rel=1e-12)
     assert report.violation > 0.1 and not report.ok
     assert any("constraints violated" in m for m in report.mismatches)
+
+
+def _every_set(n: int):
+    """One of each set type and parameter a user can write, for d = 2 and n samples."""
+    return {
+        "ball-p1": rs.Ball(0.2, p=1), "ball-p2": rs.Ball(0.2), "ball-pinf": rs.Ball(0.2, p=np.inf),
+        "ball-p3": rs.Ball(0.2, p=3), "box": rs.Box(0.1), "box-widths": rs.Box(0.1, widths=[1.0, 2.5]),
+        "ellipsoid": _other_sets()[0], "polyhedron": _other_sets()[1], "spectrahedron": _other_sets()[2],
+        "intersection": rs.Box(0.2) & rs.Ball(0.25, p=np.inf),
+        "intersection-radii": rs.Intersection(rs.Ball(0.3, p=np.inf), rs.Ball(0.2, p=1),
+                                              radius=np.linspace(0.0, 0.3, n)),
+        "ball-pinf-radii": rs.Ball(np.linspace(0.0, 0.3, n), p=np.inf),
+        "per-sample-sets": [rs.Ball(0.1, p=np.inf) if i % 3 else rs.Box(0.2, widths=[0.5, 1.0]) for i in range(n)],
+    }
+
+
+@pytest.mark.parametrize("name", list(_every_set(30)))
+def test_every_set_and_parameter_reads_back(tmp_path, name):
+    """Write, read, validate: the rebuilt sets have the same parameters and the same support function."""
+    X, y = make_classification(30, 2, seed=8)
+    uset = _every_set(30)[name]
+    prob = rs.Problem(penalty=rs.L2(0.1), uncertainty=uset)
+    sol = prob.solve(X, y)
+    path = sol.to_json(tmp_path / "s.json", X, y)
+    json.loads(path.read_text(), parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    back = rs.Solution.from_json(path)
+    assert back.problem.to_dict() == {**prob.to_dict(), "signs": [0, 0]}
+    originals = uset if isinstance(uset, list) else [uset]
+    rebuilt = back.problem.uncertainty if isinstance(uset, list) else [back.problem.uncertainty]
+    z = np.random.default_rng(0).normal(size=(4, 2))
+    for a, b in zip(originals, rebuilt, strict=True):
+        assert type(a) is type(b) and b.key() == a.key()
+        np.testing.assert_array_equal(np.asarray(b.radius), np.asarray(a.radius))
+        np.testing.assert_allclose([b.support(v) for v in z], [a.support(v) for v in z], rtol=1e-6, atol=1e-8)
+    report = rs.validate(back, X, y, rtol=1e-7)
+    assert report.ok, str(report)
+
+
+def test_cli_validates_a_stored_infinity_ball(tmp_path):
+    """`robustsvm validate` reads a Ball(p=inf) solution written by `robustsvm fit --output`."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "m.json"
+    fit = subprocess.run([sys.executable, "-m", "robustsvm", "fit", "wdbc", "--uncertainty", "ball:0.05:inf",
+                          "--output", str(out)], capture_output=True, text=True, timeout=600)
+    assert fit.returncode == 0, fit.stderr
+    assert rs.Solution.from_json(out).problem.uncertainty.p == np.inf
+    check = subprocess.run([sys.executable, "-m", "robustsvm", "validate", str(out), "wdbc"], capture_output=True,
+                           text=True, timeout=600)
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "validation  OK" in check.stdout

@@ -27,8 +27,10 @@ import time
 
 import numpy as np
 
+from ..duality import class_balance
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
+from .dual_ascent import dual_value
 from .registry import Backend, History, Result, register
 
 __all__ = ["ball_radius", "solve_pegasos"]
@@ -47,16 +49,15 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
     ``vpos``/``vneg`` are ``Xᵀ(c∘y∘α)`` restricted to each class.
     """
     c, y = model.c, model.y
-    lin_pos = float(c[y > 0] @ alpha[y > 0])
-    lin_neg = float(c[y < 0] @ alpha[y < 0])
     rho_pos = rho_neg = 1.0
     if model.free_intercept:
-        if lin_pos > lin_neg:
-            rho_pos = lin_neg / lin_pos
-        elif lin_neg > lin_pos:
-            rho_neg = lin_pos / lin_neg
+        rho_pos, rho_neg = class_balance(float(c[y > 0] @ alpha[y > 0]), float(c[y < 0] @ alpha[y < 0]))
     w = project_signs((rho_pos * vpos + rho_neg * vneg) / model.lam, model.signs)
-    return rho_pos * lin_pos + rho_neg * lin_neg - 0.5 * model.lam * float(w @ w)
+    return dual_value(model.model.loss, c, np.where(y > 0, rho_pos, rho_neg) * alpha, model.lam, w)
+
+
+#: the tolerance (relative duality gap) and iteration cap used when the caller gives none
+DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 
 
 def solve_pegasos(
@@ -98,8 +99,8 @@ def solve_pegasos(
         iterate), ``best_objective``, ``dual`` (the bound from ``ᾱ``), ``gap``
         (``objective − dual``) and ``time``.
     """
-    tol = 1e-4 if tol is None else float(tol)
-    max_iter = 1000 if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     t_start = time.perf_counter()
     model = hinge_model(normalized)
     design, lam, y, c, signs = model.design, model.lam, model.y, model.c, model.signs
@@ -197,7 +198,7 @@ def solve_pegasos(
         time_solve=t_end - t_loop,
         message=message,
         dual_value=float(best_d),
-        extra={"margin_multipliers": c * np.clip(best_alpha, 0.0, 1.0)},
+        multipliers=c * np.clip(best_alpha, 0.0, 1.0),
     )
 
 
@@ -210,6 +211,7 @@ register(
         options=frozenset({"batch_size", "eval_every"}),
         kind="first-order",
         certificate="duality gap P(w_best) − D(ᾱ) (absolute) from averaged hinge indicators",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

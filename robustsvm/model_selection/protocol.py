@@ -138,7 +138,8 @@ def woolnough_protocol(
     ``final_solver`` (default ``solver``) fits the final model, with
     ``final_options``; the remaining arguments are those of :func:`grid_search`.
     """
-    data = check_fit_data(X, y, signs=problem.signs)
+    data = check_fit_data(X, y, signs=problem.signs, positive_class=problem.positive_class)
+    problem = problem.oriented(data)  # the split sees labels mapped to ±1
     Xs = standardize(data.X)
     train, test = stratified_split(data.y, test_size, seed=seed)
     Xtr, ytr, Xte, yte = Xs[train], data.y[train], Xs[test], data.y[test]

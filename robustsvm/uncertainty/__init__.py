@@ -7,7 +7,7 @@ from .certificate import RobustCheck, robust_check
 from .ellipsoid import Ellipsoid
 from .heuristics import radius_upper_bound
 from .intersection import Intersection
-from .layout import RobustLayout, resolve_uncertainty
+from .layout import RobustLayout, resolve_uncertainty, sample_radii
 from .polyhedron import Polyhedron
 from .serialize import SET_TYPES, uncertainty_from_dict
 from .spectrahedron import Spectrahedron
@@ -27,5 +27,6 @@ __all__ = [
     "radius_upper_bound",
     "resolve_uncertainty",
     "robust_check",
+    "sample_radii",
     "uncertainty_from_dict",
 ]

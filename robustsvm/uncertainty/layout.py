@@ -13,7 +13,22 @@ import numpy as np
 
 from .base import UncertaintySet, check_radius
 
-__all__ = ["RobustLayout", "resolve_uncertainty"]
+__all__ = ["RobustLayout", "resolve_uncertainty", "sample_radii"]
+
+
+def sample_radii(radius: Any, n: int, *, name: str = "radius") -> np.ndarray:
+    """``radius`` as one finite, non-negative value per sample: the one place a radius is validated.
+
+    A scalar is repeated ``n`` times; an array must hold exactly ``n`` values.
+    Every radius the package solves with (a set's own, ``solve(..., radius=)``,
+    a compiled program's ``set_values(radius=)``) reaches the model through here.
+    """
+    r = check_radius(radius, name=name)
+    if np.ndim(r) == 0:
+        return np.full(n, float(r))
+    if r.shape[0] != n:
+        raise ValueError(f"{name} has {r.shape[0]} values but X has {n} samples (one radius per sample)")
+    return np.array(r, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -33,6 +48,8 @@ class RobustLayout:
     sets: list[UncertaintySet]
     group: np.ndarray
     radius: np.ndarray
+    #: whether the model listed one set per sample (kept so that :meth:`uncertainty` gives that form back)
+    per_sample_sets: bool = False
 
     def pairs(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The distinct (set, direction) pairs the samples need.
@@ -89,46 +106,70 @@ class RobustLayout:
         """``r_i σ_{V_i}(−y_i w)``: how much each margin shrinks in the worst case."""
         return self.radius * self.support(w, y)
 
+    def with_radius(self, radius: Any, *, name: str = "radius") -> RobustLayout:
+        """The same sets with new radii: a scalar for every sample or one value per sample (validated)."""
+        return RobustLayout(sets=self.sets, group=self.group, radius=sample_radii(radius, self.group.shape[0],
+                                                                                 name=name))
 
-def resolve_uncertainty(uncertainty: Any, n: int, d: int, *, name: str = "uncertainty") -> RobustLayout | None:
+    def uncertainty(self) -> UncertaintySet | list[UncertaintySet]:
+        """The model's ``uncertainty`` carrying these radii, the form a :class:`Problem` states.
+
+        One shared set: that set with the radius (a scalar when every sample
+        has the same one, else one value per sample); sets given per sample:
+        one set per sample with its scalar radius. Stored, printed and
+        re-checked solutions describe the radii they were solved with
+        through this.
+        """
+        r = self.radius
+        if len(self.sets) == 1 and not self.per_sample_sets:
+            uniform = r.size > 0 and bool(np.all(r == r[0]))
+            return self.sets[0].with_radius(float(r[0]) if uniform else r.copy())
+        return [self.sets[k].with_radius(float(ri)) for k, ri in zip(self.group, r, strict=True)]
+
+
+def resolve_uncertainty(uncertainty: Any, n: int, d: int, *, radius: Any = None,
+                        name: str = "uncertainty") -> RobustLayout | None:
     """Turn a model's ``uncertainty`` into a :class:`RobustLayout` (None when nominal).
 
     ``uncertainty`` is None, one :class:`UncertaintySet` (its radius a scalar
     or one value per sample), or a sequence of ``n`` sets, one per sample.
+    ``radius`` (a scalar or one value per sample) replaces the sets' own radii;
+    the sets are not changed. Radii are validated by :func:`sample_radii`.
     """
     if uncertainty is None:
+        if radius is not None:
+            raise ValueError("radius= was given but the model has no uncertainty set")
         return None
     if isinstance(uncertainty, UncertaintySet):
         uncertainty.check_dim(d)
-        r = check_radius(uncertainty.radius, name=f"{name}.radius")
-        if np.ndim(r) == 0:
-            radius = np.full(n, float(r))
-        else:
-            if r.shape[0] != n:
-                raise ValueError(
-                    f"{name}.radius has {r.shape[0]} values but X has {n} samples (one radius per sample)"
-                )
-            radius = r.copy()
-        return RobustLayout(sets=[uncertainty], group=np.zeros(n, dtype=np.intp), radius=radius)
-    if isinstance(uncertainty, (list, tuple)):
-        if len(uncertainty) != n:
-            raise ValueError(f"{name} lists {len(uncertainty)} sets but X has {n} samples (one set per sample)")
-        keys: dict[tuple, int] = {}
-        sets: list[UncertaintySet] = []
-        group = np.empty(n, dtype=np.intp)
-        radius = np.empty(n)
-        for i, s in enumerate(uncertainty):
-            if not isinstance(s, UncertaintySet):
-                raise TypeError(f"{name}[{i}] must be an uncertainty set, got {type(s).__name__}")
-            r = check_radius(s.radius, name=f"{name}[{i}].radius")
-            if np.ndim(r) != 0:
-                raise ValueError(f"{name}[{i}].radius must be a scalar when sets are given per sample")
-            key = s.key()
-            if key not in keys:
-                s.check_dim(d)
-                keys[key] = len(sets)
-                sets.append(s)
-            group[i] = keys[key]
-            radius[i] = r
-        return RobustLayout(sets=sets, group=group, radius=radius)
-    raise TypeError(f"{name} must be an uncertainty set, a list of sets or None, got {type(uncertainty).__name__}")
+        layout = RobustLayout(sets=[uncertainty], group=np.zeros(n, dtype=np.intp),
+                              radius=sample_radii(uncertainty.radius, n, name=f"{name}.radius"))
+    elif isinstance(uncertainty, (list, tuple)):
+        layout = _per_sample_layout(uncertainty, n, d, name)
+    else:
+        raise TypeError(
+            f"{name} must be an uncertainty set, a list of sets or None, got {type(uncertainty).__name__}")
+    return layout if radius is None else layout.with_radius(radius)
+
+
+def _per_sample_layout(uncertainty: Any, n: int, d: int, name: str) -> RobustLayout:
+    if len(uncertainty) != n:
+        raise ValueError(f"{name} lists {len(uncertainty)} sets but X has {n} samples (one set per sample)")
+    keys: dict[tuple, int] = {}
+    sets: list[UncertaintySet] = []
+    group = np.empty(n, dtype=np.intp)
+    radius = np.empty(n)
+    for i, s in enumerate(uncertainty):
+        if not isinstance(s, UncertaintySet):
+            raise TypeError(f"{name}[{i}] must be an uncertainty set, got {type(s).__name__}")
+        if np.ndim(s.radius) != 0:
+            raise ValueError(f"{name}[{i}].radius must be a scalar when sets are given per sample")
+        key = s.key()
+        if key not in keys:
+            s.check_dim(d)
+            keys[key] = len(sets)
+            sets.append(s)
+        group[i] = keys[key]
+        radius[i] = s.radius
+    return RobustLayout(sets=sets, group=group, radius=sample_radii(radius, n, name=f"{name}[i].radius"),
+                        per_sample_sets=True)

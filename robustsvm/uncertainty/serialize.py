@@ -11,6 +11,20 @@ from .base import SET_TYPES
 
 __all__ = ["SET_TYPES", "uncertainty_from_dict"]
 
+#: how strict JSON stores the non-finite numbers a set may hold (``Ball(p=np.inf)``)
+_NON_FINITE = {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}
+
+
+def _numbers(value: Any) -> Any:
+    """``value`` with the strings ``"Infinity"``, ``"-Infinity"``, ``"NaN"`` read back as floats, at any depth."""
+    if isinstance(value, str):
+        return _NON_FINITE.get(value, value)
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _numbers(v) for k, v in value.items()}
+    return value
+
 
 def uncertainty_from_dict(spec: Any) -> Any:
     """Rebuild an uncertainty set (or a list of them) from its ``to_dict()`` form.
@@ -20,7 +34,8 @@ def uncertainty_from_dict(spec: Any) -> Any:
     from its two rebuilt components, any other is called with the remaining
     entries as keyword arguments (``Box(radius, widths)``, ``Ball(radius, p)``,
     ``Ellipsoid(shape, radius)``, ``Polyhedron(G, h, radius)``,
-    ``Spectrahedron(A0, A, radius)``).
+    ``Spectrahedron(A0, A, radius)``). Non-finite numbers may be given as
+    the strings strict JSON stores them as (``"Infinity"`` for ``p = ∞``).
     """
     if spec is None:
         return None
@@ -32,6 +47,7 @@ def uncertainty_from_dict(spec: Any) -> Any:
     cls = SET_TYPES.get(kind)
     if cls is None:
         raise ValueError(f"unknown uncertainty set type {kind!r} in a stored model")
+    spec = {k: (v if k in ("type", "first", "second") else _numbers(v)) for k, v in spec.items()}
     if hasattr(cls, "from_dict"):
         return cls.from_dict(spec)
     kwargs = {k: v for k, v in spec.items() if k != "type"}
