@@ -114,8 +114,9 @@ def _check_tajima_72(text: str) -> None:
     per_set = table_with(text, "sign − conv.")
     diffs = [r["sign − conv."] for r in per_set]
     here = bullet(text, "Here: the mean AUC difference")
-    lo, hi = min(diffs, key=float), max(diffs, key=float)
-    assert f"per data set is {lo} to {hi};" in here, here
+    found = re.search(r"per data set is (\S+) to (\S+);", here)
+    assert found and float(found[1]) == min(map(float, diffs)) and float(found[2]) == max(map(float, diffs)), here
+    assert found[1] in diffs and found[2] in diffs, here
     wins = sum(int(r["W/T/L"].split("/")[0]) for r in per_set)
     ties = sum(int(r["W/T/L"].split("/")[1]) for r in per_set)
     losses = sum(int(r["W/T/L"].split("/")[2]) for r in per_set)

@@ -133,4 +133,5 @@ def test_quick_run_writes_the_page_between_markers(tmp_path):
     assert "| Sonar |" in text and "[9.6]" in text and "| Breast cancer |" in text
     assert "robustsvm reproduce sha2002 --quick" in text and "γ_i ≤ bound for" in text
     with pytest.raises(ValueError, match="--halves"):
-        sha2002.run(parser.parse_args(["--halves", "0"]))
+        sha2002.run(parser.parse_args(["--halves", "0", "--output-dir", str(tmp_path / "never")]))
+    assert not (tmp_path / "never").exists()  # bad options write nothing

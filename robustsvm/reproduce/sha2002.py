@@ -394,7 +394,6 @@ def run(args: argparse.Namespace) -> int:
     """Run the reproduction (or read a saved one); print the tables, write the page and the figures."""
     import pickle
 
-    page, fig_dir = output_paths("sha2002", args.output_dir, args.page, args.figures)
     if getattr(args, "from_results", None):
         with open(args.from_results, "rb") as fh:
             res = pickle.load(fh)
@@ -403,6 +402,7 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "save_results", None):
             with open(args.save_results, "wb") as fh:
                 pickle.dump(res, fh)
+    page, fig_dir = output_paths("sha2002", args.output_dir, args.page, args.figures)
     figures = {"fig1": fig_dir / "sha2002_fig1.png", "fig2": fig_dir / "sha2002_fig2.png"}
     draw_figure(res["decay"], str(figures["fig1"]))
     draw_figure2(res["theorem2"], str(figures["fig2"]))
