@@ -504,7 +504,7 @@ def run(args: argparse.Namespace) -> int:
         parts.append(render_72(saved["72"], meta["splits"], 3 if meta["quick"] else 5))
     text = "\n".join(parts) + (f"\nCommand: `{meta['command']}` — {meta['wall']:.0f} s wall, {meta['cpu']:.0f} s CPU "
                                f"in the main process; {meta['machine']}; run {meta['written']}.\n")
-    write_generated(page, f"tajima2020 {meta['block']}", text,
+    write_generated(page, f"tajima2020 {meta.get('block', 'quick' if meta['quick'] else 'results')}", text,
                     "Reproduction: Tajima et al. (2020)")
     print(text)
     print(f"written to {page}", file=sys.stderr)
