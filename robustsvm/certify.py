@@ -74,7 +74,7 @@ class PointCertificate:
     steps : int
         Dual-ascent steps spent tightening the bound.
     status : str
-        ``"optimal"`` (feasible, ``gap ≤ tol·max(1, |P|)``), ``"suboptimal"`` (feasible, larger gap)
+        ``"optimal"`` (feasible, ``gap ≤ tol·max(1, |P|)``), ``"feasible"`` (feasible, a larger gap)
         or ``"infeasible"``.
     projected_objective, projected_gap : float
         For an infeasible point: the objective and gap of its projection on the sign constraints
@@ -183,7 +183,7 @@ def certify_point(model: Model, w: Any, b: Any = 0.0, *, ascent_steps: int = DEF
     recovered, _ = _bound(model, a0, moved)
     best, best_a = recovered, a0
     steps = 0
-    target = max(objective if feasible else p_objective, p_objective)
+    target = p_objective  # the objective itself for a feasible point (its projection leaves it unchanged)
     if ascent_steps > 0 and target - best > tol * max(1.0, abs(target)):
         if model.l2 <= 0:
             messages.append("no dual-ascent steps: without λ2 the dual is not smooth (the recovered bound is used)")
@@ -196,7 +196,7 @@ def certify_point(model: Model, w: Any, b: Any = 0.0, *, ascent_steps: int = DEF
         messages.insert(0, f"the point violates the constraints by {violation:.3g}"
                            + (f" (signs by {sign_violation:.3g})" if sign_violation > 0 else ""))
     else:
-        status = "optimal" if gap <= tol * max(1.0, abs(objective)) else "suboptimal"
+        status = "optimal" if gap <= tol * max(1.0, abs(objective)) else "feasible"
     return PointCertificate(
         w=w, b=b, objective=float(objective), violation=float(violation), sign_violation=sign_violation,
         feasible=feasible, bound=float(best), gap=float(gap), recovered_bound=float(recovered), steps=steps,

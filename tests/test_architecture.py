@@ -22,8 +22,8 @@ LAYERS = [
     {"duality", "certify", "conic", "duals"},
     {"backends"},
     {"solution", "problem", "io", "solve_path"},
-    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory"},
-    {"cli", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"estimator", "model_selection", "compare", "pq_model", "datasets", "theory", "preprocessing"},
+    {"cli", "cli_data", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 
