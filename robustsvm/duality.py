@@ -63,6 +63,7 @@ __all__ = [
     "optimal_shift",
     "optimal_points",
     "admissible_multipliers",
+    "class_balance",
 ]
 
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
@@ -223,12 +224,24 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
     if np.isfinite(loss.dual_upper):
         a = np.minimum(a, c * float(loss.dual_upper))
     if intercept == "free":
-        pos, neg = float(a[y > 0].sum()), float(a[y < 0].sum())
-        if pos > neg:
-            a[y > 0] *= neg / pos
-        elif neg > pos:
-            a[y < 0] *= pos / neg
+        fp, fn = class_balance(float(a[y > 0].sum()), float(a[y < 0].sum()))
+        a[y > 0] *= fp
+        a[y < 0] *= fn
     return a
+
+
+def class_balance(pos: float, neg: float) -> tuple[float, float]:
+    """The factors ``(f₊, f₋)`` that scale the heavier class down so that ``f₊·pos = f₋·neg``.
+
+    ``pos = Σ_{y_i>0} a_i`` and ``neg = Σ_{y_i<0} a_i`` for multipliers ``a ≥ 0``: the free intercept's dual
+    constraint ``Σ_i a_i y_i = 0`` then holds for ``a`` scaled by ``f₊`` on the positive class and ``f₋`` on the
+    negative one, both in ``[0, 1]`` (so a point of the dual box stays in it).
+    """
+    if pos > neg:
+        return neg / pos, 1.0
+    if neg > pos:
+        return 1.0, pos / neg
+    return 1.0, 1.0
 
 
 def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
@@ -280,8 +293,10 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     if np.any(signs < 0):
         parts.append(cp.pos(-s_expr[np.flatnonzero(signs < 0)] - l1))
     excess = cp.hstack(parts) if len(parts) > 1 else parts[0]
-    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one
-    norm = max(float(np.max(np.abs(s0))), l1, 1e-300)
+    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one by
+    # the size of s's parts: s0 = 0 (all-zero X) leaves the points' weights to set the scale
+    norm = max(float(np.max(np.abs(s0))), l1, float(np.max(np.abs(coef), initial=0.0)))
+    norm = norm if norm > 0 else 1.0
     objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
     prob = cp.Problem(cp.Minimize(objective), cons)
     try:
