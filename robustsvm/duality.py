@@ -314,25 +314,16 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
 
 
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Multipliers ``a = −c ℓ'(m)`` for the given margins (used when a backend returns none).
+    """Multipliers ``a = c·α(m)`` for the given margins, ``α(m) ∈ −∂ℓ(m)`` from :meth:`Loss.multiplier`.
 
-    Exact at the optimum for a differentiable loss (squared hinge:
-    ``a_i = 2c_i max(0, 1 − m_i)``). Hinge: ``c_i`` where ``m_i < 1`` and 0
-    elsewhere (a weaker bound: the samples on the margin have fractional
-    multipliers). Hard margin: 0. Another loss: a central difference of its
-    value, clipped to its dual box.
+    Used when a backend returns none and by :mod:`robustsvm.certify`. Exact at
+    the optimum for a differentiable loss (squared hinge: ``a_i = 2c_i max(0, 1 − m_i)``);
+    hinge: ``c_i`` where ``m_i < 1`` and 0 elsewhere (a weaker bound: the samples on
+    the margin have fractional multipliers); hard margin: 0.
     """
     loss = _as_loss(loss)
     margins = np.asarray(margins, dtype=np.float64)
-    if loss.is_constraint:
-        return np.zeros_like(margins)
-    if loss.name == "squared_hinge":
-        return 2.0 * c * np.maximum(0.0, 1.0 - margins)
-    if loss.name == "hinge":
-        return np.where(margins < 1.0, c, 0.0)
-    h = 1e-6 * np.maximum(1.0, np.abs(margins))
-    slope = -(loss.value(margins + h) - loss.value(margins - h)) / (2.0 * h)
-    return c * np.clip(slope, 0.0, float(loss.dual_upper))
+    return np.asarray(c, dtype=np.float64) * loss.multiplier(margins)
 
 
 def _as_loss(loss: Any):
