@@ -194,3 +194,33 @@ def test_projection_on_the_free_intercept_dual_set_matches_a_cvxpy_projection(bo
         # p is feasible (exactly) and at least as close to a as the solver's point: the projection
         assert np.sum((p - a) ** 2) <= np.sum((x.value - a) ** 2) + 1e-7
         assert abs(p @ y) <= 1e-9 * max(1.0, np.abs(p).sum()) and np.all(p >= 0) and np.all(p <= dual.upper)
+
+
+def test_hard_margin_point_shrunk_inside_the_margins_is_infeasible_and_its_rescaling_certified(wdbc_std):
+    X, y = wdbc_std
+    X, y = X[:200], y[:200]
+    problem = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0))
+    ref = _reference(problem, X, y)
+    cert = problem.certify(X, y, 0.9 * ref.w, 0.9 * ref.b)  # every margin times 0.9: the tight ones below 1
+    ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    expected = float(np.max(1.0 - 0.9 * ypm * (X @ ref.w + ref.b)))
+    assert cert.status == "infeasible" and cert.violation == pytest.approx(expected, rel=1e-6)
+    # dividing by the smallest margin puts the point back on the constraints: certified, near the optimum
+    assert cert.projected_gap >= cert.projected_objective - ref.objective - 1e-10
+    assert cert.bound <= ref.objective + 1e-10
+    outside = problem.certify(X, y, 1.1 * ref.w, 1.1 * ref.b)  # feasible, objective 1.21 times the optimum
+    assert outside.feasible
+    _assert_valid(outside, ref)
+
+
+def test_sparse_data_with_l1_and_signs(wdbc_std):
+    import scipy.sparse as sp
+
+    X, y = wdbc_std
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    signs = np.where(np.arange(X.shape[1]) < 5, 1, 0)
+    problem = rs.Problem(penalty=rs.L2(LAM) + rs.L1(1e-3), signs=signs)
+    ref = _reference(problem, Xs, y)
+    cert = problem.certify(Xs, y, ref.w + 0.01, ref.b)
+    _assert_valid(cert, ref)
+    assert cert.gap <= 2.0 * (cert.objective - ref.objective + ref.gap) + 1e-6
