@@ -27,12 +27,15 @@ from .uncertainty import (
     Ellipsoid,
     Intersection,
     Polyhedron,
+    Replicates,
     RobustCheck,
     Spectrahedron,
     UncertaintySet,
+    from_replicates,
     radius_upper_bound,
     robust_check,
 )
+from .weight_constraints import ordered
 
 __version__ = "0.1.0"
 
@@ -61,6 +64,9 @@ __all__ = [
     "robust_check",
     "radius_upper_bound",
     "pq_svm",
+    "ordered",
+    "from_replicates",
+    "Replicates",
     "NQP",
     "solve_nqp_cvxpy",
     "solvers",

@@ -5,13 +5,14 @@ The program is
     minimize   (λ2/2)‖w‖² + λ1 t1 + (μ/2) b² + Σ_i c_i ℓ(ξ_i)
     subject to ξ ≥ 0,  ξ ≥ 1 − (y ∘ (Xw + b) − r ∘ (S t)),  t1 ≥ ‖w‖₁,
                t_k ≥ σ_{V_k}(∓w)  (one epigraph variable per set and label),
-               w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
+               w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),  l ≤ w ≤ u,  lb ≤ A w ≤ ub,
 
 with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); the hard margin keeps
 ``y ∘ (Xw + b) − r ∘ (S t) ≥ 1`` and drops ξ. ``S`` is the constant 0/1 matrix
 that hands each sample the epigraph variable of its set and label. λ1, λ2, μ,
 the loss weights ``c`` and the radii ``r`` are ``cp.Parameter``s, so that a new
-value re-uses the compiled problem (DPP). Every constraint is one vectorized
+value re-uses the compiled problem (DPP); bounds and linear constraints are constant data
+(finite sides only, signs included in the bounds). Every constraint is one vectorized
 expression: nothing loops over samples.
 """
 
@@ -51,6 +52,9 @@ class ConicResult:
     multipliers: np.ndarray | None = None
     #: the solver's own status string (``"MaxTime"``, ``"solved"``, ...), when it reports one
     solver_status: str = ""
+    #: multipliers ``ν`` of the linear constraints ``lb ≤ A w ≤ ub`` (``ν_k > 0`` on the upper side, ``< 0`` on
+    #: the lower side), in model units; None without linear constraints
+    constraint_multipliers: np.ndarray | None = None
 
 
 class ConicProgram:
@@ -162,13 +166,11 @@ class ConicProgram:
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
 
-        # sign constraints, one vectorized constraint per sign
-        pos = np.flatnonzero(model.signs > 0)
-        neg = np.flatnonzero(model.signs < 0)
-        if pos.size:
-            constraints.append(w[pos] >= 0)
-        if neg.size:
-            constraints.append(w[neg] <= 0)
+        # signs and bounds (one box; w is in units of 1/κ), then the linear constraints
+        constraints.extend(model.feasible_set.cvx_box(w, k))
+        linear = model.feasible_set.linear
+        self.linear_rows = [] if linear is None else linear.cvx_rows(w, k)
+        constraints.extend(con for _, con in self.linear_rows)
 
         # nominal margins y ∘ (Xw + b)
         Xy = _scale_rows(X, y)
@@ -426,6 +428,7 @@ class ConicProgram:
             if multipliers.shape != (self.n,):
                 multipliers = None
         solver_status = solvers.solver_status(raw)
+        nu = self.model.feasible_set.linear.multipliers(self.linear_rows) if self.linear_rows else None
         status = STATUS.get(prob.status, str(prob.status))
         if prob.status == cp.USER_LIMIT and "time" in solver_status.lower():
             status = "time_limit"  # a time limit reached is not an iteration limit
@@ -442,6 +445,7 @@ class ConicProgram:
             raw_status=str(prob.status),
             multipliers=multipliers,
             solver_status=solver_status,
+            constraint_multipliers=nu,
         )
 
     def size(self) -> dict:

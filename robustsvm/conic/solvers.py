@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -46,6 +47,11 @@ STATUS = {
 }
 
 
+#: descriptor 1 as it was before the outermost :func:`solver_output`, and how many are open (all threads)
+_REDIRECT: dict[str, Any] = {"depth": 0, "saved": None}
+_REDIRECT_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def solver_output(verbose: bool = False) -> Iterator[None]:
     """Keep what a solver writes off standard output: to standard error when ``verbose``, else discarded.
@@ -53,24 +59,40 @@ def solver_output(verbose: bool = False) -> Iterator[None]:
     Solvers written in C, C++ or Rust print from their own code to file
     descriptor 1 (HiGHS prints its banner whatever its options), past
     ``sys.stdout``; a command's ``--json`` output must stay JSON. Descriptor 1
-    itself is pointed elsewhere for the duration, and restored after.
+    itself is pointed elsewhere while any solve runs, and restored when the
+    last one ends: solves in several threads share one redirection, the
+    outermost deciding where it goes (so output of other threads meanwhile
+    goes there too).
     """
+    with _REDIRECT_LOCK:
+        if _REDIRECT["depth"] == 0:
+            _REDIRECT["saved"] = _redirect_stdout(verbose)
+        _REDIRECT["depth"] += 1
+    try:
+        yield
+    finally:
+        with _REDIRECT_LOCK:
+            _REDIRECT["depth"] -= 1
+            saved = _REDIRECT["saved"]
+            if _REDIRECT["depth"] == 0 and saved is not None:
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    sys.stdout.flush()
+                os.dup2(saved, 1)
+                os.close(saved)
+                _REDIRECT["saved"] = None
+
+
+def _redirect_stdout(verbose: bool) -> int | None:
+    """Point descriptor 1 at stderr or the null device; a copy of the old one (None: no usable descriptor 1)."""
     try:
         sys.stdout.flush()
         saved = os.dup(1)
     except (OSError, ValueError, AttributeError):  # no usable descriptor 1 (an embedded interpreter)
-        yield
-        return
+        return None
     target = os.dup(2) if verbose else os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(target, 1)
-        yield
-    finally:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(target)
+    os.dup2(target, 1)
+    os.close(target)
+    return saved
 
 
 def solver_status(raw: Any) -> str:
