@@ -33,6 +33,7 @@ from .uncertainty import (
     radius_upper_bound,
     robust_check,
 )
+from .weight_constraints import ordered
 
 __version__ = "0.1.0"
 
@@ -61,6 +62,7 @@ __all__ = [
     "robust_check",
     "radius_upper_bound",
     "pq_svm",
+    "ordered",
     "NQP",
     "solve_nqp_cvxpy",
     "solvers",

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[1] / "robustsvm"
 
 #: the layers of docs/architecture.md, bottom first; a module may import only from its own layer or below
 LAYERS = [
-    {"exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result"},
+    {"exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result",
+     "weight_constraints"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
     {"duality", "certify", "conic", "duals"},

@@ -79,7 +79,8 @@ def test_every_set_type_of_the_table_can_be_named(set_files):
                 named.add("Intersection")
             else:
                 named.add(type(got).__name__)
-    assert named == set(SET_TYPES)  # every type a user can build in Python
+    # every type of the package a user can build in Python (other tests add their own types to the table)
+    assert named == {name for name, cls in SET_TYPES.items() if cls.__module__.startswith("robustsvm.")}
 
 
 @pytest.mark.parametrize(("text", "reason"), [

@@ -305,7 +305,8 @@ def test_weighted_quantile_matches_the_sorted_definition(seed):
 
 def test_certificates_are_spaced_out_where_the_ascent_stalls():
     """Certificates that do not halve the gap widen the spacing (up to 16×); progress resets it; no timing used."""
-    from robustsvm.backends.dual_ascent import next_check as _next_check, stalls as _stalls
+    from robustsvm.backends.dual_ascent import next_check as _next_check
+    from robustsvm.backends.dual_ascent import stalls as _stalls
 
     last, now = (10, 1e-1), (20, 9e-2)  # slow progress: the rate alone asks for ⌈0.7·1082.7⌉ = 758 epochs
     assert _next_check(last, now, 1e-6, 10) == 30  # 3·check_every

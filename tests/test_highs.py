@@ -138,3 +138,26 @@ def test_explicit_highs_on_a_hard_qp_stops_at_its_iteration_limit():
     assert status in ("max_iter", "optimal")
     if status == "max_iter":  # the package's certificate still bounds the distance to the optimum
         assert float(objective) - (float(ref_objective) - float(ref_gap)) <= float(gap) + 1e-9
+
+
+def test_solves_in_threads_restore_standard_output():
+    """Concurrent solves share one redirection of descriptor 1; the last one to end restores it."""
+    code = textwrap.dedent("""
+        import os, threading
+        import robustsvm as rs
+        from robustsvm.conic import solver_output
+        from tests.conftest import make_classification
+        X, y = make_classification(30, 3, seed=0)
+        before = os.fstat(1).st_ino
+        def work():
+            for _ in range(3):
+                rs.Problem(penalty=rs.L1(0.1)).solve(X, y, solver="highs")
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        assert os.fstat(1).st_ino == before
+        print("END")
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "END\n"

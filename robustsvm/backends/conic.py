@@ -113,9 +113,9 @@ def _qp_reasons(problem) -> list[str]:
 
 
 #: every linear model, any uncertainty set
-LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True)
+LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True, bounds=True, constraints=True)
 #: linear models whose sets compile to an LP/QP
-QP_NEEDS = Needs(sets="any", per_sample_sets=True, extra=_qp_reasons)
+QP_NEEDS = Needs(sets="any", per_sample_sets=True, bounds=True, constraints=True, extra=_qp_reasons)
 
 
 def _with_time_limit(solver_name: str, time_limit, solver_options) -> dict:
@@ -155,6 +155,8 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
 KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
                      signs=False, sets=(),
                      why={"l1": "the kernel dual has no L1 term", "signs": "signs act on w, which a kernel hides",
+                          "bounds": "bounds act on w, which a kernel hides",
+                          "constraints": "linear constraints act on w, which a kernel hides",
                           "sets": "kernel models have no uncertainty sets"})
 
 
@@ -241,6 +243,7 @@ def solve_conic(solver_name: str):
             dual_feasible=False,  # the solver's report, not a bound the package checked
             primal_value=res.primal_objective,
             multipliers=res.multipliers,
+            constraint_multipliers=res.constraint_multipliers,
             infeasibility=evidence,
             extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
                    "program": prog, "solver_status": res.solver_status},

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from ..duality import class_balance, dual_value
 from ..intercept import Intercept
 from ..objective import objective_from_margins
-from ..uncertainty import Ball, Box, Ellipsoid
+from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
 from .dual_ascent import DualCertificate, Products, best_intercept
@@ -173,13 +173,7 @@ class SharedSetArrays:
         term = Intercept("ridge", float(mu)) if intercept == "ridge" and float(mu) > 0 else Intercept(
             "none" if intercept == "none" else "free")
         n, d = X.shape
-        try:
-            r = np.ascontiguousarray(np.broadcast_to(0.0 if radius is None else radius, (n,)), dtype=np.float64)
-        except ValueError:
-            raise ValueError(f"radius must be a scalar or hold one value per sample ({n}), got shape "
-                             f"{np.shape(radius)}") from None
-        if np.any(r < 0) or not np.all(np.isfinite(r)):
-            raise ValueError("radius must be finite and non-negative")
+        r = np.ascontiguousarray(sample_radii(0.0 if radius is None else radius, n), dtype=np.float64)
         description = _describe(uncertainty, d)  # its checks name the set's parameters
         if description.delta.shape != (d,):
             raise ValueError(f"the box widths have {description.delta.size} values but X has {d} features")
