@@ -237,3 +237,14 @@ def test_sha_page_names_the_offline_sonar_copies():
         assert f"`{name}`" in flat, name
         if c["rows"] is not None:
             assert f"`{name}` ({c['rows']} rows" in flat
+
+
+def test_sha_page_states_the_largest_polynomial_gram_entry():
+    """(1 + max_i ‖x_i‖²)⁶ on the raw breast-cancer scores, computed here from the data."""
+    from robustsvm.datasets import load
+    from robustsvm.kernels import Polynomial
+
+    X, _, _ = load("wisconsin")
+    largest = float(np.max(Polynomial(6)(X)))
+    assert largest == pytest.approx((1 + np.max(np.sum(X * X, axis=1))) ** 6)
+    assert f"largest entry of this kernel's Gram matrix is {largest:.1e}" in _flat(_page("sha2002"))
