@@ -13,10 +13,11 @@ certified answer::
 from .backends import get_backend, register, solvers
 from .compare import compare
 from .duals import NQP, solve_nqp_cvxpy
-from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
+from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
 from .io import ValidationReport, validate
 from .kernels import RBF, Kernel, Linear, Polynomial
 from .losses import HardMargin, Hinge, Loss, SquaredHinge
+from .multiclass import PerClass
 from .penalties import L1, L2, Penalty
 from .pq_model import pq_svm
 from .problem import Problem
@@ -70,6 +71,8 @@ __all__ = [
     "validate",
     "ValidationReport",
     "ConvergenceWarning",
+    "SignDirectionWarning",
+    "PerClass",
     "SolverError",
     "UnsupportedModelError",
     "__version__",

@@ -46,12 +46,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.linalg as sla
 from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
+from ._lazy import cvxpy as cp
 from .losses import LOSSES as REGISTERED
 from .uncertainty import Ball, Box, Ellipsoid
 

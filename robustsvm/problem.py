@@ -17,10 +17,10 @@ import time
 import warnings
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
 from . import objective as objective_module
+from ._lazy import cvxpy as cp
 from ._validation import FitData, check_fit_data, check_positive_class, unnamed_direction
 from .backends import registry
 from .conic import ConicProgram
