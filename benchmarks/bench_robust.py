@@ -41,7 +41,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
-from robustsvm.backends.auto import FEATURE_IPM_MAX_FEATURES, choose_backend  # noqa: E402
+from robustsvm.solve_path import FEATURE_IPM_MAX_FEATURES, choose_backend  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "robust.md"

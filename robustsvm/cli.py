@@ -500,7 +500,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        description="Fit one model and print the solution's summary (and write it as JSON).")
     _add_data_arguments(p)
     _add_model_arguments(p)
-    p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
+    p.add_argument("--solver", default="clarabel",
+                   help="backend name (see `robustsvm solvers`) or auto (chosen from the model; default clarabel)")
     _add_solver_options(p)
     p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
     p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")

@@ -109,7 +109,7 @@ class ConicProgram:
         ``"l2"``, ``"l1"``, and when present ``"mu"`` (intercept ridge),
         ``"radius"`` (scalar, or ``(n,)`` with ``radius_per_sample``) and
         ``"weight"`` (with ``weights_as_parameter``: the loss coefficients c,
-        or their square roots √c for the squared hinge).
+        as ``loss.conic_weight`` makes them: √c for the squared hinge).
     """
 
     def __init__(
@@ -196,7 +196,6 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        squared = loss.name == "squared_hinge"
         if loss.is_constraint:
             self.margin_constraint = margin >= 1
             constraints.append(self.margin_constraint)
@@ -212,7 +211,7 @@ class ConicProgram:
             sw = model.sample_weight
             for k in range(len(labels)):
                 idx = np.flatnonzero(index == k)
-                weight = np.sqrt(sw[idx]) if squared else sw[idx]
+                weight = loss.conic_weight(sw[idx])
                 objective = objective + gw[k] * loss.cvx(xi[idx], weight)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
@@ -220,9 +219,7 @@ class ConicProgram:
             self.xi = xi
             self.margin_constraint = xi >= 1 - margin
             constraints.append(self.margin_constraint)
-            # squared hinge as ‖√c ∘ ξ‖²: ``c @ square(ξ)`` with a parameter c makes
-            # CVXPY densify an n × n quadratic coefficient
-            weight = np.sqrt(coef) if squared else coef
+            weight = loss.conic_weight(coef)  # √c for the squared hinge (see Loss.conic_weight)
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
                 self.parameters["weight"] = weight
@@ -295,7 +292,7 @@ class ConicProgram:
                 raise ValueError("a hard-margin model has no loss terms to weight")
             self.model = self.model.with_values(sample_weight=sample_weight)
             coef = self.model.c
-            p["weight"].value = np.sqrt(coef) if loss.name == "squared_hinge" else coef
+            p["weight"].value = loss.conic_weight(coef)
         if group_weight is not None:
             if self.groups is None:
                 raise ValueError("group_weight needs a program compiled with sample_groups=")

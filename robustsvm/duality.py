@@ -47,13 +47,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.linalg as sla
 from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
 from ._lazy import cvxpy as cp
 from .losses import LOSSES as REGISTERED
-from .uncertainty import Ball, Box, Ellipsoid
 
 __all__ = [
     "Certificate",
@@ -63,6 +61,7 @@ __all__ = [
     "robust_shift",
     "multipliers_from_margins",
     "optimal_shift",
+    "optimal_points",
     "admissible_multipliers",
 ]
 
@@ -115,7 +114,9 @@ def robust_shift(layout: Any, w: np.ndarray, y: np.ndarray, weights: np.ndarray)
     weights : ndarray of shape (n,)
     """
     _, V, inverse = layout.maximize(w, y)
-    _, direction, _ = layout.pairs(y)
+    set_index, direction, _ = layout.pairs(y)
+    # maximizers from an LP or a conic solve sit on the boundary to the solver's tolerance: pull them in
+    V = np.array([_retract(layout.sets[k], v) for k, v in zip(set_index, V, strict=True)]).reshape(V.shape)
     # pair j maximizes over z = direction_j·w; sample i needs z = −y_i w
     flip = direction[inverse] * (-y)
     coef = np.bincount(inverse, weights=weights * layout.radius * flip, minlength=V.shape[0])
@@ -231,25 +232,23 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
 
 
 def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
-    """Pull a solver's point into the unit set where a closed form exists (box clip, ball/ellipsoid scaling)."""
-
-    if isinstance(uncertainty_set, Box):
-        delta = uncertainty_set._delta(v.shape[0])
-        return np.clip(v, -delta, delta)
-    if isinstance(uncertainty_set, Ball):
-        norm = float(np.linalg.norm(v / max(np.max(np.abs(v)), 1e-300), ord=uncertainty_set.p)
-                     * max(np.max(np.abs(v)), 1e-300))
-        return v / max(1.0, norm * (1 + 1e-15))
-    if isinstance(uncertainty_set, Ellipsoid):
-
-        norm = float(np.linalg.norm(sla.solve_triangular(uncertainty_set.L, v, lower=True)))
-        return v / max(1.0, norm * (1 + 1e-15))
-    return v
+    """A solver's point pulled into the unit set (:meth:`UncertaintySet.retract`): the bound needs points of it."""
+    return uncertainty_set.retract(np.asarray(v, dtype=np.float64))
 
 
 def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
                   signs: np.ndarray, l2: float = 1.0) -> np.ndarray | None:
-    """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` chosen to minimize ``‖T(s0 + ·)‖²``.
+    """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` of :func:`optimal_points`; None when its solve fails."""
+    found = optimal_points(layout, y, ay, s0, l1, signs, l2)
+    if found is None:
+        return None
+    inverse, Vv = found
+    return np.bincount(inverse, weights=ay * layout.radius, minlength=Vv.shape[0]) @ Vv
+
+
+def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
+                   signs: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
+    """Points ``u_i = V[inverse[i]] ∈ V_i`` minimizing ``‖T(s0 + Σ_i a_i y_i r_i u_i)‖²``: ``(inverse, V)``.
 
     For fixed multipliers the bound depends on the points only through
     ``s = s0 + Σ_j A_j v_j``, one point ``v_j ∈ V`` per (set, label) pair
@@ -258,7 +257,7 @@ def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1
     the set). Minimizing the convex ``‖T(s)‖²`` over the
     ``v_j`` (its largest entry when ``λ2 = 0``) is a small conic program
     (Clarabel); its points are pulled back
-    into the set where a closed form exists. None when the solve fails.
+    into their sets (:meth:`UncertaintySet.retract`). None when the solve fails.
     """
 
     # one point per (set, label): even a symmetric set's two classes may use different points of a face
@@ -296,7 +295,7 @@ def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1
     Vv = np.asarray(V.value, dtype=np.float64)
     for j in range(J):
         Vv[j] = _retract(layout.sets[set_index[j]], Vv[j])
-    return coef @ Vv
+    return inverse, Vv
 
 
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:

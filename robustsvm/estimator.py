@@ -14,7 +14,6 @@ is.
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -23,17 +22,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import calibration
+from . import calibration, solve_path
 from ._validation import check_finite
-from .backends import registry
-from .backends.auto import choose_backend
-from .exceptions import ConvergenceWarning
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import Ball, Box, UncertaintySet
+from .uncertainty import UncertaintySet
 
 __all__ = ["RobustSVC"]
 
@@ -45,13 +41,12 @@ PROBABILITY_FOLDS = 5
 
 
 def _polyhedral(uncertainty: Any) -> bool:
-    """True when the robust margins add only linear constraints (no set, boxes, 1- and ∞-balls)."""
+    """True when the robust margins add only linear constraints (no set, or sets that say they are polyhedral)."""
 
     if uncertainty is None:
         return True
-    if isinstance(uncertainty, Box):
-        return True
-    return isinstance(uncertainty, Ball) and uncertainty.p in (1.0, np.inf)
+    sets = uncertainty if isinstance(uncertainty, (list, tuple)) else [uncertainty]
+    return all(s.is_polyhedral for s in sets)
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
@@ -128,7 +123,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     solver : str, default "clarabel"
         A backend name from ``rs.solvers()``, or ``"auto"``: for a robust model with a shared Box, Ball or
         Ellipsoid and L2 > 0, ``feature-ipm`` up to 128 features and ``robust-dcd`` beyond (or for a
-        1-ball), ``clarabel`` otherwise (:func:`robustsvm.backends.auto.choose_backend`). When the chosen
+        1-ball), ``clarabel`` otherwise (:func:`robustsvm.solve_path.choose_backend`). When the chosen
         backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
         λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
         ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
@@ -359,27 +354,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self._problem(signs, uncertainty, positive_class)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        solver = _choose_solver(self.solver, problem, X.shape[1])
-        if solver == "clarabel":
-            options = _clarabel_tol(problem, options)
-        if self.solver == "auto":  # options of the backends "auto" did not pick do not apply
-            accepted = registry.COMMON_OPTIONS | registry.get_backend(solver).options
-            options = {k: v for k, v in options.items() if k in accepted}
-        backend = registry.get_backend(solver)
+        backend = solve_path.lookup(self.solver, problem, X.shape[1])
         dual_start = backend.kind != "conic" and "warm_start" in backend.options  # takes a dual point
         if options.get("warm_start") is True or (self.warm_start and dual_start):
             # start from the previous fit's dual point (same n)
             alpha = None if previous is None else previous.extra.get("dual_alpha")
             options["warm_start"] = alpha if alpha is not None and len(alpha) == n else None
-        auto_first = self.solver == "auto" and solver != "clarabel"
-        with warnings.catch_warnings():
-            if auto_first:  # a first-order attempt that stops short is refitted below, not reported
-                warnings.simplefilter("ignore", ConvergenceWarning)
-            sol = problem.solve(X, y, solver=solver, sample_weight=sw, feature_names=names, radius=radius,
-                                **options)
-        if auto_first and sol.status != "optimal":
-            sol = _fall_back_to_clarabel(problem, X, y, sw, names, radius, options, sol)
-        return sol
+        clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
+        return solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
+                                option_defaults={"clarabel": clarabel}, stacklevel=3, **options)
 
     def _store(self, solutions: list) -> None:
         """The fitted attributes of one solution per binary model."""
@@ -486,31 +469,3 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                     self.sigmoids_[0].log_probability(scores)])
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
-
-
-def _clarabel_tol(problem, options: dict) -> dict:
-    """``options`` with ``tol=CLARABEL_TOL`` added for an LP or QP (see ``solver_options``) unless it has a tol."""
-    if "tol" in options or not _polyhedral(problem.uncertainty):
-        return options
-    return {**options, "tol": CLARABEL_TOL}
-
-
-def _fall_back_to_clarabel(problem, X, y, sw, names, radius, options: dict, first):
-    """Refit with Clarabel after a first-order attempt that stopped short; the attempt is kept in ``extra``.
-
-    Only the tolerance carries over (iteration caps and the first-order backend's own options do not).
-    """
-    fallback = _clarabel_tol(problem, {k: v for k, v in options.items() if k in ("tol", "verbose")})
-    sol = problem.solve(X, y, solver="clarabel", sample_weight=sw, feature_names=names, radius=radius, **fallback)
-    sol.extra["auto_fallback"] = {
-        "solver": first.solver, "status": first.status, "iterations": first.iterations,
-        "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time),
-    }
-    return sol
-
-
-def _choose_solver(solver: str, problem, n_features: int) -> str:
-    """``solver`` itself, or for ``"auto"`` the backend :func:`robustsvm.backends.auto.choose_backend` picks."""
-    if solver != "auto":
-        return solver
-    return choose_backend(problem, n_features)

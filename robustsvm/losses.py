@@ -65,10 +65,19 @@ class Loss:
     def cvx(self, xi, coef):
         """The loss terms as a CVXPY expression of the slacks ``ξ ≥ 1 − m^rob``, ``ξ ≥ 0``.
 
-        ``coef`` are the coefficients ``c`` (an array or a parameter); the
-        squared hinge takes their square roots (``‖√c ∘ ξ‖²``).
+        ``coef`` are the weights :meth:`conic_weight` makes of the coefficients
+        ``c`` (an array or a parameter holding them).
         """
         raise NotImplementedError
+
+    def conic_weight(self, coef: np.ndarray) -> np.ndarray:
+        """The weights :meth:`cvx` takes for the loss coefficients ``c``: ``c`` itself (terms ``c·ξ``).
+
+        A loss whose terms are not linear in ``c`` in a DPP-friendly way says
+        so here (the squared hinge takes ``√c``); the compiler never asks which
+        loss it holds.
+        """
+        return np.asarray(coef, dtype=np.float64)
 
     def coefficients(self, sample_weight: np.ndarray) -> np.ndarray:
         """Per-sample weights ``c_i`` of the loss terms, from the sample weights ``s_i``."""
@@ -115,8 +124,12 @@ class SquaredHinge(Loss):
         return alpha - 0.25 * alpha * alpha
 
     def cvx(self, xi, root_coef):
-        """``‖√c ∘ ξ‖²`` (pass ``√c``: a product with a parameter ``c`` would densify an n × n matrix)."""
+        """``‖√c ∘ ξ‖²`` with ``root_coef = √c`` (:meth:`conic_weight`)."""
         return cp.sum_squares(cp.multiply(root_coef, xi))
+
+    def conic_weight(self, coef: np.ndarray) -> np.ndarray:
+        """``√c``: ``c @ square(ξ)`` with a parameter ``c`` would make CVXPY densify an n × n quadratic form."""
+        return np.sqrt(np.asarray(coef, dtype=np.float64))
 
 
 @dataclass(frozen=True)

@@ -13,33 +13,27 @@ compiled and solved by any registered backend that accepts it.
 from __future__ import annotations
 
 import copy
-import time
-import warnings
 from typing import Any
 
 import numpy as np
 
 from . import objective as objective_module
-from ._lazy import cvxpy as cp
-from ._validation import FitData, check_fit_data, check_positive_class, unnamed_direction
-from .backends import registry
+from . import solve_path
+from ._validation import FitData, check_fit_data, check_positive_class
+from .certify import PointCertificate, certify_point
 from .conic import ConicProgram
-from .duality import certify
-from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
 from .losses import Hinge, Loss, loss_from_dict
-from .model import Model, normalize, solved_problem
+from .model import Model, normalize
 from .penalties import Penalty, as_penalty
 from .solution import Solution
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
 
 __all__ = ["Problem"]
 
-#: statuses that pass silently; every other one warns
-OPTIMAL = "optimal"
-#: statuses for which no usable point exists: raise
-_FAILED = {"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate", "solver_error"}
+#: the status that passes silently; every other one warns
+OPTIMAL = solve_path.OPTIMAL
 
 
 class Problem:
@@ -208,6 +202,17 @@ class Problem:
     def _violation(self, data: FitData, w: np.ndarray, b: float) -> float:
         return objective_module.violation(normalize(self, data), w, b)
 
+    def certify(self, X: Any, y: Any, w: Any, b: Any = 0.0, *, sample_weight: Any = None,
+                feature_names: Any = None, radius: Any = None, **options: Any) -> PointCertificate:
+        """Certify a point ``(w, b)`` from anywhere (another solver, scikit-learn's ``coef_``) on ``(X, y)``.
+
+        Returns its objective, its constraint violation and an upper bound ``gap ≥ P(w, b) − P*`` from the
+        package's own dual construction (:func:`robustsvm.certify.certify_point`; ``options`` are
+        ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
+        """
+        model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)
+        return certify_point(model, w, b, **options)
+
     # ------------------------------------------------------------ compiling
     def compile(self, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None,
                 **compile_options: Any):
@@ -248,7 +253,9 @@ class Problem:
         y : array-like of shape (n,)
             Labels of any two distinct values; ``classes_[1]`` is +1.
         solver : str, default "clarabel"
-            A name from :func:`robustsvm.solvers`.
+            A name from :func:`robustsvm.solvers`, or ``"auto"`` (the backend
+            :func:`robustsvm.solve_path.choose_backend` picks, with Clarabel
+            solving again an answer short of its tolerance).
         sample_weight : array-like of shape (n,), optional
         feature_names : sequence of str, optional
             Names used to resolve ``signs`` given by name.
@@ -279,81 +286,8 @@ class Problem:
         if positive_class is not None:
             return self.with_positive_class(positive_class).solve(
                 X, y, solver, sample_weight=sample_weight, feature_names=feature_names, radius=radius, **options)
-        backend = registry.get_backend(solver)
-        unknown = set(options) - (registry.COMMON_OPTIONS | backend.options)
-        if unknown:
-            raise TypeError(
-                f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
-                f"{sorted(registry.COMMON_OPTIONS | backend.options)}"
-            )
-        _check_common_options(options)
-        data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
-                              positive_class=self.positive_class)
-        _warn_unnamed_direction(data, self.positive_class)
-        model = normalize(self, data, radius=radius)  # resolves (and validates) the uncertainty layout once
-        registry.require(backend, self)
-        start = time.perf_counter()
-        result = backend.solve(model, **options)
-        elapsed = time.perf_counter() - start
-        return self._finish(backend.name, model, result, elapsed, tol=options.get("tol"))
-
-    def _finish(self, name: str, model: Model, result: registry.Result, elapsed: float,
-                tol: float | None = None) -> Solution:
-        if result.status in _FAILED or (result.w is None and result.dual_coef is None):
-            confirmed = name == "clarabel" or bool(result.extra.get("infeasibility_confirmed"))
-            raise SolverError(
-                f"solver {name!r} returned status {result.status!r}"
-                + (f": {result.message}" if result.message else "")
-                + (" (the hard-margin model is infeasible when the data are not separable)"
-                   if self.loss.is_constraint and result.status.startswith("infeasible") and confirmed else "")
-            )
-        b = float(result.b)
-        if result.w is not None:
-            # the package's own certificate: sign-feasible point, recomputed objective, Lagrangian bound
-            cert = _certify(name, model, result, tol)
-            if cert.status in _FAILED:
-                raise SolverError(f"solver {name!r} returned status {result.status!r}: {cert.message}")
-            w, objective, violation = cert.w, cert.objective, cert.violation
-            result.b, result.gap, result.status, result.dual_value = cert.b, cert.gap, cert.status, cert.bound
-            b = cert.b
-            if cert.message:
-                result.message = f"{result.message}; {cert.message}" if result.message else cert.message
-            result.extra["dual_bound"] = cert.bound
-        else:
-            w = None
-            objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, b)
-            violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, b)
-        history = {k: np.asarray(v) for k, v in (result.history or {}).items()}
-        sol = Solution(
-            w=w,
-            b=float(result.b),
-            objective=objective,
-            gap=float(result.gap),
-            status=result.status,
-            solver=name,
-            iterations=int(result.iterations),
-            time=elapsed,
-            time_compile=float(result.time_compile),
-            time_solve=float(result.time_solve),
-            history=history,
-            violation=violation,
-            classes=model.classes,
-            problem=solved_problem(self, model),
-            feature_names=model.feature_names,
-            message=result.message,
-            dual_coef=result.dual_coef,
-            support_vectors=result.support_vectors,
-            extra={k: v for k, v in result.extra.items() if k != "program"},
-        )
-        if result.status != OPTIMAL:
-            warnings.warn(
-                f"solver {name!r} stopped with status {result.status!r}"
-                + (f" ({result.message})" if result.message else "")
-                + "; the solution may not be optimal",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
-        return sol
+        return solve_path.solve(self, X, y, solver, sample_weight=sample_weight, feature_names=feature_names,
+                                radius=radius, stacklevel=2, **options)
 
     # ------------------------------------------------------------ describe
     def to_dict(self) -> dict:
@@ -415,13 +349,6 @@ class Problem:
         return f"Problem({', '.join(parts)})"
 
 
-def _warn_unnamed_direction(data: FitData, positive_class: Any) -> None:
-    """Warn (:class:`SignDirectionWarning`) when signs on labels that do not say it point to ``classes[1]``."""
-    note = unnamed_direction(data.classes, positive_class, data.signs)
-    if note is not None:
-        warnings.warn(note, SignDirectionWarning, stacklevel=3)
-
-
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -477,30 +404,3 @@ def _describe_uncertainty(uncertainty: Any) -> str:
     if len(counts) > 3:
         shown.append(f"{len(counts) - 3} more distinct sets")
     return f"[{len(uncertainty)} sets: {', '.join(shown)}]"
-
-
-def _certify(name: str, model: Model, result: registry.Result, tol: float | None):
-    """:func:`robustsvm.duality.certify` on a backend's result; a failed support evaluation names its cause."""
-
-
-    own = registry.get_backend(name).kind != "conic"  # the package's own dual methods
-    try:
-        return certify(model, result.w, float(result.b), multipliers=result.extra.get("margin_multipliers"),
-                       status=result.status, claimed_gap=float(result.gap),
-                       solver_objective=np.nan if own else float(result.extra.get("primal_objective", np.nan)),
-                       tol=tol, own_bound=float(result.dual_value) if own else np.nan)
-    except cp.error.SolverError as exc:
-        raise SolverError(
-            f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
-            f"(a Clarabel solve inside the package) failed: {exc}"
-        ) from exc
-
-
-def _check_common_options(options: dict) -> None:
-    tol = options.get("tol")
-    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    max_iter = options.get("max_iter")
-    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-

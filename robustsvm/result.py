@@ -1,10 +1,17 @@
 """What every backend returns: one :class:`Result` type and one :class:`History` recorder.
 
-A backend hands back the point it found (``w, b``, or a kernel expansion),
-why it stopped (``status``, ``message``), its certificate (``gap`` in objective
-units, with the dual value it was computed from) and its progress
-(``history``). :meth:`Problem.solve` then re-scores the point with
-:mod:`robustsvm.objective` and builds the :class:`~robustsvm.solution.Solution`.
+:class:`Result` is the contract between a backend and the package's certifier
+(:func:`robustsvm.duality.certify`, run by :mod:`robustsvm.solve_path`). A
+backend hands back the point it found (``w, b``, or a kernel expansion), why it
+stopped (``status``, ``message``), its progress (``history``) and, as typed
+fields, what the certifier may use: the margin multipliers (``multipliers``),
+its own primal value (``primal_value``) and dual bound (``dual_value``, with
+``dual_feasible`` saying whether that value is a bound the backend checked),
+and evidence that the model is infeasible (``infeasibility``). The certifier
+reads these fields and never a backend's name. It returns the same type with
+``objective``, ``violation``, ``gap``, ``dual_value`` and ``status`` replaced
+by the package's own numbers (``certified=True``).
+
 Backend-specific numbers go in ``extra`` under names prefixed by what they are
 (``dual_alpha``, ``step_size``, ...), never a bare name that means one thing
 in one backend and another elsewhere.
@@ -38,7 +45,8 @@ class Result:
         The certificate: an upper bound on ``objective − optimum`` (absolute, in
         the model's units), NaN when the backend has none.
     dual_value : float
-        The lower bound on the optimum that ``gap`` was computed from (NaN if none).
+        The backend's own lower bound on the optimum, the one ``gap`` was computed
+        from (NaN if none).
     iterations : int
     history : dict of str to ndarray
         Equal-length arrays from :class:`History`: at least ``iteration``,
@@ -49,6 +57,33 @@ class Result:
     dual_coef, support_vectors : kernel expansion ``f(x) = Σ_j a_j k(x, x_j) + b``
     extra : dict
         Backend-specific values under self-describing names.
+    multipliers : ndarray of shape (n,) or None
+        Multipliers ``a_i`` of the margin constraints ``ξ_i ≥ 1 − m_i`` in model
+        units (``c_i α_i`` of a dual method, the conic duals of an external
+        solver); the certifier builds its Lagrangian bound from them (and from
+        the margins when None).
+    primal_value : float
+        The objective an external solver reports at its point, computed by the
+        solver itself (NaN when the backend evaluates its objective with
+        :mod:`robustsvm.objective`, as the package's own methods do). The
+        certifier flags a claimed optimum whose report disagrees with the
+        recomputed objective.
+    dual_feasible : bool
+        True when ``dual_value`` is the dual function at a point the backend
+        made dual-feasible itself, so a lower bound on the optimum whatever the
+        run's accuracy (the certifier may use it); False for a dual objective an
+        external solver reports, which may be off when it stops early.
+    infeasibility : str
+        Evidence that the model has no feasible point, saying what established
+        it (an interior-point infeasibility certificate, a second solver's
+        confirmation); empty when there is none. A status ``"infeasible"``
+        without it is a claim, not a finding.
+    objective, violation : float
+        Set by the certifier: the objective recomputed by the package and the
+        largest constraint violation at ``(w, b)`` (NaN in a backend's result).
+    certified : bool
+        Whether the certifier has replaced ``status``, ``gap`` and
+        ``dual_value`` by the package's own verdict.
     """
 
     w: np.ndarray | None
@@ -64,6 +99,20 @@ class Result:
     support_vectors: Any = None
     extra: dict = field(default_factory=dict)
     dual_value: float = float("nan")
+    multipliers: np.ndarray | None = None
+    primal_value: float = float("nan")
+    dual_feasible: bool = True
+    infeasibility: str = ""
+    objective: float = float("nan")
+    violation: float = float("nan")
+    certified: bool = False
+
+    def __post_init__(self) -> None:
+        # a backend written against the former contract passes its multipliers in ``extra``
+        if self.multipliers is None and self.extra.get("margin_multipliers") is not None:
+            self.multipliers = np.asarray(self.extra["margin_multipliers"], dtype=np.float64)
+        if not self.infeasibility and self.extra.get("infeasibility_confirmed"):
+            self.infeasibility = "confirmed by the backend"
 
 
 class History:

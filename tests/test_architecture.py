@@ -18,9 +18,9 @@ LAYERS = [
     {"_lazy", "exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
-    {"duality", "conic", "duals"},
+    {"duality", "certify", "conic", "duals"},
     {"backends"},
-    {"solution", "problem", "io"},
+    {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory"},
     {"cli", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from functools import partial
 
 import cvxpy as cp
 import numpy as np
@@ -12,6 +13,7 @@ import scipy.sparse as sp
 import robustsvm as rs
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 
+from ._reference import Formulation, Reference, certified_reference
 from .conftest import ellipsoid_shape as _ellipsoid_shape
 from .conftest import mixed_signs as _signs
 from .conftest import standardized as _standardized
@@ -34,9 +36,9 @@ def _support_cvx(V, w):
     return cp.norm(np.linalg.cholesky(V.shape).T @ w, 2)
 
 
-def _clarabel_optimum(X, y, V, radius, *, l2, l1=0.0, signs=None, intercept=True, squared=False, reduction="mean",
-                      sample_weight=None):
-    """The robust model in CVXPY, solved by Clarabel to ``CLARABEL_TOL``."""
+def _cvxpy_model(X, y, V, radius, *, l2, l1=0.0, signs=None, intercept=True, squared=False, reduction="mean",
+                 sample_weight=None) -> Formulation:
+    """The robust model in CVXPY."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X)
     ys = np.where(np.asarray(y) == np.max(y), 1.0, -1.0)
     n, d = X.shape
@@ -53,25 +55,32 @@ def _clarabel_optimum(X, y, V, radius, *, l2, l1=0.0, signs=None, intercept=True
     cons = [t >= _support_cvx(V, w)]
     if signs is not None:
         cons += [w[signs > 0] >= 0, w[signs < 0] <= 0]
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    prob.solve(solver="CLARABEL", tol_gap_abs=CLARABEL_TOL, tol_gap_rel=CLARABEL_TOL, tol_feas=CLARABEL_TOL)
-    assert prob.status in ("optimal", "optimal_inaccurate"), prob.status
-    return float(prob.value)
+    return Formulation(obj, cons, w, b)
+
+
+def _clarabel_optimum(prob, X, y, V, radius, *, sample_weight=None, **model) -> Reference:
+    """The optimum of ``prob`` from the model above solved by Clarabel to ``CLARABEL_TOL`` (then SCS): the
+    interval ``[bound, objective] ∋ P*`` of its point, certified by the package (:mod:`tests._reference`);
+    Clarabel's status is not trusted, it depends on the BLAS kernel."""
+    return certified_reference(
+        prob, X, y, partial(_cvxpy_model, X, y, V, radius, sample_weight=sample_weight, **model),
+        sample_weight=sample_weight,
+        clarabel_options={"tol_gap_abs": CLARABEL_TOL, "tol_gap_rel": CLARABEL_TOL, "tol_feas": CLARABEL_TOL})
 
 
 def _check_certified(sol, ref, signs, *, tol):
-    """The certificate's promises against an independent optimum ``ref``."""
-    acc = SLACK * max(1.0, abs(ref))
+    """The certificate's promises against the reference interval ``ref.bound ≤ P* ≤ ref.objective``."""
+    acc = SLACK * ref.scale()
     assert sol.status == "optimal", sol.message
     if signs is not None:
         assert np.all(signs * sol.w >= 0.0)  # exactly, not approximately
         assert sol.violation == 0.0
-    # gap ≥ true excess: P(w, b) − P* ≤ gap (P* known to Clarabel's accuracy)
-    assert sol.objective - ref <= sol.gap + acc
-    assert sol.objective >= ref - acc
+    # gap ≥ true excess: P(w, b) − P* ≤ gap (P* ≤ ref.objective)
+    assert sol.objective - ref.objective <= sol.gap + acc
+    assert sol.objective >= ref.bound - acc
     # the dual value is a lower bound of the optimum, within the gap of the objective
-    assert sol.extra["dual_objective"] <= ref + acc
-    assert abs(sol.objective - ref) <= sol.gap + acc
+    assert sol.extra["dual_objective"] <= ref.objective + acc
+    assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + acc
     assert sol.gap <= tol * abs(sol.objective) * (1 + 1e-9)
 
 
@@ -111,7 +120,7 @@ def test_wdbc_agrees_with_clarabel(wdbc_small, set_name, squared, intercept):
     pen = rs.L2(0.02) + rs.L1(l1) if l1 else rs.L2(0.02)
     prob = rs.Problem(loss=loss, penalty=pen, uncertainty=V, signs=signs, intercept=INTERCEPTS[intercept])
     sol = prob.solve(X, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
-    ref = _clarabel_optimum(X, y, V, V.radius, l2=0.02, l1=l1, signs=signs, intercept=INTERCEPTS[intercept],
+    ref = _clarabel_optimum(prob, X, y, V, V.radius, l2=0.02, l1=l1, signs=signs, intercept=INTERCEPTS[intercept],
                             squared=squared)
     _check_certified(sol, ref, signs, tol=1e-7)
     if intercept == "none":
@@ -127,11 +136,11 @@ def test_loose_gap_still_bounds_the_true_excess(wdbc_small, set_name, tol):
     V = _sets(d)[set_name]
     prob = rs.Problem(penalty=rs.L2(0.005) + rs.L1(0.001), uncertainty=V, signs=_signs(d))
     sol = prob.solve(X, y, solver="robust-dcd", tol=tol, max_iter=20000, random_state=0, check_every=1)
-    ref = _clarabel_optimum(X, y, V, V.radius, l2=0.005, l1=0.001, signs=_signs(d))
-    acc = SLACK * max(1.0, abs(ref))
+    ref = _clarabel_optimum(prob, X, y, V, V.radius, l2=0.005, l1=0.001, signs=_signs(d))
+    acc = SLACK * ref.scale()
     assert sol.status == "optimal"
-    assert 0.0 <= sol.objective - ref + acc <= sol.gap + 2 * acc
-    assert ref - sol.extra["dual_objective"] >= -acc
+    assert 0.0 <= sol.objective - ref.bound + acc and sol.objective - ref.objective + acc <= sol.gap + 2 * acc
+    assert ref.objective - sol.extra["dual_objective"] >= -acc
     assert sol.gap <= tol * sol.objective * (1 + 1e-9)
 
 
@@ -147,7 +156,7 @@ def test_sparse_input_matches_dense_and_clarabel(wdbc_small, set_name):
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.02) + rs.L1(0.002), uncertainty=V, signs=signs)
     sol = prob.solve(Xs, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
     dense = prob.solve(Xs.toarray(), y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
-    ref = _clarabel_optimum(Xs, y, V, V.radius, l2=0.02, l1=0.002, signs=signs)
+    ref = _clarabel_optimum(prob, Xs, y, V, V.radius, l2=0.02, l1=0.002, signs=signs)
     _check_certified(sol, ref, signs, tol=1e-7)
     _check_certified(dense, ref, signs, tol=1e-7)
 
@@ -161,7 +170,7 @@ def test_keel_agrees_with_clarabel(name, set_name):
     signs = _signs(d)
     prob = rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(2.0) + rs.L1(0.1), uncertainty=V, signs=signs)
     sol = prob.solve(X, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
-    ref = _clarabel_optimum(X, y, V, V.radius, l2=2.0, l1=0.1, signs=signs, reduction="sum")
+    ref = _clarabel_optimum(prob, X, y, V, V.radius, l2=2.0, l1=0.1, signs=signs, reduction="sum")
     _check_certified(sol, ref, signs, tol=1e-7)
 
 
@@ -186,11 +195,11 @@ def test_per_sample_radii_and_weights(wdbc_small, set_name, squared):
     loss = rs.SquaredHinge() if squared else rs.Hinge()
     prob = rs.Problem(loss=loss, penalty=rs.L2(0.02), uncertainty=Vr, signs=_signs(d))
     sol = prob.solve(X, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0, sample_weight=sw)
-    ref = _clarabel_optimum(X, y, Vr, radius, l2=0.02, signs=_signs(d), squared=squared, sample_weight=sw)
+    ref = _clarabel_optimum(prob, X, y, Vr, radius, l2=0.02, signs=_signs(d), squared=squared, sample_weight=sw)
     _check_certified(sol, ref, _signs(d), tol=1e-7)
     # the package's own Clarabel backend agrees too
     conic = prob.solve(X, y, solver="clarabel", sample_weight=sw)
-    assert abs(conic.objective - ref) <= 1e-5 * max(1.0, abs(ref))
+    assert abs(conic.objective - ref.objective) <= 1e-5 * ref.scale()
 
 
 def test_list_of_identical_sets_is_accepted(wdbc_small):
@@ -200,7 +209,7 @@ def test_list_of_identical_sets_is_accepted(wdbc_small):
     sets = [rs.Box(float(r)) for r in radius]
     prob = rs.Problem(penalty=rs.L2(0.02), uncertainty=sets)
     sol = prob.solve(X, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
-    ref = _clarabel_optimum(X, y, rs.Box(radius), radius, l2=0.02)
+    ref = _clarabel_optimum(prob, X, y, rs.Box(radius), radius, l2=0.02)
     _check_certified(sol, ref, None, tol=1e-7)
 
 
@@ -208,7 +217,7 @@ def test_nominal_model_with_l1_matches_clarabel(wdbc_small):
     X, y = wdbc_small
     prob = rs.Problem(penalty=rs.L2(0.02) + rs.L1(0.01), signs=_signs(X.shape[1]))
     sol = prob.solve(X, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=0)
-    ref = _clarabel_optimum(X, y, rs.Box(0.0), 0.0, l2=0.02, l1=0.01, signs=_signs(X.shape[1]))
+    ref = _clarabel_optimum(prob, X, y, rs.Box(0.0), 0.0, l2=0.02, l1=0.01, signs=_signs(X.shape[1]))
     _check_certified(sol, ref, _signs(X.shape[1]), tol=1e-7)
 
 
@@ -220,9 +229,9 @@ def test_stops_short_with_status_and_warning(wdbc_small):
     assert sol.status == "max_iter"
     assert "not reached" in sol.message
     # still a certified pair of bounds
-    ref = _clarabel_optimum(X, y, rs.Ball(0.3), 0.3, l2=0.001)
-    assert sol.objective - ref <= sol.gap + SLACK
-    assert sol.extra["dual_objective"] <= ref + SLACK
+    ref = _clarabel_optimum(prob, X, y, rs.Ball(0.3), 0.3, l2=0.001)
+    assert sol.objective - ref.objective <= sol.gap + SLACK
+    assert sol.extra["dual_objective"] <= ref.objective + SLACK
 
 
 def test_history_is_monotone_and_consistent(wdbc_small):
@@ -438,10 +447,10 @@ def test_sparse_ball2_steps_touch_only_the_row(wdbc_small, squared, radius, pena
     signs = _signs(d) if penalty == "l2+l1" else None
     prob = rs.Problem(loss=loss, penalty=pen, uncertainty=rs.Ball(1.0), signs=signs, intercept=intercept)
     sol = prob.solve(Xs, y, solver="robust-dcd", tol=1e-7, max_iter=20000, random_state=1, radius=radius)
-    ref = prob.solve(Xs, y, solver="clarabel", radius=radius)
-    acc = SLACK * max(1.0, abs(ref.objective))
+    ref = certified_reference(prob, Xs, y, radius=radius)  # the package's Clarabel (then SCS), certified
+    acc = SLACK * ref.scale()
     assert sol.status == "optimal"
-    assert 0.0 <= sol.objective - ref.objective + acc <= sol.gap + 2 * acc
+    assert 0.0 <= sol.objective - ref.bound + acc and sol.objective - ref.objective + acc <= sol.gap + 2 * acc
     if signs is not None:
         assert np.all(sol.w * signs >= 0.0)
     if radius is not None and np.isscalar(radius) and radius > 10:

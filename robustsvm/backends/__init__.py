@@ -10,6 +10,6 @@ from . import (
     pq,  # noqa: F401  (registers pq)
     robust_dcd,  # noqa: F401  (registers robust-dcd)
 )
-from .registry import Backend, BackendResult, capable_backends, get_backend, register, solvers
+from .registry import Backend, capable_backends, get_backend, register, solvers
 
-__all__ = ["Backend", "BackendResult", "capable_backends", "get_backend", "register", "solvers"]
+__all__ = ["Backend", "capable_backends", "get_backend", "register", "solvers"]

@@ -124,6 +124,9 @@ def _solve_kernel_dual(model: Model, solver_name: str, verbose: bool, solver_opt
         w=None, b=rec.b, status=status, gap=float(gap), iterations=0, history=history,
         time_compile=t1 - t0, time_solve=res.time, message=res.message + " (dual NQP of the kernel model)",
         dual_coef=rec.dual_coef, support_vectors=rec.support_vectors, dual_value=dual.dual_value(res.v),
+        dual_feasible=False,
+        infeasibility=f"{solver_name}'s certificate of infeasibility"
+        if status.startswith("infeasible") and solver_name.upper() == "CLARABEL" else "",
         extra={"support": rec.support, "kkt_residual": res.kkt_residual, "dual_point": res.v},
     )
 
@@ -149,11 +152,15 @@ def solve_conic(solver_name: str):
                           time_compile=t1 - t0)
         status = res.status
         confirmed = solver_name.upper() == "CLARABEL"
-        if status.startswith("infeasible") and not confirmed:
-            confirmed, note = _second_opinion(model, solver_name)
+        evidence = ""
+        if status.startswith("infeasible"):
+            evidence = f"{solver_name}'s certificate of infeasibility"
             if not confirmed:
-                return Result(w=None, b=0.0, status="solver_error", message=note,
-                              time_compile=t1 - t0 + res.time_compile, time_solve=res.time_solve)
+                confirmed, note = _second_opinion(model, solver_name)
+                if not confirmed:
+                    return Result(w=None, b=0.0, status="solver_error", message=note,
+                                  time_compile=t1 - t0 + res.time_compile, time_solve=res.time_solve)
+                evidence = f"{solver_name} reports infeasibility and Clarabel's certificate confirms it"
         history = {
             "iteration": np.array([res.iterations]),
             "objective": np.array([np.nan]),
@@ -172,9 +179,12 @@ def solve_conic(solver_name: str):
             message=f"CVXPY status {res.raw_status}" + (f", {solver_name} status {res.solver_status}"
                                                          if res.solver_status else ""),
             dual_value=res.dual_objective,
+            dual_feasible=False,  # the solver's report, not a bound the package checked
+            primal_value=res.primal_objective,
+            multipliers=res.multipliers,
+            infeasibility=evidence,
             extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
-                   "program": prog, "margin_multipliers": res.multipliers, "infeasibility_confirmed": confirmed,
-                   "solver_status": res.solver_status},
+                   "program": prog, "solver_status": res.solver_status},
         )
 
     return solve

@@ -143,6 +143,10 @@ def _primal_at(model: HingeModel, w: np.ndarray) -> tuple[float, float, np.ndarr
     return model.primal(w, model.y * (z + b)), b, z
 
 
+#: the tolerance (relative duality gap) and iteration cap used when the caller gives none
+DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
+
+
 def solve_frank_wolfe(
     normalized: Model,
     *,
@@ -172,8 +176,8 @@ def solve_frank_wolfe(
         ``best_objective``, ``dual``, ``gap`` (``objective − dual``) and ``time``;
         ``dual_coef`` the final ``α``.
     """
-    tol = 1e-4 if tol is None else float(tol)
-    max_iter = 1000 if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     t_start = time.perf_counter()
     model = hinge_model(normalized)
     lam, y, c, signs = model.lam, model.y, model.c, model.signs
@@ -227,7 +231,7 @@ def solve_frank_wolfe(
         message=message,
         dual_coef=alpha,
         dual_value=float(dual),
-        extra={"margin_multipliers": c * alpha},
+        multipliers=c * alpha,
     )
 
 
@@ -240,6 +244,7 @@ register(
         options=frozenset(),
         kind="first-order",
         certificate="duality gap P(w) − D(α) (absolute) of the returned w",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

@@ -210,6 +210,10 @@ KERNEL_NEEDS = Needs(losses=_NQP_LOSSES, l2="required", l1=False, intercepts=fro
                           "signs": "kernel models have no sign constraints"})
 
 
+#: the tolerance (the NQP's KKT residual) and update cap used when the caller gives none
+DEFAULTS = {"tol": 1e-6, "max_iter": 10000}
+
+
 def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
            threshold=1e-12, record_coefficients=False) -> Result:
     t0 = time.perf_counter()
@@ -227,8 +231,9 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     nqp = dual.nqp
     t1 = time.perf_counter()
     trace: list[np.ndarray] = []
-    res = m3_solve(nqp, init=init, tol=1e-6 if tol is None else float(tol),
-                   max_iter=10000 if max_iter is None else int(max_iter), threshold=threshold, verbose=verbose,
+    res = m3_solve(nqp, init=init, tol=DEFAULTS["tol"] if tol is None else float(tol),
+                   max_iter=DEFAULTS["max_iter"] if max_iter is None else int(max_iter),
+                   threshold=threshold, verbose=verbose,
                    record=(lambda it, v: trace.append(v.copy())) if record_coefficients else None)
     t2 = time.perf_counter()
     rec = dual.recover(res.v)
@@ -276,6 +281,7 @@ register(
         kind="first-order",
         certificate="duality gap of the recovered primal point against the dual value (stops on the NQP's "
                     "KKT residual)",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

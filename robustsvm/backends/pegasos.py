@@ -59,6 +59,10 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
     return rho_pos * lin_pos + rho_neg * lin_neg - 0.5 * model.lam * float(w @ w)
 
 
+#: the tolerance (relative duality gap) and iteration cap used when the caller gives none
+DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
+
+
 def solve_pegasos(
     normalized: Model,
     *,
@@ -98,8 +102,8 @@ def solve_pegasos(
         iterate), ``best_objective``, ``dual`` (the bound from ``ᾱ``), ``gap``
         (``objective − dual``) and ``time``.
     """
-    tol = 1e-4 if tol is None else float(tol)
-    max_iter = 1000 if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     t_start = time.perf_counter()
     model = hinge_model(normalized)
     design, lam, y, c, signs = model.design, model.lam, model.y, model.c, model.signs
@@ -197,7 +201,7 @@ def solve_pegasos(
         time_solve=t_end - t_loop,
         message=message,
         dual_value=float(best_d),
-        extra={"margin_multipliers": c * np.clip(best_alpha, 0.0, 1.0)},
+        multipliers=c * np.clip(best_alpha, 0.0, 1.0),
     )
 
 
@@ -210,6 +214,7 @@ register(
         options=frozenset({"batch_size", "eval_every"}),
         kind="first-order",
         certificate="duality gap P(w_best) − D(ᾱ) (absolute) from averaged hinge indicators",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

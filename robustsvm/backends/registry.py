@@ -23,14 +23,11 @@ from ..losses import LOSSES
 from ..result import History, Result
 from ..uncertainty import UncertaintySet
 
-__all__ = ["Backend", "BackendResult", "History", "Needs", "Result", "register", "unregister", "get_backend", "solvers",
+__all__ = ["Backend", "History", "Needs", "Result", "register", "unregister", "get_backend", "solvers",
            "capable_backends"]
 
 #: options every backend accepts (each may ignore those that do not apply)
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose", "random_state"})
-
-#: the former name of :class:`~robustsvm.result.Result`
-BackendResult = Result
 
 _ALL_INTERCEPTS = frozenset({"free", "none", "ridge"})
 
@@ -151,6 +148,10 @@ class Backend:
     solve_many : callable, optional
         ``solve_many(model, values, **options) -> list[Result]``: the model at many values of ``l2``, ``l1``
         and ``radius`` in one call (a grid search uses it when the grid varies only those).
+    defaults : dict
+        The values of ``tol``, ``max_iter`` and ``time_limit`` the backend uses when the caller gives none,
+        declared once here: :mod:`robustsvm.solve_path` passes them to ``solve`` and ``solve_many``
+        (a key left out: the backend has no such limit, or the solver's own default applies).
     """
 
     name: str
@@ -162,6 +163,14 @@ class Backend:
     kind: str = "first-order"
     certificate: str = "duality gap"
     solve_many: Callable[..., list[Result]] | None = None
+    defaults: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = set(self.defaults) - {"tol", "max_iter", "time_limit"}
+        if unknown:
+            raise ValueError(f"Backend.defaults declares tol, max_iter and time_limit only, got {sorted(unknown)}")
+        if "time_limit" in self.defaults and "time_limit" not in self.options:
+            raise ValueError("a backend with a default time_limit must accept the time_limit option")
 
     def check(self, problem) -> list[str]:
         """Why this backend cannot solve ``problem`` (empty when it can), from its declarations."""
@@ -270,6 +279,7 @@ def solvers(problem=None) -> SolverTable:
             "summary": b.summary,
             "certificate": b.certificate,
             "options": sorted(COMMON_OPTIONS | b.options),
+            "defaults": dict(b.defaults),
         }
         if problem is not None:
             reasons = b.check(problem)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._lazy import cvxpy as cp
 from .base import UncertaintySet
+from .box import Box
 
 __all__ = ["Ball", "pnorm"]
 
@@ -65,6 +66,31 @@ class Ball(UncertaintySet):
         """``‖v‖_p ≤ 1``."""
         return [_pnorm_cvx(v, self.p) <= 1]
 
+    def scaled_membership_cvx(self, v, scale):
+        """``‖v‖_p ≤ t``."""
+        return [_pnorm_cvx(v, self.p) <= scale]
+
+    @property
+    def is_polyhedral(self) -> bool:
+        """True for ``p = 1`` and ``p = ∞`` (a cross-polytope and a cube)."""
+        return self.p == 1 or math.isinf(self.p)
+
+    def gauge(self, v, center=None):
+        """``‖v‖_p`` about the origin; about another centre ``c``, ``1/s*`` with ``s*`` the root of
+        ``‖c + s(v − c)‖_p = 1`` (closed form for p = 2 and ∞, bisection otherwise, rounded up)."""
+        v = np.asarray(v, dtype=np.float64)
+        if center is None or not np.any(center):
+            return float(pnorm(v, self.p))
+        c = np.asarray(center, dtype=np.float64)
+        u = v - c
+        if not np.any(u):
+            return 0.0
+        if math.isinf(self.p):
+            return Box().gauge(v, c)  # the unit cube
+        if self.p == 2:
+            return _sphere_gauge(u, c)
+        return super().gauge(v, c)  # a bisection on ‖c + s u‖_p ≤ 1
+
     def worst_case(self, z):
         """A maximizer of ``z·v`` over ``‖v‖_p ≤ 1``: ``sign(z)|z|^{q−1}/‖z‖_q^{q−1}`` (Hölder equality)."""
         z = np.asarray(z, dtype=np.float64)
@@ -99,6 +125,13 @@ class Ball(UncertaintySet):
 
     def __repr__(self) -> str:
         return f"Ball(radius={self.radius_text}, p={self.p:g})"
+
+
+def _sphere_gauge(u: np.ndarray, e: np.ndarray) -> float:
+    """``1/s*`` with ``s* > 0`` the root of ``‖e + s u‖₂ = 1``, for ``‖e‖₂ < 1`` and ``u ≠ 0``."""
+    aa, ae, ee = float(u @ u), float(u @ e), float(e @ e)
+    root = (-ae + math.sqrt(max(ae * ae - aa * (ee - 1.0), 0.0))) / aa
+    return 1.0 / root if root > 0 else math.inf
 
 
 def pnorm(z: Any, p: float) -> np.ndarray | float:

@@ -145,6 +145,72 @@ class UncertaintySet(ABC):
         """CVXPY constraints stating ``v ∈ V`` (the primal description of the set)."""
         raise NotImplementedError(f"{type(self).__name__} has no CVXPY membership constraints")
 
+    def scaled_membership_cvx(self, v: cp.Expression, scale: cp.Expression) -> list[cp.Constraint]:
+        """CVXPY constraints stating ``v ∈ t·V`` for an expression ``t ≥ 0`` (the perspective of the set).
+
+        Jointly convex in ``(v, t)``; :class:`Intersection` uses it to find a
+        point interior to both of its components.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no scaled CVXPY membership constraints")
+
+    # -- gauge and retraction (docs/certificates.md, "Retraction") ------------
+    #: True when ``V`` is a polytope (its robust counterpart adds linear constraints only)
+    is_polyhedral: bool = False
+
+    def center(self, d: int) -> np.ndarray:
+        """A point of the interior of ``V ⊂ R^d``: the centre of :meth:`gauge` and :meth:`retract`.
+
+        The origin for the sets symmetric about it (box, ball, ellipsoid); a
+        computed interior point otherwise.
+        """
+        self.check_dim(d)
+        return np.zeros(d)
+
+    def gauge(self, v: np.ndarray, center: np.ndarray | None = None) -> float:
+        """The gauge of ``V`` about ``c``: ``γ_c(v) = inf{t ≥ 0 : c + (v − c)/t ∈ V}``.
+
+        ``c`` (default :meth:`center`) must be interior to ``V``. ``γ_c(v) ≤ 1``
+        exactly when ``v ∈ V``, and ``γ_c`` is positively homogeneous in
+        ``v − c``, so ``c + (v − c)/γ_c(v)`` lies on the boundary.
+
+        The default bisects :meth:`contains` (with ``tol=0``) along the ray from
+        ``c`` and rounds towards the inside; the sets of the package override it
+        with closed forms.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        c = self.center(v.shape[0]) if center is None else np.asarray(center, dtype=np.float64)
+        if not self.contains(c, tol=0.0):
+            raise ValueError(f"{type(self).__name__}: the gauge's centre is not in the set; override center()")
+        u = v - c
+        if not np.any(u):
+            return 0.0
+        lo, hi = 0.0, 1.0
+        while self.contains(c + hi * u, tol=0.0):
+            lo, hi = hi, 2.0 * hi
+            if hi > 1e300:
+                return 0.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            if mid <= lo or mid >= hi:
+                break
+            lo, hi = (mid, hi) if self.contains(c + mid * u, tol=0.0) else (lo, mid)
+        return 1.0 / lo if lo > 0 else math.inf
+
+    def retract(self, v: np.ndarray) -> np.ndarray:
+        """A point of ``V`` near ``v``: ``v`` itself when ``v ∈ V``, else ``c + (v − c)/(γ_c(v)(1 + 10⁻¹²))``.
+
+        The Lagrangian bound of :mod:`robustsvm.duality` is valid for any points
+        of the sets, so a solver's point pulled back this way keeps it valid.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        c = self.center(v.shape[0])
+        g = self.gauge(v, c)
+        if g <= 1.0:
+            return v.copy()
+        if not np.isfinite(g):
+            return c.copy()
+        return c + (v - c) / (g * (1.0 + 1e-12))
+
     @abstractmethod
     def key(self) -> tuple:
         """A hashable description of ``V`` (radius excluded): equal keys, equal sets."""

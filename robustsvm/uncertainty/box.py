@@ -68,6 +68,29 @@ class Box(UncertaintySet):
         """``|v_h| ≤ δ_h``."""
         return [cp.abs(v) <= (1.0 if self.widths is None else self.widths)]
 
+    def scaled_membership_cvx(self, v, scale):
+        """``|v_h| ≤ t δ_h``."""
+        return [cp.abs(v) <= scale * (1.0 if self.widths is None else self.widths)]
+
+    is_polyhedral = True
+
+    def gauge(self, v, center=None):
+        """``max_h`` of ``(v_h − c_h)/(δ_h − c_h)`` (a rise) or ``(c_h − v_h)/(δ_h + c_h)`` (a fall), and 0."""
+        v = np.asarray(v, dtype=np.float64)
+        delta = self._delta(v.shape[0])
+        c = np.zeros_like(v) if center is None else np.asarray(center, dtype=np.float64)
+        u = v - c
+        room = np.where(u > 0, delta - c, delta + c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.where(u != 0, np.abs(u) / room, 0.0)
+        return float(max(0.0, np.max(ratio))) if ratio.size else 0.0
+
+    def retract(self, v):
+        """The nearest point of the box: ``clip(v, −δ, δ)`` (a projection, closer than a radial shrink)."""
+        v = np.asarray(v, dtype=np.float64)
+        delta = self._delta(v.shape[0])
+        return np.clip(v, -delta, delta)
+
     def worst_case(self, z):
         """The vertex ``sign(z) ∘ δ`` (any point of the face when some ``z_h = 0``)."""
         z = np.asarray(z, dtype=np.float64)

@@ -9,6 +9,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
+from .ball import _sphere_gauge
 from .base import UncertaintySet, real_array, stack_directions
 
 __all__ = ["Ellipsoid", "check_symmetric"]
@@ -92,6 +93,20 @@ class Ellipsoid(UncertaintySet):
     def membership_cvx(self, v):
         """``‖L⁻¹v‖₂ ≤ 1``."""
         return [cp.norm2(sla.solve_triangular(self.L, np.eye(self.dim), lower=True) @ v) <= 1]
+
+    def scaled_membership_cvx(self, v, scale):
+        """``‖L⁻¹v‖₂ ≤ t``."""
+        return [cp.norm2(sla.solve_triangular(self.L, np.eye(self.dim), lower=True) @ v) <= scale]
+
+    def gauge(self, v, center=None):
+        """``‖L⁻¹v‖₂`` about the origin; about ``c``, ``1/s*`` with ``‖L⁻¹(c + s(v − c))‖₂ = 1`` (a quadratic)."""
+        v = np.asarray(v, dtype=np.float64)
+        a = sla.solve_triangular(self.L, v, lower=True)
+        if center is None or not np.any(center):
+            return float(np.linalg.norm(a))
+        e = sla.solve_triangular(self.L, np.asarray(center, dtype=np.float64), lower=True)
+        u = a - e
+        return 0.0 if not np.any(u) else _sphere_gauge(u, e)
 
     def worst_case(self, z):
         """``v* = Mz / ‖Lᵀz‖₂`` (0 when z = 0)."""

@@ -109,6 +109,67 @@ class Intersection(NumericSupportMixin, UncertaintySet):
             cons.extend(s.membership_cvx(v / scale) if scale > 0 else [v == 0])
         return cons
 
+    def scaled_membership_cvx(self, v, scale):
+        """``v ∈ t a V_A`` and ``v ∈ t b V_B``."""
+        cons = []
+        for s, k in self._parts():
+            cons.extend(s.scaled_membership_cvx(v, scale * k) if k > 0 else [v == 0])
+        return cons
+
+    def _parts(self) -> list[tuple[UncertaintySet, float]]:
+        return [(self.first, float(self.scales[0])), (self.second, float(self.scales[1]))]
+
+    @property
+    def is_polyhedral(self) -> bool:
+        """True when both components are polyhedral."""
+        return bool(self.first.is_polyhedral and self.second.is_polyhedral)
+
+    def center(self, d):
+        """A point interior to both ``a V_A`` and ``b V_B``.
+
+        The origin when it is interior to both; otherwise the solution of
+        ``min t`` subject to ``c ∈ (1 − t) a c_A + t a V_A`` and the same for
+        ``B`` (``c_A``, ``c_B`` the components' centres; jointly convex through
+        :meth:`scaled_membership_cvx`): ``t < 1`` puts ``c`` strictly inside both.
+        """
+        self.check_dim(d)
+        cache = self.__dict__.setdefault("_centers", {})
+        if d in cache:
+            return cache[d].copy()
+        parts = self._parts()
+        if any(k == 0 for _, k in parts):  # one factor is {0}: so is the set (it is not empty)
+            cache[d] = np.zeros(d)
+            return cache[d].copy()
+        centers = [s.center(d) for s, _ in parts]
+        if all(s.gauge(np.zeros(d), ca) < 1.0 - 1e-9 for (s, _), ca in zip(parts, centers, strict=True)):
+            cache[d] = np.zeros(d)
+            return cache[d].copy()
+        c = cp.Variable(d)
+        t = cp.Variable()
+        cons = [t >= 0, t <= 1]
+        for (s, k), ca in zip(parts, centers, strict=True):
+            cons.extend(s.scaled_membership_cvx(c - (1 - t) * (k * ca), k * t))
+        prob = cp.Problem(cp.Minimize(t), cons)
+        prob.solve(solver=self._solver)
+        point = None if c.value is None else np.asarray(c.value, dtype=np.float64)
+        if point is None or not max(
+                s.gauge(point / k, ca) for (s, k), ca in zip(parts, centers, strict=True)) < 1.0 - 1e-9:
+            raise ValueError("the intersection of the two sets has no interior point (its sets only touch)")
+        cache[d] = point
+        return point.copy()
+
+    def gauge(self, v, center=None):
+        """``max(γ_A(v/a; c/a), γ_B(v/b; c/b))``: the gauge of ``a V_A ∩ b V_B`` about ``c`` is the larger one."""
+        v = np.asarray(v, dtype=np.float64)
+        c = self.center(v.shape[0]) if center is None else np.asarray(center, dtype=np.float64)
+        g = 0.0
+        for s, k in self._parts():
+            if k > 0:
+                g = max(g, s.gauge(v / k, c / k))
+            elif np.any(v != c):
+                return float("inf")
+        return g
+
     def contains(self, v, tol=1e-8):
         v = np.asarray(v, dtype=np.float64)
         for s, scale in ((self.first, self.scales[0]), (self.second, self.scales[1])):

@@ -126,6 +126,40 @@ class Polyhedron(UncertaintySet):
         """``Gv ≤ h``."""
         return [self.G @ v <= self.h]
 
+    def scaled_membership_cvx(self, v, scale):
+        """``Gv ≤ t h``."""
+        return [self.G @ v <= scale * self.h]
+
+    is_polyhedral = True
+
+    def center(self, d):
+        """The origin when ``h > 0`` (then interior), else the Chebyshev centre ``argmax{ρ : Gc + ρ‖g_k‖ ≤ h}``."""
+        self.check_dim(d)
+        cached = self.__dict__.get("_center")
+        if cached is not None:
+            return cached.copy()
+        scale = max(1.0, float(np.max(np.abs(self.h))))
+        if np.all(self.h > 1e-9 * scale):
+            c = np.zeros(d)
+        else:
+            norms = np.linalg.norm(self.G, axis=1)
+            res = linprog(np.r_[np.zeros(d), -1.0], A_ub=np.column_stack([self.G, norms]), b_ub=self.h,
+                          bounds=[(None, None)] * d + [(0.0, 1.0 + scale)], method="highs")
+            if res.status != 0 or -res.fun <= 0:
+                raise ValueError("Polyhedron has no interior point (it is flat): no point satisfies Gv < h")
+            c = np.asarray(res.x[:d], dtype=np.float64)
+        self._center = c
+        return c.copy()
+
+    def gauge(self, v, center=None):
+        """``max(0, max_k g_k·(v − c)/(h_k − g_k·c))``: the first facet the ray from ``c`` through ``v`` crosses."""
+        v = np.asarray(v, dtype=np.float64)
+        c = self.center(v.shape[0]) if center is None else np.asarray(center, dtype=np.float64)
+        slack = self.h - self.G @ c
+        if np.any(slack <= 0):
+            raise ValueError("the centre of a Polyhedron gauge must lie in its interior")
+        return float(max(0.0, np.max((self.G @ (v - c)) / slack)))
+
     def contains(self, v, tol=1e-8):
         v = np.asarray(v, dtype=np.float64)
         return bool(np.all(self.G @ v <= self.h + tol * np.maximum(1.0, np.abs(self.h))))

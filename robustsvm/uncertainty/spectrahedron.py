@@ -10,6 +10,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
@@ -111,6 +112,52 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
         if lin is not None:
             cons.append(lin >= 0)
         return cons
+
+    def scaled_membership_cvx(self, v, scale):
+        """``t B0_b + Σ v_l B_lb ⪰ 0`` for every block and ``t a0 + A_lin v ≥ 0``."""
+        d = self.dim
+        cons = []
+        for B0, B in self.blocks:
+            q = B0.shape[0]
+            cons.append(scale * B0 + cp.reshape(B.reshape(d, q * q).T @ v, (q, q), order="C") >> 0)
+        if self.lin_a0.size:
+            cons.append(scale * self.lin_a0 + self.lin_A @ v >= 0)
+        return cons
+
+    @property
+    def is_polyhedral(self) -> bool:
+        """True when the LMI splits into scalar rows only (a diagonal LMI is a polyhedron)."""
+        return not self.blocks
+
+    def center(self, d):
+        """The strictly feasible point found when the set was checked (the origin when ``A0 ≻ 0``)."""
+        self.check_dim(d)
+        return self.interior_point.copy()
+
+    def gauge(self, v, center=None):
+        """``max(0, λ_max(−L_b⁻¹ D_b L_b⁻ᵀ), max_k −a_k·u/(a0_k + a_k·c))`` with ``u = v − c``.
+
+        ``F_b(c) = B0_b + Σ c_l B_lb = L_b L_bᵀ ≻ 0`` and ``D_b = Σ u_l B_lb``:
+        ``F_b(c + s u) = L_b(I + s L_b⁻¹D_bL_b⁻ᵀ)L_bᵀ ⪰ 0`` exactly while ``s λ_max(−L_b⁻¹D_bL_b⁻ᵀ) ≤ 1``.
+        """
+        v = np.asarray(v, dtype=np.float64)
+        c = self.interior_point if center is None else np.asarray(center, dtype=np.float64)
+        u = v - c
+        g = 0.0
+        for B0, B in self.blocks:
+            try:
+                L = np.linalg.cholesky(B0 + np.tensordot(c, B, axes=1))
+            except np.linalg.LinAlgError as exc:
+                raise ValueError("the centre of a Spectrahedron gauge must lie in its interior") from exc
+            K = sla.solve_triangular(L, sla.solve_triangular(L, np.tensordot(u, B, axes=1), lower=True).T,
+                                     lower=True)
+            g = max(g, float(np.linalg.eigvalsh(-0.5 * (K + K.T))[-1]))
+        if self.lin_a0.size:
+            slack = self.lin_a0 + self.lin_A @ c
+            if np.any(slack <= 0):
+                raise ValueError("the centre of a Spectrahedron gauge must lie in its interior")
+            g = max(g, float(np.max(-(self.lin_A @ u) / slack)))
+        return g
 
     def contains(self, v, tol=1e-8):
         """Smallest eigenvalue of every block and every linear row ``≥ −tol`` (relative to the scale)."""

@@ -1,0 +1,319 @@
+"""The one path from a model to a certified :class:`~robustsvm.solution.Solution`.
+
+Every answer the package gives — :meth:`Problem.solve`, each grid point of
+:func:`~robustsvm.model_selection.grid_search` (compiled once, batched or refitted),
+:class:`~robustsvm.RobustSVC`, :func:`~robustsvm.compare` and the command line —
+takes these steps, in this module only:
+
+1. **look up** the backend (:func:`lookup`; ``"auto"`` is :func:`choose_backend`'s choice),
+2. **check** the options against the backend's declaration (:func:`check_options`) and
+   the model against its :class:`~robustsvm.backends.registry.Needs` (refusals name the
+   backends that can solve it),
+3. **run** it with the defaults declared on its registration (:func:`run`), which returns
+   one :class:`~robustsvm.result.Result`,
+4. **certify** the result with the package's own duality gap (:func:`certify`, reading
+   only the result's typed fields: multipliers, the solver's primal value, its dual bound
+   and whether that bound was checked, infeasibility evidence),
+5. **report**: build the :class:`Solution` and warn when the status is not ``"optimal"``
+   (:func:`to_solution`).
+
+``"auto"`` picks ``feature-ipm``, ``robust-dcd`` or ``clarabel`` from the model and the
+data's shape (:func:`choose_backend`); a first answer short of its tolerance, or a
+backend that raises on the data (extreme scales), is solved again by :data:`FALLBACK`
+(:func:`solve`), and the attempt is recorded in ``Solution.extra["auto_fallback"]``.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from . import objective as objective_module
+from ._validation import check_fit_data, unnamed_direction
+from .backends import registry
+from .backends.registry import Backend
+from .duality import certify as certify_point
+from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
+from .model import Model, normalize, solved_problem
+from .result import Result
+from .solution import Solution
+
+__all__ = ["AUTO", "FALLBACK", "FEATURE_IPM_MAX_FEATURES", "FAILED", "OPTIMAL", "certify", "check_options",
+           "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_model", "solve_normalized",
+           "to_solution"]
+
+#: the solver name that lets this module choose the backend
+AUTO = "auto"
+#: the conic backend ``"auto"`` falls back to (and routes models the others refuse to)
+FALLBACK = "clarabel"
+#: the largest number of features for which ``"auto"`` prefers ``feature-ipm`` to ``robust-dcd``
+FEATURE_IPM_MAX_FEATURES = 128
+#: the status that passes silently; every other one warns
+OPTIMAL = "optimal"
+#: statuses for which no usable point exists: raise
+FAILED = frozenset({"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate", "solver_error"})
+#: errors of a backend on data it cannot handle numerically, after which ``"auto"`` falls back
+_NUMERICAL_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError, SolverError)
+
+
+# ----------------------------------------------------------------- choosing
+def choose_backend(problem: Any, n_features: int) -> str:
+    """The backend ``"auto"`` stands for, for ``problem`` on data with ``n_features`` columns.
+
+    The rule, measured in ``benchmarks/results/robust.md``: a robust model that
+    ``feature-ipm`` accepts, with at most :data:`FEATURE_IPM_MAX_FEATURES` features, goes to the
+    feature-space interior point (``O(n d²)`` per iteration, 15–25 iterations whatever the
+    conditioning); a robust model with more features that ``robust-dcd`` accepts, to the dual
+    coordinate ascent (``O(nnz)`` per epoch); anything else (a nominal model, an L2 strength of
+    zero, a set neither accepts) to :data:`FALLBACK`.
+
+    Returns
+    -------
+    str
+        ``"feature-ipm"``, ``"robust-dcd"`` or ``"clarabel"``.
+    """
+    if problem.uncertainty is not None:
+        if n_features <= FEATURE_IPM_MAX_FEATURES and registry.get_backend("feature-ipm").accepts(problem):
+            return "feature-ipm"
+        if registry.get_backend("robust-dcd").accepts(problem):
+            return "robust-dcd"
+    return FALLBACK
+
+
+def lookup(solver: str, problem: Any = None, n_features: int | None = None) -> Backend:
+    """The registered backend named ``solver``; for ``"auto"`` the one :func:`choose_backend` picks."""
+    if isinstance(solver, str) and solver.lower() == AUTO:
+        if problem is None or n_features is None:
+            raise ValueError('solver="auto" needs the model and the number of features to choose a backend')
+        return registry.get_backend(choose_backend(problem, n_features))
+    return registry.get_backend(solver)
+
+
+def check_options(backend: Backend, options: Mapping[str, Any]) -> None:
+    """Refuse options ``backend`` does not declare, and invalid ``tol`` / ``max_iter`` values."""
+    accepted = registry.COMMON_OPTIONS | backend.options
+    unknown = set(options) - accepted
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
+                        f"{sorted(accepted)}")
+    tol = options.get("tol")
+    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    max_iter = options.get("max_iter")
+    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+
+
+def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
+    """The part of ``options`` that ``backend`` declares (what ``"auto"`` passes on to the backend it chose)."""
+    accepted = registry.COMMON_OPTIONS | backend.options
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+# ------------------------------------------------------------------ running
+def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
+    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``)."""
+    out = {k: v for k, v in backend.defaults.items() if v is not None}
+    out.update({k: v for k, v in options.items() if v is not None or k not in out})
+    return out
+
+
+def run(backend: Backend, model: Model, options: Mapping[str, Any]) -> tuple[Result, float]:
+    """``backend.solve(model, **options)`` with the declared defaults; the result and the seconds it took."""
+    start = time.perf_counter()
+    result = backend.solve(model, **with_defaults(backend, options))
+    return result, time.perf_counter() - start
+
+
+def run_many(backend: Backend, model: Model, values: list[dict], options: Mapping[str, Any]) -> list[Result]:
+    """``backend.solve_many(model, values, **options)`` with the declared defaults (one result per point)."""
+    results = backend.solve_many(model, values, **with_defaults(backend, options))
+    if len(results) != len(values):
+        raise SolverError(f"solver {backend.name!r} returned {len(results)} results for {len(values)} points")
+    return results
+
+
+# --------------------------------------------------------------- certifying
+def _refuse(name: str, model: Model, result: Result, detail: str = "") -> SolverError:
+    hint = ""
+    if model.loss.is_constraint and result.status.startswith("infeasible") and result.infeasibility:
+        hint = " (the hard-margin model is infeasible when the data are not separable)"
+    text = detail or result.message
+    return SolverError(f"solver {name!r} returned status {result.status!r}" + (f": {text}" if text else "") + hint)
+
+
+def certify(name: str, model: Model, result: Result, tol: float | None = None) -> Result:
+    """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``.
+
+    A linear model's point goes through :func:`robustsvm.duality.certify`: projected on the
+    signs (rescaled onto a hard margin), re-scored by :mod:`robustsvm.objective`, and given
+    the gap ``P(w, b) − D`` with ``D`` the package's Lagrangian bound from ``result.multipliers``
+    (or the backend's own bound when ``result.dual_feasible``); a claimed optimum the numbers
+    do not support becomes ``"inaccurate"``. A kernel expansion is re-scored (objective and
+    violation) and keeps its backend's gap.
+
+    Raises
+    ------
+    SolverError
+        No usable point (a failed, infeasible or unbounded status).
+    """
+    if result.status in FAILED or (result.w is None and result.dual_coef is None):
+        raise _refuse(name, model, result)
+    if result.w is None:
+        objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
+        violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
+        return replace(result, b=float(result.b), objective=float(objective), violation=float(violation))
+    from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
+
+    try:
+        cert = certify_point(model, result.w, float(result.b), multipliers=result.multipliers,
+                             status=result.status, claimed_gap=float(result.gap),
+                             solver_objective=float(result.primal_value), tol=tol,
+                             own_bound=float(result.dual_value) if result.dual_feasible else np.nan)
+    except cp.error.SolverError as exc:
+        raise SolverError(
+            f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
+            f"(a Clarabel solve inside the package) failed: {exc}"
+        ) from exc
+    if cert.status in FAILED:
+        raise _refuse(name, model, result, cert.message)
+    message = "; ".join(m for m in (result.message, cert.message) if m)
+    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=float(cert.gap), dual_value=float(cert.bound),
+                   dual_feasible=True, objective=float(cert.objective), violation=float(cert.violation),
+                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.bound})
+
+
+def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
+                warn: bool = True, stacklevel: int = 1) -> Solution:
+    """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal."""
+    extra = {k: v for k, v in result.extra.items() if k != "program"}
+    if result.multipliers is not None:
+        extra.setdefault("margin_multipliers", result.multipliers)
+    sol = Solution(
+        w=result.w, b=float(result.b), objective=result.objective, gap=float(result.gap), status=result.status,
+        solver=name, iterations=int(result.iterations), time=elapsed, time_compile=float(result.time_compile),
+        time_solve=float(result.time_solve), history={k: np.asarray(v) for k, v in (result.history or {}).items()},
+        violation=result.violation, classes=model.classes, problem=solved_problem(problem, model),
+        feature_names=model.feature_names,
+        message=result.message, dual_coef=result.dual_coef, support_vectors=result.support_vectors, extra=extra,
+    )
+    if warn and result.status != OPTIMAL:
+        warnings.warn(
+            f"solver {name!r} stopped with status {result.status!r}"
+            + (f" ({result.message})" if result.message else "") + "; the solution may not be optimal",
+            ConvergenceWarning, stacklevel=stacklevel + 1,
+        )
+    return sol
+
+
+def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
+                warn: bool = True, stacklevel: int = 1) -> Solution:
+    """Steps 2–5 on a normalized model: refuse, run, certify, report."""
+    check_options(backend, options)
+    reasons = backend.check(problem)
+    if reasons:
+        able = registry.capable_backends(problem)
+        raise UnsupportedModelError(
+            f"backend {backend.name!r} cannot solve this model ({'; '.join(reasons)}); "
+            f"backends that can: {', '.join(able) if able else 'none registered'}"
+        )
+    result, elapsed = run(backend, model, options)
+    result = certify(backend.name, model, result, tol=options.get("tol"))
+    return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1)
+
+
+# ----------------------------------------------------------------- the path
+def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weight: Any = None,
+          feature_names: Any = None, radius: Any = None, option_defaults: Mapping[str, dict] | None = None,
+          stacklevel: int = 1, **options: Any) -> Solution:
+    """Solve ``problem`` on ``(X, y)``: the path every caller takes (see the module docstring).
+
+    Parameters
+    ----------
+    problem : Problem
+    X, y, sample_weight, feature_names, radius
+        As for :meth:`Problem.solve`.
+    solver : str
+        A registered backend, or ``"auto"``.
+    option_defaults : dict of backend name to dict, optional
+        A caller's own defaults for a backend, used where ``options`` sets nothing (the estimator's
+        tighter Clarabel tolerance on LP/QP models); also applied to the backend ``"auto"`` chooses or
+        falls back to.
+    stacklevel : int
+        Where a :class:`ConvergenceWarning` points (1: the caller of this function, 2: its caller).
+    **options
+        ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the backend's own options.
+    """
+    if not (isinstance(solver, str) and solver.lower() == AUTO):
+        registry.get_backend(solver)  # an unknown name fails before the data are read
+    positive_class = getattr(problem, "positive_class", None)
+    data = check_fit_data(X, y, signs=problem.signs, sample_weight=sample_weight, feature_names=feature_names,
+                          positive_class=positive_class)
+    note = unnamed_direction(data.classes, positive_class, data.signs)
+    if note is not None:  # signs on labels that do not say which class they point to
+        warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
+    model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once
+    return solve_normalized(problem, model, solver, option_defaults=option_defaults, stacklevel=stacklevel + 1,
+                            **options)
+
+
+def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults: Mapping[str, dict] | None = None,
+                     warn: bool = True, stacklevel: int = 1, **options: Any) -> Solution:
+    """:func:`solve` on an already normalized model (a grid search's fold): choose, refuse, run, certify, report.
+
+    With ``solver="auto"`` the backend is :func:`choose_backend`'s choice for ``problem`` and
+    ``model.d`` features; its options are those of ``options`` it declares. A first answer that
+    is not certified optimal, or an error of that backend on the data, is solved again by
+    :data:`FALLBACK` with only ``tol`` and ``verbose`` carried over, the attempt recorded in
+    ``Solution.extra["auto_fallback"]``.
+    """
+    defaults = dict(option_defaults or {})
+    if not (isinstance(solver, str) and solver.lower() == AUTO):
+        backend = registry.get_backend(solver)
+        opts = {**defaults.get(backend.name, {}), **options}
+        return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+    backend = lookup(AUTO, problem, model.d)
+    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
+    if backend.name == FALLBACK:
+        return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():  # a first attempt that stops short is solved again below, not reported
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            first: Solution | Exception = solve_model(problem, backend, model, opts, warn=False)
+    except _NUMERICAL_ERRORS as exc:
+        first = exc
+    if isinstance(first, Solution) and first.status == OPTIMAL:
+        return first
+    return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
+                     stacklevel=stacklevel + 1, first_backend=backend.name, started=start)
+
+
+def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
+              option_defaults: Mapping[str, dict] | None = None, warn: bool = True, stacklevel: int = 1,
+              first_backend: str = "", started: float | None = None) -> Solution:
+    """Solve ``model`` with :data:`FALLBACK` after ``first`` (a solution short of optimal, or the error raised).
+
+    Only ``tol`` and ``verbose`` carry over from ``options`` (iteration caps and the first backend's own
+    options do not); the attempt is recorded in ``Solution.extra["auto_fallback"]``.
+    """
+    defaults = dict(option_defaults or {})
+    kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
+    sol = solve_model(problem, registry.get_backend(FALLBACK), model, {**defaults.get(FALLBACK, {}), **kept},
+                      warn=warn, stacklevel=stacklevel + 1)
+    if isinstance(first, Solution):
+        sol.extra["auto_fallback"] = {
+            "solver": first.solver, "status": first.status, "iterations": first.iterations,
+            "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time),
+        }
+    else:
+        sol.extra["auto_fallback"] = {
+            "solver": first_backend, "status": f"error: {first}", "iterations": 0, "rel_gap": float("nan"),
+            "time": time.perf_counter() - started if started is not None else float("nan"),
+        }
+    return sol

@@ -1,0 +1,196 @@
+"""``Problem.certify``: points computed elsewhere (liblinear, perturbed, sign-violating) get a valid bound.
+
+The optimum comes from a tight Clarabel solve whose own certificate is checked: with ``ref.gap`` the
+package's gap at the reference, ``ref.objective − ref.gap ≤ P* ≤ ref.objective``. So a certified bound
+on a point's excess ``P(w) − P*`` must be at least ``P(w) − ref.objective``, and the lower bound on the
+optimum at most ``ref.objective``: claims the test can prove without trusting any solver's status.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.svm import LinearSVC
+
+import robustsvm as rs
+import robustsvm.certify as certify_module
+
+from .conftest import standardized
+
+LAM = 1e-2
+
+
+@pytest.fixture(scope="module")
+def wdbc_std():
+    return standardized("wdbc")
+
+
+def _reference(problem, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = problem.solve(X, y, solver="clarabel", tol=1e-10)
+    assert ref.gap <= 1e-7 * max(1.0, ref.objective), (ref.gap, ref.status)  # its own certificate holds
+    return ref
+
+
+def _liblinear(X, y, **kw):
+    n = X.shape[0]
+    # liblinear: ½‖w‖² + C Σ hinge; the model (λ/2)‖w‖² + (1/n) Σ hinge is it times λ with C = 1/(λn)
+    clf = LinearSVC(loss="hinge", C=1.0 / (LAM * n), dual=True, tol=1e-8, max_iter=200_000, **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return clf.fit(X, y)
+
+
+def _hand_objective(X, y, w, b=0.0):
+    """(λ/2)‖w‖² + mean max(0, 1 − y(x·w + b)), written here."""
+    ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    return 0.5 * LAM * w @ w + np.mean(np.maximum(0.0, 1.0 - ypm * (X @ w + b)))
+
+
+def _assert_valid(cert, ref):
+    assert cert.bound <= ref.objective + 1e-12 * max(1.0, ref.objective)
+    assert cert.gap >= cert.objective - ref.objective - 1e-12 * max(1.0, ref.objective)
+
+
+def test_liblinear_point_on_the_unconstrained_model_is_certified_tightly(wdbc_std):
+    X, y = wdbc_std
+    clf = _liblinear(X, y, fit_intercept=False)
+    problem = rs.Problem(penalty=rs.L2(LAM), intercept=False)
+    ref = _reference(problem, X, y)
+    cert = problem.certify(X, y, clf.coef_, 0.0)
+    assert cert.objective == pytest.approx(_hand_objective(X, y, clf.coef_.ravel()), rel=1e-12)
+    assert cert.feasible and cert.violation == 0.0
+    _assert_valid(cert, ref)
+    excess_upper = cert.objective - ref.objective + ref.gap
+    # the margins alone leave the samples on the margin at a_i = c_i: loose; the ascent closes it
+    assert cert.recovered_bound < cert.bound
+    assert cert.gap <= 1e-6 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
+
+
+def test_liblinear_with_a_large_intercept_scaling_on_the_free_intercept_model(wdbc_std):
+    X, y = wdbc_std
+    clf = _liblinear(X, y, fit_intercept=True, intercept_scaling=100.0)
+    problem = rs.Problem(penalty=rs.L2(LAM))
+    ref = _reference(problem, X, y)
+    cert = problem.certify(X, y, clf.coef_, clf.intercept_)
+    assert cert.objective == pytest.approx(_hand_objective(X, y, clf.coef_.ravel(), float(clf.intercept_[0])),
+                                           rel=1e-12)
+    _assert_valid(cert, ref)
+    excess_upper = cert.objective - ref.objective + ref.gap
+    assert cert.gap <= 1e-5 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 3e-2, 0.3])
+def test_a_perturbed_point_gets_a_bound_above_its_true_excess(wdbc_std, scale):
+    X, y = wdbc_std
+    clf = _liblinear(X, y, fit_intercept=False)
+    problem = rs.Problem(penalty=rs.L2(LAM), intercept=False)
+    ref = _reference(problem, X, y)
+    w = clf.coef_.ravel() + scale * np.random.default_rng(5).normal(size=X.shape[1])
+    cert = problem.certify(X, y, w)
+    _assert_valid(cert, ref)
+    excess = cert.objective - ref.objective
+    assert excess > 0 and cert.status == "suboptimal"
+    assert cert.gap <= 2.0 * (excess + ref.gap) + 1e-6  # and close to it
+
+
+def test_bound_stays_valid_whatever_the_steps_do(wdbc_std, monkeypatch):
+    X, y = wdbc_std
+    problem = rs.Problem(penalty=rs.L2(LAM), intercept=False)
+    ref = _reference(problem, X, y)
+    w = ref.w + 0.05
+    # far too long steps (a curvature estimate a million times too small) and a handful of them
+    monkeypatch.setattr(certify_module._Dual, "curvature", lambda self, a: 1e-6)
+    for steps in (0, 3, 50):
+        cert = problem.certify(X, y, w, ascent_steps=steps)
+        _assert_valid(cert, ref)
+        assert cert.steps <= steps
+
+
+def test_a_point_violating_the_signs_is_reported_infeasible_with_its_violation(wdbc_std):
+    X, y = wdbc_std
+    d = X.shape[1]
+    signs = np.zeros(d)
+    signs[:10] = 1.0
+    clf = _liblinear(X, y, fit_intercept=False)
+    w = clf.coef_.ravel()
+    expected = float(np.max(np.maximum(-signs * w, 0.0)))
+    assert expected > 0  # liblinear does not know the signs
+    problem = rs.Problem(penalty=rs.L2(LAM), signs=signs, intercept=False)
+    ref = _reference(problem, X, y)
+    cert = problem.certify(X, y, w)
+    assert cert.status == "infeasible" and not cert.feasible
+    assert cert.violation == pytest.approx(expected, rel=1e-12)
+    assert cert.sign_violation == pytest.approx(expected, rel=1e-12)
+    assert "violates" in cert.message
+    # the bound is still a bound on the optimum; the projected point is feasible and certified by it
+    assert cert.bound <= ref.objective + 1e-12
+    wp = np.where(signs * w < 0, 0.0, w)
+    assert cert.projected_objective == pytest.approx(_hand_objective(X, y, wp), rel=1e-12)
+    assert cert.projected_gap >= cert.projected_objective - ref.objective - 1e-12
+    assert ref.problem.violation(X, y, wp) == 0.0
+
+
+@pytest.mark.parametrize("uncertainty", [rs.Box(0.05), rs.Ball(0.1), rs.Ball(0.1, p=1)])
+def test_robust_models_get_valid_bounds(wdbc_std, uncertainty):
+    X, y = wdbc_std
+    X, y = X[:200], y[:200]
+    problem = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(LAM), uncertainty=uncertainty,
+                         intercept=rs.L2(1.0))
+    ref = _reference(problem, X, y)
+    at_optimum = problem.certify(X, y, ref.w, ref.b)
+    _assert_valid(at_optimum, ref)
+    assert at_optimum.gap <= 1e-6 * max(1.0, ref.objective)
+    w = ref.w + 0.02 * np.random.default_rng(1).normal(size=X.shape[1])
+    cert = problem.certify(X, y, w, ref.b)
+    _assert_valid(cert, ref)
+    assert cert.gap <= 3.0 * (cert.objective - ref.objective + ref.gap) + 1e-6
+
+
+def test_bad_points_are_refused_with_the_argument_named(wdbc_std):
+    X, y = wdbc_std
+    problem = rs.Problem(penalty=rs.L2(LAM), intercept=False)
+    with pytest.raises(ValueError, match="w must have shape"):
+        problem.certify(X, y, np.ones(3))
+    with pytest.raises(ValueError, match="w contains NaN"):
+        problem.certify(X, y, np.full(X.shape[1], np.nan))
+    with pytest.raises(ValueError, match="b must be 0"):
+        problem.certify(X, y, np.zeros(X.shape[1]), 1.0)
+    with pytest.raises(ValueError, match="ascent_steps"):
+        problem.certify(X, y, np.zeros(X.shape[1]), ascent_steps=-1)
+    with pytest.raises(ValueError, match="linear model"):
+        rs.Problem(kernel=rs.RBF(1.0), penalty=rs.L2(LAM)).certify(X, y, np.zeros(X.shape[1]))
+
+
+def test_summary_and_dict_say_what_was_found(wdbc_std):
+    X, y = wdbc_std
+    problem = rs.Problem(penalty=rs.L2(LAM), intercept=False)
+    cert = problem.certify(X, y, np.zeros(X.shape[1]))
+    assert cert.objective == pytest.approx(1.0)  # w = 0: every hinge is 1
+    assert "objective - optimum <=" in cert.summary()
+    doc = cert.to_dict()
+    assert doc["gap"] == cert.gap and doc["status"] == cert.status and len(doc["w"]) == X.shape[1]
+
+
+@pytest.mark.parametrize("bounded", [True, False])
+def test_projection_on_the_free_intercept_dual_set_matches_a_cvxpy_projection(bounded):
+    import cvxpy as cp
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        n = int(rng.integers(3, 25))
+        y = np.where(np.arange(n) % 3 == 0, -1.0, 1.0)
+        dual = certify_module._Dual.__new__(certify_module._Dual)
+        dual.y, dual.mode = y, "free"
+        dual.upper = rng.uniform(0.1, 1.0, n) if bounded else np.full(n, np.inf)
+        a = 2.0 * rng.normal(size=n)
+        p = dual.project(a)
+        x = cp.Variable(n)
+        cons = [x >= 0, y @ x == 0] + ([x <= dual.upper] if bounded else [])
+        cp.Problem(cp.Minimize(cp.sum_squares(x - a)), cons).solve(solver="CLARABEL")
+        # p is feasible (exactly) and at least as close to a as the solver's point: the projection
+        assert np.sum((p - a) ** 2) <= np.sum((x.value - a) ** 2) + 1e-7
+        assert abs(p @ y) <= 1e-9 * max(1.0, np.abs(p).sum()) and np.all(p >= 0) and np.all(p <= dual.upper)
