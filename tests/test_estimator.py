@@ -54,19 +54,23 @@ def test_check_estimator_passes():
     # repeated-sample fit to ~2e-7 (its certified gap allows more), so this one asks for 1e-10
     check_estimator(RobustSVC(loss="squared_hinge", l1=0.01, uncertainty=rs.Box(0.05), solver_options={"tol": 1e-10}))
     # the new parameters: per-class weights, probabilities by internal cross-validation, warm starts.
-    # As for scikit-learn's SVC(probability=True), repeated samples fall in different internal folds than
-    # one weighted sample, so the probabilities of the two fits differ (the decision values do not)
-    # And predict keeps the sign of the certified decision function while Platt's sigmoid moves the 1/2 level
-    # by B/A, so the most probable class can differ from the prediction near the boundary (also as for SVC)
-    folds = "the internal cross-validation of probability=True splits repeated samples, not weighted ones"
+    # "balanced" weights count the samples of each class (scikit-learn's meaning): repeating a sample changes
+    # them, weighting it does not, so the weighted and the repeated fits differ by design. As for scikit-learn's
+    # SVC(probability=True), repeated samples also fall in other internal folds than one weighted sample. And
+    # predict keeps the sign of the certified decision function while Platt's sigmoid moves the 1/2 level by
+    # B/A, so the most probable class can differ from the prediction near the boundary (also as for SVC).
+    # dcd visits the samples in a seeded order, so that refits of the same data, which the checks compare,
+    # agree exactly (their noise-only data leave the one-vs-rest decision values within rounding of a tie).
+    balanced = "class_weight='balanced' counts samples: repeating one changes the class weights, weighting it not"
     threshold = "predict is sign(f); argmax of predict_proba is f > -B/A (Platt's sigmoid), as for SVC"
-    check_estimator(RobustSVC(class_weight="balanced", probability=True, warm_start=True, solver="dcd",
-                              solver_options={"tol": 1e-10}),
-                    expected_failed_checks={"check_sample_weight_equivalence_on_dense_data": folds,
-                                            "check_sample_weight_equivalence_on_sparse_data": folds,
-                                            "check_classifiers_train": threshold})
-    est = RobustSVC(class_weight="balanced", warm_start=True, solver="dcd", solver_options={"tol": 1e-10})
-    check_estimator(est)  # without probabilities, the weighted and repeated fits agree
+    weights = {"check_sample_weight_equivalence_on_dense_data": balanced,
+               "check_sample_weight_equivalence_on_sparse_data": balanced}
+    dcd = {"tol": 1e-10, "random_state": 0}
+    check_estimator(RobustSVC(class_weight="balanced", warm_start=True, solver="dcd", solver_options=dcd),
+                    expected_failed_checks=weights)
+    folds = "the internal folds of probability=True split repeated samples, not weighted ones"
+    check_estimator(RobustSVC(probability=True, warm_start=True, solver="dcd", solver_options=dcd),
+                    expected_failed_checks={**dict.fromkeys(weights, folds), "check_classifiers_train": threshold})
 
 
 def test_check_estimator_with_a_cone_model():
