@@ -334,6 +334,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             for k, (y_k, signs, unc, positive) in enumerate(targets)
         ]
         self.classes_ = classes
+        if classes.size > 2:  # each model's summary names its class
+            for sol, c in zip(solutions, classes, strict=True):
+                sol.extra["one_vs_rest"] = c.item() if isinstance(c, np.generic) else c
         self._store(solutions)
         if self.probability:
             self.sigmoids_ = self._platt_sigmoids(X, y, user_weight, radius)

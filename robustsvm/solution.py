@@ -131,6 +131,8 @@ class Solution:
             return None
         named = getattr(self.problem, "positive_class", None) is not None
         how = "named by positive_class" if named else "classes[1]: no positive_class was named"
+        if self.extra.get("one_vs_rest") is not None:
+            return f"signs       a +1 sign pushes towards {self.extra['one_vs_rest']!r} (this model's class)"
         return f"signs       a +1 sign pushes towards {self.positive_class!r} ({how})"
 
     @property
@@ -147,8 +149,11 @@ class Solution:
         for a model with signs, the class they point to (``positive_class``).
         """
         mapping = self.class_mapping
+        one_vs_rest = self.extra.get("one_vs_rest")
         lines = [
-            f"classes     +1 = {mapping[1]!r}, -1 = {mapping[-1]!r} (x·w + b > 0 predicts {mapping[1]!r})",
+            f"classes     +1 = {mapping[1]!r}, -1 = {mapping[-1]!r} (x·w + b > 0 predicts {mapping[1]!r})"
+            if one_vs_rest is None else
+            f"classes     +1 = {one_vs_rest!r}, -1 = the other classes (one-vs-rest model of {one_vs_rest!r})",
             f"solver      {self.solver}",
             f"status      {self.status}",
             f"objective   {self.objective:.10g}",

@@ -140,6 +140,9 @@ def test_three_classes_with_signs_are_three_certified_binary_fits():
         np.testing.assert_allclose(est.coef_[k], w, atol=1e-5)
         assert est.intercept_[k] == pytest.approx(b, abs=1e-5)
     assert est.gap_ == max(sol.gap for sol in est.solutions_)
+    summary = est.solutions_[2].summary()
+    assert "+1 = 'virginica', -1 = the other classes" in summary
+    assert "a +1 sign pushes towards 'virginica' (this model's class)" in summary
     assert est.solution_ in est.solutions_
 
 
