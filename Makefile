@@ -9,7 +9,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test test-fast lint bench docs browser-check notebooks notebooks-open figures clean
+.PHONY: demo test test-fast test-blas lint bench docs browser-check notebooks notebooks-open figures clean
 
 $(PY):
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "robustsvm needs Python >= 3.11, found " + sys.version' 
@@ -34,6 +34,16 @@ test: $(STAMP)
 # the daily lane: everything but the tests marked slow (about a minute)
 test-fast: $(STAMP)
 	$(PY) -m pytest -m "not slow"
+
+# the agreement tests (backends against CVXPY models and each other) again under other OpenBLAS kernels:
+# floating-point reductions differ between kernels, what the tests assert must not (CI runs this after `make test`)
+BLAS_KERNELS ?= SkylakeX Prescott
+AGREEMENT_TESTS := tests/test_feature_ipm.py tests/test_robust_dcd.py tests/test_conic.py tests/test_dcd.py
+test-blas: $(STAMP)
+	@set -e; for kernel in $(BLAS_KERNELS); do \
+	    echo "== OPENBLAS_CORETYPE=$$kernel"; \
+	    OPENBLAS_CORETYPE=$$kernel $(PY) -m pytest -q -p no:cacheprovider $(AGREEMENT_TESTS); \
+	done
 
 lint: $(STAMP)
 	$(PY) -m ruff check robustsvm tests benchmarks

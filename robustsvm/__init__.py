@@ -32,6 +32,7 @@ _PUBLIC = {
     "solution": ("Solution",),
     "uncertainty": ("Ball", "Box", "Ellipsoid", "Intersection", "Polyhedron", "RobustCheck", "Spectrahedron",
                     "UncertaintySet", "radius_upper_bound", "robust_check"),
+    "weight_constraints": ("ordered",),
 }
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "robust_check",
     "radius_upper_bound",
     "pq_svm",
+    "ordered",
     "NQP",
     "solve_nqp_cvxpy",
     "solvers",

@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_positive_class", "check_signs",
-           "check_sample_weight", "sign_orientation", "unnamed_direction"]
+           "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
 
 
 @dataclass(frozen=True)
@@ -254,6 +254,44 @@ def _is_index_list(part: Any) -> bool:
     )
 
 
+def feature_index(key: Any, d: int, feature_names: np.ndarray | None = None, *, name: str = "signs") -> int:
+    """The column of a feature given by name or integer index (negative counts from the end).
+
+    Raises a ``ValueError`` naming ``name`` for an unknown or shared name, an index out of range, or an
+    integer that is also the name of another column; a ``TypeError`` for a key of another type.
+    """
+    names = None if feature_names is None else np.asarray([str(f) for f in feature_names], dtype=object)
+    if isinstance(key, (str, np.str_)):
+        if names is None:
+            raise ValueError(
+                f"{name} names feature {key!r}, but no feature names are known: pass a "
+                "pandas DataFrame or feature_names="
+            )
+        hits = np.flatnonzero(names == str(key))
+        if hits.size == 0:
+            hits = _prefixed_matches(names, str(key), name)
+        if hits.size > 1:
+            raise ValueError(
+                f"{name} names feature {key!r}, but {hits.size} columns share that name (columns "
+                f"{hits.tolist()}): rename the columns or give column indices"
+            )
+        return int(hits[0])
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        k = int(key)
+        if not -d <= k < d:
+            raise ValueError(f"{name} index {k} is out of range for {d} features")
+        h = k % d
+        if names is not None:
+            named = np.flatnonzero(names == str(k))
+            if named.size and not np.all(named == h):
+                raise ValueError(
+                    f"{name} key {k} is ambiguous: it is the position of column {h} ({names[h]!r}) and the "
+                    f"name of column {int(named[0])}; give the name as a string or use a sign vector"
+                )
+        return h
+    raise TypeError(f"{name} keys must be feature names or integer indices, got {key!r}")
+
+
 def check_signs(signs: Any, d: int, feature_names: np.ndarray | None = None, *, name: str = "signs") -> np.ndarray:
     """Resolve a sign specification into an int8 vector of +1 / 0 / -1.
 
@@ -292,35 +330,7 @@ def check_signs(signs: Any, d: int, feature_names: np.ndarray | None = None, *, 
     names = None if feature_names is None else np.asarray([str(f) for f in feature_names], dtype=object)
 
     def index_of(key: Any) -> int:
-        if isinstance(key, (str, np.str_)):
-            if names is None:
-                raise ValueError(
-                    f"{name} names feature {key!r}, but no feature names are known: pass a "
-                    "pandas DataFrame or feature_names="
-                )
-            hits = np.flatnonzero(names == str(key))
-            if hits.size == 0:
-                hits = _prefixed_matches(names, str(key), name)
-            if hits.size > 1:
-                raise ValueError(
-                    f"{name} names feature {key!r}, but {hits.size} columns share that name (columns "
-                    f"{hits.tolist()}): rename the columns or give column indices"
-                )
-            return int(hits[0])
-        if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
-            k = int(key)
-            if not -d <= k < d:
-                raise ValueError(f"{name} index {k} is out of range for {d} features")
-            h = k % d
-            if names is not None:
-                named = np.flatnonzero(names == str(k))
-                if named.size and not np.all(named == h):
-                    raise ValueError(
-                        f"{name} key {k} is ambiguous: it is the position of column {h} ({names[h]!r}) and the "
-                        f"name of column {int(named[0])}; give the name as a string or use a sign vector"
-                    )
-            return h
-        raise TypeError(f"{name} keys must be feature names or integer indices, got {key!r}")
+        return feature_index(key, d, names, name=name)
 
     def sign_of(value: Any, key: Any) -> int:
         if isinstance(value, (str, bytes, np.str_, np.bytes_)):

@@ -27,7 +27,14 @@ from typing import Any
 import numpy as np
 
 from . import objective as objective_module
-from .duality import _retract, admissible_multipliers, lagrangian_bound, multipliers_from_margins, optimal_points
+from .duality import (
+    _retract,
+    admissible_multipliers,
+    box_maximizer,
+    lagrangian_bound,
+    multipliers_from_margins,
+    optimal_points,
+)
 from .model import Model
 
 __all__ = ["PointCertificate", "certify_point", "DEFAULT_ASCENT_STEPS"]
@@ -67,7 +74,7 @@ class PointCertificate:
     steps : int
         Dual-ascent steps spent tightening the bound.
     status : str
-        ``"optimal"`` (feasible, ``gap ≤ tol·max(1, |P|)``), ``"suboptimal"`` (feasible, larger gap)
+        ``"optimal"`` (feasible, ``gap ≤ tol·max(1, |P|)``), ``"feasible"`` (feasible, a larger gap)
         or ``"infeasible"``.
     projected_objective, projected_gap : float
         For an infeasible point: the objective and gap of its projection on the sign constraints
@@ -176,7 +183,7 @@ def certify_point(model: Model, w: Any, b: Any = 0.0, *, ascent_steps: int = DEF
     recovered, _ = _bound(model, a0, moved)
     best, best_a = recovered, a0
     steps = 0
-    target = max(objective if feasible else p_objective, p_objective)
+    target = p_objective  # the objective itself for a feasible point (its projection leaves it unchanged)
     if ascent_steps > 0 and target - best > tol * max(1.0, abs(target)):
         if model.l2 <= 0:
             messages.append("no dual-ascent steps: without λ2 the dual is not smooth (the recovered bound is used)")
@@ -189,7 +196,7 @@ def certify_point(model: Model, w: Any, b: Any = 0.0, *, ascent_steps: int = DEF
         messages.insert(0, f"the point violates the constraints by {violation:.3g}"
                            + (f" (signs by {sign_violation:.3g})" if sign_violation > 0 else ""))
     else:
-        status = "optimal" if gap <= tol * max(1.0, abs(objective)) else "suboptimal"
+        status = "optimal" if gap <= tol * max(1.0, abs(objective)) else "feasible"
     return PointCertificate(
         w=w, b=b, objective=float(objective), violation=float(violation), sign_violation=sign_violation,
         feasible=feasible, bound=float(best), gap=float(gap), recovered_bound=float(recovered), steps=steps,
@@ -222,9 +229,8 @@ def _check_point(model: Model, w: Any, b: Any) -> tuple[np.ndarray, float]:
 
 def _feasible_projection(model: Model, w: np.ndarray, b: float, signs: np.ndarray) -> tuple[np.ndarray, float, str]:
     """The point projected on the signs, and for a hard margin rescaled onto ``m^rob ≥ 1`` when it can be."""
-    wp = w.copy()
-    wp[signs * wp < 0] = 0.0
-    if not model.loss.is_constraint:
+    wp = model.feasible_set.clip(w)  # the projection on the signs and bounds
+    if not model.loss.is_constraint or not model.feasible_set.is_cone:
         return wp, b, ""
     m0 = float(np.min(objective_module.robust_margins(model, wp, b)))
     if 0.0 < m0 < 1.0:
@@ -281,9 +287,12 @@ class _MovedSamples:
 def _bound(model: Model, a: np.ndarray, moved: _MovedSamples) -> tuple[float, float]:
     """:func:`~robustsvm.duality.lagrangian_bound` at ``a`` with the fixed moved samples."""
     shift = None if moved.V is None else moved.shift
+    feasible = model.feasible_set
     return lagrangian_bound(model.X, model.y, model.c, a, loss=model.loss, l2=model.l2, l1=model.l1,
                             signs=np.asarray(model.signs, dtype=np.float64), intercept=model.intercept.mode,
-                            mu=float(model.intercept.mu), shift=shift)
+                            mu=float(model.intercept.mu), shift=shift,
+                            box=(feasible.lower, feasible.upper) if model.has_bounds else None,
+                            linear=feasible.linear if model.has_constraints else None)
 
 
 class _Dual:
@@ -306,6 +315,8 @@ class _Dual:
         """``w(a) = ∇R*_S(s) = T(s)/λ2``, ``s = X̃ᵀ(a∘y)``."""
         s = self.moved.rmatvec(a * self.y)
         t = np.sign(s) * np.maximum(np.abs(s) - self.model.l1, 0.0)
+        if self.model.has_bounds:  # the clipped soft-threshold
+            return box_maximizer(t, self.model.l2, self.model.feasible_set.lower, self.model.feasible_set.upper)
         t[self.signs * t < 0] = 0.0
         return t / self.model.l2
 
@@ -314,7 +325,12 @@ class _Dual:
         loss, l2 = self.model.loss, self.model.l2
         alpha = self._alpha(a)
         w = self.primal(a)
-        value = float(self.c[self.live] @ loss.dual_term(alpha[self.live])) - 0.5 * l2 * float(w @ w)
+        # R*(s) = (λ2/2)‖w‖² when the box is the signs'; s·w − R(w) in general
+        conj = 0.5 * l2 * float(w @ w)
+        if self.model.has_bounds:
+            s = self.moved.rmatvec(a * self.y)
+            conj = float(s @ w) - self.model.l1 * float(np.abs(w).sum()) - conj
+        value = float(self.c[self.live] @ loss.dual_term(alpha[self.live])) - conj
         h = 1e-6
         slope = (loss.dual_term(alpha + h) - loss.dual_term(alpha - h)) / (2 * h)  # d/da of c·(α − ℓ*(α))
         grad = np.where(self.live, slope, 0.0) - self.y * self.moved.matvec(w)

@@ -1,6 +1,6 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
-Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``,
+Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``, ``certify``,
 and ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version``
 prints the version (the benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
@@ -20,6 +20,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from . import cli_data
+from .cli_data import load_data
 from .losses import LOSSES
 
 __all__ = ["build_parser", "load_data", "main", "parse_intercept", "parse_kernel", "parse_signs",
@@ -37,23 +39,16 @@ PROGRESS_DELAY = 2.0
 
 # ----------------------------------------------------------------- parsing
 def parse_uncertainty(text: str) -> Any:
-    """``box:R``, ``ball:R`` or ``ball:R:P`` → ``rs.Box(R)``, ``rs.Ball(R)``, ``rs.Ball(R, p=P)``.
+    """An uncertainty set from its text form: ``box:R``, ``ball:R:p=inf``, ``ellipsoid:R:shape=M.npy``, ``A&B``, ...
 
-    ``P`` may be ``inf``. Raises ``argparse.ArgumentTypeError`` (a usage error)
-    on anything else.
+    The grammar (:mod:`robustsvm.uncertainty.grammar`) is read off the set table, so every set type
+    can be named; ``ball:R:P`` (a bare ``P``) still works. Raises ``argparse.ArgumentTypeError`` (a
+    usage error) with a one-line reason on anything else.
     """
-    from .uncertainty import Ball, Box
+    from .uncertainty.grammar import parse_set
 
-    parts = text.strip().lower().split(":")
-    kind = parts[0]
-    if kind not in ("box", "ball") or len(parts) < 2 or (kind == "box" and len(parts) != 2) or len(parts) > 3:
-        raise argparse.ArgumentTypeError(
-            f"invalid uncertainty {text!r}: use box:RADIUS, ball:RADIUS or ball:RADIUS:P (for instance box:0.1)"
-        )
     try:
-        radius = float(parts[1])
-        p = float(parts[2]) if len(parts) == 3 else 2.0
-        return Box(radius=radius) if kind == "box" else Ball(radius=radius, p=p)
+        return parse_set(text)
     except (TypeError, ValueError) as exc:
         raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
 
@@ -165,51 +160,6 @@ def _add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="use the features as they are (default: z-scores over the whole data)")
 
 
-def load_data(data: str, target: str | None = None, standardize: bool = True):
-    """The data a subcommand works on: ``(X, y, feature_names, description)``.
-
-    ``data`` is a CSV file (header row; numeric features; the label column
-    ``target``, default the last) or a name for :func:`robustsvm.datasets.load`.
-    With ``standardize``, each feature becomes ``(x − mean)/std`` over the whole
-    data (constant features are only centred).
-    """
-    import os
-
-    import numpy as np
-
-    if os.path.exists(data) or data.lower().endswith(".csv"):
-        import pandas as pd
-
-        if not os.path.exists(data):
-            raise FileNotFoundError(f"no such CSV file: {data}")
-        frame = pd.read_csv(data)
-        if frame.shape[1] < 2:
-            raise ValueError(f"{data}: a CSV needs at least one feature column and a label column")
-        target = frame.columns[-1] if target is None else target
-        if target not in frame.columns:
-            raise ValueError(f"--target {target!r} is not a column of {data}; columns: {list(frame.columns)}")
-        features = frame.drop(columns=[target])
-        bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
-        if bad:
-            raise ValueError(f"{data}: feature columns must be numeric, these are not: {bad}")
-        X = features.to_numpy(dtype=np.float64)
-        y = frame[target].to_numpy()
-        names = [str(c) for c in features.columns]
-        description = f"{data}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
-    else:
-        from . import datasets
-
-        if target is not None:
-            raise ValueError("--target applies to CSV files only")
-        ds = datasets.load(data)
-        X, y, names = np.asarray(ds.X, dtype=np.float64), ds.y, list(ds.feature_names)
-        description = ds.description
-    if standardize:
-        mean, std = X.mean(axis=0), X.std(axis=0)
-        X = (X - mean) / np.where(std > 0, std, 1.0)
-    return X, y, names, description
-
-
 def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("model")
     g.add_argument("--loss", choices=_LOSSES, default="hinge", help="margin loss (default: hinge)")
@@ -218,8 +168,10 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--l2", type=_nonneg_float, default=1e-2, help="λ2 of (λ2/2)‖w‖² (default: 0.01)")
     g.add_argument("--l1", type=_nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
     g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
-    g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS",
-                   help="box:R, ball:R or ball:R:P around every sample")
+    g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
+                   help="the set around every sample: box:R, ball:R:p=P, ellipsoid:R:shape=FILE, "
+                        "polyhedron:R:G=FILE:h=FILE, spectrahedron:R:A0=FILE:A=FILE, or A&B (an intersection); "
+                        "FILE is .npy, .csv, .txt or .json")
     icpt = g.add_mutually_exclusive_group()
     # default None (a free b): argparse would not see a conflict between --no-intercept and a value equal to
     # the default
@@ -339,25 +291,31 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     from .exceptions import ConvergenceWarning
     from .io import solution_to_dict
 
-    X, y, names, description = load_data(args.data, args.target, args.standardize)
+    fitted = cli_data.prepare_fit(args)  # the table through its fitted preprocessing; --signs in its feature names
+    X, y, names, description = fitted.X, fitted.y, fitted.names, fitted.description
     problem = problem_from_args(args)
     if not args.json:
         print(description)
+        print(fitted.rules.describe())
         print(problem)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        sol = problem.solve(X, y, solver=args.solver, feature_names=names, **_solver_options(args))
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+        sol = problem.solve(X, y, solver=args.solver, feature_names=names, **fitted.solve_options,
+                            **_solver_options(args))
+    cli_data.store_rules(sol, fitted)
+    notes = fitted.warnings + [str(w.message) for w in caught]
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
     accuracy = float(np.mean(sol.predict(X) == y))
     path = sol.to_json(args.output, X, y) if args.output else None
     if args.json:
         solution = solution_to_dict(sol, X, y)
         solution.pop("history", None)  # iteration by iteration: in the --output file
-        _print_json({"data": _data_json(X, description, names), "model": _model_json(problem),
+        _print_json({"data": {**_data_json(X, description, names), "preprocessing": solution.pop("preprocessing")},
+                     "model": _model_json(problem),
                      "classes": {"+1": sol.class_mapping[1], "-1": sol.class_mapping[-1]},
                      "solution": solution, "training_accuracy": accuracy,
-                     "warnings": [str(w.message) for w in caught], "output": None if path is None else str(path)})
+                     "warnings": notes, "output": None if path is None else str(path)})
     else:
         print(sol.summary())
         print(f"training accuracy {accuracy:.4f}")
@@ -371,12 +329,12 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .backends import capable_backends
+    from .backends.conic import default_backends
     from .compare import compare
 
     X, y, names, description = load_data(args.data, args.target, args.standardize)
     problem = problem_from_args(args)
-    solvers = args.solvers or capable_backends(problem)
+    solvers = args.solvers or default_backends(problem)
     order = [args.reference] + [s for s in solvers if s != args.reference]
     if not args.json:
         print(description)
@@ -414,17 +372,9 @@ class _Progress:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .io import validate
-    from .solution import Solution
 
-    try:
-        sol = Solution.from_json(args.solution)
-    except (OSError, UnicodeDecodeError):
-        raise
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-        # a file that is JSON but not a stored solution (missing keys, a list, wrong types)
-        raise ValueError(f"{args.solution} is not a solution written by `robustsvm fit --output` or "
-                         f"Solution.to_json: {_one_line(exc)}") from exc
-    X, y, _, description = load_data(args.data, args.target, args.standardize)
+    sol = cli_data.read_model(args.solution)
+    X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
     report = validate(sol, X, y, rtol=args.rtol, feas_tol=args.feas_tol)
     if args.json:
         _print_json({"data": {"description": description}, "solution": str(args.solution), "ok": report.ok,
@@ -507,14 +457,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")
     p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
     _add_json_option(p)
+    cli_data.add_fit_arguments(p)
     p.set_defaults(func=_cmd_fit)
+    cli_data.add_predict_command(sub)
 
     p = sub.add_parser("compare", help="solve one model with several backends and tabulate them",
                        description="Solve one model with several backends; print the table of rs.compare.")
     _add_data_arguments(p)
     _add_model_arguments(p)
     p.add_argument("--solvers", type=lambda s: [t.strip() for t in s.split(",") if t.strip()],
-                   help="comma-separated backends (default: every backend that accepts the model)")
+                   help="comma-separated backends (default: every backend that accepts the model; highs for LPs only)")
     p.add_argument("--reference", default="clarabel", help="the backend the others are measured against")
     _add_solver_options(p)
     _add_json_option(p)
@@ -528,6 +480,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.add_argument("--feas-tol", type=_nonneg_float, default=1e-6, help="constraint violation tolerance")
     _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
+
+    from . import certify_command
+
+    p = sub.add_parser("certify", help="certify a point computed elsewhere: objective, violation, bound on its excess",
+                       description="Certify weights from any solver on a model and data: the objective, the "
+                                   "constraint violation and a bound on objective - optimum from the package's "
+                                   "own dual (exit status 1 when the point is infeasible).")
+    certify_command.add_arguments(p, _add_data_arguments, _add_json_option)
+    p.set_defaults(func=lambda a: certify_command.run(a, load_data, _print_json))
 
     p = sub.add_parser("reproduce", help="reproduce a paper's experiment: " + ", ".join(reproductions()),
                        description="Reproduce a paper's experiment.")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .backends import capable_backends
+from .backends.conic import default_backends
 from .exceptions import ConvergenceWarning
 
 __all__ = ["compare", "ComparisonTable"]
@@ -59,7 +59,8 @@ def compare(
     problem : Problem
     X, y : training data
     solvers : list of str, optional
-        Backend names; default: every registered backend that accepts the model.
+        Backend names; default: every registered backend that accepts the model, HiGHS only when the
+        model is a linear program (:func:`robustsvm.backends.conic.default_backends`).
     reference : str, default "clarabel"
         The backend whose solution the others are measured against (solved
         first, included in the table).
@@ -79,7 +80,7 @@ def compare(
 
     options = options or {}
     if solvers is None:
-        solvers = capable_backends(problem)
+        solvers = default_backends(problem)
     names = [reference] + [s for s in solvers if s != reference]
     table = ComparisonTable()
     ref = None

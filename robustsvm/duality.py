@@ -54,6 +54,9 @@ from ._lazy import cvxpy as cp
 from .losses import LOSSES as REGISTERED
 
 __all__ = [
+    "FEAS_TOL",
+    "box_maximizer",
+    "linear_tolerance",
     "Certificate",
     "certify",
     "lagrangian_bound",
@@ -63,37 +66,80 @@ __all__ = [
     "optimal_shift",
     "optimal_points",
     "admissible_multipliers",
+    "class_balance",
 ]
 
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
 CERT_RTOL = 1e-6
+#: largest violation of the linear constraints on ``w`` a certified optimum may have, relative to the rows' size
+FEAS_TOL = 1e-9
 
 
-def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray) -> float:
-    """``max_{w ∈ S} s·w − λ1‖w‖₁ − (λ2/2)‖w‖²`` in closed form.
+def linear_tolerance(linear: Any, w: np.ndarray) -> float:
+    """``FEAS_TOL · max(1, max_k Σ_h |A_kh w_h|, max finite |lb|, |ub|)``: the violation a certified point may have.
 
-    Coordinate ``h`` contributes ``t_h²/(2λ2)`` with ``t_h`` the soft-threshold
-    ``sign(s_h)·max(|s_h| − λ1, 0)``, set to 0 when its sign is forbidden
-    (``signs[h]·t_h < 0``). With ``λ2 = 0`` the value is 0 when every ``t_h``
-    is 0 and ``+inf`` otherwise.
+    Relative to the size of the terms of each row at ``w``, the scale at which the row is computed.
+    """
+    if linear is None or linear.k == 0:
+        return FEAS_TOL
+    sides = np.concatenate([linear.lb[np.isfinite(linear.lb)], linear.ub[np.isfinite(linear.ub)]])
+    scale = max(1.0, float(np.max(np.abs(linear.A) @ np.abs(w))) if linear.k else 0.0,
+                float(np.max(np.abs(sides))) if sides.size else 0.0)
+    return FEAS_TOL * scale
+
+
+def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | None = None, *,
+                      lower: np.ndarray | None = None, upper: np.ndarray | None = None) -> float:
+    """``max_{w ∈ S} s·w − λ1‖w‖₁ − (λ2/2)‖w‖²`` in closed form, ``S`` the signs or the box ``[lower, upper]``.
+
+    Signs: coordinate ``h`` contributes ``t_h²/(2λ2)`` with ``t_h`` the soft-threshold
+    ``sign(s_h)·max(|s_h| − λ1, 0)``, set to 0 when its sign is forbidden (``signs[h]·t_h < 0``).
+    With ``λ2 = 0`` the value is 0 when every ``t_h`` is 0 and ``+inf`` otherwise.
+
+    A box ``l ≤ w ≤ u`` (``lower`` and ``upper`` given; they replace ``signs``): each coordinate's
+    function is concave, so its maximizer is the clipped soft-threshold ``w_h = clip(t_h/λ2, l_h, u_h)``
+    (for ``λ2 = 0``: ``u_h`` when ``t_h > 0``, ``l_h`` when ``t_h < 0``, ``clip(0, l_h, u_h)`` otherwise) and
+    the value is ``Σ_h s_h w_h − λ1|w_h| − (λ2/2)w_h²``, ``+inf`` when a maximizer is infinite
+    (``docs/certificates.md``, "Bounds and linear constraints").
 
     Parameters
     ----------
     s : ndarray of shape (d,)
     l2, l1 : float
         Penalty strengths (non-negative).
-    signs : ndarray of shape (d,)
-        +1, 0 or −1 per feature.
+    signs : ndarray of shape (d,), optional
+        +1, 0 or −1 per feature (ignored when the box is given).
+    lower, upper : ndarray of shape (d,), optional
+        The box, infinite sides allowed.
     """
     t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0)
+    if lower is not None:
+        w = box_maximizer(t, l2, lower, upper)
+        if not np.all(np.isfinite(w)):
+            return float("inf")
+        return float(s @ w - l1 * np.abs(w).sum() - 0.5 * l2 * (w @ w))
     t[signs * t < 0] = 0.0
     if l2 > 0:
         return float(t @ t) / (2.0 * l2)
     return 0.0 if not np.any(t) else float("inf")
 
 
-def _excess(s: np.ndarray, signs: np.ndarray) -> np.ndarray:
-    """``|s_h|`` in the directions the signs allow (0 where the sign forbids it)."""
+def box_maximizer(t: np.ndarray, l2: float, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """The clipped soft-threshold: ``clip(t/λ2, lower, upper)`` (``t`` already soft-thresholded by ``λ1``).
+
+    For ``λ2 = 0`` the maximizer of a linear function over the box: ``upper`` where ``t > 0``, ``lower``
+    where ``t < 0``, ``clip(0, lower, upper)`` where ``t = 0``.
+    """
+    if l2 > 0:
+        return np.clip(t / l2, lower, upper)
+    return np.where(t > 0, upper, np.where(t < 0, lower, np.clip(0.0, lower, upper)))
+
+
+def _excess(s: np.ndarray, signs: np.ndarray, box: tuple | None = None) -> np.ndarray:
+    """``|s_h|`` in the directions the signs (or the box) leave unbounded (0 where they bound ``w_h``)."""
+    if box is not None:
+        lower, upper = box
+        return np.where(s > 0, np.where(np.isposinf(upper), s, 0.0), np.where(np.isneginf(lower), -s, 0.0))
     e = np.abs(s).copy()
     e[signs * s < 0] = 0.0
     return e
@@ -136,6 +182,9 @@ def lagrangian_bound(
     intercept: str,
     mu: float = 0.0,
     shift: Any = None,
+    box: tuple | None = None,
+    linear: Any = None,
+    nu: Any = None,
 ) -> tuple[float, float]:
     """The bound ``max_θ D(θa, u)`` of the module docstring, and the ``θ`` reached.
 
@@ -160,6 +209,13 @@ def lagrangian_bound(
     shift : callable, optional
         ``shift(weights) = Σ_i weights_i r_i u_i`` (see :func:`robust_shift`);
         None for a nominal model.
+    box : pair of ndarray of shape (d,), optional
+        ``(lower, upper)``: the bounds on ``w`` (signs included), replacing ``signs``.
+    linear : LinearConstraints, optional
+        ``lb ≤ A w ≤ ub``; with multipliers ``nu`` (made admissible) the bound is
+        ``D(a) − R*(s − Aᵀν) + ν⁻·lb − ν⁺·ub`` instead of ``D(a) − R*(s)``.
+    nu : ndarray of shape (k,), optional
+        Multipliers of the linear constraints (``ν_k > 0``: the upper side; ``< 0``: the lower one).
 
     Returns
     -------
@@ -176,31 +232,38 @@ def lagrangian_bound(
     s = np.asarray(X.T @ ay).ravel()
     if shift is not None:
         s = s + shift(ay)
+    nu_term = 0.0
+    if linear is not None and linear.k > 0:
+        nu = linear.admissible(nu)
+        s = s - linear.A.T @ nu
+        nu_term = linear.dual_constant(nu)
     live = a > 0
     lin = float(a.sum())
     sy = float(ay.sum()) if intercept == "ridge" else 0.0
     if intercept == "ridge" and mu <= 0:
         raise ValueError("a ridge intercept needs mu > 0")
 
+    lower, upper = (None, None) if box is None else box
+
     def value(theta: float) -> float:
-        conj = penalty_conjugate(theta * s, l2, l1, signs)
+        conj = penalty_conjugate(theta * s, l2, l1, signs, lower=lower, upper=upper)
         # Σ c_i (α_i − ℓ*(α_i)) at α = θa/c
-        v = float(c[live] @ loss.dual_term(theta * a[live] / c[live])) - conj
+        v = float(c[live] @ loss.dual_term(theta * a[live] / c[live])) - conj + theta * nu_term
         if intercept == "ridge":
             v -= (theta * sy) ** 2 / (2.0 * mu)
         return v
 
-    upper = float(loss.dual_upper)
+    a_top = float(loss.dual_upper)
     hi = 4.0
-    if np.isfinite(upper) and np.any(live):
-        hi = min(hi, float(np.min(upper * c[live] / a[live])))
+    if np.isfinite(a_top) and np.any(live):
+        hi = min(hi, float(np.min(a_top * c[live] / a[live])))
     if l2 <= 0:
-        ex = _excess(s, signs)
+        ex = _excess(s, signs, box)
         top = float(ex.max()) if ex.size else 0.0
         if top > l1:
             hi = min(hi, l1 / top)
     candidates = [0.0, hi] + ([1.0] if hi >= 1.0 else [])
-    if hi > 0 and lin > 0:
+    if hi > 0 and (lin > 0 or nu_term != 0.0):
         res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
                               options={"xatol": 1e-12 * max(hi, 1.0)})
         candidates.append(float(res.x))
@@ -223,12 +286,24 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
     if np.isfinite(loss.dual_upper):
         a = np.minimum(a, c * float(loss.dual_upper))
     if intercept == "free":
-        pos, neg = float(a[y > 0].sum()), float(a[y < 0].sum())
-        if pos > neg:
-            a[y > 0] *= neg / pos
-        elif neg > pos:
-            a[y < 0] *= pos / neg
+        fp, fn = class_balance(float(a[y > 0].sum()), float(a[y < 0].sum()))
+        a[y > 0] *= fp
+        a[y < 0] *= fn
     return a
+
+
+def class_balance(pos: float, neg: float) -> tuple[float, float]:
+    """The factors ``(f₊, f₋)`` that scale the heavier class down so that ``f₊·pos = f₋·neg``.
+
+    ``pos = Σ_{y_i>0} a_i`` and ``neg = Σ_{y_i<0} a_i`` for multipliers ``a ≥ 0``: the free intercept's dual
+    constraint ``Σ_i a_i y_i = 0`` then holds for ``a`` scaled by ``f₊`` on the positive class and ``f₋`` on the
+    negative one, both in ``[0, 1]`` (so a point of the dual box stays in it).
+    """
+    if pos > neg:
+        return neg / pos, 1.0
+    if neg > pos:
+        return 1.0, pos / neg
+    return 1.0, 1.0
 
 
 def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
@@ -280,8 +355,10 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     if np.any(signs < 0):
         parts.append(cp.pos(-s_expr[np.flatnonzero(signs < 0)] - l1))
     excess = cp.hstack(parts) if len(parts) > 1 else parts[0]
-    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one
-    norm = max(float(np.max(np.abs(s0))), l1, 1e-300)
+    # λ2 = 0 needs every excess at 0 (its largest is minimized); otherwise ‖T(s)‖², scaled to order one by
+    # the size of s's parts: s0 = 0 (all-zero X) leaves the points' weights to set the scale
+    norm = max(float(np.max(np.abs(s0))), l1, float(np.max(np.abs(coef), initial=0.0)))
+    norm = norm if norm > 0 else 1.0
     objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
     prob = cp.Problem(cp.Minimize(objective), cons)
     try:
@@ -299,25 +376,16 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
 
 
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Multipliers ``a = −c ℓ'(m)`` for the given margins (used when a backend returns none).
+    """Multipliers ``a = c·α(m)`` for the given margins, ``α(m) ∈ −∂ℓ(m)`` from :meth:`Loss.multiplier`.
 
-    Exact at the optimum for a differentiable loss (squared hinge:
-    ``a_i = 2c_i max(0, 1 − m_i)``). Hinge: ``c_i`` where ``m_i < 1`` and 0
-    elsewhere (a weaker bound: the samples on the margin have fractional
-    multipliers). Hard margin: 0. Another loss: a central difference of its
-    value, clipped to its dual box.
+    Used when a backend returns none and by :mod:`robustsvm.certify`. Exact at
+    the optimum for a differentiable loss (squared hinge: ``a_i = 2c_i max(0, 1 − m_i)``);
+    hinge: ``c_i`` where ``m_i < 1`` and 0 elsewhere (a weaker bound: the samples on
+    the margin have fractional multipliers); hard margin: 0.
     """
     loss = _as_loss(loss)
     margins = np.asarray(margins, dtype=np.float64)
-    if loss.is_constraint:
-        return np.zeros_like(margins)
-    if loss.name == "squared_hinge":
-        return 2.0 * c * np.maximum(0.0, 1.0 - margins)
-    if loss.name == "hinge":
-        return np.where(margins < 1.0, c, 0.0)
-    h = 1e-6 * np.maximum(1.0, np.abs(margins))
-    slope = -(loss.value(margins + h) - loss.value(margins - h)) / (2.0 * h)
-    return c * np.clip(slope, 0.0, float(loss.dual_upper))
+    return np.asarray(c, dtype=np.float64) * loss.multiplier(margins)
 
 
 def _as_loss(loss: Any):
@@ -382,6 +450,7 @@ def certify(
     solver_objective: float = float("nan"),
     tol: float | None = None,
     own_bound: float = float("nan"),
+    constraint_multipliers: np.ndarray | None = None,
 ) -> Certificate:
     """Check a linear model's point and build its gap from the package's own bound.
 
@@ -408,15 +477,20 @@ def certify(
         dual-feasible point (``dcd``, ``frank-wolfe``, ``pegasos``, ``m3``,
         ``pq``); the larger of it and the Lagrangian bound is used. Never a
         value reported by an external solver. NaN when there is none.
+    constraint_multipliers : ndarray of shape (k,), optional
+        Multipliers of the model's linear constraints on ``w`` (the conic duals); their term enters the
+        bound. A point violating those constraints by more than :data:`FEAS_TOL` (relative, see
+        :func:`linear_tolerance`) is not certified optimal.
     """
 
     loss = model.loss
     w = np.asarray(w, dtype=np.float64).ravel()
     b = float(b)
     signs = np.asarray(model.signs, dtype=np.float64)
+    feasible = model.feasible_set
+    box = (feasible.lower, feasible.upper) if model.has_bounds else None
     w_in, b_in = w, b
-    w = w.copy()
-    w[signs * w < 0] = 0.0
+    w = feasible.clip(w)  # the projection on the signs and bounds
     messages: list[str] = []
     layout = model.layout
     margins = objective_module.robust_margins(model, w, b)
@@ -433,7 +507,7 @@ def certify(
                          "it certifies nothing: the data may not be separable (a conic solver decides), or "
                          f"the solver stopped too early (status {status!r})"),
             )
-        if m0 < 1.0:
+        if m0 < 1.0 and feasible.is_cone:
             w, b = w / m0, b / m0
             margins = margins / m0
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
@@ -455,8 +529,11 @@ def certify(
         def shift(weights: np.ndarray) -> np.ndarray:
             return robust_shift(layout, w, model.y, weights)
     a = admissible_multipliers(multipliers, model.y, c, loss, mode)
+    linear = feasible.linear if model.has_constraints else None
+    nu = None if linear is None else linear.admissible(constraint_multipliers)
+    terms = {"box": box, "linear": linear, "nu": nu}
     bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
-                                intercept=mode, mu=mu, shift=shift)
+                                intercept=mode, mu=mu, shift=shift, **terms)
     scale = max(1.0, abs(objective))
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
@@ -466,11 +543,11 @@ def certify(
         # the worst cases at w may be the wrong points of a face: choose them for the bound instead (a small
         # conic solve, spent only where the verdict on a claimed optimum depends on it)
         ay = a * model.y
-        s0 = np.asarray(model.X.T @ ay).ravel()
+        s0 = np.asarray(model.X.T @ ay).ravel() - (0.0 if linear is None else linear.A.T @ nu)
         vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2)
         if vec is not None:
             bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1,
-                                         signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec)
+                                         signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec, **terms)
             bound = max(bound, bound2)
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     new_status = status
@@ -480,6 +557,9 @@ def certify(
             problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
                             f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
                             f"{rtol:.1g}·max(1, |P|)")
+        if (linear is not None or not feasible.is_cone) and violation > linear_tolerance(linear, w):
+            problems.append(f"the point violates the constraints by {violation:.3g}, more than the "
+                            f"feasibility tolerance {linear_tolerance(linear, w):.3g}")
         if np.isfinite(solver_objective) and abs(solver_objective - objective) > allowed:
             problems.append(f"the solver's objective {solver_objective:.10g} differs from the recomputed "
                             f"{objective:.10g}")

@@ -29,7 +29,7 @@ from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import UncertaintySet
+from .uncertainty import UncertaintySet, sample_radii
 
 __all__ = ["RobustSVC"]
 
@@ -235,10 +235,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return None
         if unc is None:
             raise ValueError("radius was passed to fit but the estimator has no uncertainty set")
-        r = np.asarray(radius, dtype=np.float64)
-        if r.ndim == 1 and r.shape[0] != n:
-            raise ValueError(f"radius has {r.shape[0]} values but X has {n} samples")
-        return float(r) if r.ndim == 0 else r
+        return sample_radii(radius, n)
 
     def _intercept(self) -> bool | L2:
         """``True`` (free ``b``), ``False`` (``b = 0``) or ``L2(μ)`` from ``fit_intercept`` and ``intercept_l2``."""

@@ -130,7 +130,8 @@ def field_digests(spec: dict) -> dict[str, str]:
     ``model.signs``, ``model.uncertainty``, ``model.intercept``,
     ``model.kernel``) and ``classes``, ``feature_names``, ``w``, ``b``,
     ``dual_coef``, ``support_vectors``, ``objective``, ``gap``,
-    ``violation``, ``status``, ``solver``, each written as canonical JSON
+    ``violation``, ``status``, ``solver`` (and ``preprocessing`` when the solution
+    has that section), each written as canonical JSON
     (sorted keys, numbers as floats). :func:`write_solution` stores them;
     :func:`validate` recomputes them from the solution it is given and names
     every field whose digest differs.
@@ -138,6 +139,8 @@ def field_digests(spec: dict) -> dict[str, str]:
     spec = _plain(spec)
     values: dict[str, Any] = {f"model.{k}": v for k, v in (spec.get("model") or {}).items()}
     values.update({k: spec.get(k) for k in _DIGESTED})
+    if spec.get("preprocessing") is not None:  # files without the section keep their digests
+        values["preprocessing"] = spec["preprocessing"]
     out = {}
     for key in sorted(values):
         text = json.dumps(_canonical_json(values[key]), sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -182,6 +185,8 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
     }
     if "data" in solution.extra and out["data"] is None:
         out["data"] = solution.extra["data"]
+    if solution.extra.get("preprocessing") is not None:  # robustsvm.preprocessing rules, plain JSON
+        out["preprocessing"] = solution.extra["preprocessing"]
     out = _plain(out)
     out["digests"] = field_digests(out)
     return out
@@ -221,7 +226,7 @@ def solution_from_dict(spec: dict) -> Any:
         dual_coef=None if spec.get("dual_coef") is None else _floats(spec["dual_coef"]),
         support_vectors=_matrix_from_dict(spec.get("support_vectors")),
         extra={"data": spec.get("data"), "versions": spec.get("versions") or {}, "format_version": version,
-               "digests": spec.get("digests")},
+               "digests": spec.get("digests"), "preprocessing": spec.get("preprocessing")},
     )
 
 

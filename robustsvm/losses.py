@@ -62,6 +62,18 @@ class Loss:
         """
         raise NotImplementedError
 
+    def multiplier(self, margin: np.ndarray) -> np.ndarray:
+        """A dual point ``α(m) ∈ −∂ℓ(m)`` in the dual box: the multiplier the margin ``m`` asks for.
+
+        ``ℓ(m) = α(1 − m) − ℓ*(α)`` at this ``α``, so multipliers recovered from a
+        point's margins are exact at the optimum for a differentiable loss. The
+        default is a central difference of :meth:`value`, clipped to the dual box.
+        """
+        margin = np.asarray(margin, dtype=np.float64)
+        h = 1e-6 * np.maximum(1.0, np.abs(margin))
+        slope = -(self.value(margin + h) - self.value(margin - h)) / (2.0 * h)
+        return np.clip(slope, 0.0, float(self.dual_upper))
+
     def cvx(self, xi, coef):
         """The loss terms as a CVXPY expression of the slacks ``ξ ≥ 1 − m^rob``, ``ξ ≥ 0``.
 
@@ -104,6 +116,10 @@ class Hinge(Loss):
         """``α`` (``ℓ* = 0`` on ``[0, 1]``)."""
         return np.asarray(alpha, dtype=np.float64)
 
+    def multiplier(self, margin: np.ndarray) -> np.ndarray:
+        """1 below the margin, 0 on and above it (the subgradient's ends; on the margin any ``α ∈ [0, 1]`` fits)."""
+        return np.where(np.asarray(margin, dtype=np.float64) < 1.0, 1.0, 0.0)
+
     def cvx(self, xi, coef):
         """``c·ξ``."""
         return coef @ xi
@@ -122,6 +138,10 @@ class SquaredHinge(Loss):
         """``α − α²/4`` (``ℓ*(α) = α²/4`` on ``α ≥ 0``)."""
         alpha = np.asarray(alpha, dtype=np.float64)
         return alpha - 0.25 * alpha * alpha
+
+    def multiplier(self, margin: np.ndarray) -> np.ndarray:
+        """``2 max(0, 1 − m)``, the derivative of ``−ℓ``."""
+        return 2.0 * np.maximum(0.0, 1.0 - np.asarray(margin, dtype=np.float64))
 
     def cvx(self, xi, root_coef):
         """``‖√c ∘ ξ‖²`` with ``root_coef = √c`` (:meth:`conic_weight`)."""
@@ -152,6 +172,10 @@ class HardMargin(Loss):
     def dual_term(self, alpha: np.ndarray) -> np.ndarray:
         """``α`` (the multiplier of ``1 − m ≤ 0``, unbounded above)."""
         return np.asarray(alpha, dtype=np.float64)
+
+    def multiplier(self, margin: np.ndarray) -> np.ndarray:
+        """0: a constraint's multiplier is not read off its margin (the certificate rescales onto ``m ≥ 1``)."""
+        return np.zeros_like(np.asarray(margin, dtype=np.float64))
 
 
 def loss_from_dict(spec: dict) -> Loss:

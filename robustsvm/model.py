@@ -5,12 +5,13 @@ wrote) and validated data into a :class:`Model`, an immutable record of the
 numbers that define the objective
 
     P(w, b) = (λ2/2)‖w‖² + λ1‖w‖₁ + I(b) + Σ_i c_i ℓ(y_i(x_i·w + b) − r_i σ_{V_i}(−y_i w))
-    subject to s_h w_h ≥ 0,
+    subject to w ∈ W = {l ≤ w ≤ u, lb ≤ A w ≤ ub}  (signs: the intervals [0, ∞) and (−∞, 0]),
 
 with ``I`` the intercept term (:class:`~robustsvm.intercept.Intercept`). The
 per-sample loss coefficients ``c``, the sign vector, the uncertainty layout
 (which set and which radius each sample has) and the intercept mode are
-resolved here and nowhere else; parameters have one name each: ``l2``, ``l1``,
+resolved here and nowhere else (the bounds and linear constraints as one
+:class:`~robustsvm.weight_constraints.WeightSet`); parameters have one name each: ``l2``, ``l1``,
 ``intercept.mu``, ``layout.radius``, ``sample_weight``.
 """
 
@@ -23,12 +24,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import FitData, check_sample_weight
+from ._validation import FitData, check_sample_weight, sign_orientation
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel
 from .losses import Loss
 from .penalties import Penalty
 from .uncertainty import RobustLayout, UncertaintySet, resolve_uncertainty
+from .weight_constraints import WeightSet, weight_set
 
 __all__ = ["Model", "normalize", "solved_problem"]
 
@@ -57,12 +59,16 @@ class Model:
     intercept : Intercept
         ``free``, ``none`` or ``ridge`` with ``mu``.
     signs : ndarray of shape (d,), int8
-        +1 (``w_h ≥ 0``), −1 (``w_h ≤ 0``) or 0.
+        +1 (``w_h ≥ 0``), −1 (``w_h ≤ 0``) or 0: the signs the feasible set implies (bounds ``[0, ∞)``
+        are a sign), so a backend that takes signs only reads them here.
     layout : RobustLayout or None
         The distinct sets, each sample's set and radius; None for the nominal model.
     kernel : Kernel or None
         None for the linear primal model.
     feature_names : ndarray of str or None
+    feasible : WeightSet or None
+        The box ``[lower, upper]`` (signs and bounds intersected, oriented to ``classes[1]``) and the
+        linear constraints; None means the signs alone (:attr:`feasible_set`).
     """
 
     X: Any
@@ -78,6 +84,7 @@ class Model:
     layout: RobustLayout | None
     kernel: Kernel | None
     feature_names: np.ndarray | None = None
+    feasible: WeightSet | None = None
 
     # ------------------------------------------------------------- shapes
     @property
@@ -95,6 +102,21 @@ class Model:
     @property
     def has_signs(self) -> bool:
         return bool(np.any(self.signs))
+
+    @property
+    def feasible_set(self) -> WeightSet:
+        """The feasible set of ``w`` (from the signs when the model carries none)."""
+        return self.feasible if self.feasible is not None else WeightSet.from_signs(self.signs)
+
+    @property
+    def has_bounds(self) -> bool:
+        """Whether ``w`` has bounds beyond signs."""
+        return self.feasible is not None and self.feasible.has_bounds
+
+    @property
+    def has_constraints(self) -> bool:
+        """Whether ``w`` has linear constraints."""
+        return self.feasible is not None and self.feasible.has_constraints
 
     @property
     def penalty(self) -> Penalty:
@@ -164,6 +186,9 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
     """
     layout = resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     loss: Loss = problem.loss
+    feasible = weight_set(np.asarray(data.signs, dtype=np.int8), getattr(problem, "bounds", None),
+                          getattr(problem, "constraints", None), feature_names=data.feature_names,
+                          orientation=sign_orientation(data.classes, getattr(problem, "positive_class", None)))
     return Model(
         X=data.X,
         y=data.y,
@@ -174,10 +199,11 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         l2=float(problem.penalty.l2),
         l1=float(problem.penalty.l1),
         intercept=intercept_term(problem.intercept),
-        signs=np.asarray(data.signs, dtype=np.int8),
+        signs=feasible.signs,
         layout=layout,
         kernel=problem.kernel,
         feature_names=data.feature_names,
+        feasible=feasible,
     )
 
 

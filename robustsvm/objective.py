@@ -63,13 +63,16 @@ def objective(model: Model, w: np.ndarray, b: float = 0.0) -> float:
 def violation(model: Model, w: np.ndarray, b: float = 0.0, *, margins: np.ndarray | None = None) -> float:
     """Largest violation of the constraints at ``(w, b)``, 0 when feasible.
 
-    ``max(−s_h w_h)`` over the sign-constrained features and, for a hard
-    margin, ``max(1 − m_i^rob)``.
+    ``max(−s_h w_h)`` over the sign-constrained features, ``max(l_h − w_h, w_h − u_h)``
+    over the bounds, ``max(lb_k − (Aw)_k, (Aw)_k − ub_k)`` over the linear constraints and,
+    for a hard margin, ``max(1 − m_i^rob)``.
     """
     w = np.asarray(w, dtype=np.float64)
     v = 0.0
     if model.has_signs:
         v = max(v, float(np.max(-model.signs * w)))
+    if model.feasible is not None and (model.has_bounds or model.has_constraints):
+        v = max(v, model.feasible.violation(w))
     if model.loss.is_constraint:
         if margins is None:
             margins = robust_margins(model, w, b)

@@ -3,7 +3,7 @@
 A :class:`Problem` states
 
     minimize   R(w) + (μ/2) b² + Σ_i c_i ℓ(m_i^rob)
-    subject to w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
+    subject to w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),  l ≤ w ≤ u,  lb ≤ A w ≤ ub,
 
 with ``m_i^rob = y_i (x_i·w + b) − r_i σ_{V_i}(−y_i w)`` and ``c_i = s_i/Σ s``
 (``reduction="mean"``) or ``s_i`` (``"sum"``), ``s`` the sample weights. It is
@@ -16,6 +16,7 @@ import copy
 from typing import Any
 
 import numpy as np
+from scipy.optimize import Bounds, LinearConstraint
 
 from . import objective as objective_module
 from . import solve_path
@@ -29,6 +30,17 @@ from .model import Model, normalize
 from .penalties import Penalty, as_penalty
 from .solution import Solution
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
+from .weight_constraints import (
+    Ordered,
+    bounds_beyond_signs,
+    bounds_from_json,
+    bounds_imply_signs,
+    bounds_to_json,
+    constraints_from_json,
+    constraints_to_json,
+    resolve_bounds,
+    resolve_constraints,
+)
 
 __all__ = ["Problem"]
 
@@ -63,7 +75,14 @@ class Problem:
         The class a +1 sign pushes towards (a larger feature with a +1 sign is evidence for it). None
         means ``classes[1]``, the larger label in sorted order. Results stay oriented to ``classes[1]``
         (``w``, the decision function, ``Solution.predict``); with ``positive_class = classes[0]`` the
-        signs imposed on that ``w`` are flipped.
+        signs imposed on that ``w`` are flipped (and bounds ``[l, u]`` become ``[−u, −l]``).
+    bounds : mapping, pandas Series, pair, (d, 2) array or scipy.optimize.Bounds, optional
+        ``l_h ≤ w_h ≤ u_h``: ``{"age": (0, 0.5)}`` by name or index (``None`` or ``±inf`` for a free
+        side), a pair ``(lower, upper)`` of numbers or vectors, or ``Bounds(lb, ub)``; intersected with
+        the signs (:func:`robustsvm.weight_constraints.resolve_bounds`).
+    constraints : list of scipy.optimize.LinearConstraint or rs.ordered(...), optional
+        ``lb ≤ A w ≤ ub`` with the columns of ``A`` the features by index (``lb == ub``: an
+        equality); :func:`robustsvm.ordered` writes ``w_a ≤ w_b ≤ …`` by names. Conic backends only.
     """
 
     def __init__(
@@ -75,6 +94,8 @@ class Problem:
         intercept: bool | Penalty = True,
         kernel: Kernel | None = None,
         positive_class: Any = None,
+        bounds: Any = None,
+        constraints: Any = None,
     ) -> None:
         if loss is None:
             loss = Hinge()
@@ -95,6 +116,14 @@ class Problem:
             raise TypeError(f"kernel must be rs.Linear(), rs.Polynomial(d) or rs.RBF(sigma), got {kernel!r}")
         self.kernel = kernel
         self.positive_class = check_positive_class(positive_class)
+        self.bounds = bounds
+        bounds_beyond_signs(bounds)  # a malformed specification fails here, names are resolved at fit time
+        if constraints is not None and not isinstance(constraints, list):
+            constraints = [constraints] if isinstance(constraints, (LinearConstraint, Ordered)) else constraints
+        if constraints is not None and not isinstance(constraints, list):
+            raise TypeError("constraints must be a list of scipy.optimize.LinearConstraint (or rs.ordered(...)), "
+                            f"got {type(constraints).__name__}")
+        self.constraints = constraints
         if loss.is_constraint and self.penalty.l2 == 0 and self.penalty.l1 == 0:
             raise ValueError("a hard-margin model needs a penalty (for instance rs.L2(1.0)): its loss is zero")
 
@@ -112,7 +141,25 @@ class Problem:
         return ("free", 0.0) if self.intercept else ("none", 0.0)
 
     @property
+    def has_bounds(self) -> bool:
+        """Whether ``bounds`` say more than signs (or meet the signs, whose intersection may: [0, ∞) ∩ (−∞, 0])."""
+        if self.bounds is None:
+            return False
+        return bounds_beyond_signs(self.bounds) or self._has_sign_argument()
+
+    @property
+    def has_constraints(self) -> bool:
+        """Whether the model has linear constraints on ``w``."""
+        return bool(self.constraints)
+
+    @property
     def has_signs(self) -> bool:
+        """Whether ``w`` has sign constraints (given as signs, or as bounds ``[0, ∞)`` / ``(−∞, 0]``)."""
+        if bounds_imply_signs(self.bounds):
+            return True
+        return self._has_sign_argument()
+
+    def _has_sign_argument(self) -> bool:
         s = self.signs
         if s is None:
             return False
@@ -129,6 +176,8 @@ class Problem:
         data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
                               positive_class=self.positive_class)
         resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
+        resolve_bounds(self.bounds, data.d, data.feature_names)
+        resolve_constraints(self.constraints, data.d, data.feature_names)
         return data
 
     def with_positive_class(self, positive_class: Any) -> Problem:
@@ -147,6 +196,12 @@ class Problem:
             return self
         other = self.with_positive_class(None)
         other.signs = np.asarray(data.signs, dtype=np.int8).copy()
+        if self.bounds is not None or self.constraints is not None:
+            feasible = normalize(self, data).feasible_set
+            other.signs = feasible.signs
+            other.bounds = Bounds(feasible.lower, feasible.upper) if self.bounds is not None else None
+            linear = feasible.linear
+            other.constraints = None if linear is None else [LinearConstraint(linear.A, linear.lb, linear.ub)]
         return other
 
     # -------------------------------------------------------------- numerics
@@ -309,6 +364,8 @@ class Problem:
             "intercept": {"mode": mode, "mu": mu},
             "kernel": None if self.kernel is None else self.kernel.to_dict(),
             "positive_class": self.positive_class,
+            **({"bounds": bounds_to_json(self.bounds)} if self.bounds is not None else {}),
+            **({"constraints": constraints_to_json(self.constraints)} if self.constraints else {}),
         }
 
     @classmethod
@@ -326,6 +383,8 @@ class Problem:
             intercept=intercept,
             kernel=kernel_from_dict(spec.get("kernel")),
             positive_class=spec.get("positive_class"),
+            bounds=bounds_from_json(spec.get("bounds")),
+            constraints=constraints_from_json(spec.get("constraints")),
         )
 
     def __repr__(self) -> str:
@@ -346,7 +405,19 @@ class Problem:
             parts.append(f"kernel={self.kernel!r}")
         if self.positive_class is not None:
             parts.append(f"positive_class={self.positive_class!r}")
+        if self.bounds is not None:
+            parts.append(f"bounds={_one_line(_describe_bounds(self.bounds))}")
+        if self.constraints:
+            parts.append(f"constraints=[{len(self.constraints)} linear]")
         return f"Problem({', '.join(parts)})"
+
+
+def _describe_bounds(bounds: Any) -> str:
+    if isinstance(bounds, Bounds):
+        return f"Bounds({np.asarray(bounds.lb).tolist()}, {np.asarray(bounds.ub).tolist()})"
+    if isinstance(bounds, dict):
+        return "{" + ", ".join(f"{_label(k)}: ({v[0]}, {v[1]})" for k, v in bounds.items()) + "}"
+    return repr(bounds)
 
 
 def _one_line(text: str) -> str:

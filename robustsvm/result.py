@@ -62,6 +62,9 @@ class Result:
         units (``c_i α_i`` of a dual method, the conic duals of an external
         solver); the certifier builds its Lagrangian bound from them (and from
         the margins when None).
+    constraint_multipliers : ndarray of shape (k,) or None
+        Multipliers ``ν`` of the linear constraints ``lb ≤ A w ≤ ub`` on the weights (``ν_k > 0`` prices the
+        upper side, ``ν_k < 0`` the lower one); the certifier adds their term to its bound.
     primal_value : float
         The objective an external solver reports at its point, computed by the
         solver itself (NaN when the backend evaluates its objective with
@@ -100,6 +103,7 @@ class Result:
     extra: dict = field(default_factory=dict)
     dual_value: float = float("nan")
     multipliers: np.ndarray | None = None
+    constraint_multipliers: np.ndarray | None = None
     primal_value: float = float("nan")
     dual_feasible: bool = True
     infeasibility: str = ""

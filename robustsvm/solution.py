@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,13 +21,16 @@ _SERIALIZER: dict[str, Callable[..., Any]] = {}
 def register_serializer(*, write: Callable[..., Any], read: Callable[..., Any]) -> None:
     """Install the functions behind :meth:`Solution.to_json` and :meth:`Solution.from_json`.
 
-    :mod:`robustsvm.io` (imported with the package) registers its JSON format
-    here, so that the serialization layer sits above this module.
+    :mod:`robustsvm.io` registers its JSON format here when it is imported (with the
+    package's public names), so that the serialization layer sits above this module.
     """
     _SERIALIZER.update(write=write, read=read)
 
 
 def _serializer(kind: str) -> Callable[..., Any]:
+    """The registered function; a first call before :mod:`robustsvm.io` was imported loads the package's names."""
+    if kind not in _SERIALIZER:  # only this module was imported (``from robustsvm.solution import Solution``)
+        getattr(sys.modules[__package__], "validate", None)  # the package's first public name imports robustsvm.io
     try:
         return _SERIALIZER[kind]
     except KeyError:

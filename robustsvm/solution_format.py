@@ -181,6 +181,11 @@ def check_solution_spec(spec: Any) -> None:
         if len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in shape):
             raise _fail("data.shape", f"must be two integers, got {_describe(shape)}")
     _need(spec, "versions", "dict", optional=True)
+    preprocessing = _need(spec, "preprocessing", "dict", optional=True)
+    if preprocessing is not None and not (preprocessing.get("format") == "robustsvm.preprocessing"
+                                          and isinstance(preprocessing.get("version"), int)):
+        raise _fail("preprocessing", "must be a 'robustsvm.preprocessing' section with an integer version "
+                                     "(robustsvm.preprocessing reads the rest)")
     digests = _need(spec, "digests", "dict", optional=True)
     if digests is not None and not all(isinstance(v, str) for v in digests.values()):
         raise _fail("digests", "must map field names to strings")

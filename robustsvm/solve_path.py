@@ -174,7 +174,8 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
         cert = certify_point(model, result.w, float(result.b), multipliers=result.multipliers,
                              status=result.status, claimed_gap=float(result.gap),
                              solver_objective=float(result.primal_value), tol=tol,
-                             own_bound=float(result.dual_value) if result.dual_feasible else np.nan)
+                             own_bound=float(result.dual_value) if result.dual_feasible else np.nan,
+                             constraint_multipliers=result.constraint_multipliers)
     except cp.error.SolverError as exc:
         raise SolverError(
             f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "

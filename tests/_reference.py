@@ -71,6 +71,8 @@ class Reference:
     b : float
     sources : tuple of str
         The solves tried, with their statuses and certified gaps.
+    model_value : float
+        The test's own CVXPY model's value at ``(w, b)`` (NaN when the point came from the package).
     """
 
     objective: float
@@ -78,6 +80,7 @@ class Reference:
     w: np.ndarray
     b: float
     sources: tuple[str, ...]
+    model_value: float = float("nan")
 
     @property
     def gap(self) -> float:
@@ -94,24 +97,26 @@ class _Interval:
     def __init__(self, prob, X, y, sample_weight, radius):
         self.prob, self.X, self.y, self.sample_weight, self.radius = prob, X, y, sample_weight, radius
         self.model = prob.normalize(X, y, sample_weight=sample_weight, radius=radius)
-        self.best = None  # (objective, w, b)
+        self.best = None  # (objective, w, b, the test's model's value there)
         self.bound = -np.inf
         self.sources: list[str] = []
 
-    def add(self, name: str, objective: float, bound: float, w: np.ndarray, b: float) -> None:
+    def add(self, name: str, objective: float, bound: float, w: np.ndarray, b: float,
+            model_value: float = float("nan")) -> None:
         if np.isfinite(objective) and (self.best is None or objective < self.best[0]):
-            self.best = (float(objective), np.asarray(w, float).copy(), float(b))
+            self.best = (float(objective), np.asarray(w, float).copy(), float(b), float(model_value))
         if np.isfinite(bound):
             self.bound = max(self.bound, float(bound))
         self.sources.append(f"{name}: objective {objective:.12g}, bound {bound:.12g}")
 
-    def certify_point(self, name: str, w: np.ndarray, b: float, multipliers=None) -> tuple[float, float]:
+    def certify_point(self, name: str, w: np.ndarray, b: float, multipliers=None,
+                      model_value: float = float("nan")) -> tuple[float, float]:
         """The package's certificate of a point: adds it, returns ``(objective, bound)``."""
         cert = certify(self.model, np.asarray(w, float), float(b), multipliers=multipliers)
         bound = cert.bound
         if multipliers is not None:  # the bound from the multipliers recovered at the point is valid too
             bound = max(bound, certify(self.model, np.asarray(w, float), float(b)).bound)
-        self.add(name, cert.objective, bound, cert.w, cert.b)
+        self.add(name, cert.objective, bound, cert.w, cert.b, model_value)
         return float(cert.objective), float(bound)
 
     def gap(self) -> float:
@@ -146,11 +151,11 @@ def _solve_formulation(interval: _Interval, formulation: Formulation, name: str,
     multipliers = None
     if formulation.margins is not None and formulation.margins.dual_value is not None:
         multipliers = np.asarray(formulation.margins.dual_value, float) / scale
-    objective, bound = interval.certify_point(f"{name} {problem.status}", np.ravel(w), float(b), multipliers)
-    interval.sources[-1] += f", its own value {problem.value / scale:.12g}"
+    own = float(problem.value) / scale
+    objective, bound = interval.certify_point(f"{name} {problem.status}", np.ravel(w), float(b), multipliers, own)
+    interval.sources[-1] += f", its own value {own:.12g}"
     if agree_rtol is not None and objective - bound <= REF_RTOL * max(1.0, abs(objective)):
         # a point the certificate calls (near) optimal: the test's model must give it the package's value
-        own = float(problem.value) / scale
         assert abs(own - objective) <= agree_rtol * max(1.0, abs(objective)), (
             f"the test's CVXPY model and the package's objective differ at {name}'s point: {own!r} vs {objective!r}")
 
@@ -233,5 +238,6 @@ def certified_reference(
         _solve_package(interval, solver, opts)
     assert interval.best is not None and interval.done(max_rtol), (
         f"no reference point certified to {max_rtol:g}·max(1, |P*|): " + "; ".join(interval.sources))
-    objective, w, b = interval.best
-    return Reference(objective=objective, bound=interval.bound, w=w, b=b, sources=tuple(interval.sources))
+    objective, w, b, model_value = interval.best
+    return Reference(objective=objective, bound=interval.bound, w=w, b=b, sources=tuple(interval.sources),
+                     model_value=model_value)

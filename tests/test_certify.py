@@ -38,7 +38,7 @@ def _reference(problem, X, y):
 def _liblinear(X, y, **kw):
     n = X.shape[0]
     # liblinear: ½‖w‖² + C Σ hinge; the model (λ/2)‖w‖² + (1/n) Σ hinge is it times λ with C = 1/(λn)
-    clf = LinearSVC(loss="hinge", C=1.0 / (LAM * n), dual=True, tol=1e-8, max_iter=200_000, **kw)
+    clf = LinearSVC(loss="hinge", C=1.0 / (LAM * n), dual=True, tol=1e-8, max_iter=200_000, random_state=0, **kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return clf.fit(X, y)
@@ -67,7 +67,7 @@ def test_liblinear_point_on_the_unconstrained_model_is_certified_tightly(wdbc_st
     excess_upper = cert.objective - ref.objective + ref.gap
     # the margins alone leave the samples on the margin at a_i = c_i: loose; the ascent closes it
     assert cert.recovered_bound < cert.bound
-    assert cert.gap <= 1e-6 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
+    assert cert.gap <= 1e-5 * max(1.0, cert.objective) + 10 * max(excess_upper, 0.0), (cert.gap, excess_upper)
 
 
 def test_liblinear_with_a_large_intercept_scaling_on_the_free_intercept_model(wdbc_std):
@@ -93,7 +93,7 @@ def test_a_perturbed_point_gets_a_bound_above_its_true_excess(wdbc_std, scale):
     cert = problem.certify(X, y, w)
     _assert_valid(cert, ref)
     excess = cert.objective - ref.objective
-    assert excess > 0 and cert.status == "suboptimal"
+    assert excess > 0 and cert.status == "feasible"
     assert cert.gap <= 2.0 * (excess + ref.gap) + 1e-6  # and close to it
 
 
@@ -194,3 +194,33 @@ def test_projection_on_the_free_intercept_dual_set_matches_a_cvxpy_projection(bo
         # p is feasible (exactly) and at least as close to a as the solver's point: the projection
         assert np.sum((p - a) ** 2) <= np.sum((x.value - a) ** 2) + 1e-7
         assert abs(p @ y) <= 1e-9 * max(1.0, np.abs(p).sum()) and np.all(p >= 0) and np.all(p <= dual.upper)
+
+
+def test_hard_margin_point_shrunk_inside_the_margins_is_infeasible_and_its_rescaling_certified(wdbc_std):
+    X, y = wdbc_std
+    X, y = X[:200], y[:200]
+    problem = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0))
+    ref = _reference(problem, X, y)
+    cert = problem.certify(X, y, 0.9 * ref.w, 0.9 * ref.b)  # every margin times 0.9: the tight ones below 1
+    ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    expected = float(np.max(1.0 - 0.9 * ypm * (X @ ref.w + ref.b)))
+    assert cert.status == "infeasible" and cert.violation == pytest.approx(expected, rel=1e-6)
+    # dividing by the smallest margin puts the point back on the constraints: certified, near the optimum
+    assert cert.projected_gap >= cert.projected_objective - ref.objective - 1e-10
+    assert cert.bound <= ref.objective + 1e-10
+    outside = problem.certify(X, y, 1.1 * ref.w, 1.1 * ref.b)  # feasible, objective 1.21 times the optimum
+    assert outside.feasible
+    _assert_valid(outside, ref)
+
+
+def test_sparse_data_with_l1_and_signs(wdbc_std):
+    import scipy.sparse as sp
+
+    X, y = wdbc_std
+    Xs = sp.csr_matrix(np.where(np.abs(X) > 0.5, X, 0.0))
+    signs = np.where(np.arange(X.shape[1]) < 5, 1, 0)
+    problem = rs.Problem(penalty=rs.L2(LAM) + rs.L1(1e-3), signs=signs)
+    ref = _reference(problem, Xs, y)
+    cert = problem.certify(Xs, y, ref.w + 0.01, ref.b)
+    _assert_valid(cert, ref)
+    assert cert.gap <= 2.0 * (cert.objective - ref.objective + ref.gap) + 1e-6

@@ -1,5 +1,7 @@
 """Conic solves of nominal models, checked against independent computations."""
 
+from functools import partial
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -8,24 +10,24 @@ import scipy.sparse as sp
 import robustsvm as rs
 from robustsvm.exceptions import ConvergenceWarning
 
+from ._reference import Formulation, certified_reference
 from .conftest import make_classification
 
 
-def direct_cvxpy(X, y01, lam2, lam1, signs, loss, reduction, intercept):
+def direct_cvxpy(X, y01, lam2, lam1, signs, loss, reduction, intercept) -> Formulation:
     """The objective of DESIGN §1 written out by hand in CVXPY (no robustsvm code)."""
     n, d = X.shape
     y = 2.0 * y01 - 1.0
     w = cp.Variable(d)
     b = cp.Variable() if intercept else 0.0
     m = cp.multiply(y, X @ w + b)
-    h = cp.pos(1 - m)
+    h = cp.Variable(n, nonneg=True)  # max(0, 1 − m) at the optimum
+    margins = h >= 1 - m  # its duals: the margin multipliers
     terms = h if loss == "hinge" else cp.square(h)
     data = cp.sum(terms) / (n if reduction == "mean" else 1)
     obj = lam2 / 2 * cp.sum_squares(w) + lam1 * cp.norm1(w) + data
-    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0]
-    pr = cp.Problem(cp.Minimize(obj), cons)
-    pr.solve(solver="CLARABEL")
-    return pr.value, w.value, (b.value if intercept else 0.0)
+    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0, margins]
+    return Formulation(obj, cons, w, b, margins)
 
 
 def test_matches_liblinear_without_intercept(wdbc):
@@ -56,12 +58,15 @@ def test_l1_l2_signs_intercept_three_ways(loss, reduction, sparse):
     s_cl = prob.solve(X, y, solver="clarabel", tol=1e-10)
     s_scs = prob.solve(X, y, solver="scs", tol=1e-10, max_iter=200_000)
     Xd = X.toarray() if sp.issparse(X) else X
-    f_direct, w_direct, b_direct = direct_cvxpy(Xd, y, lam2, lam1, signs, loss, reduction, True)
-    scale = max(1.0, abs(f_direct))
+    # the direct model solved by Clarabel (then SCS), not by the package: its point certified by the package's
+    # bound (tests/_reference.py), and CVXPY's value there equal to the objective recomputed in numpy (1e-7)
+    direct = certified_reference(prob, X, y, partial(direct_cvxpy, Xd, y, lam2, lam1, signs, loss, reduction, True),
+                                 agree_rtol=1e-7, package_fallback=())
+    f_direct, w_direct = direct.objective, direct.w
+    scale = direct.scale()
     assert abs(s_cl.objective - f_direct) / scale < 1e-6
     assert abs(s_scs.objective - f_direct) / scale < 1e-5
-    # the objective recomputed in numpy at the direct solution equals CVXPY's value
-    assert abs(prob.objective(X, y, w_direct, b_direct) - f_direct) / scale < 1e-7
+    assert abs(prob.objective(X, y, w_direct, direct.b) - direct.model_value) / scale < 1e-7
     np.testing.assert_allclose(s_cl.w, w_direct, atol=1e-4)
     for s in (s_cl, s_scs):
         assert np.all(s.w[signs > 0] >= -1e-8) and np.all(s.w[signs < 0] <= 1e-8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 import warnings
+from functools import partial
 
 import cvxpy as cp
 import numpy as np
@@ -12,8 +13,9 @@ import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
-from robustsvm.backends.dcd import best_intercept
+from robustsvm.backends.dual_ascent import best_intercept
 
+from ._reference import Formulation, Reference, certified_reference
 from .conftest import make_classification
 
 SIGNS = np.array([1, -1, 0, 1, -1, 1, 1, -1])
@@ -23,8 +25,8 @@ def _data(sparse: bool, seed: int = 3, n: int = 150):
     return make_classification(n, SIGNS.size, seed=seed, sparse=sparse, density=0.5)
 
 
-def _cvxpy_optimum(X, y, lam, squared, reduction, intercept, signs, sample_weight=None):
-    """The model written directly in CVXPY (independent of robustsvm.conic), solved by Clarabel."""
+def _cvxpy_model(X, y, lam, squared, reduction, intercept, signs, sample_weight=None) -> Formulation:
+    """The model written directly in CVXPY (independent of robustsvm.conic)."""
     X = X.toarray() if sp.issparse(X) else np.asarray(X)
     ys = np.where(np.asarray(y) == 1, 1.0, -1.0)
     n, d = X.shape
@@ -32,15 +34,25 @@ def _cvxpy_optimum(X, y, lam, squared, reduction, intercept, signs, sample_weigh
     c = sw / sw.sum() if reduction == "mean" else sw
     w = cp.Variable(d)
     b = cp.Variable() if intercept is not False else 0.0
-    r = cp.pos(1 - cp.multiply(ys, X @ w + b))
+    r = cp.Variable(n, nonneg=True)  # max(0, 1 − y_i(x_i·w + b)) at the optimum
+    margins = r >= 1 - cp.multiply(ys, X @ w + b)  # its duals: the margin multipliers
     loss = c @ (cp.square(r) if squared else r)
     obj = lam / 2 * cp.sum_squares(w) + loss
     if isinstance(intercept, rs.Penalty):
         obj = obj + intercept.l2 / 2 * cp.square(b)
-    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0]
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    prob.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    return prob.value
+    cons = [w[signs > 0] >= 0, w[signs < 0] <= 0, margins]
+    return Formulation(obj, cons, w, b, margins)
+
+
+def _cvxpy_optimum(X, y, lam, squared, reduction, intercept, signs, sample_weight=None) -> Reference:
+    """The optimum of the model above: Clarabel's point (to 1e-10, then SCS's) and the package's certificate of
+    it give an interval ``[bound, objective] ∋ P*`` (:mod:`tests._reference`; Clarabel's status is not trusted,
+    it depends on the BLAS kernel)."""
+    loss = (rs.SquaredHinge if squared else rs.Hinge)(reduction=reduction)
+    prob = rs.Problem(loss=loss, penalty=rs.L2(lam), signs=signs, intercept=intercept)
+    return certified_reference(
+        prob, X, y, partial(_cvxpy_model, X, y, lam, squared, reduction, intercept, signs, sample_weight),
+        sample_weight=sample_weight, clarabel_options={"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10})
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
@@ -57,12 +69,12 @@ def test_agrees_with_clarabel(sparse, intercept, squared, reduction):
     assert sol.status == "optimal"
     assert sol.violation == 0.0  # signs exact, not approximately
     assert np.all(SIGNS * sol.w >= 0)
-    scale = max(1.0, abs(ref))
-    # the certificate bounds the suboptimality: P(w) − P* ≤ gap (up to Clarabel's own accuracy)
-    assert sol.objective - ref <= sol.gap + 1e-7 * scale
-    assert sol.objective >= ref - 1e-7 * scale
+    scale = ref.scale()
+    # the certificate bounds the suboptimality: P(w) − P* ≤ gap (P* ≤ ref.objective)
+    assert sol.objective - ref.objective <= sol.gap + 1e-7 * scale
+    assert sol.objective >= ref.bound - 1e-7 * scale
     # the dual value is a lower bound of the optimum
-    assert sol.extra["dual_objective"] <= ref + 1e-7 * scale
+    assert sol.extra["dual_objective"] <= ref.objective + 1e-7 * scale
     assert sol.gap <= 1e-7 * abs(sol.objective) * (1 + 1e-9)
     if intercept is False:
         assert sol.b == 0.0
@@ -77,8 +89,8 @@ def test_matches_robustsvm_clarabel_backend_with_sample_weights():
     sol = prob.solve(X, y, solver="dcd", sample_weight=sw, tol=1e-7, random_state=1, max_iter=20000)
     assert sol.status == "optimal"
     direct = _cvxpy_optimum(X, y, 0.02, False, "mean", True, SIGNS, sample_weight=sw)
-    assert abs(ref.objective - direct) <= 1e-6 * max(1, abs(direct))
-    assert abs(sol.objective - direct) <= sol.gap + 1e-7
+    assert abs(ref.objective - direct.objective) <= 1e-6 * direct.scale()
+    assert direct.bound - 1e-7 <= sol.objective <= direct.objective + sol.gap + 1e-7
     np.testing.assert_allclose(sol.w, ref.w, atol=2e-3)
 
 
@@ -229,8 +241,8 @@ def test_frozen_features_keep_the_certificate(intercept, monkeypatch):
     assert sol.extra["frozen_features"] > 0 and sol.extra["restrictions"] >= 1  # the mechanism was exercised
     assert np.all(signs * sol.w >= 0)
     ref = _cvxpy_optimum(X, y, lam, False, "mean", intercept, signs)
-    assert sol.objective - ref <= sol.gap + 1e-7 * abs(ref)
-    assert sol.objective >= ref - 1e-7 * abs(ref)
+    assert sol.objective - ref.objective <= sol.gap + 1e-7 * abs(ref.objective)
+    assert sol.objective >= ref.bound - 1e-7 * abs(ref.objective)
     monkeypatch.setattr(dcd_mod, "FEATURE_SHRINKING", False)
     plain = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000)
     assert plain.extra["frozen_features"] == 0
@@ -293,7 +305,8 @@ def test_weighted_quantile_matches_the_sorted_definition(seed):
 
 def test_certificates_are_spaced_out_where_the_ascent_stalls():
     """Certificates that do not halve the gap widen the spacing (up to 16×); progress resets it; no timing used."""
-    from robustsvm.backends.dcd import _next_check, _stalls
+    from robustsvm.backends.dual_ascent import next_check as _next_check
+    from robustsvm.backends.dual_ascent import stalls as _stalls
 
     last, now = (10, 1e-1), (20, 9e-2)  # slow progress: the rate alone asks for ⌈0.7·1082.7⌉ = 758 epochs
     assert _next_check(last, now, 1e-6, 10) == 30  # 3·check_every

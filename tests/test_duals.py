@@ -100,7 +100,8 @@ def test_cvxpy_and_m3_match_brute_force(seed):
     q = random_nqp(rng, 5)
     v_bf, f_bf = brute_force_nqp(q.dense(), q.b, q.c)
     ref = solve_nqp_cvxpy(q, solver_options=TIGHT)
-    assert ref.status == "optimal"
+    # at 1e-11 Clarabel's "optimal" or "optimal_inaccurate" depends on the BLAS kernel: the brute force decides
+    assert ref.status in ("optimal", "optimal_inaccurate"), ref.status
     assert ref.objective == pytest.approx(f_bf, abs=1e-8)
     assert np.allclose(ref.v, v_bf, atol=1e-6)
     assert q.kkt_residual(v_bf) < 1e-9
@@ -111,10 +112,13 @@ def test_cvxpy_and_m3_match_brute_force(seed):
 
 # --------------------------------------------------------------- reductions
 def _three_ways(dual, m3_tol=1e-9):
-    """The dual NQP solved by m3 and by clarabel: the same minimizer and objective."""
+    """The dual NQP solved by m3 and by clarabel: the same minimizer and objective.
+
+    Clarabel at 1e-11 ends "optimal" or "optimal_inaccurate" as the BLAS kernel has it: its answer is checked
+    against m3's (whose own KKT test makes its status), not by its status."""
     ref = solve_nqp_cvxpy(dual.nqp, solver_options=TIGHT)
     res = m3_solve(dual.nqp, tol=m3_tol, max_iter=200000)
-    assert ref.status == "optimal" and res.status == "optimal"
+    assert ref.status in ("optimal", "optimal_inaccurate") and res.status == "optimal"
     assert dual.nqp.objective(res.v) == pytest.approx(ref.objective, rel=1e-7, abs=1e-9)
     return ref, res
 

@@ -79,3 +79,15 @@ def test_the_registered_conic_backends_are_cvxpys_installed_solvers():
 
     registered = {row["name"].upper() for row in rs.solvers()} & set(CONIC_SOLVERS)
     assert registered == set(cp.installed_solvers()) & set(CONIC_SOLVERS)
+
+
+def test_a_solution_read_through_its_own_module_finds_the_json_format(tmp_path):
+    import numpy as np
+
+    import robustsvm as rs
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    rs.Problem(penalty=rs.L2(1.0)).solve(X, y, solver="dcd").to_json(tmp_path / "s.json")
+    read = f"from robustsvm.solution import Solution; print(Solution.from_json({str(tmp_path / 's.json')!r}).solver)"
+    assert _python("-c", read).stdout.strip() == "dcd"

@@ -49,7 +49,9 @@ def test_soft_margin_kernel_matches_clarabel(kernel, loss):
     prob = rs.Problem(loss=loss, penalty=rs.L2(0.1), intercept=rs.L2(0.5), kernel=kernel)
     ref = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
     sol = prob.solve(X, y, solver="m3", tol=1e-9, max_iter=100000)
-    assert sol.status == "optimal" and ref.status == "optimal"
+    assert sol.status == "optimal"
+    # the reference's value at its (feasible) expansion is above m3's certified bound, whatever Clarabel's status
+    assert ref.objective >= sol.objective - sol.gap - 1e-12 * max(1.0, abs(ref.objective))
     assert sol.w is None and sol.dual_coef is not None
     assert sol.objective == pytest.approx(ref.objective, rel=1e-7)
     assert np.allclose(sol.decision_function(X_test), ref.decision_function(X_test), atol=1e-4)

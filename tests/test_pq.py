@@ -11,6 +11,7 @@ import robustsvm as rs
 from robustsvm.datasets import load
 from robustsvm.duals import PQDual, solve_nqp_cvxpy
 from robustsvm.pq_model import pq_parameters
+from tests._reference import Formulation, certified_reference
 from tests.conftest import make_classification
 
 TIGHT = {"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12, "tol_feas": 1e-12}
@@ -23,14 +24,19 @@ def pq_primal_cvxpy(X, y, nu, lam2, radius, widths=None, weight=None):
     delta = np.ones(d) if widths is None else widths
     s = np.ones(n) if weight is None else weight
     r = np.broadcast_to(np.asarray(radius, dtype=float), (n,))
-    p, q, b, xi = cp.Variable(d), cp.Variable(d), cp.Variable(), cp.Variable(n)
-    cons = [cp.multiply(ypm, X @ (p - q) + b) - r * (delta @ (p + q)) + xi >= 1, p >= 0, q >= 0]
-    obj = nu / 2 * cp.sum(cp.multiply(s, cp.square(xi))) + lam2 / 2 * (cp.sum_squares(p) + cp.sum_squares(q)) \
-        + 0.5 * cp.square(b)
-    prob = cp.Problem(cp.Minimize(obj), cons)
-    prob.solve(solver="CLARABEL", **TIGHT)
-    assert prob.status == "optimal"
-    return p.value - q.value, float(b.value), prob.value
+
+    def model():
+        p, q, b, xi = cp.Variable(d), cp.Variable(d), cp.Variable(), cp.Variable(n)
+        margins = cp.multiply(ypm, X @ (p - q) + b) - r * (delta @ (p + q)) + xi >= 1
+        obj = nu / 2 * cp.sum(cp.multiply(s, cp.square(xi))) + lam2 / 2 * (cp.sum_squares(p) + cp.sum_squares(q)) \
+            + 0.5 * cp.square(b)
+        # on the scale of the package's objective (2/ν times the pq primal), so both give a point one value
+        return Formulation(2 / nu * obj, [margins, p >= 0, q >= 0], p - q, b, margins)
+
+    # Clarabel's point (then SCS's), certified by the package: its status depends on the BLAS kernel
+    ref = certified_reference(rs.pq_svm(nu, lam2, radius, widths), X, y, model, sample_weight=weight,
+                              clarabel_options=TIGHT)
+    return ref.w, ref.b, nu / 2 * ref.model_value
 
 
 def rel(a, b):

@@ -48,14 +48,15 @@ def _cvxpy_model(X, y, V, radius, *, l2, l1=0.0, signs=None, intercept=True, squ
     b = cp.Variable() if intercept is not False else 0.0
     t = cp.Variable()  # epigraph of σ_V(w) (symmetric sets: one value for both labels)
     r = np.broadcast_to(np.asarray(radius, float), (n,))
-    slack = cp.pos(1 - cp.multiply(ys, X @ w + b) + r * t)
+    slack = cp.Variable(n, nonneg=True)  # max(0, 1 − y_i(x_i·w + b) + r_i σ_V(w)) at the optimum
+    margins = slack >= 1 - cp.multiply(ys, X @ w + b) + r * t  # its duals: the margin multipliers
     obj = l2 / 2 * cp.sum_squares(w) + l1 * cp.norm1(w) + c @ (cp.square(slack) if squared else slack)
     if isinstance(intercept, rs.Penalty):
         obj = obj + intercept.l2 / 2 * cp.square(b)
-    cons = [t >= _support_cvx(V, w)]
+    cons = [t >= _support_cvx(V, w), margins]
     if signs is not None:
         cons += [w[signs > 0] >= 0, w[signs < 0] <= 0]
-    return Formulation(obj, cons, w, b)
+    return Formulation(obj, cons, w, b, margins)
 
 
 def _clarabel_optimum(prob, X, y, V, radius, *, sample_weight=None, **model) -> Reference:

@@ -186,3 +186,12 @@ def test_lagrangian_bound_with_retracted_points_stays_below_the_optimum(name):
     bound = bound_with(retracted)
     assert bound <= upper
     assert bound >= upper - 0.05 * max(1.0, upper)  # and still a useful bound
+
+
+def test_the_estimator_asks_the_sets_whether_they_are_polyhedral():
+    from robustsvm.estimator import _polyhedral
+
+    poly = rs.Polyhedron(G_POLY, H_POLY)
+    assert _polyhedral(None) and _polyhedral(poly) and _polyhedral([poly, rs.Box(0.1)])
+    assert _polyhedral(poly & rs.Ball(1.0, p=np.inf))
+    assert not _polyhedral([poly, rs.Ball(0.1)]) and not _polyhedral(SPEC)

@@ -127,3 +127,15 @@ def test_compiled_program_model_follows_set_values():
         direct.objective, abs=10 * max(direct.gap, 1e-7))
     with pytest.raises(ValueError, match="radius_per_sample"):
         program.set_values(radius=np.linspace(0, 1, 30))
+
+
+@pytest.mark.parametrize("make", [
+    lambda r: rs.Ball(r), lambda r: rs.Box(r, widths=[1.0, 2.0]), lambda r: rs.Ball(r, p=np.inf),
+    lambda r: rs.Intersection(rs.Box(0.5), rs.Ball(1.0), radius=r),
+])
+def test_repr_summarizes_per_sample_radii(make):
+    r = np.linspace(0.05, 0.75, 5000)
+    text = repr(rs.Problem(uncertainty=make(r)))
+    assert "<5000 per-sample radii in [0.05, 0.75]>" in text
+    assert len(text) < 300  # not one number per sample
+    assert repr(make(0.25)).count("0.25") == 1  # a scalar radius is printed as it is

@@ -17,19 +17,33 @@ the effective intercept seen by the updates is ``b0 + ρ S``.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 import numpy as np
 
-__all__ = ["average_into", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
-           "epoch_sparse", "leaves_active_set", "matvec_dense", "matvec_sparse", "projected_gradient",
-           "restrict_columns", "weighted_quantile"]
+__all__ = ["CsrRows", "DcdParams", "DcdSamples", "DcdState", "DenseRows", "average_into", "dot", "drop_from_active",
+           "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "leaves_active_set",
+           "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient", "restrict_columns", "shuffle",
+           "weighted_quantile"]
+
+#: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
+DenseRows = namedtuple("DenseRows", ["X"])
+#: the rows of a CSR ``X``
+CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
+#: per sample: labels ±1, loss coefficients, the diagonal ``Q_ii`` of the dual
+DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
+#: the maintained vectors ``v``, ``w`` and ``sums = [b0, S]`` (intercept multiplier, ``Σ c_i y_i α_i``)
+DcdState = namedtuple("DcdState", ["v", "w", "sums"])
+#: the scalars of one solve: ``1/λ``, the dual box's end, the squared hinge's ``δ/2``, ρ, and the switches
+DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 
 @nb.njit(cache=True)
-def _shuffle(index, active_size, rng):  # pragma: no cover - compiled
+def shuffle(index, active_size, rng):  # pragma: no cover - compiled
     """Fisher-Yates shuffle of ``index[:active_size]`` driven by a xorshift64* generator.
 
     ``rng`` is a one-element uint64 state array (non-zero), advanced in place; the
@@ -49,7 +63,7 @@ def _shuffle(index, active_size, rng):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True)
-def _step(alpha_i, G, q, upper):  # pragma: no cover - compiled
+def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
     """Exact minimizer along α_i of the convex quadratic with slope G and curvature q, on [0, upper]."""
     if q > 0.0:
         a = alpha_i - G / q
@@ -95,20 +109,25 @@ def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
-                index, active_size, pg_max_old, pg_min_old, shrinking, rng):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a dense C-ordered ``X``.
+def epoch_dense(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_max_old,
+                pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
 
-    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``v``,
-    ``w``, ``state`` and ``index`` are updated in place.
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``prm`` a :data:`DcdParams`.
+    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
+    are updated in place.
     """
+    X = rows.X
+    y, c, qdiag = samples.y, samples.c, samples.qdiag
+    v, w, state = st.v, st.w, st.sums
+    inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
     b0 = state[0]
     S = state[1]
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    _shuffle(index, active_size, rng)
+    shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
@@ -125,7 +144,7 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
         pg_max_new = max(pg_max_new, PG)
         pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
-            a_new = _step(ai, G, qdiag[i], upper)
+            a_new = newton_step(ai, G, qdiag[i], upper)
             delta = (a_new - ai) * yi * c[i]
             if delta != 0.0:
                 alpha[i] = a_new
@@ -141,23 +160,28 @@ def epoch_dense(X, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, upper, dii, rho, state,
-                 index, active_size, pg_max_old, pg_min_old, shrinking, rng, local):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``indptr``, ``indices``, ``data``).
+def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_max_old,
+                 pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
 
     Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
     (sign constraints present), the α-step uses the curvature of the coordinates free at
     the current point, which is kept only when its exact dual gain is at least what the
     step with the full curvature ``qdiag`` is guaranteed to gain; otherwise that step is
     taken instead (so every step gains at least as much as the plain Newton step's bound).
-    Same returns and in-place updates as :func:`epoch_dense`.
+    Same arguments, returns and in-place updates as :func:`epoch_dense`.
     """
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    y, c, qdiag = samples.y, samples.c, samples.qdiag
+    v, w, state = st.v, st.w, st.sums
+    inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
+    shrinking, local = prm.shrinking, prm.local
     b0 = state[0]
     S = state[1]
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    _shuffle(index, active_size, rng)
+    shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
@@ -184,8 +208,8 @@ def epoch_sparse(indptr, indices, data, y, c, qdiag, alpha, v, w, sg, inv_lam, u
         pg_min_new = min(pg_min_new, PG)
         if abs(PG) > 1e-12:
             ci = c[i]
-            a_safe = _step(ai, G, qdiag[i], upper)
-            a_new = _step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper) if local else a_safe
+            a_safe = newton_step(ai, G, qdiag[i], upper)
+            a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper) if local else a_safe
             delta = (a_new - ai) * yi * ci
             if delta != 0.0:
                 dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check

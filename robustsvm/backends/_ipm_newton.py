@@ -16,8 +16,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from . import _robust_dcd_kernels as kern
 from . import _second_order_cone as soc
+from . import _shared_set_kernels as kern
 from ._ipm_kernels import cho_solve_batch, normal_matrices, weighted_gram_upper
 
 __all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
@@ -31,7 +31,7 @@ class Layout:
     """
 
     def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool) -> None:
-        """``spec``: the set description of :mod:`.robust_dcd` (``kind``, ``delta``, ``L``)."""
+        """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``)."""
         feats, signs = [], []
         for h in range(d):
             if sg[h] >= 0:
@@ -200,7 +200,7 @@ class Batch:
         self.rscale = rscale
         self.qdiag = np.zeros((P, k))
         self.qdiag[:, :m] = lam2[:, None]
-        if mode == "l2":
+        if mode == "ridge":
             self.qdiag[:, layout.b] = mu_b
         self.f = np.zeros((P, k))
         self.f[:, :m] = lam1[:, None]

@@ -37,10 +37,13 @@ def jordan_solve(lam: np.ndarray, r: np.ndarray) -> np.ndarray:
     ``x₀ = (λ₀ r₀ − λ̄ᵀ r̄)/(λ₀² − ‖λ̄‖²)`` and ``x̄ = (r̄ − x₀ λ̄)/λ₀``.
     """
     det = lam[:, 0] ** 2 - _dot(lam[:, 1:], lam[:, 1:])
-    x0 = (lam[:, 0] * r[:, 0] - _dot(lam[:, 1:], r[:, 1:])) / det
     out = np.empty_like(r)
-    out[:, 0] = x0
-    out[:, 1:] = (r[:, 1:] - x0[:, None] * lam[:, 1:]) / lam[:, :1]
+    # a row on the cone's boundary (det = 0) has no solution: it gets inf/NaN, and its point no step (the caller
+    # flags it, see NTScaling.valid), without a floating-point warning
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x0 = (lam[:, 0] * r[:, 0] - _dot(lam[:, 1:], r[:, 1:])) / det
+        out[:, 0] = x0
+        out[:, 1:] = (r[:, 1:] - x0[:, None] * lam[:, 1:]) / lam[:, :1]
     return out
 
 

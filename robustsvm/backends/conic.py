@@ -10,12 +10,12 @@ import numpy as np
 
 from .._lazy import cvxpy as cp
 from .._lazy import is_installed
-from ..conic import STATUS, ConicProgram, native_options
+from ..conic import STATUS, ConicProgram, native_options, solver_output
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
-from .registry import Backend, Needs, Result, register
+from .registry import Backend, Needs, Result, capable_backends, register
 
-__all__ = ["solve_conic", "CONIC_SOLVERS"]
+__all__ = ["solve_conic", "CONIC_SOLVERS", "default_backends", "is_linear_program"]
 
 #: CVXPY solvers registered as backends when installed (lower-case backend names)
 CONIC_SOLVERS = ("CLARABEL", "SCS", "ECOS", "MOSEK", "GUROBI", "CVXOPT", "OSQP", "PIQP", "HIGHS", "COPT")
@@ -31,6 +31,16 @@ _TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP"
                       "HIGHS": "time_limit"}
 
 
+#: backends a default list (``compare``'s, the CLI's ``compare``) offers for linear programs only: HiGHS's
+#: QP solver can loop without end, ignoring its time limit (ERGO-Code/HiGHS#992, #1583); asked for by
+#: name on a QP it runs with an iteration limit its QP solver checks (:data:`HIGHS_QP_ITERATION_LIMIT`)
+LP_ONLY_BY_DEFAULT = frozenset({"highs"})
+#: ``qp_iteration_limit`` of HiGHS on a QP when the caller sets neither it nor ``max_iter``: this many, or
+#: :data:`HIGHS_QP_ITERATIONS_PER_VARIABLE` per variable of the compiled program when that is more
+HIGHS_QP_ITERATION_LIMIT = 50_000
+HIGHS_QP_ITERATIONS_PER_VARIABLE = 25
+
+
 def qp_representable(uncertainty_set) -> bool:
     """Whether ``σ_V`` compiles to linear and quadratic pieces only (CVXPY's ``is_qp`` on a probe)."""
     d = uncertainty_set.dim or 2
@@ -38,6 +48,53 @@ def qp_representable(uncertainty_set) -> bool:
     t = cp.Variable()
     expr, cons = uncertainty_set.support_cvx(z)
     return cp.Problem(cp.Minimize(t + cp.sum_squares(z)), [expr <= t, *cons]).is_qp()
+
+
+def lp_representable(uncertainty_set) -> bool:
+    """Whether ``σ_V`` compiles to linear pieces only (Box, the 1- and ∞-balls, polyhedra; CVXPY's ``is_lp``)."""
+    d = uncertainty_set.dim or 2
+    z = cp.Variable(d)
+    t = cp.Variable()
+    expr, cons = uncertainty_set.support_cvx(z)
+    return cp.Problem(cp.Minimize(t), [expr <= t, *cons]).is_lp()
+
+
+def is_linear_program(problem) -> bool:
+    """Whether ``problem`` compiles to a linear program.
+
+    True for a linear (no kernel) model with the hinge loss or a hard margin,
+    no L2 term (an L1 term is linear), no ridge intercept and uncertainty sets
+    whose support functions are polyhedral.
+    """
+    if problem.kernel is not None or problem.loss.name not in ("hinge", "hard_margin"):
+        return False
+    if problem.penalty.l2 > 0 or problem.intercept_term.mode == "ridge":
+        return False
+    unc = problem.uncertainty
+    sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
+    distinct = {s.key(): s for s in sets}
+    return all(lp_representable(s) for s in distinct.values())
+
+
+def default_backends(problem) -> list[str]:
+    """The backends a default list offers for ``problem``: every one that accepts it, except that a
+    backend of :data:`LP_ONLY_BY_DEFAULT` is left out unless the model is a linear program."""
+    able = capable_backends(problem)
+    if any(name in LP_ONLY_BY_DEFAULT for name in able) and not is_linear_program(problem):
+        able = [name for name in able if name not in LP_ONLY_BY_DEFAULT]
+    return able
+
+
+def _qp_iteration_limit(solver_name: str, program: cp.Problem | None, max_iter, solver_options: dict) -> dict:
+    """``solver_options`` with HiGHS's ``qp_iteration_limit`` on a QP unless the caller bounds it already.
+
+    ``program`` is the compiled CVXPY problem (None: a QP of unknown size).
+    """
+    if solver_name.upper() != "HIGHS" or max_iter is not None or (program is not None and program.is_lp()):
+        return solver_options
+    size = 0 if program is None else int(program.size_metrics.num_scalar_variables)
+    limit = max(HIGHS_QP_ITERATION_LIMIT, HIGHS_QP_ITERATIONS_PER_VARIABLE * size)
+    return {"qp_iteration_limit": limit, **solver_options}
 
 
 def _qp_reasons(problem) -> list[str]:
@@ -57,9 +114,9 @@ def _qp_reasons(problem) -> list[str]:
 
 
 #: every linear model, any uncertainty set
-LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True)
+LINEAR_NEEDS = Needs(sets="any", per_sample_sets=True, bounds=True, constraints=True)
 #: linear models whose sets compile to an LP/QP
-QP_NEEDS = Needs(sets="any", per_sample_sets=True, extra=_qp_reasons)
+QP_NEEDS = Needs(sets="any", per_sample_sets=True, bounds=True, constraints=True, extra=_qp_reasons)
 
 
 def _with_time_limit(solver_name: str, time_limit, solver_options) -> dict:
@@ -99,6 +156,8 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
 KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
                      signs=False, sets=(),
                      why={"l1": "the kernel dual has no L1 term", "signs": "signs act on w, which a kernel hides",
+                          "bounds": "bounds act on w, which a kernel hides",
+                          "constraints": "linear constraints act on w, which a kernel hides",
                           "sets": "kernel models have no uncertainty sets"})
 
 
@@ -108,8 +167,9 @@ def _solve_kernel_dual(model: Model, solver_name: str, verbose: bool, solver_opt
     dual = KernelDual(model, allow_free=True)
     t1 = time.perf_counter()
     try:
-        res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options,
-                              equality=dual.equality)
+        with solver_output(verbose):
+            res = solve_nqp_cvxpy(dual.nqp, solver_name, verbose=verbose, solver_options=solver_options,
+                                  equality=dual.equality)
     except cp.error.SolverError as exc:
         return Result(w=None, b=0.0, status="solver_error", message=str(exc), time_compile=t1 - t0)
     if not np.all(np.isfinite(res.v)):
@@ -139,11 +199,13 @@ def solve_conic(solver_name: str):
         solver_options = _with_time_limit(solver_name, time_limit, solver_options)
         if model.kernel is not None:
             opts = native_options(solver_name, tol, max_iter)
-            opts.update(solver_options)
+            opts.update(_qp_iteration_limit(solver_name, None, max_iter, solver_options))
             return _solve_kernel_dual(model, solver_name, verbose, opts)
         t0 = time.perf_counter()
-        prog = program if program is not None else ConicProgram(model)
+        # λ2 = 0 compiles no quadratic term: a hinge model with polyhedral sets stays a linear program
+        prog = program if program is not None else ConicProgram(model, with_l2=model.l2 > 0)
         t1 = time.perf_counter()
+        solver_options = _qp_iteration_limit(solver_name, prog.cvxpy_problem, max_iter, solver_options)
         try:
             res = prog.solve(solver_name, tol=tol, max_iter=max_iter, verbose=verbose,
                              warm_start=warm_start, solver_options=solver_options)
@@ -182,6 +244,7 @@ def solve_conic(solver_name: str):
             dual_feasible=False,  # the solver's report, not a bound the package checked
             primal_value=res.primal_objective,
             multipliers=res.multipliers,
+            constraint_multipliers=res.constraint_multipliers,
             infeasibility=evidence,
             extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
                    "program": prog, "solver_status": res.solver_status},
@@ -203,7 +266,8 @@ def _register_installed() -> None:
         if name == "OSQP":
             summary = "OSQP via CVXPY: QP models only (no SOC/SDP uncertainty), ADMM"
         elif name == "HIGHS":
-            summary = "HiGHS via CVXPY: LP/QP models only"
+            summary = ("HiGHS via CVXPY: LP/QP models only; offered by default for LPs only (its QP solver "
+                       "runs with an iteration limit)")
         elif name == "CLARABEL":
             summary = "Clarabel interior point via CVXPY: every linear model, any uncertainty set (default)"
         elif name == "SCS":

@@ -34,15 +34,23 @@ from functools import partial
 
 import numpy as np
 
+from ..losses import Hinge, SquaredHinge
 from ..objective import objective_from_margins
-from . import _robust_dcd_kernels as kern
 from . import _second_order_cone as soc
+from . import _shared_set_kernels as kern
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
-from .dcd import _Products
+from .dual_ascent import Ascent, DualCertificate, Products, certified_result
 from .registry import Backend, History, Result, register
-from .robust_dcd import _arrays, _Certificate, _certify, _State, model_arguments, shared_set_needs
+from .shared_set import (
+    SharedSetArrays,
+    Workspace,
+    dual_certificate,
+    overflow_result,
+    shared_set_needs,
+    trivial_certificate,
+)
 
-__all__ = ["NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
+__all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
 
 
 #: what feature-ipm solves: robust-dcd's models except the 1-ball
@@ -51,6 +59,8 @@ NEEDS = shared_set_needs("feature-ipm", (2.0, math.inf),
                          "the conic backends (clarabel, scs) solve other sets")
 
 
+#: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
+DEFAULTS = {"tol": 1e-6, "max_iter": 100}
 #: iterations between exact recomputations of ``G x`` and ``Gᵀα`` (updated along the steps in between)
 _RESYNC = 5
 #: certify a point once its ``degree·μ`` is below this multiple of the tolerance times its objective
@@ -81,47 +91,50 @@ class _Outcome:
     def __init__(self) -> None:
         self.cert, self.status, self.message, self.iterations, self.alpha = None, "max_iter", "", 0, None
 
+    def take(self, cert: DualCertificate, alpha: np.ndarray) -> None:
+        """Keep the better primal point and the larger dual value of ``cert`` and the best so far."""
+        self.cert = cert if self.cert is None else self.cert.merge(cert)
+        self.alpha = alpha
 
-def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, primals, tol, max_iter, verbose,
+
+def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_iter, verbose,
                  hist: History | None):
     """Run the interior point on every point of the batch; each stops at its own certified gap.
 
     ``primals[p](w, b, margins)`` is point ``p``'s objective; the radii of point ``p`` are ``rscale_p · r``.
+    A point whose ``w = 0`` is already certified (:func:`.shared_set.trivial_certificate`) does not iterate.
     """
+    X, y, c, r = arrays.X, arrays.y, arrays.c, arrays.r
     n, d = X.shape
-    robust = spec.V is not None and bool(np.any(r > 0)) and bool(np.any(rscale > 0))
+    robust = arrays.V is not None and bool(np.any(r > 0)) and bool(np.any(rscale > 0))
     keep = np.flatnonzero(c > 0)
     if keep.size == 0:
         raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
-    layout = Layout(d, sg, spec, mode, robust)
+    mode, squared = arrays.intercept.mode, arrays.squared
+    layout = Layout(d, arrays.sg, arrays.description, mode, robust)
     design = Design(X[keep], y[keep], r[keep])
-    full = Batch(design, layout, c[keep], lam2, lam1, rscale, mu, mode, squared)
-    ops = _Products(X)
-    work = _State(d)
+    full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared)
+    ops = Products(X)
+    work = Workspace(d)
     P = lam2.size
     outcomes = [_Outcome() for _ in range(P)]
+    points = [arrays.point(l2=lam2[p], l1=lam1[p], r=rscale[p] * r, primal=primals[p]) for p in range(P)]
 
     def certify(p: int, x: np.ndarray, alpha: np.ndarray) -> None:
         alpha_full = np.zeros(n)
         alpha_full[keep] = alpha / c[keep]
         b_iter = float(x[layout.b]) if layout.b is not None else 0.0
-        rp = rscale[p] * r
-        cert = _certify(ops, spec, y, c, rp, alpha_full, lam2[p], lam1[p], sg, squared, mode, mu, b_iter, work,
-                        1e-13, primals[p])
-        w = layout.weights(x)
-        sigma = spec.support(w) if robust else 0.0
-        P_iter = primals[p](w, b_iter, y * (ops.matvec(w) + b_iter) - rp * sigma)
-        if P_iter < cert.P:
-            cert = _Certificate(P_iter, cert.D, w, b_iter)
-        old = outcomes[p].cert
-        if old is not None:
-            top = cert if cert.P <= old.P else old
-            cert = _Certificate(top.P, max(cert.D, old.D), top.w, top.b)
-        outcomes[p].cert = cert
-        outcomes[p].alpha = alpha
+        outcomes[p].take(dual_certificate(points[p], ops, alpha_full, work, b_hint=b_iter,
+                                          points=[layout.weights(x)]), alpha)
 
+    trivial = np.zeros(P, dtype=bool)
+    for p in range(P):
+        cert, alpha = trivial_certificate(points[p], ops, work)
+        if cert.rel_gap <= tol:
+            outcomes[p].take(cert, (c * alpha)[keep])
+            outcomes[p].status, trivial[p] = "optimal", True
     it_all = start(full)
-    active = np.arange(P)
+    active = np.flatnonzero(~trivial)
     iteration = 0
     while active.size and iteration < max_iter:
         batch = full.take(active) if active.size < P else full
@@ -204,26 +217,23 @@ def _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, rscale, pr
             out.iterations = iteration
         if out.alpha is None:
             out.alpha = it_all.alpha[p]
+        if out.status != "optimal" and out.cert.rel_gap <= tol:  # a certificate met the tolerance: that is optimal
+            out.status, out.message = "optimal", ""
         if not out.message:
             out.message = (f"relative duality gap {out.cert.rel_gap:.3g} after {out.iterations} interior-point "
                            f"iterations" + ("" if out.status == "optimal" else f" (tolerance {tol:g} not reached)"))
     return outcomes, keep
 
 
-def _result(out: _Outcome, keep: np.ndarray, c: np.ndarray, mode: str, hist: History, t_start: float,
+def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: History, t_start: float,
             t_solve0: float) -> Result:
-    n = c.size
+    n, c = arrays.c.size, arrays.c
     alpha_full = np.zeros(n)
     alpha_full[keep] = out.alpha
-    cert = out.cert
-    return Result(
-        w=cert.w, b=float(cert.b) if mode != "none" else 0.0, status=out.status, gap=cert.gap,
-        iterations=out.iterations, history=hist.arrays(), time_compile=t_solve0 - t_start,
-        time_solve=time.perf_counter() - t_solve0, message=out.message, dual_value=cert.D,
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "margin_multipliers": alpha_full,
-               "dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0)},
-    )
+    run = Ascent(out.cert, out.status, out.iterations, hist, 0.0, t_solve0)
+    return certified_result(run, tol=math.nan, intercept=arrays.intercept, t_start=t_start, message=out.message,
+                            extra={"margin_multipliers": alpha_full,
+                                   "dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0)})
 
 
 def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
@@ -243,8 +253,8 @@ def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fr
         ``primal(w, b, margins) -> P``, the model's objective from its robust margins.
     signs : ndarray of shape (d,), optional
         +1/0/−1 per feature.
-    intercept : {"free", "none", "l2"}
-        ``"l2"`` adds ``(μ/2) b²`` (``mu > 0``).
+    intercept : {"free", "none", "ridge"}
+        ``"ridge"`` adds ``(μ/2) b²`` (``mu > 0``).
     uncertainty : Box, Ball (p ∈ {2, ∞}) or Ellipsoid, optional
         The shared unit set (pass the radii as ``radius``).
     radius : float or ndarray of shape (n,)
@@ -268,15 +278,24 @@ def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fr
     lam2, lam1 = np.array([float(l2)]), np.array([float(l1)])
     max_iter = int(max_iter)
     _check(lam2, lam1, np.ones(1), max_iter)
-    X, y, c, r, spec, sg, _, mode, mu, _ = _arrays(X, y, c, 1.0, signs, intercept, mu, uncertainty, radius, None)
-    if spec.kind == kern.KIND_LINF and uncertainty is not None and np.any(r > 0):
+    arrays = SharedSetArrays.from_arrays(X, y, c, l2=float(l2), l1=float(l1), primal=primal,
+                                         loss=SquaredHinge() if squared else Hinge(), signs=signs,
+                                         intercept=intercept, mu=mu, uncertainty=uncertainty, radius=radius)
+    return _solve_arrays(arrays, tol=float(tol), max_iter=max_iter, verbose=verbose, t_start=t_start)
+
+
+def _solve_arrays(arrays: SharedSetArrays, *, tol: float, max_iter: int, verbose: bool, t_start: float) -> Result:
+    """One point: :func:`_solve_batch` on a batch of one."""
+    if arrays.kind == kern.KIND_LINF and arrays.robust:
         raise ValueError("feature-ipm solves Ball(p) for p ∈ {2, ∞} only; robust-dcd solves p = 1")
+    if arrays.overflow():
+        return overflow_result(arrays, t_start)
     hist = History()
     t_solve0 = time.perf_counter()
     hist.restart()
-    outcomes, keep = _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2, lam1, np.ones(1), [primal],
-                                  float(tol), max_iter, verbose, hist)
-    return _result(outcomes[0], keep, c, mode, hist, t_start, t_solve0)
+    outcomes, keep = _solve_batch(arrays, np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1),
+                                  [arrays.primal], tol, max_iter, verbose, hist)
+    return _result(outcomes[0], keep, arrays, hist, t_start, t_solve0)
 
 
 def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=False, random_state=None):
@@ -309,10 +328,10 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
     models = [model.with_values(l2=v.get("l2"), l1=v.get("l1"), radius=v.get("radius")) for v in values]
     lam2 = np.array([m.l2 for m in models], dtype=np.float64)
     lam1 = np.array([m.l1 for m in models], dtype=np.float64)
-    args = model_arguments(model)
-    V = args["uncertainty"]
+    arrays = SharedSetArrays.from_model(model)
+    V = arrays.V
     if model.layout is None:
-        r, rscale = None, np.zeros(P)
+        r, rscale = np.zeros(model.n), np.zeros(P)
     else:
         r = np.ones(model.n)
         radii = [np.broadcast_to(m.layout.radius, (model.n,)) for m in models]
@@ -322,13 +341,14 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
             r, rscale = np.asarray(model.layout.radius, dtype=np.float64), np.ones(P)
             if any(not np.array_equal(ri, r) for ri in radii):
                 raise ValueError("a batched feature-ipm solve needs one radius vector up to a scale")
-    max_iter = 100 if max_iter is None else int(max_iter)
-    tol = 1e-6 if tol is None else float(tol)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
     _check(lam2, lam1, rscale, max_iter)
-    X, y, c, r, spec, sg, _, mode, mu, _ = _arrays(args["X"], args["y"], args["c"], 1.0, args["signs"],
-                                                   args["intercept"], args["mu"], V, r, None)
-    squared = args["squared"]
+    arrays = arrays.point(l2=arrays.l2, l1=arrays.l1, r=np.ascontiguousarray(r, dtype=np.float64),
+                          primal=arrays.primal)
     primals = [partial(objective_from_margins, m) for m in models]
+    if arrays.overflow():
+        return [overflow_result(arrays, t_start) for _ in range(P)]
     results: list[Result | None] = [None] * P
     # points without uncertainty (radius 0) form their own batch: they have no cone
     nominal = rscale <= 0 if V is not None else np.ones(P, dtype=bool)
@@ -336,17 +356,15 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
         if group.size == 0:
             continue
         t_solve0 = time.perf_counter()
-        outcomes, keep = _solve_batch(X, y, c, r, spec, sg, mode, mu, squared, lam2[group], lam1[group],
-                                      rscale[group], [primals[p] for p in group], tol, max_iter, verbose, None)
+        outcomes, keep = _solve_batch(arrays, lam2[group], lam1[group], rscale[group], [primals[p] for p in group],
+                                      tol, max_iter, verbose, None)
         for p, out in zip(group, outcomes, strict=True):
-            results[p] = _result(out, keep, c, mode, History(), t_start, t_solve0)
+            results[p] = _result(out, keep, arrays, History(), t_start, t_solve0)
     return results
 
 
 def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_state=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model by the feature-space interior point.
-
-    Thin adapter from the normalized :class:`~robustsvm.model.Model` to :func:`feature_ipm_arrays`.
 
     Parameters
     ----------
@@ -364,8 +382,12 @@ def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_s
     -------
     Result
     """
-    return feature_ipm_arrays(**model_arguments(model), tol=1e-6 if tol is None else tol,
-                              max_iter=100 if max_iter is None else max_iter, verbose=verbose)
+    t_start = time.perf_counter()
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    arrays = SharedSetArrays.from_model(model)
+    _check(np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1), max_iter)
+    return _solve_arrays(arrays, tol=DEFAULTS["tol"] if tol is None else float(tol), max_iter=max_iter, verbose=verbose,
+                         t_start=t_start)
 
 
 register(
@@ -379,6 +401,7 @@ register(
         kind="second-order",
         solve_many=solve_feature_ipm_many,
         certificate="duality gap P(w, b) − D_u(α) at the interior point's multipliers (absolute)",
+        defaults=DEFAULTS,
     ),
     replace=True,
 )

@@ -27,8 +27,10 @@ import time
 
 import numpy as np
 
+from ..duality import class_balance
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
+from .dual_ascent import dual_value
 from .registry import Backend, History, Result, register
 
 __all__ = ["ball_radius", "solve_pegasos"]
@@ -47,16 +49,11 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
     ``vpos``/``vneg`` are ``Xᵀ(c∘y∘α)`` restricted to each class.
     """
     c, y = model.c, model.y
-    lin_pos = float(c[y > 0] @ alpha[y > 0])
-    lin_neg = float(c[y < 0] @ alpha[y < 0])
     rho_pos = rho_neg = 1.0
     if model.free_intercept:
-        if lin_pos > lin_neg:
-            rho_pos = lin_neg / lin_pos
-        elif lin_neg > lin_pos:
-            rho_neg = lin_pos / lin_neg
+        rho_pos, rho_neg = class_balance(float(c[y > 0] @ alpha[y > 0]), float(c[y < 0] @ alpha[y < 0]))
     w = project_signs((rho_pos * vpos + rho_neg * vneg) / model.lam, model.signs)
-    return rho_pos * lin_pos + rho_neg * lin_neg - 0.5 * model.lam * float(w @ w)
+    return dual_value(model.model.loss, c, np.where(y > 0, rho_pos, rho_neg) * alpha, model.lam, w)
 
 
 #: the tolerance (relative duality gap) and iteration cap used when the caller gives none

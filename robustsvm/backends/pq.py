@@ -136,7 +136,7 @@ def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: 
         residual = float(np.max(np.abs(u - np.maximum(u - grad, 0.0)))) if feasible else np.inf
         w, b = dual.wb(u, z)
         primal = dual.objective(w, b)
-        dual_val = scale * float(u[:m].sum() - 0.5 * u @ Qu) if feasible else np.nan
+        dual_val = scale * dual.pq_dual_value(u, Qu) if feasible else np.nan
         hist.record(it, primal, primal - dual_val, dual=dual_val, residual=residual)
         if residual <= tol:
             status = "optimal"

@@ -51,13 +51,18 @@ class Needs:
         Intercept modes handled: ``"free"``, ``"none"``, ``"ridge"``.
     signs : bool
         Whether sign constraints are allowed.
+    bounds : bool
+        Whether bounds ``l_h ≤ w_h ≤ u_h`` beyond signs are allowed.
+    constraints : bool
+        Whether linear constraints ``lb ≤ A w ≤ ub`` on the weights are allowed.
     sets : tuple of UncertaintySet subclasses, or "any"
         Set types allowed; the empty tuple means no uncertainty.
     per_sample_sets : bool
         Whether different sets per sample are allowed (a radius per sample always is).
     why : dict of str to str
         Optional explanations appended to a refusal, keyed by the requirement
-        (``"l1"``, ``"l2"``, ``"intercept"``, ``"signs"``, ``"sets"``, ``"loss"``).
+        (``"l1"``, ``"l2"``, ``"intercept"``, ``"signs"``, ``"bounds"``, ``"constraints"``, ``"sets"``,
+        ``"loss"``).
     extra : callable, optional
         ``extra(problem) -> list[str]``: requirements no field can state (a model's
         exact form, set parameters); keep it short.
@@ -69,6 +74,8 @@ class Needs:
     l1: bool = True
     intercepts: frozenset = _ALL_INTERCEPTS
     signs: bool = True
+    bounds: bool = False
+    constraints: bool = False
     sets: Any = ()
     per_sample_sets: bool = False
     why: dict = field(default_factory=dict)
@@ -103,6 +110,10 @@ class Needs:
                              + ", ".join(names[m] for m in sorted(self.intercepts)))
         if problem.has_signs and not self.signs:
             add("signs", f"{what} has no sign constraints")
+        if getattr(problem, "has_bounds", False) and not self.bounds:
+            add("bounds", f"{what} takes no bounds on the weights beyond signs")
+        if getattr(problem, "has_constraints", False) and not self.constraints:
+            add("constraints", f"{what} takes no linear constraints on the weights")
         unc = problem.uncertainty
         if unc is not None:
             sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]

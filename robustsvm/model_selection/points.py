@@ -99,7 +99,7 @@ def with_values(problem: Problem, point: Mapping[str, float]) -> Problem:
     uncertainty = problem.uncertainty if radius is None else problem.uncertainty.with_radius(radius)
     return Problem(loss=problem.loss, penalty=L2(l2) + L1(l1), signs=problem.signs,
                    uncertainty=uncertainty, intercept=intercept, kernel=problem.kernel,
-                   positive_class=problem.positive_class)
+                   positive_class=problem.positive_class, bounds=problem.bounds, constraints=problem.constraints)
 
 
 def stratified_folds(y: Any, n_splits: int = 5, *, seed: int | None = 0) -> np.ndarray:

@@ -1,17 +1,18 @@
-"""Compile a normalized :class:`~robustsvm.model.Model` into a parametrized CVXPY problem.
+"""The compiled program: a normalized :class:`~robustsvm.model.Model` as a parametrized CVXPY problem.
 
 The program is
 
     minimize   (λ2/2)‖w‖² + λ1 t1 + (μ/2) b² + Σ_i c_i ℓ(ξ_i)
     subject to ξ ≥ 0,  ξ ≥ 1 − (y ∘ (Xw + b) − r ∘ (S t)),  t1 ≥ ‖w‖₁,
                t_k ≥ σ_{V_k}(∓w)  (one epigraph variable per set and label),
-               w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
+               w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),  l ≤ w ≤ u,  lb ≤ A w ≤ ub,
 
 with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); the hard margin keeps
 ``y ∘ (Xw + b) − r ∘ (S t) ≥ 1`` and drops ξ. ``S`` is the constant 0/1 matrix
 that hands each sample the epigraph variable of its set and label. λ1, λ2, μ,
 the loss weights ``c`` and the radii ``r`` are ``cp.Parameter``s, so that a new
-value re-uses the compiled problem (DPP). Every constraint is one vectorized
+value re-uses the compiled problem (DPP); bounds and linear constraints are constant data
+(finite sides only, signs included in the bounds). Every constraint is one vectorized
 expression: nothing loops over samples.
 """
 
@@ -24,23 +25,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._lazy import cvxpy as cp
-from .model import Model
+from .._lazy import cvxpy as cp
+from ..model import Model
+from . import solvers
+from .solvers import CLARABEL_RETRIES, RETRIED, STATUS, native_options, raw_objectives, solver_output
 
-__all__ = ["STATUS", "ConicProgram", "ConicResult", "native_options"]
-
-#: CVXPY statuses (the string values of ``cp.OPTIMAL``, ``cp.USER_LIMIT``, ...: written out so that importing
-#: this module does not import CVXPY) in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
-STATUS = {
-    "optimal": "optimal",
-    "optimal_inaccurate": "optimal_inaccurate",
-    "user_limit": "max_iter",
-    "infeasible": "infeasible",
-    "infeasible_inaccurate": "infeasible_inaccurate",
-    "unbounded": "unbounded",
-    "unbounded_inaccurate": "unbounded_inaccurate",
-    "solver_error": "solver_error",
-}
+__all__ = ["ConicProgram", "ConicResult", "RESCALE_RANGE", "SCALED_PARAMETER_LIMIT"]
 
 
 @dataclass
@@ -62,6 +52,9 @@ class ConicResult:
     multipliers: np.ndarray | None = None
     #: the solver's own status string (``"MaxTime"``, ``"solved"``, ...), when it reports one
     solver_status: str = ""
+    #: multipliers ``ν`` of the linear constraints ``lb ≤ A w ≤ ub`` (``ν_k > 0`` on the upper side, ``< 0`` on
+    #: the lower side), in model units; None without linear constraints
+    constraint_multipliers: np.ndarray | None = None
 
 
 class ConicProgram:
@@ -74,6 +67,11 @@ class ConicProgram:
     with_l1 : bool, optional
         Compile the L1 epigraph even when the model's λ1 is 0, so that a later
         :meth:`set_values` can make it positive (default: only when λ1 > 0).
+    with_l2 : bool, default True
+        Compile the quadratic term ``(λ2/2)‖w‖²`` with λ2 a parameter, so that
+        :meth:`set_values` can change it. ``False`` (only for λ2 = 0) leaves it
+        out: a hinge model with polyhedral sets and no L2 term is then a linear
+        program, which LP solvers take as one.
     weights_as_parameter : bool, default False
         Make the per-sample loss coefficients ``c`` a ``cp.Parameter`` so that
         :meth:`set_values` can change the sample weights (for instance 0/1
@@ -100,6 +98,12 @@ class ConicProgram:
         order one. :meth:`solve` maps ``w`` back and :meth:`set_values` takes
         model units; ``rescale=False`` writes the model in its own units (what
         :meth:`Problem.to_cvxpy` shows).
+    loss_as_cone : bool, default False
+        Write the loss terms as epigraph constraints ``loss ≤ s`` with ``s`` in
+        the objective, so that a quadratic loss (the squared hinge) reaches the
+        solver as a second-order cone rather than as a quadratic objective. The
+        minimizers are the same; Clarabel's numerics differ, and :meth:`solve`
+        falls back on this form when the quadratic one fails.
 
     Attributes
     ----------
@@ -117,11 +121,16 @@ class ConicProgram:
         model: Model,
         *,
         with_l1: bool | None = None,
+        with_l2: bool = True,
         weights_as_parameter: bool = False,
         radius_per_sample: bool | None = None,
         sample_groups: Any = None,
         rescale: bool = True,
+        loss_as_cone: bool = False,
     ) -> None:
+        self._options = {"with_l1": with_l1, "with_l2": with_l2, "weights_as_parameter": weights_as_parameter,
+                         "radius_per_sample": radius_per_sample, "sample_groups": sample_groups, "rescale": rescale}
+        self.loss_as_cone = bool(loss_as_cone)
         if model.kernel is not None:
             raise ValueError(
                 "the conic compiler writes the primal in w and cannot use a kernel; "
@@ -131,7 +140,7 @@ class ConicProgram:
         n, d = model.n, model.d
         X, y = model.X, model.y
         self.n, self.d = n, d
-        self.kappa = _data_scale(X) if rescale else 1.0
+        self.kappa = _data_scale(X, model) if rescale else 1.0
         if self.kappa != 1.0:
             X = X * self.kappa
 
@@ -147,19 +156,21 @@ class ConicProgram:
         }
         constraints: list[cp.Constraint] = []
         self.with_l1 = model.l1 > 0 if with_l1 is None else bool(with_l1)
+        self.with_l2 = bool(with_l2)
+        if not self.with_l2 and model.l2 > 0:
+            raise ValueError(f"with_l2=False leaves out the L2 term, but the model has l2 = {model.l2:g}")
         # the terms' own conic forms, with their strengths as parameters (DPP)
-        objective = model.penalty.cvx(w, l2=self.parameters["l2"], l1=self.parameters["l1"] if self.with_l1 else 0.0)
+        objective = model.penalty.cvx(w, l2=self.parameters["l2"] if self.with_l2 else 0.0,
+                                      l1=self.parameters["l1"] if self.with_l1 else 0.0)
         if intercept.mode == "ridge":
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
 
-        # sign constraints, one vectorized constraint per sign
-        pos = np.flatnonzero(model.signs > 0)
-        neg = np.flatnonzero(model.signs < 0)
-        if pos.size:
-            constraints.append(w[pos] >= 0)
-        if neg.size:
-            constraints.append(w[neg] <= 0)
+        # signs and bounds (one box; w is in units of 1/κ), then the linear constraints
+        constraints.extend(model.feasible_set.cvx_box(w, k))
+        linear = model.feasible_set.linear
+        self.linear_rows = [] if linear is None else linear.cvx_rows(w, k)
+        constraints.extend(con for _, con in self.linear_rows)
 
         # nominal margins y ∘ (Xw + b)
         Xy = _scale_rows(X, y)
@@ -212,7 +223,7 @@ class ConicProgram:
             for k in range(len(labels)):
                 idx = np.flatnonzero(index == k)
                 weight = loss.conic_weight(sw[idx])
-                objective = objective + gw[k] * loss.cvx(xi[idx], weight)
+                objective = objective + gw[k] * self._loss_term(loss.cvx(xi[idx], weight), constraints)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
             xi = cp.Variable(n, nonneg=True, name="xi")
@@ -223,9 +234,24 @@ class ConicProgram:
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
                 self.parameters["weight"] = weight
-            objective = objective + loss.cvx(xi, weight)
+            objective = objective + self._loss_term(loss.cvx(xi, weight), constraints)
 
         self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
+
+    def _loss_term(self, expr: cp.Expression, constraints: list) -> cp.Expression:
+        """``expr`` itself, or with ``loss_as_cone`` an epigraph variable ``s ≥ expr`` (the constraint appended)."""
+        if not self.loss_as_cone:
+            return expr
+        s = cp.Variable(name="loss_epigraph")
+        constraints.append(expr <= s)
+        return s
+
+    def cone_form(self) -> ConicProgram:
+        """This program with the loss as a cone (``loss_as_cone=True``) and the same parameter values."""
+        other = ConicProgram(self.model, **self._options, loss_as_cone=True)
+        for name, p in self.parameters.items():
+            other.parameters[name].value = p.value
+        return other
 
     # -------------------------------------------------------------------------
     def set_values(
@@ -260,12 +286,15 @@ class ConicProgram:
         p = self.parameters
         k = self.kappa
         if l2 is not None:
-            p["l2"].value = _nonneg(l2, "l2") * k * k
+            value = _nonneg(l2, "l2")
+            if value > 0 and not self.with_l2:
+                raise ValueError("l2 > 0 needs a program compiled with with_l2=True")
+            p["l2"].value = _scaled(value * k * k, "l2", k)
         if l1 is not None:
             value = _nonneg(l1, "l1")
             if value > 0 and not self.with_l1:
                 raise ValueError("l1 > 0 needs a program compiled with with_l1=True or an L1 penalty")
-            p["l1"].value = value * k
+            p["l1"].value = _scaled(value * k, "l1", k)
         if mu is not None:
             if "mu" not in p:
                 raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
@@ -317,17 +346,76 @@ class ConicProgram:
         warm_start: bool = False,
         solver_options: dict | None = None,
     ) -> ConicResult:
-        """Solve with a CVXPY solver; re-uses the compiled problem when possible."""
+        """Solve with a CVXPY solver; re-uses the compiled problem when possible.
+
+        A Clarabel solve that ends ``AlmostSolved`` or fails numerically is
+        retried with the settings of :data:`CLARABEL_RETRIES` the caller did not
+        set (tighter iterative refinement, shorter steps, less regularization);
+        the first that solves is returned, else the first attempt's outcome.
+        A model with a quadratic loss that still does not solve is solved once
+        more in its cone form (:meth:`cone_form`). ``solver_status`` says when
+        a retry was needed.
+        """
         opts = native_options(solver, tol, max_iter)
         opts.update(solver_options or {})
+        attempts = [opts]
+        if solver.upper() == "CLARABEL":
+            attempts += [{**opts, **extra} for extra in CLARABEL_RETRIES if not set(extra) & set(opts)]
+        first: ConicResult | None = None
+        failure: cp.error.SolverError | None = None
+        spent = 0.0
+        for k, attempt in enumerate(attempts):
+            try:
+                res = self._solve_once(solver, attempt, verbose, warm_start and k == 0)
+            except cp.error.SolverError as exc:
+                failure = failure or exc
+                continue
+            spent += res.time_solve
+            if res.status == "optimal" or res.status not in RETRIED:
+                if k > 0:
+                    res.time_solve = spent
+                    res.solver_status += (f" (after {k} retr{'y' if k == 1 else 'ies'} with adjusted settings "
+                                          f"{sorted(set(attempt) - set(opts))}; the first attempt ended "
+                                          f"{first.solver_status if first is not None else 'in a solver error'})")
+                    res.extra["retry_settings"] = {key: attempt[key] for key in set(attempt) - set(opts)}
+                return res
+            first = first or res
+        if solver.upper() == "CLARABEL" and not self.loss_as_cone and not self.cvxpy_problem.objective.expr.is_affine():
+            try:
+                res = self.cone_form()._solve_once(solver, opts, verbose, False)
+            except cp.error.SolverError as exc:
+                failure = failure or exc
+            else:
+                if res.status == "optimal" or first is None:
+                    res.time_solve += spent
+                    res.solver_status += (f" (the loss written as a cone after {len(attempts)} attempts with a "
+                                          f"quadratic objective ended "
+                                          f"{first.solver_status if first is not None else 'in solver errors'})")
+                    res.extra["loss_as_cone"] = True
+                    return res
+        if first is None:
+            raise failure
+        first.time_solve = spent
+        return first
+
+    def _solve_once(self, solver: str, opts: dict, verbose: bool, warm_start: bool) -> ConicResult:
         prob = self.cvxpy_problem
         t0 = time.perf_counter()
-        data, chain, inverse = prob.get_problem_data(solver, enforce_dpp=True, solver_opts=opts)
+        try:
+            data, chain, inverse = prob.get_problem_data(solver, enforce_dpp=True, solver_opts=opts)
+        except ValueError as exc:
+            if "NaN or Inf" not in str(exc):
+                raise
+            values = {name: p.value for name, p in self.parameters.items()}
+            raise ValueError(f"the compiled program holds a non-finite number (parameters in program units, "
+                             f"data scale κ = {self.kappa:g}: {values}); the model's data or parameters are "
+                             "too large or too small for float64 once combined") from exc
         t1 = time.perf_counter()
-        raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
+        with solver_output(verbose):
+            raw = chain.solve_via_data(prob, data, warm_start, verbose, opts)
         t2 = time.perf_counter()
         prob.unpack_results(raw, chain, inverse)
-        pobj, dobj, gap = _raw_objectives(solver, raw)
+        pobj, dobj, gap = raw_objectives(solver, raw)
         stats = prob.solver_stats
         w = None if self.w.value is None else self.kappa * np.asarray(self.w.value, dtype=np.float64)
         b = 0.0
@@ -339,7 +427,8 @@ class ConicProgram:
             multipliers = np.asarray(dual, dtype=np.float64).ravel().copy()
             if multipliers.shape != (self.n,):
                 multipliers = None
-        solver_status = _solver_status(raw)
+        solver_status = solvers.solver_status(raw)
+        nu = self.model.feasible_set.linear.multipliers(self.linear_rows) if self.linear_rows else None
         status = STATUS.get(prob.status, str(prob.status))
         if prob.status == cp.USER_LIMIT and "time" in solver_status.lower():
             status = "time_limit"  # a time limit reached is not an iteration limit
@@ -356,6 +445,7 @@ class ConicProgram:
             raw_status=str(prob.status),
             multipliers=multipliers,
             solver_status=solver_status,
+            constraint_multipliers=nu,
         )
 
     def size(self) -> dict:
@@ -377,27 +467,32 @@ class ConicProgram:
 RESCALE_RANGE = 16.0
 
 
-def _data_scale(X) -> float:
+#: the largest parameter value a rescaled program may be given (λ2κ², λ1κ, rκ); beyond it κ is not applied
+SCALED_PARAMETER_LIMIT = 1e100
+
+
+def _data_scale(X, model: Model | None = None) -> float:
     """The power of two nearest to ``1/max|X_ih|``; 1 when that entry is already within a factor 16 of 1.
 
-    A power of two makes the scaling exact in floating point.
+    A power of two makes the scaling exact in floating point. When the
+    parameters in the program's units (``λ2κ²``, ``λ1κ``, ``r_i κ``) would
+    pass :data:`SCALED_PARAMETER_LIMIT` (features of order 1e-160 give
+    ``κ² ≈ 1e320``, past the float range), the data are compiled unscaled:
+    the solver then sees entries far below its tolerances, and the package's
+    certificate says how close the point it returns is.
     """
     data = X.data if sp.issparse(X) else np.asarray(X)
     top = float(np.max(np.abs(data))) if data.size else 0.0
     if not np.isfinite(top) or top <= 0.0 or 1.0 / RESCALE_RANGE <= top <= RESCALE_RANGE:
         return 1.0
-    return float(2.0 ** -np.round(np.log2(top)))
-
-
-def _solver_status(raw: Any) -> str:
-    """The solver's own status string from its raw output ('' when unknown)."""
-    for getter in (lambda r: r.status, lambda r: r["info"]["status"], lambda r: r["model_status"],
-                   lambda r: r["status"]):
-        try:
-            return str(getter(raw))
-        except (AttributeError, KeyError, TypeError, IndexError):
-            continue
-    return ""
+    kappa = float(2.0 ** -np.round(np.log2(top)))
+    if model is not None and kappa > 1.0:
+        r = 0.0 if model.layout is None or model.layout.radius.size == 0 else float(np.max(model.layout.radius))
+        with np.errstate(over="ignore"):
+            scaled = np.array([model.l2 * kappa * kappa, model.l1 * kappa, r * kappa])
+        if not np.all(scaled <= SCALED_PARAMETER_LIMIT):
+            return 1.0
+    return kappa
 
 
 def _scale_rows(X, y: np.ndarray):
@@ -461,6 +556,14 @@ def _check_groups(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
     return labels, index
 
 
+def _scaled(value: float, name: str, kappa: float) -> float:
+    """A parameter in the program's units, refused when the data scale κ pushed it past the float range."""
+    if not np.isfinite(value):
+        raise ValueError(f"{name} times the data scale (κ = {kappa:g}, the inverse of the largest |X| entry, applied "
+                         "when the program was compiled) overflows; compile with rescale=False or rescale X")
+    return value
+
+
 def _nonneg(value: float, name: str) -> float:
     v = float(value)
     if not np.isfinite(v) or v < 0:
@@ -468,57 +571,3 @@ def _nonneg(value: float, name: str) -> float:
     return v
 
 
-def native_options(solver: str, tol: float | None, max_iter: int | None) -> dict:
-    """Translate the common ``tol`` / ``max_iter`` into a solver's own option names."""
-    name = solver.upper()
-    opts: dict[str, Any] = {}
-    if name == "CLARABEL":
-        if tol is not None:
-            opts.update(tol_gap_abs=tol, tol_gap_rel=tol, tol_feas=tol)
-        if max_iter is not None:
-            opts["max_iter"] = int(max_iter)
-    elif name == "SCS":
-        if tol is not None:
-            opts.update(eps_abs=tol, eps_rel=tol)
-        if max_iter is not None:
-            opts["max_iters"] = int(max_iter)
-    elif name == "OSQP":
-        if tol is not None:
-            opts.update(eps_abs=tol, eps_rel=tol)
-        if max_iter is not None:
-            opts["max_iter"] = int(max_iter)
-    elif name == "HIGHS":
-        if tol is not None:
-            opts.update(primal_feasibility_tolerance=tol, dual_feasibility_tolerance=tol,
-                        ipm_optimality_tolerance=tol)
-        if max_iter is not None:
-            opts.update(ipm_iteration_limit=int(max_iter), simplex_iteration_limit=int(max_iter),
-                        qp_iteration_limit=int(max_iter))
-    elif name == "ECOS":
-        if tol is not None:
-            opts.update(abstol=tol, reltol=tol, feastol=tol)
-        if max_iter is not None:
-            opts["max_iters"] = int(max_iter)
-    else:
-        if tol is not None or max_iter is not None:
-            raise ValueError(
-                f"tol and max_iter are not translated for solver {solver!r}; "
-                "pass its own option names in solver_options"
-            )
-    return opts
-
-
-def _raw_objectives(solver: str, raw: Any) -> tuple[float, float, float]:
-    """Primal and dual objective values and their gap from a solver's raw output."""
-    name = solver.upper()
-    nan = float("nan")
-    try:
-        if name == "CLARABEL":
-            p, d = float(raw.obj_val), float(raw.obj_val_dual)
-            return p, d, abs(p - d)
-        if name == "SCS":
-            info = raw["info"]
-            return float(info["pobj"]), float(info["dobj"]), float(abs(info["gap"]))
-    except (AttributeError, KeyError, TypeError):
-        pass
-    return nan, nan, nan

@@ -1,0 +1,282 @@
+"""The prox of the shared set's support function, compiled (numba): what every robust coordinate step recomputes.
+
+For a point ``u`` of the shared unit set ``V`` the dual of the robust model (``docs/derivations/robust_dcd.md``)
+is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, ``T(p)_h = clip_{s_h}(soft(p_h, λ1))``,
+``v = Σ_i c_i y_i α_i x_i`` and ``A = Σ_i c_i α_i r_i``; equality holds at the saddle point ``u*(v, A)``.
+:func:`refresh` computes ``u`` and ``w = w_u`` from ``v`` and ``A``:
+
+* ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``;
+* ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``;
+* ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
+* ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
+  (not exact: every step still ascends ``D_u``, a lower bound of ``D``),
+
+with ``z = T(v)/λ2`` and ``τ = A/λ2``; for kinds 0–2 ``u = (z − w)/τ`` (the worst case of ``w`` when τ = 0).
+The arrays travel as the named tuples :data:`SetKernel`, :data:`State` and :data:`Params`.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numba as nb
+import numpy as np
+
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "refresh", "soft",
+           "softclip"]
+
+_FM = {"reassoc", "contract", "nsz", "arcp"}
+
+KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
+
+#: the set and signs: ``kind``, signs ``sg`` (int8), ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is
+#: allowed), box widths ``delta``, ellipsoid factor ``L`` and ``‖L‖²``; the maintained vectors, ``sums = [b0, S, A]``
+SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2"])
+State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums"])
+#: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
+Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
+
+
+@nb.njit(cache=True)
+def soft(p, lam1, s):  # pragma: no cover - compiled
+    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1})."""
+    if p > lam1:
+        return p - lam1 if s >= 0 else 0.0
+    if p < -lam1:
+        return p + lam1 if s <= 0 else 0.0
+    return 0.0
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
+    """``T(p)/λ2`` for a whole vector: the gradient of ``h*`` at ``p``."""
+    out = np.empty(p.size)
+    for h in range(p.size):
+        out[h] = soft(p[h], lam1, sg[h]) * inv_lam
+    return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
+    """Projected-gradient ascent on ``μ ↦ −h*(v − A Lμ)`` over ``‖μ‖ ≤ 1``, then ``u = Lμ`` and ``w = w_u``.
+
+    Gradient ``A Lᵀ w_u``, Lipschitz constant ``A²‖L‖²/λ2``: step ``λ2/(A‖L‖²)`` on ``Lᵀw``. With ``A = 0``,
+    μ is the maximizer of ``μ·Lᵀw`` (the worst case of ``w``). At most ``inner`` steps; stops when the step
+    moves μ by less than ``prm.inner_tol`` (Euclidean).
+    """
+    v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
+    sg, Lm, lnorm2 = setk.sg, setk.L, setk.lnorm2
+    lam, lam1, inner_tol = prm.lam, prm.lam1, prm.inner_tol
+    d = v.size
+    inv_lam = 1.0 / lam
+    g = np.empty(d)
+    if A <= 0.0:
+        for h in range(d):
+            w[h] = soft(v[h], lam1, sg[h]) * inv_lam
+        nrm = 0.0
+        for k in range(d):
+            acc = 0.0
+            for h in range(k, d):
+                acc += Lm[h, k] * w[h]
+            g[k] = acc
+            nrm += acc * acc
+        nrm = np.sqrt(nrm)
+        for k in range(d):
+            mu[k] = g[k] / nrm if nrm > 0.0 else 0.0
+    else:
+        step = lam / (A * lnorm2)
+        for _ in range(inner):
+            for h in range(d):  # u = Lμ (L lower triangular)
+                acc = 0.0
+                for k in range(h + 1):
+                    acc += Lm[h, k] * mu[k]
+                u[h] = acc
+            for h in range(d):
+                w[h] = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
+            nrm = 0.0
+            for k in range(d):  # μ + step Lᵀw
+                acc = 0.0
+                for h in range(k, d):
+                    acc += Lm[h, k] * w[h]
+                g[k] = mu[k] + step * acc
+                nrm += g[k] * g[k]
+            nrm = np.sqrt(nrm)
+            f = 1.0 / nrm if nrm > 1.0 else 1.0
+            moved = 0.0
+            for k in range(d):
+                t = g[k] * f
+                moved += (t - mu[k]) * (t - mu[k])
+                mu[k] = t
+            if moved <= inner_tol * inner_tol:
+                break
+    for h in range(d):
+        acc = 0.0
+        for k in range(h + 1):
+            acc += Lm[h, k] * mu[k]
+        u[h] = acc
+    uw = 0.0
+    uu = 0.0
+    for h in range(d):
+        wh = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
+        w[h] = wh
+        uw += u[h] * wh
+        uu += u[h] * u[h]
+    scal[0] = uw
+    scal[1] = uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
+    """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
+
+    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
+    (θ: the last ℓ1-projection level) of the :data:`State` ``st``. O(d) for kinds 0–2, O(inner·d²) for the
+    ellipsoid.
+    """
+    _refresh_core(setk, st, A, prm, inner)
+    v, w, u, scal = st.v, st.w, st.u, st.scal
+    ww = 0.0
+    ua = 0.0
+    for h in range(v.size):
+        wh = w[h]
+        ww += wh * wh
+        ua += u[h] * u[h] * (wh != 0.0)
+    scal[3] = ww
+    scal[4] = ua
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
+    """:func:`refresh` without the last two entries of ``scal``."""
+    kind = setk.kind
+    if kind == KIND_ELLIPSOID:
+        _ellipsoid(setk, st, A, prm, inner)
+        return
+    v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
+    sg, okp, okn, delta, lam1 = setk.sg, setk.okp, setk.okn, setk.delta, prm.lam1
+    d = v.size
+    inv_lam = 1.0 / prm.lam
+    tau = A * inv_lam
+    uw = 0.0
+    uu = 0.0
+    if kind == KIND_BOX:
+        if tau > 0.0:  # branch-free (vectorizable): w = soft(z, τδ), u = clip(z/τ, −δ, δ)
+            inv_tau = 1.0 / tau
+            for h in range(d):
+                p = v[h]
+                zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+                z[h] = zh
+                t = tau * delta[h]
+                wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
+                uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
+                w[h] = wh
+                u[h] = uh
+                uw += uh * wh
+                uu += uh * uh
+        else:
+            for h in range(d):
+                zh = soft(v[h], lam1, sg[h]) * inv_lam
+                z[h] = zh
+                w[h] = zh
+                uh = delta[h] if zh > 0.0 else (-delta[h] if zh < 0.0 else 0.0)
+                u[h] = uh
+                uw += uh * zh
+                uu += uh * uh
+    elif kind == KIND_BALL2:
+        nz2 = 0.0
+        for h in range(d):
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+            z[h] = zh
+            nz2 += zh * zh
+        nz = np.sqrt(nz2)
+        s = 1.0 - tau / nz if nz > tau else 0.0
+        m = nz if nz > tau else tau
+        fu = 1.0 / m if m > 0.0 else 0.0
+        for h in range(d):
+            wh = s * z[h]
+            uh = fu * z[h]
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+    else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
+        uw, uu = _refresh_linf(st, sg, tau, prm)
+    scal[0] = uw
+    scal[1] = uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
+    """:func:`_refresh_core` for the ℓ1 ball (``σ_V = ‖·‖∞``): ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
+    v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
+    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
+    d = v.size
+    uw = 0.0
+    uu = 0.0
+    l1 = 0.0
+    amax = 0.0
+    kmax = -1
+    for h in range(d):
+        zh = soft(v[h], lam1, sg[h]) * inv_lam
+        z[h] = zh
+        a = abs(zh)
+        l1 += a
+        if a > amax:
+            amax = a
+            kmax = h
+    if tau <= 0.0:  # no shrink; u is the worst case of w
+        for h in range(d):
+            w[h] = z[h]
+            u[h] = 0.0
+        if kmax >= 0:
+            u[kmax] = 1.0 if z[kmax] > 0.0 else -1.0
+            uw = amax
+            uu = 1.0
+    elif l1 <= tau:  # w = 0, u = z/τ inside the ball
+        for h in range(d):
+            w[h] = 0.0
+            uh = z[h] / tau
+            u[h] = uh
+            uu += uh * uh
+    else:
+        # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
+        theta = scal[2]
+        f = -1.0
+        if theta > 0.0 and theta < amax:
+            f = -tau
+            for h in range(d):
+                a = abs(z[h])
+                if a > theta:
+                    f += a - theta
+        if f < 0.0:
+            theta = 0.0
+        for _ in range(200):
+            f = -tau
+            cnt = 0
+            for h in range(d):
+                a = abs(z[h])
+                if a > theta:
+                    f += a - theta
+                    cnt += 1
+            if f <= 1e-15 * tau or cnt == 0:
+                break
+            nt = theta + f / cnt
+            if nt <= theta:
+                break
+            theta = nt
+        scal[2] = theta
+        for h in range(d):
+            zh = z[h]
+            a = abs(zh)
+            if a > theta:
+                wh = theta if zh > 0.0 else -theta
+                uh = (zh - wh) / tau
+            else:
+                wh = zh
+                uh = 0.0
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+    return uw, uu

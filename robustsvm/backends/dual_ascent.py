@@ -1,0 +1,303 @@
+"""The toolkit of the dual coordinate methods (``dcd``, ``robust-dcd``) and of the certificates they share with
+``feature-ipm``.
+
+* :class:`Products`: the two O(nnz) products of a certificate (class images ``Σ u_i x_i`` and ``X w``), compiled;
+* :func:`best_intercept`: the exact free intercept of a fixed ``w``;
+* :func:`intercept_rho`: the intercept's weight ρ in the dual steps (augmented Lagrangian of ``S = 0``);
+* :class:`DualCertificate`: the one certificate type — primal value ``P``, dual value ``D``, the primal point;
+* :class:`Shrinking` and :class:`CertificateSchedule`: liblinear's outer shrinking and when to certify;
+* :func:`ascend`: the epoch loop (epoch, multiplier step, schedule, certificate, stopping rule) and
+  :func:`certified_result`, the :class:`~robustsvm.result.Result` of its best certificate.
+
+The derivations are in ``docs/derivations/dcd.md`` and ``docs/derivations/robust_dcd.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..objective import optimal_intercept
+from . import _dcd_kernels as kern
+from .registry import History, Result
+
+__all__ = ["Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "ascend", "best_intercept",
+           "certified_result", "dual_value", "intercept_rho", "next_check", "stalls"]
+
+#: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
+#: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
+TRIVIAL_SCALE = 1e-9
+
+
+def dual_value(loss, c: np.ndarray, alpha: np.ndarray, l2: float, w: np.ndarray, intercept=None,
+               S: float = 0.0) -> float:
+    """The dual of the L2-penalized (sign-constrained, robust) model at ``α`` and its minimizer ``w``:
+
+        D = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w‖² − (intercept term of S),
+
+    ``w = T(v − A u)/λ2`` the primal minimizer of the Lagrangian (``T`` the soft threshold by λ1 and the sign
+    clip, ``v = Σ c_i y_i α_i x_i``, ``A u`` the robust shift; ``v`` itself for the nominal hinge + L2 model);
+    the intercept term is :meth:`robustsvm.intercept.Intercept.dual_value` of ``S = Σ c_i y_i α_i`` (``S = 0``
+    with a free intercept: balance ``α`` first; None when the intercept is folded into ``w``).
+    """
+    value = float(c @ loss.dual_term(alpha)) - 0.5 * l2 * float(w @ w)
+    return value if intercept is None else value + intercept.dual_value(S)
+
+
+def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool) -> float:
+    """Exact minimizer over a free ``b`` of ``Σ_i c_i ℓ(y_i(z_i + b))``.
+
+    For the hinge, the smallest breakpoint ``t_i = y_i − z_i`` where the weight of the
+    breakpoints at or below it reaches ``Σ_{y_i=+1} c_i`` (the slope changes sign there), found
+    by a weighted selection in O(n) expected (:func:`._dcd_kernels.weighted_quantile`); for the
+    squared hinge, :func:`robustsvm.objective.optimal_intercept` (one sort).
+    """
+    if not squared:
+        return float(kern.weighted_quantile(y - z, c, float(c[y > 0].sum())))
+    return optimal_intercept(z, y, c, squared=squared)
+
+
+class DualCertificate:
+    """Primal value ``P``, dual value ``D`` and the primal point ``(w, b)`` of one evaluation.
+
+    ``gap = max(P − D, 0)`` bounds ``P − P*``; ``rel_gap = gap / max(|P|, TRIVIAL_SCALE·scale)`` with ``scale``
+    the objective's value at ``w = 0, b = 0`` (``Σ c_i``), so that an optimum at 0 is certified by its absolute
+    gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` (a fresh
+    evaluation only: a merged certificate drops them).
+    """
+
+    __slots__ = ("D", "P", "b", "images", "scale", "w")
+
+    def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None) -> None:
+        self.P, self.D, self.w, self.b, self.scale, self.images = float(P), float(D), w, float(b), scale, images
+
+    @property
+    def gap(self) -> float:
+        return max(self.P - self.D, 0.0)
+
+    @property
+    def rel_gap(self) -> float:
+        return self.gap / max(abs(self.P), TRIVIAL_SCALE * self.scale, np.finfo(float).tiny)
+
+    def merge(self, new: DualCertificate) -> DualCertificate:
+        """The better primal point of ``self`` and ``new`` with the larger dual value: both bounds stay valid."""
+        best = new if new.P <= self.P else self
+        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale))
+
+
+class Products:
+    """The two O(nnz) products of the certificate, compiled, for a dense or CSR ``X``."""
+
+    def __init__(self, X) -> None:
+        self.X = X
+        self.sparse = sp.issparse(X)
+        if self.sparse:
+            self.parts = (X.indptr, X.indices,
+                          np.ascontiguousarray(X.data, dtype=np.float64))
+        self.restricted = None  # (CSR parts without some columns, mask of those columns)
+
+    def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
+        """``[Σ_{y_i>0} u_i x_i, Σ_{y_i<0} u_i x_i]`` as a (2, d) array."""
+        if self.sparse:
+            return kern.dual_images_sparse(*self.parts, self.X.shape[1], u, pos)
+        return kern.dual_images_dense(self.X, u, pos)
+
+    def restrict(self, parts, dropped: np.ndarray) -> None:
+        """Use the CSR ``parts`` that lack the columns ``dropped`` for products with a ``w`` zero there."""
+        self.restricted = (parts, dropped)
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        """``X @ w`` (from the restricted rows when ``w`` is zero on their dropped columns: the same product)."""
+        if self.sparse:
+            if self.restricted is not None and not np.any(w[self.restricted[1]]):
+                return kern.matvec_sparse(*self.restricted[0], w)
+            return kern.matvec_sparse(*self.parts, w)
+        return kern.matvec_dense(self.X, w)
+
+
+def intercept_rho(intercept, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float) -> float:
+    """The intercept's weight ρ in the dual steps: ``1/μ`` (ridge), 0 (none), or for a free intercept the
+    augmented-Lagrangian weight (default ``0.1·mean‖x_i‖²/λ`` over the weighted samples)."""
+    if intercept.mode == "ridge":
+        return 1.0 / intercept.mu
+    if intercept.mode != "free":
+        return 0.0
+    if rho is None:
+        weighted = c > 0
+        mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
+        rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
+    rho = float(rho)
+    if not np.isfinite(rho) or rho <= 0:
+        raise ValueError(f"rho must be positive, got {rho!r}")
+    return rho
+
+
+#: first threshold of the projected-gradient spread that restores the shrunk samples and triggers a certificate
+PG_EPS0 = 1e-3
+
+
+class Shrinking:
+    """liblinear's outer shrinking schedule over the epochs of a dual coordinate method.
+
+    The compiled epoch sets aside samples at a bound whose gradient points out of the box by more than the
+    previous epoch's largest violation (``pg_max_old``, ``pg_min_old``). When the spread of the projected
+    gradients on the active set falls below ``pg_eps`` the shrunk problem looks solved: every sample is
+    restored, or, if none was set aside, ``pg_eps`` is divided by 10.
+    """
+
+    def __init__(self, n_total: int) -> None:
+        self.n_total = n_total
+        self.active = n_total
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+        self.pg_eps = PG_EPS0
+
+    def after_epoch(self, active: int, pg_max_new: float, pg_min_new: float) -> bool:
+        """Record an epoch's active count and projected-gradient extremes; True when the active set looked solved."""
+        self.active = active
+        if active == 0 or pg_max_new - pg_min_new <= self.pg_eps:
+            if active < self.n_total:  # looks optimal on the shrunk set: restore every sample
+                self.active = self.n_total
+                self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+            else:
+                self.pg_eps *= 0.1
+            return True
+        self.pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
+        self.pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
+        return False
+
+
+def next_check(last, now, tol: float, check_every: int, stalls: int = 0) -> int:
+    """Epochs until the next certificate.
+
+    The relative gap of coordinate descent falls roughly geometrically; from the
+    last two certificates, ``k = log(gap/tol) / rate`` epochs remain. The next
+    certificate comes after ``0.7 k`` epochs, between 2 and
+    ``3·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
+    ``stalls`` counts the consecutive certificates that did not halve the gap: where
+    the ascent stalls (tiny λ, nearly hard-margin data) certificates, which cost a pass
+    over the data and Python work each, are spaced out. The schedule depends on the
+    iterates only, never on timings, so a seeded solve is reproducible.
+    """
+    if last is None or now[1] <= 0 or last[1] <= now[1] or now[0] <= last[0]:
+        return check_every * 2 ** min(stalls, 4)
+    rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
+    k = np.log(max(now[1], tol) / tol) / rate
+    return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every * 2 ** min(stalls, 4)))
+
+
+def stalls(last, now, count: int) -> int:
+    """``count + 1`` when the certificate ``now`` did not halve the relative gap of ``last``, else 0."""
+    return count + 1 if last is not None and now[1] > 0.5 * last[1] else 0
+
+
+class CertificateSchedule:
+    """When a dual coordinate loop evaluates its next certificate (:func:`next_check`, :func:`stalls`).
+
+    A certificate is due after the predicted number of epochs, at the last epoch, or (after at least two
+    epochs) when the shrunk problem looked solved.
+    """
+
+    def __init__(self, tol: float, check_every: int, max_iter: int) -> None:
+        self.tol, self.check_every, self.max_iter = tol, check_every, max_iter
+        self.since = 0
+        self.next = check_every
+        self.last = None  # (epoch, relative gap) of the previous certificate
+        self.stalls = 0
+
+    def due(self, epoch: int, looked_solved: bool) -> bool:
+        """Count one epoch; True (and restart the count) when a certificate is due after it."""
+        self.since += 1
+        due = self.since >= self.next or epoch == self.max_iter or (looked_solved and self.since >= 2)
+        if due:
+            self.since = 0
+        return due
+
+    def record(self, epoch: int, rel_gap: float) -> None:
+        """Take a certificate's relative gap into the schedule."""
+        now = (epoch, rel_gap)
+        self.stalls = stalls(self.last, now, self.stalls)
+        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls)
+        self.last = now
+
+
+@dataclass
+class Ascent:
+    """What :func:`ascend` ran to: its best certificate, status, epochs, history and time spent certifying."""
+
+    cert: DualCertificate
+    status: str
+    epoch: int
+    history: History
+    time_certificates: float
+    t_start: float
+
+
+def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.ndarray, rho: float, free: bool,
+           tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
+           after_epoch: Callable | None = None, first: DualCertificate | None = None) -> Ascent:
+    """The epoch loop of a dual coordinate method.
+
+    ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
+    ``(active, pg_max_new, pg_min_new, n_updates)``; with a free intercept the multiplier ``sums[0]`` then moves by
+    ``ρ·sums[1]`` (the augmented Lagrangian of ``S = 0``); ``after_epoch()`` follows. When the
+    :class:`CertificateSchedule` says so, ``certify(b_eff)`` (``b_eff = sums[0] + ρ sums[1]``) evaluates a
+    :class:`DualCertificate`; the best primal point and the best dual value so far are kept, and the loop stops
+    when the relative gap is at most ``tol`` (status ``"optimal"``) or after ``max_iter`` epochs. ``first``, when
+    given, is a certificate from before the first epoch (already below ``tol``: no epoch runs).
+    """
+    hist = History()
+    shrink = Shrinking(n_total)
+    schedule = CertificateSchedule(tol, check_every, max_iter)
+    status, cert, time_cert, epoch = "max_iter", first, 0.0, 0
+    hist.restart()
+    t_start = time.perf_counter()
+    if first is not None:
+        hist.record(0, first.P, first.gap, dual=first.D, rel_gap=first.rel_gap, active=n_total)
+        if first.rel_gap <= tol:
+            return Ascent(first, "optimal", 0, hist, 0.0, t_start)
+    while epoch < max_iter:
+        active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
+        epoch += 1
+        if free:
+            sums[0] += rho * sums[1]  # multiplier step of the augmented Lagrangian
+        if after_epoch is not None:
+            after_epoch()
+        if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new)):
+            continue
+        t_cert = time.perf_counter()
+        new = certify(sums[0] + rho * sums[1])
+        cert = new if cert is None else cert.merge(new)
+        time_cert += time.perf_counter() - t_cert
+        schedule.record(epoch, cert.rel_gap)
+        hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
+        if verbose:
+            print(f"{name} epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "
+                  f"active={active}/{n_total}")
+        if cert.rel_gap <= tol:
+            status = "optimal"
+            break
+    if cert is None:  # max_iter < 1 is refused by the callers
+        raise RuntimeError(f"{name} evaluated no certificate")
+    return Ascent(cert, status, epoch, hist, time_cert, t_start)
+
+
+def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, extra: dict, unit: str = "epochs",
+                     message: str | None = None) -> Result:
+    """The :class:`Result` of a certified method from its best certificate (``dcd``, ``robust-dcd``,
+    ``feature-ipm``)."""
+    cert = run.cert
+    if message is None:
+        message = (f"relative duality gap {cert.rel_gap:.3g} after {run.epoch} {unit}"
+                   + ("" if run.status == "optimal" else f" (tolerance {tol:g} not reached)"))
+    return Result(
+        w=cert.w, b=float(cert.b) if intercept.present else 0.0, status=run.status, gap=cert.gap,
+        iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
+        time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
+        dual_feasible=True, multipliers=extra.get("margin_multipliers"),
+        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
+               "time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
+    )

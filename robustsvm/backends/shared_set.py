@@ -1,0 +1,426 @@
+"""The shared-set robust model as arrays: what ``dcd``, ``robust-dcd`` and ``feature-ipm`` read from a model.
+
+The model is
+
+    minimize   (λ2/2)‖w‖² + λ1‖w‖₁ [+ (μ/2) b²] + Σ_i c_i ℓ(y_i (x_i·w + b) − r_i σ_V(w))
+    subject to s_h w_h ≥ 0,
+
+with ``ℓ`` the hinge or squared hinge and one symmetric set ``V`` shared by every sample (none: the nominal
+model). :class:`SharedSetArrays` holds it once, built from the normalized model by
+:meth:`SharedSetArrays.from_model` (the model is already validated: nothing is checked again) or from plain
+arrays by :meth:`SharedSetArrays.from_arrays` (validated). Its set is described for the compiled kernels by the
+table :data:`KERNEL_SETS` (set type → :class:`SetDescription`), which a new set with a cheap prox of its support
+function joins by one entry. :func:`dual_certificate` is the package's duality-gap certificate of this model
+(``docs/derivations/robust_dcd.md``), and :meth:`SharedSetArrays.dual_value` the one place its dual value
+``D_u(α)`` is written.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
+from typing import Any
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from ..duality import class_balance
+from ..intercept import Intercept
+from ..objective import objective_from_margins
+from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
+from . import _shared_set_kernels as kern
+from ._dcd_kernels import CsrRows, DenseRows
+from .dual_ascent import DualCertificate, Products, best_intercept, dual_value
+from .registry import Needs, Result
+
+__all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "dual_certificate",
+           "overflow_result", "shared_set_needs", "trivial_certificate"]
+
+
+def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str) -> Needs:
+    """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
+
+    Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
+    (radii may differ per sample), a ball's p among ``exponents``; the hints end the refusals.
+    """
+    allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
+
+    def ball_exponent(problem) -> list[str]:
+        unc = problem.uncertainty
+        sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
+        bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in exponents})
+        if bad:
+            return [f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
+                    f"{exponent_hint}"]
+        return []
+
+    return Needs(
+        losses=frozenset({"hinge", "squared_hinge"}),
+        l2="required",
+        l1=True,
+        sets=tuple(KERNEL_SETS),
+        per_sample_sets=False,
+        why={"loss": f"{name} needs a soft-margin loss", "sets": sets_hint},
+        extra=ball_exponent,
+    )
+
+
+# ------------------------------------------------------------------------------------------------------ the set
+@dataclass(frozen=True)
+class SetDescription:
+    """A unit set as the compiled kernels see it.
+
+    ``kind`` selects the prox of the kernels (:data:`._robust_dcd_kernels.KIND_BOX` …), ``delta`` the box
+    widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with ``lnorm2 = ‖L‖²``; ``gauge(u)`` is the
+    set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of the kernels.
+    """
+
+    kind: int
+    delta: np.ndarray
+    gauge: Callable[[np.ndarray], float]
+    L: np.ndarray = field(default_factory=lambda: np.zeros((1, 1)))
+    lnorm2: float = 1.0
+
+
+def _box(V: Box | None, d: int) -> SetDescription:
+    delta = np.ones(d) if V is None or V.widths is None else np.ascontiguousarray(V.widths, dtype=np.float64)
+    return SetDescription(kern.KIND_BOX, delta, lambda u: float(np.max(np.abs(u) / delta)) if u.size else 0.0)
+
+
+def _ball(V: Ball, d: int) -> SetDescription:
+    if V.p == math.inf:
+        return _box(None, d)
+    kind = {2.0: kern.KIND_BALL2, 1.0: kern.KIND_LINF}[V.p]
+    return SetDescription(kind, np.ones(d), lambda u: float(np.linalg.norm(u, ord=V.p)))
+
+
+def _ellipsoid(V: Ellipsoid, d: int) -> SetDescription:
+    L = np.ascontiguousarray(V.L, dtype=np.float64)
+    return SetDescription(kern.KIND_ELLIPSOID, np.ones(d),
+                          lambda u: float(np.linalg.norm(sla.solve_triangular(L, u, lower=True))),
+                          L, float(np.linalg.eigvalsh(V.shape)[-1]))
+
+
+#: the sets the kernels have a prox for: set type → its :class:`SetDescription` in dimension ``d``
+KERNEL_SETS: dict[type, Callable[[Any, int], SetDescription]] = {Box: _box, Ball: _ball, Ellipsoid: _ellipsoid}
+
+
+# --------------------------------------------------------------------------------------------------- the arrays
+@dataclass(frozen=True, eq=False)
+class SharedSetArrays:
+    """The arrays of one shared-set robust model.
+
+    Attributes
+    ----------
+    X : C-contiguous float64 ndarray or CSR matrix of shape (n, d)
+    y, c, r, sqn : ndarray of shape (n,)
+        Labels ±1, loss coefficients, radii (0 for the nominal model) and squared row norms ``‖x_i‖²``.
+    sg : int8 ndarray of shape (d,)
+        The signs.
+    l2, l1 : float
+    intercept : Intercept
+        The model's own term (``mode`` ``"free"``, ``"none"`` or ``"ridge"``, with ``mu``).
+    loss : Loss
+    V : UncertaintySet or None
+        The unit set (its radius is in ``r``); None for the nominal model. Its :attr:`description` for the
+        kernels is built when first asked for.
+    primal : callable
+        ``primal(w, b, margins) -> P``, the model's objective from its robust margins.
+    """
+
+    X: Any
+    y: np.ndarray
+    c: np.ndarray
+    r: np.ndarray
+    sqn: np.ndarray
+    sg: np.ndarray
+    l2: float
+    l1: float
+    intercept: Intercept
+    loss: Any
+    V: Any
+    primal: Callable
+
+    # ---------------------------------------------------------------------------------------------- building
+    @classmethod
+    def from_model(cls, model) -> SharedSetArrays:
+        """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`)."""
+        layout = model.layout
+        V = None if layout is None else layout.sets[0]
+        n = model.X.shape[0]
+        X, sqn = _rows(model.X)
+        r = np.zeros(n) if layout is None else np.ascontiguousarray(np.broadcast_to(layout.radius, (n,)),
+                                                                     dtype=np.float64)
+        return cls(X=X, y=np.ascontiguousarray(model.y, dtype=np.float64),
+                   c=np.ascontiguousarray(model.c, dtype=np.float64), r=r, sqn=sqn,
+                   sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
+                   intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model))
+
+    @classmethod
+    def from_arrays(cls, X, y, c, *, l2: float, primal: Callable, loss, l1: float = 0.0, signs=None,
+                    intercept: str = "free", mu: float = 0.0, uncertainty=None, radius=None) -> SharedSetArrays:
+        """The arrays from plain inputs, validated (the array entry points of the backends).
+
+        ``intercept`` is ``"free"``, ``"none"`` or ``"ridge"`` (with ``mu > 0``; ``mu = 0`` is the free
+        intercept); ``uncertainty`` the unit set (its radius is ignored: pass ``radius``).
+        """
+        if intercept not in ("free", "none", "ridge"):
+            raise ValueError(f"intercept must be 'free', 'none' or 'ridge', got {intercept!r}")
+        term = Intercept("ridge", float(mu)) if intercept == "ridge" and float(mu) > 0 else Intercept(
+            "none" if intercept == "none" else "free")
+        n, d = X.shape
+        r = np.ascontiguousarray(sample_radii(0.0 if radius is None else radius, n), dtype=np.float64)
+        description = _describe(uncertainty, d)  # its checks name the set's parameters
+        if description.delta.shape != (d,):
+            raise ValueError(f"the box widths have {description.delta.size} values but X has {d} features")
+        if description.kind == kern.KIND_ELLIPSOID and description.L.shape != (d, d):
+            raise ValueError(f"the ellipsoid lives in R^{description.L.shape[0]} but X has {d} features")
+        X, sqn = _rows(X)
+        return cls(X=X, y=np.ascontiguousarray(y, dtype=np.float64), c=np.ascontiguousarray(c, dtype=np.float64),
+                   r=r, sqn=sqn, sg=np.ascontiguousarray(np.zeros(d) if signs is None else signs, dtype=np.int8),
+                   l2=float(l2), l1=float(l1), intercept=term, loss=loss, V=uncertainty, primal=primal)
+
+    def point(self, *, l2: float, l1: float, r: np.ndarray, primal: Callable) -> SharedSetArrays:
+        """The same data at other values of ``l2``, ``l1`` and the radii (one point of a batched solve)."""
+        return replace(self, l2=float(l2), l1=float(l1), r=r, primal=primal)
+
+    # --------------------------------------------------------------------------------------------- properties
+    @property
+    def squared(self) -> bool:
+        return self.loss.name == "squared_hinge"
+
+    @property
+    def upper(self) -> float:
+        """The end of the dual box of ``α`` (1 for the hinge, ∞ for the squared hinge)."""
+        return float(self.loss.dual_upper)
+
+    @property
+    def robust(self) -> bool:
+        return self.V is not None and bool(np.any(self.r > 0))
+
+    @cached_property
+    def description(self) -> SetDescription:
+        """The set as the kernels see it (:data:`KERNEL_SETS`)."""
+        return _describe(self.V, self.X.shape[1])
+
+    @property
+    def kind(self) -> int:
+        return self.description.kind
+
+    def overflow(self) -> str | None:
+        """Why the squared row norms are not finite (entries of X too large to square in double precision)."""
+        if np.all(np.isfinite(self.sqn)):
+            return None
+        top = float(abs(self.X).max()) if not sp.issparse(self.X) else float(abs(self.X.data).max())
+        return (f"the squared row norms of X overflow in double precision (largest |x_ij| = {top:.3g}); "
+                f"rescale X (for instance to unit variance) and solve again")
+
+    # ------------------------------------------------------------------------------------- kernel arguments
+    def rows(self):
+        """The rows of ``X`` for the compiled epochs (:data:`DenseRows` or :data:`CsrRows`)."""
+        if sp.issparse(self.X):
+            return CsrRows(self.X.indptr, self.X.indices, np.ascontiguousarray(self.X.data, dtype=np.float64))
+        return DenseRows(self.X)
+
+    @cached_property
+    def set_kernel(self) -> kern.SetKernel:
+        """The set and the signs for the compiled kernels (:data:`._robust_dcd_kernels.SetKernel`)."""
+        sg, desc = self.sg, self.description
+        return kern.SetKernel(desc.kind, sg, (sg >= 0).astype(np.float64), (sg <= 0).astype(np.float64),
+                              desc.delta, desc.L, float(desc.lnorm2))
+
+    def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
+               shrinking: bool = False) -> kern.Params:
+        return kern.Params(self.l2, self.l1, self.upper, 0.5 if self.squared else 0.0, float(rho), int(inner),
+                           float(inner_tol), bool(local), bool(shrinking))
+
+    # ------------------------------------------------------------------------------------------------- maths
+    def support(self, w: np.ndarray) -> float:
+        """``σ_V(w)`` by the set's own formula (0 for the nominal model)."""
+        return 0.0 if self.V is None else float(self.V.support(w))
+
+    def robust_shift(self, w: np.ndarray) -> np.ndarray:
+        """``−y_i r_i σ_V(w)``: what the robust margin subtracts from ``y_i x_i·w``, as a shift of ``x_i·w``."""
+        return -self.y * self.r * self.support(w) if self.V is not None else np.zeros_like(self.y)
+
+    def dual_value(self, alpha: np.ndarray, w: np.ndarray, S: float) -> float:
+        """``D_u(α) = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w_u‖² − (intercept term of S)`` at ``w_u = T(v − A u)/λ2``
+        (:func:`.dual_ascent.dual_value`).
+
+        With a free intercept ``α`` must already satisfy ``S = Σ c_i y_i α_i = 0`` (pass ``S = 0``).
+        """
+        return dual_value(self.loss, self.c, alpha, self.l2, w, self.intercept, S)
+
+    def exact_intercepts(self, zmarg: np.ndarray, S: float) -> list[float]:
+        """The intercept of a primal point from its robust margins ``zmarg`` (free), from the dual (``S/μ``,
+        ridge) or 0."""
+        mode = self.intercept.mode
+        if mode == "free":
+            return [best_intercept(zmarg, self.y, self.c, self.squared)]
+        return [self.intercept.from_dual(S)]
+
+
+def _describe(V, d: int) -> SetDescription:
+    if V is None:
+        return _box(None, d)
+    make = KERNEL_SETS.get(type(V))
+    if make is None:
+        raise ValueError(f"no compiled prox for {type(V).__name__}; the sets with one: "
+                         f"{', '.join(t.__name__ for t in KERNEL_SETS)}")
+    return make(V, d)
+
+
+def _rows(X):
+    """``X`` as C-contiguous float64 or CSR, and its squared row norms."""
+    if sp.issparse(X):
+        X = X if sp.isspmatrix_csr(X) and X.dtype == np.float64 else sp.csr_matrix(X, dtype=np.float64)
+        with np.errstate(over="ignore"):
+            return X, np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return X, np.einsum("ij,ij->i", X, X)
+
+
+# ---------------------------------------------------------------------------------------------- the certificate
+class Workspace:
+    """The vectors the compiled refresh writes (:data:`._robust_dcd_kernels.State`), for a model of ``d``
+    features; ``mu_primal`` keeps the ellipsoid's parameter at the primal point of the last certificate."""
+
+    def __init__(self, d: int) -> None:
+        self.state = kern.State(np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5),
+                                np.zeros(3))
+        self.mu_primal = self.state.mu
+
+    def refresh(self, setk, prm, v: np.ndarray, A: float, inner: int) -> None:
+        """``u`` and ``w = w_u`` from ``v`` and ``A``."""
+        self.state.v[:] = v
+        kern.refresh(setk, self.state, float(A), prm, int(inner))
+
+
+#: inner projected-gradient steps of the ellipsoid's u when certifying (the bound is valid at any step)
+CERT_INNER = 20000
+
+
+def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, work: Workspace | None, *,
+                     b_hint: float | None = None, points=(), dual_primal: bool = True,
+                     inner_tol: float = 1e-13) -> DualCertificate:
+    """Upper bound ``P(w, b)`` at a sign-feasible ``w`` and lower bound ``D_u(α̃)`` at a dual-feasible ``α̃``.
+
+    ``v`` and ``A`` are recomputed from ``α`` (no drift). Primal: ``w(α)`` (``dual_primal``) and the ``points``
+    given (each sign-feasible), each with its exact intercept (:meth:`SharedSetArrays.exact_intercepts`) and
+    ``b_hint``; the best is kept. Dual: with a free intercept the class with the larger ``Σ c_i α_i`` is scaled
+    down so that ``S = 0`` (:func:`robustsvm.duality.class_balance`); ``u`` is the saddle point of the scaled
+    ``(v, A)`` — for the ellipsoid also the worst case of the best primal ``w``, whichever bound is higher —
+    divided by its gauge if rounding put it outside V, so ``u ∈ V`` exactly. Without robust mass (``A = 0``:
+    the nominal model) ``w_u = T(v)/λ2`` for every ``u`` and ``work`` is not used (it may be None).
+    """
+    y, c, r, lam = arrays.y, arrays.c, arrays.r, arrays.l2
+    alpha = np.clip(alpha, 0.0, arrays.upper)
+    pos = y > 0
+    cya = c * y * alpha
+    VV = ops.images(cya, pos)
+    car = c * alpha * r
+    A_pos, A_neg = float(car[pos].sum()), float(car[~pos].sum())
+    v, A = VV[0] + VV[1], A_pos + A_neg
+    S = float(cya.sum())
+    setk = arrays.set_kernel if A > 0 else None
+    prm = arrays.params(rho=0.0, inner_tol=inner_tol)
+    candidates = list(points)
+    if dual_primal and A > 0:
+        work.refresh(setk, prm, v, A, CERT_INNER)
+        work.mu_primal = work.state.mu.copy()
+        candidates.insert(0, work.state.w.copy())
+    elif dual_primal:
+        candidates.insert(0, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / lam))
+    best = None
+    for w in candidates:
+        zmarg = ops.matvec(w) + arrays.robust_shift(w)
+        bs = arrays.exact_intercepts(zmarg, S) + ([] if b_hint is None or arrays.intercept.mode == "none"
+                                                   else [float(b_hint)])
+        for b in bs:
+            P = arrays.primal(w, b, y * (zmarg + b))
+            if best is None or P < best[0]:
+                best = (P, w, b)
+    P, w, b = best
+    # dual point
+    fp, fn = (1.0, 1.0)
+    if arrays.intercept.mode == "free":
+        fp, fn = class_balance(float(cya[pos].sum()), float(-cya[~pos].sum()))
+    alpha_t = np.where(pos, fp * alpha, fn * alpha) if (fp, fn) != (1.0, 1.0) else alpha
+    v_t = v if (fp, fn) == (1.0, 1.0) else fp * VV[0] + fn * VV[1]
+    A_t = fp * A_pos + fn * A_neg
+    S_t = 0.0 if arrays.intercept.mode == "free" else S
+    if A_t <= 0:
+        us = [np.zeros(0)]
+    else:
+        if not dual_primal or (fp, fn) != (1.0, 1.0):  # else the refresh of the primal point is the one of α̃
+            work.refresh(arrays.set_kernel, prm, v_t, A_t, CERT_INNER)
+        us = [work.state.u.copy()]
+        if arrays.kind == kern.KIND_ELLIPSOID:
+            us.append(arrays.V.worst_case(w))
+    D = -np.inf
+    for u in us:
+        if not u.size:  # A = 0: u does not enter
+            wd = kern.softclip(v_t, arrays.l1, arrays.sg, 1.0 / lam)
+            D = max(D, arrays.dual_value(alpha_t, wd, S_t))
+            continue
+        g = arrays.description.gauge(u)
+        if g > 1.0:
+            u = u / g
+        wd = kern.softclip(v_t - A_t * u, arrays.l1, arrays.sg, 1.0 / lam)
+        D = max(D, arrays.dual_value(alpha_t, wd, S_t))
+    return DualCertificate(P, D, w, b, scale=float(c.sum()), images=VV)
+
+
+def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace) -> tuple[DualCertificate,
+                                                                                         np.ndarray]:
+    """The certificate of ``w = 0`` with its best intercept, and the multipliers ``α`` of its margins.
+
+    ``b`` minimizes the objective at ``w = 0`` (exact for a free intercept; for a ridge one the best of a bounded
+    scalar search over ``[−1, 1]``, where the minimizer lies, and its ends, the breakpoints). ``α_i`` are the
+    multipliers of the margins ``m_i = y_i b``: ``2 max(0, 1 − m_i)`` (squared hinge); for the hinge 1 below the
+    breakpoint, 0 above, and on it the fraction that makes ``Σ c_i y_i α_i = μ b`` (ridge; a free intercept's
+    balance is the certificate's own). When ``w = 0`` is optimal (a radius so large that every ``w ≠ 0`` costs
+    more, or one class weighted zero), this certifies it in two passes over the data, where an iterative
+    method would approach the non-smooth point ``w = 0`` only slowly.
+    """
+    from scipy.optimize import minimize_scalar
+
+    n, d = arrays.X.shape
+    y, c, zero = arrays.y, arrays.c, np.zeros(d)
+    mode = arrays.intercept.mode
+    if mode == "free":
+        b = best_intercept(np.zeros(n), y, c, arrays.squared)
+    elif mode == "ridge":
+        found = minimize_scalar(lambda t: arrays.primal(zero, t, y * t), bounds=(-1.0, 1.0), method="bounded",
+                                options={"xatol": 1e-13}).x
+        b = min((float(found), -1.0, 1.0), key=lambda t: arrays.primal(zero, t, y * t))
+    else:
+        b = 0.0
+    m = y * b
+    if arrays.squared:
+        alpha = 2.0 * np.maximum(0.0, 1.0 - m)
+    else:
+        alpha = (m < 1.0).astype(np.float64)
+        edge = m == 1.0
+        if mode == "ridge" and np.any(edge & (c > 0)):
+            s_edge = float(c[edge] @ y[edge])
+            fraction = (arrays.intercept.mu * b - float(c @ (y * alpha))) / s_edge
+            alpha[edge] = min(max(fraction, 0.0), 1.0)
+        elif mode != "ridge":
+            alpha[edge] = 1.0
+    alpha[c <= 0] = 0.0
+    return dual_certificate(arrays, ops, alpha, work, b_hint=b, points=[zero]), alpha
+
+
+def overflow_result(arrays: SharedSetArrays, t_start: float) -> Result:
+    """The refusal of data whose squared row norms overflow: status ``"numerical_error"`` at ``w = 0``, no bound
+    (a caller choosing the backend falls back on the status)."""
+    n, d = arrays.X.shape
+    return Result(w=np.zeros(d), b=0.0, status="numerical_error", message=arrays.overflow(),
+                  time_solve=time.perf_counter() - t_start, multipliers=np.zeros(n),
+                  extra={"dual_alpha": np.zeros(n), "margin_multipliers": np.zeros(n)})

@@ -1,0 +1,340 @@
+"""The command line's path for a user's own table: fitted preprocessing through ``fit``, ``validate`` and ``predict``.
+
+``robustsvm fit DATA --target COL [--positive LABEL] [--drop COLS] [--impute median|drop-rows]
+[--categorical onehot|drop]`` fits the rules of :mod:`robustsvm.preprocessing` on the table, solves on
+the preprocessed features and stores the rules beside the solution (its ``preprocessing`` section);
+``robustsvm validate MODEL DATA`` applies the stored rules to the data again before checking the
+solution; ``robustsvm predict MODEL NEW.csv`` applies them to new rows and writes one line per row:
+the predicted label and the decision value ``x·w + b`` (positive for ``classes[1]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FitInput", "add_fit_arguments", "load_data", "add_predict_command", "prepare_fit", "read_csv", "read_model",
+           "run_predict", "store_rules", "translate_signs", "validation_data"]
+
+
+def _columns(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError("empty list of columns")
+    return names
+
+
+def add_fit_arguments(p: argparse.ArgumentParser) -> None:
+    """The preprocessing options of ``fit``."""
+    g = p.add_argument_group("preprocessing (stored in the --output file and applied again by validate and predict)")
+    g.add_argument("--positive", metavar="LABEL",
+                   help="the class a positive weight (a sign +1) pushes towards (default: the larger label)")
+    g.add_argument("--drop", type=_columns, default=[], metavar="COLS", help="comma-separated columns to leave out")
+    g.add_argument("--impute", choices=("median", "drop-rows"), default="none",
+                   help="missing values: the column's median (most frequent value of a string column), or drop "
+                        "their rows (default: an error naming the column and the rows)")
+    g.add_argument("--categorical", choices=("onehot", "drop"), default="onehot",
+                   help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default), or left out")
+
+
+def add_predict_command(sub: Any) -> None:
+    """The ``predict`` subcommand, added to the subparsers ``sub`` of the command line."""
+    p = sub.add_parser("predict", help="apply a model written by `fit --output` to new rows of a CSV",
+                       description="Apply the stored preprocessing and model to each row of a CSV; write the "
+                                   "label and the decision value x·w + b of every row.")
+    p.set_defaults(func=run_predict)
+    p.add_argument("model", help="a JSON file written by `robustsvm fit --output`")
+    p.add_argument("data", help="a CSV file with the columns the model uses (a header row)")
+    p.add_argument("--output", "-o", help="write the predictions to this CSV file (default: stdout)")
+    p.add_argument("--keep", type=_columns, default=[], metavar="COLS",
+                   help="comma-separated columns of DATA copied into the output (an identifier, say)")
+
+
+# ------------------------------------------------------------------ reading
+def read_csv(path: str, dtype: dict | None = None) -> Any:
+    """The table in ``path`` (a header row); an unreadable file is one ``ValueError`` line."""
+    import pandas as pd
+
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"no such CSV file: {path}")
+    try:
+        return pd.read_csv(path, dtype=dtype)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not a readable CSV file: {exc}") from exc
+
+
+def read_model(path: str) -> Any:
+    """The solution stored in ``path``; a JSON file that is not one is a ``ValueError`` saying so."""
+    from .solution import Solution
+
+    try:
+        return Solution.from_json(path)
+    except (OSError, UnicodeDecodeError):
+        raise
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # a file that is JSON but not a stored solution (missing keys, a list, wrong types)
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise ValueError(f"{path} is not a solution written by `robustsvm fit --output` or Solution.to_json: "
+                         f"{text}") from exc
+
+
+def _is_csv(data: str) -> bool:
+    return os.path.exists(data) or data.lower().endswith(".csv")
+
+
+def _training_table(data: str, target: str | None) -> tuple[Any, str | None, Any, str]:
+    """``(frame, target, y, what)``: a CSV with its label column, or a named data set with its labels."""
+    import numpy as np
+    import pandas as pd
+    import scipy.sparse as sp
+
+    if _is_csv(data):
+        frame = read_csv(data)
+        if frame.shape[1] < 2:
+            raise ValueError(f"{data}: a CSV needs at least one feature column and a label column")
+        frame.columns = [str(c) for c in frame.columns]
+        target = str(frame.columns[-1]) if target is None else target
+        if target not in frame.columns:
+            raise ValueError(f"--target {target!r} is not a column of {data}; columns: {list(frame.columns)}")
+        return frame, target, None, data
+    from . import datasets
+
+    if target is not None:
+        raise ValueError("--target applies to CSV files only")
+    ds = datasets.load(data)
+    X = ds.X.toarray() if sp.issparse(ds.X) else np.asarray(ds.X, dtype=np.float64)
+    return pd.DataFrame(X, columns=[str(f) for f in ds.feature_names]), None, ds.y, ds.description
+
+
+def load_data(data: str, target: str | None = None, standardize: bool = True):
+    """The data ``compare`` works on (and ``validate`` for a solution without stored preprocessing).
+
+    Returns ``(X, y, feature_names, description)``. ``data`` is a CSV file (header row; numeric
+    features; the label column ``target``, default the last) or a name for
+    :func:`robustsvm.datasets.load`. With ``standardize``, each feature becomes ``(x − mean)/std``
+    over the whole data (constant features are only centred): :func:`robustsvm.preprocessing.zscore_parameters`.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from .preprocessing import rows_text
+
+    if _is_csv(data):
+        frame, target, _, _ = _training_table(data, target)
+        features = frame.drop(columns=[target])
+        bad = [c for c in features.columns if not pd.api.types.is_numeric_dtype(features[c])]
+        if bad:
+            raise ValueError(f"{data}: feature columns must be numeric, these are not: {bad}")
+        X = features.to_numpy(dtype=np.float64)
+        for h in np.flatnonzero(~np.all(np.isfinite(X), axis=0)):
+            rows = np.flatnonzero(~np.isfinite(X[:, h]))
+            raise ValueError(f"column {features.columns[h]!r} has NaN or infinite values in {rows_text(rows)}; "
+                             f"`robustsvm fit` imputes or drops them (--impute median, --impute drop-rows)")
+        y = frame[target].to_numpy()
+        names = [str(c) for c in features.columns]
+        description = f"{data}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
+    else:
+        from . import datasets
+
+        if target is not None:
+            raise ValueError("--target applies to CSV files only")
+        ds = datasets.load(data)
+        X, y, names = np.asarray(ds.X, dtype=np.float64), ds.y, list(ds.feature_names)
+        description = ds.description
+    if standardize:
+        from .preprocessing import zscore_parameters
+
+        mean, scale = zscore_parameters(X)
+        X = (X - mean) / scale
+    return X, y, names, description
+
+
+# ------------------------------------------------------------------ fit
+@dataclass
+class FitInput:
+    """The data ``fit`` solves on, and the rules that made them."""
+
+    X: Any
+    y: Any
+    names: list[str]
+    description: str
+    rules: Any
+    solve_options: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def prepare_fit(args: argparse.Namespace) -> FitInput:
+    """Read ``args.data``, fit the preprocessing and translate ``args.signs`` to the preprocessed features."""
+    from .preprocessing import fit_preprocessing
+
+    frame, target, y, what = _training_table(args.data, args.target)
+    rules, prepared = fit_preprocessing(frame, target, y=y, drop=args.drop, impute=args.impute,
+                                        categorical=args.categorical, standardize=args.standardize)
+    raw = [c for c in map(str, frame.columns) if c != target]
+    args.signs = translate_signs(args.signs, rules, raw)
+    X, names = prepared.X, rules.feature_names
+    if target is not None:
+        what = f"{what}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
+    options = {}
+    if args.positive is not None:
+        options["positive_class"] = _label(args.positive, prepared.y, target)
+    return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
+                    warnings=prepared.warnings)
+
+
+def _label(text: str, y: Any, target: str | None) -> Any:
+    """The label of ``y`` written ``text`` on the command line (``1`` for a numeric label 1)."""
+    import numpy as np
+
+    labels = sorted(set(np.asarray(y).tolist()), key=str)
+    for label in labels:
+        if str(label) == text or (not isinstance(label, str) and _same_number(label, text)):
+            return label
+    where = f"column {target!r}" if target is not None else "the data set"
+    raise ValueError(f"--positive {text!r} is not a label of {where}; its labels are {labels}")
+
+
+def _same_number(label: Any, text: str) -> bool:
+    try:
+        return float(text) == float(label)
+    except (TypeError, ValueError):
+        return False
+
+
+def translate_signs(signs: dict | None, rules: Any, raw: list[str]) -> dict | None:
+    """``--signs`` in the user's column names (or indices of ``raw``, the feature columns) as preprocessed features.
+
+    A name is kept when it is a feature (a numeric column, or a dummy ``site=A``); an index is kept
+    when it is the same column among the raw and the preprocessed features, and named otherwise.
+    A categorical, dropped, target or unknown column is an error naming it.
+    """
+    if signs is None:
+        return None
+    names = rules.feature_names
+    out: dict = {}
+    for key, sign in signs.items():
+        name = key
+        if isinstance(key, int):
+            if not -len(raw) <= key < len(raw):
+                raise ValueError(f"--signs: column index {key} is out of range: the data have {len(raw)} feature "
+                                 f"columns (the label column not counted)")
+            name = raw[key]
+            if -len(names) <= key < len(names) and names[key] == name:
+                name = key
+        elif key not in names:
+            rule = rules.column(key)
+            if rule is not None and rule.kind == "categorical":
+                raise ValueError(f"--signs: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
+                                 f"give a sign to one of those features")
+            if key in rules.dropped:
+                raise ValueError(f"--signs: column {key!r} is left out (--drop or --categorical drop)")
+            if key == rules.target:
+                raise ValueError(f"--signs: {key!r} is the label column")
+            raise ValueError(f"--signs: {key!r} is not a column of the data; features: {names}")
+        if name in out and out[name] != sign:
+            raise ValueError(f"--signs gives {name!r} two different signs")
+        out[name] = sign
+    return out
+
+
+def store_rules(solution: Any, fitted: FitInput) -> None:
+    """Keep the preprocessing in the solution, for its ``--output`` file."""
+    solution.extra["preprocessing"] = fitted.rules.to_dict()
+
+
+# ------------------------------------------------------------------ validate
+def validation_data(args: argparse.Namespace, solution: Any) -> tuple[Any, Any, list[str], str]:
+    """``(X, y, names, description)`` for ``validate``: the stored rules applied to ``args.data``.
+
+    A solution without stored rules reads the data as ``fit`` once did (:func:`robustsvm.cli.load_data`).
+    ``--no-standardize`` leaves out the stored z-scores.
+    """
+    from .preprocessing import Preprocessing
+
+    spec = solution.extra.get("preprocessing")
+    if spec is None:
+        return load_data(args.data, args.target, args.standardize)
+    rules = Preprocessing.from_dict(spec)
+    if args.target is not None and rules.target is not None and args.target != rules.target:
+        raise ValueError(f"--target {args.target!r} is not the model's label column {rules.target!r}")
+    frame, target, y, what = _training_table(args.data, rules.target if _is_csv(args.data) else None)
+    prepared = rules.transform(frame, y, scale=args.standardize)
+    _warn("validate", prepared.warnings)
+    if target is not None:
+        what = f"{what}: {prepared.X.shape[0]} samples, {prepared.X.shape[1]} features, label column {target!r}"
+    return prepared.X, prepared.y, rules.feature_names, what
+
+
+# ------------------------------------------------------------------ predict
+def _warn(command: str, lines: list[str]) -> None:
+    for line in lines:
+        print(f"robustsvm {command}: warning: {line}", file=sys.stderr)
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    """``robustsvm predict MODEL NEW.csv``: one output row per input row (empty where a row cannot be scored)."""
+    import numpy as np
+    import pandas as pd
+
+    from .preprocessing import Preprocessing
+
+    solution = read_model(args.model)
+    spec = solution.extra.get("preprocessing")
+    warnings = []
+    if spec is None:
+        rules = _rules_of_plain_solution(solution)
+        warnings.append(f"{args.model} stores no preprocessing (not written by `robustsvm fit`): the columns "
+                        f"{rules.feature_names} are used as they are, without z-scores")
+    else:
+        rules = Preprocessing.from_dict(spec)
+    frame = read_csv(args.data, dtype=rules.csv_dtypes())
+    frame.columns = [str(c) for c in frame.columns]
+    missing = [c for c in args.keep if c not in frame.columns]
+    if missing:
+        raise ValueError(f"--keep {missing}: not columns of {args.data}")
+    prepared = rules.transform(frame, predict=True)
+    warnings += prepared.warnings
+    decision = solution.decision_function(prepared.X) if prepared.rows.size else np.zeros(0)
+    positive, negative = solution.class_mapping[1], solution.class_mapping[-1]
+    n = len(frame)
+    label = np.full(n, None, dtype=object)
+    label[prepared.rows] = [positive if f > 0 else negative for f in decision]
+    value = np.full(n, np.nan)
+    value[prepared.rows] = decision
+    out = frame[args.keep].copy() if args.keep else pd.DataFrame(index=frame.index)
+    out["label"], out["decision"] = label, value
+    _warn("predict", warnings)
+    lines = [f"{prepared.rows.size} of {n} rows predicted; decision = x·w + b > 0 predicts {positive!r}, "
+             f"otherwise {negative!r}"]
+    if prepared.y is not None:
+        truth = np.asarray(prepared.y, dtype=object)
+        known = ~pd.isna(truth)
+        if known.any():
+            hits = np.asarray([a == b for a, b in zip(label[prepared.rows][known], truth[known], strict=True)])
+            lines.append(f"accuracy {hits.mean():.4f} on the {int(known.sum())} rows labelled in column "
+                         f"{rules.target!r}")
+    if args.output:
+        out.to_csv(args.output, index=False)
+        lines.append(f"predictions written to {args.output}")
+        print("\n".join(lines))
+    else:
+        try:
+            out.to_csv(sys.stdout, index=False)
+        except BrokenPipeError:  # the reader stopped early (`| head`): quietly, as other tools do
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        print("\n".join(lines), file=sys.stderr)
+    return 0
+
+
+def _rules_of_plain_solution(solution: Any) -> Any:
+    """Rules that take a solution's features by name, as they are (a solution written without preprocessing)."""
+    from .preprocessing import ColumnRule, Preprocessing
+
+    names = solution.feature_names
+    if names is None:
+        raise ValueError("the model stores neither preprocessing nor feature names: it cannot read a CSV by column")
+    return Preprocessing(columns=tuple(ColumnRule(name=str(f), kind="numeric") for f in names), target=None)

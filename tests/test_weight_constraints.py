@@ -1,0 +1,308 @@
+"""Bounds and linear constraints on the weights: resolution, the box conjugate, solves against CVXPY models
+written here, refusals, and the certificate (never below the true excess)."""
+
+from __future__ import annotations
+
+import warnings
+
+import cvxpy as cp
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import Bounds, LinearConstraint
+
+import robustsvm as rs
+from robustsvm.backends.registry import capable_backends
+from robustsvm.duality import box_maximizer, certify, penalty_conjugate
+from robustsvm.exceptions import SolverError, UnsupportedModelError
+from robustsvm.weight_constraints import resolve_bounds, resolve_constraints
+
+NAMES = np.array(["a", "b", "c", "d"], dtype=object)
+
+
+# ------------------------------------------------------------------ resolution
+@pytest.mark.parametrize("spec", [
+    {"b": (0, 0.5), "d": (None, 1.0)},
+    {1: (0, 0.5), -1: (-np.inf, 1.0)},
+    pd.Series({"b": (0, 0.5), "d": (None, 1.0)}),
+    pd.DataFrame({"lower": [0.0, -np.inf], "upper": [0.5, 1.0]}, index=["b", "d"]),
+    Bounds([-np.inf, 0, -np.inf, -np.inf], [np.inf, 0.5, np.inf, 1.0]),
+    ([-np.inf, 0, -np.inf, -np.inf], [np.inf, 0.5, np.inf, 1.0]),
+    np.array([[-np.inf, np.inf], [0, 0.5], [-np.inf, np.inf], [-np.inf, 1.0]]),
+])
+def test_every_form_resolves_to_the_same_box(spec):
+    lower, upper = resolve_bounds(spec, 4, NAMES)
+    np.testing.assert_array_equal(lower, [-np.inf, 0, -np.inf, -np.inf])
+    np.testing.assert_array_equal(upper, [np.inf, 0.5, np.inf, 1.0])
+
+
+@pytest.mark.parametrize("spec, match", [
+    ({"c": (1.0, 0.5)}, r"feature 2 \('c'\)"),
+    ({"c": (np.inf, np.inf)}, r"feature 2 \('c'\)"),
+    ({"zz": (0, 1)}, "unknown feature 'zz'"),
+    ({"a": (0, 1), 0: (0, 2)}, "twice"),
+    (Bounds([0, 0, 0, 0], [1, 1, -1, 1]), r"feature 2 \('c'\)"),
+    (([0.0] * 3, [1.0] * 3), "length 4"),
+    ({"a": (np.nan, 1)}, r"bounds\['a'\] contains NaN"),
+])
+def test_bad_bounds_name_the_feature(spec, match):
+    with pytest.raises(ValueError, match=match):
+        resolve_bounds(spec, 4, NAMES)
+
+
+def test_bounds_of_the_wrong_type_are_a_type_error():
+    with pytest.raises(TypeError, match=r"bounds\['a'\] must be a pair"):
+        resolve_bounds({"a": "big"}, 4, NAMES)
+    with pytest.raises(TypeError, match="bounds must be"):
+        rs.Problem(bounds="wide")
+
+
+def _data(n=60, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ np.array([1.0, -1.0, 0.5, 0.2]) + 0.3 * rng.normal(size=n) > 0, "yes", "no")
+    return pd.DataFrame(X, columns=list(NAMES)), y
+
+
+def test_bounds_meeting_signs_intersect_and_contradictions_name_the_feature():
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), signs={"a": -1}, bounds={"a": (-0.5, 2.0), "b": (0.1, 0.4)},
+                      positive_class="yes")
+    f = prob.normalize(X, y).feasible
+    np.testing.assert_array_equal(f.lower, [-0.5, 0.1, -np.inf, -np.inf])
+    np.testing.assert_array_equal(f.upper, [0.0, 0.4, np.inf, np.inf])
+    bad = rs.Problem(penalty=rs.L2(0.1), signs={"a": -1}, bounds={"a": (0.2, 1.0)}, positive_class="yes")
+    with pytest.raises(ValueError, match=r"feature 0 \('a'\).*signs"):
+        bad.solve(X, y)
+
+
+def test_bounds_flip_with_positive_class_like_signs():
+    X, y = _data()  # classes ['no', 'yes']: 'yes' is classes[1]
+    spec = {"b": (0.1, 0.4)}
+    toward_yes = rs.Problem(penalty=rs.L2(0.1), bounds=spec, positive_class="yes").normalize(X, y).feasible
+    toward_no = rs.Problem(penalty=rs.L2(0.1), bounds=spec, positive_class="no").normalize(X, y).feasible
+    assert (toward_yes.lower[1], toward_yes.upper[1]) == (0.1, 0.4)
+    assert (toward_no.lower[1], toward_no.upper[1]) == (-0.4, -0.1)
+    sol = rs.Problem(penalty=rs.L2(0.1), bounds=spec, positive_class="no").solve(X, y)
+    # the weight towards 'no' is −w (w is oriented to classes[1] = 'yes'), and it lies in [0.1, 0.4]
+    assert 0.1 - 1e-12 <= -sol.w[1] <= 0.4 + 1e-12
+
+
+def test_ordered_and_linear_constraints_resolve_by_name():
+    lin = resolve_constraints([rs.ordered(["c", "a", "d"]), LinearConstraint([[1, 1, 0, 0]], 1.0, 1.0)], 4, NAMES)
+    np.testing.assert_array_equal(lin.A, [[-1, 0, 1, 0], [1, 0, 0, -1], [1, 1, 0, 0]])
+    np.testing.assert_array_equal(lin.lb, [-np.inf, -np.inf, 1.0])
+    np.testing.assert_array_equal(lin.ub, [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="3 columns"):
+        resolve_constraints([LinearConstraint(np.ones((1, 3)), 0, 1)], 4, NAMES)
+    with pytest.raises(ValueError, match=r"row 0 has lb 2 > ub 1"):
+        resolve_constraints([LinearConstraint(np.ones((1, 4)), 2, 1)], 4, NAMES)
+    with pytest.raises(TypeError, match="LinearConstraint"):
+        resolve_constraints([np.ones(4)], 4, NAMES)
+    with pytest.raises(ValueError, match="unknown feature 'zz'"):
+        resolve_constraints([rs.ordered(["a", "zz"])], 4, NAMES)
+
+
+# ------------------------------------------------------------- the box conjugate
+@pytest.mark.parametrize("l2, l1", [(0.3, 0.5), (1.0, 0.0), (0.0, 0.7)])
+def test_box_conjugate_is_the_clipped_soft_threshold(l2, l1):
+    rng = np.random.default_rng(1)
+    lower = np.array([-np.inf, 0.0, 0.2, -1.0, -2.0, -0.3])
+    upper = np.array([np.inf, np.inf, 0.5, -0.5, 0.1, 0.3])
+    if l2 == 0:  # a bounded box: the conjugate is finite
+        lower, upper = np.clip(lower, -3, 3), np.clip(upper, -3, 3)
+    for _ in range(4):
+        s = 2.0 * rng.normal(size=6)
+        w = cp.Variable(6)
+        obj = s @ w - l1 * cp.norm1(w) - 0.5 * l2 * cp.sum_squares(w)
+        fin_lo, fin_up = np.isfinite(lower), np.isfinite(upper)
+        cp.Problem(cp.Maximize(obj), [w[fin_lo] >= lower[fin_lo], w[fin_up] <= upper[fin_up]]).solve(
+            solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12)
+        value = penalty_conjugate(s, l2, l1, None, lower=lower, upper=upper)
+        assert value == pytest.approx(obj.value, abs=1e-7)
+        t = np.sign(s) * np.maximum(np.abs(s) - l1, 0)
+        if l2 > 0:
+            np.testing.assert_allclose(box_maximizer(t, l2, lower, upper), w.value, atol=1e-6)
+    # with the signs' box it is the signs' formula
+    s = rng.normal(size=6)
+    signs = np.array([1, -1, 0, 1, 0, -1])
+    box = (np.where(signs > 0, 0.0, -np.inf), np.where(signs < 0, 0.0, np.inf))
+    assert penalty_conjugate(s, 0.4, 0.1, signs) == pytest.approx(
+        penalty_conjugate(s, 0.4, 0.1, None, lower=box[0], upper=box[1]), rel=1e-12)
+    # an infinite side the slope points to: +inf
+    assert penalty_conjugate(np.array([2.0]), 0.0, 1.0, None, lower=np.array([0.0]),
+                             upper=np.array([np.inf])) == np.inf
+
+
+# --------------------------------------------------- bounds reducing to signs
+@pytest.mark.parametrize("solver", ["clarabel", "dcd"])
+def test_bounds_that_are_signs_give_the_signs_solution(solver):
+    X, y = _data()
+    signs = rs.Problem(penalty=rs.L2(0.1), signs={"a": 1, "b": -1}, positive_class="yes")
+    bounds = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None), "b": (-np.inf, 0)}, positive_class="yes")
+    assert not bounds.has_bounds and bounds.has_signs
+    m1, m2 = signs.normalize(X, y), bounds.normalize(X, y)
+    np.testing.assert_array_equal(m1.signs, m2.signs)
+    s1 = signs.solve(X, y, solver=solver, tol=1e-10, random_state=0)
+    s2 = bounds.solve(X, y, solver=solver, tol=1e-10, random_state=0)
+    np.testing.assert_array_equal(s1.w, s2.w)
+    assert s1.b == s2.b and s1.gap == s2.gap
+
+
+# ----------------------------------------------- real data against CVXPY models
+def _standardized(name):
+    data = rs.datasets.load(name)
+    X = np.asarray(data.X, dtype=np.float64)
+    X = (X - X.mean(0)) / X.std(0)
+    return X, np.asarray(data.y), list(data.feature_names)
+
+
+def _cases():
+    wdbc = dict(bounds={"mean radius": (0, 0.3), "worst texture": (0.05, None), 2: (-0.2, 0.2)},
+                constraints=[rs.ordered(["mean area", "worst area"]),
+                             LinearConstraint(np.r_[np.ones(10), np.zeros(20)][None, :], 0.2, 0.2)])
+    pima = dict(bounds={"Plas": (0.2, 0.5), "Age": (None, 0.1), 0: (-0.1, 0.1)},
+                constraints=[rs.ordered(["Preg", "Mass", "Pedi"]), LinearConstraint(np.ones((1, 8)), 1.0, 1.0)],
+                uncertainty=rs.Box(radius=0.05))
+    sonar = dict(bounds=Bounds(-0.3, 0.3),
+                 constraints=[rs.ordered([f"Band{i}" for i in range(1, 6)]),
+                              LinearConstraint(np.ones((1, 60)), -1.0, 1.0)])
+    return {"wdbc": wdbc, "pima": pima, "sonar": sonar}
+
+
+def _cvxpy_reference(prob, X, y, names):
+    """The model written out in CVXPY (hinge, L2, free intercept, Box uncertainty when given), solved tight,
+    with the package's certificate of its point (margin and constraint multipliers from this model)."""
+    model = prob.normalize(X, y, feature_names=names)
+    f, lin = model.feasible, model.feasible.linear
+    n, d = X.shape
+    ypm = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    w, b, xi = cp.Variable(d), cp.Variable(), cp.Variable(n, nonneg=True)
+    margin = cp.multiply(ypm, X @ w + b)
+    if prob.uncertainty is not None:
+        margin = margin - prob.uncertainty.radius * cp.norm1(w)  # σ of the unit box is the 1-norm
+    margins = xi >= 1 - margin
+    cons = [margins]
+    lo, up = np.isfinite(f.lower), np.isfinite(f.upper)
+    cons += [w[lo] >= f.lower[lo], w[up] <= f.upper[up]]
+    eq = lin.lb == lin.ub
+    up_rows, lo_rows = ~eq & np.isfinite(lin.ub), ~eq & np.isfinite(lin.lb)
+    rows = {"eq": (eq, lin.A[eq] @ w == lin.ub[eq]),
+            "up": (up_rows, lin.A[up_rows] @ w <= lin.ub[up_rows]),
+            "lo": (lo_rows, lin.A[lo_rows] @ w >= lin.lb[lo_rows])}
+    cons += [c for mask, c in rows.values() if mask.any()]
+    objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + cp.sum(xi) / n
+    cp.Problem(cp.Minimize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11,
+                                                   tol_feas=1e-11)
+    nu = np.zeros(lin.k)
+    for kind, (mask, c) in rows.items():
+        if mask.any():
+            nu[mask] = -c.dual_value if kind == "lo" else c.dual_value
+    cert = certify(model, w.value, float(b.value), multipliers=margins.dual_value, constraint_multipliers=nu)
+    return model, cert, nu, float(objective.value)
+
+
+@pytest.mark.parametrize("name", ["wdbc", "pima", "sonar"])
+def test_bounds_and_constraints_against_a_cvxpy_model(name):
+    X, y, names = _standardized(name)
+    prob = rs.Problem(penalty=rs.L2(0.05), **_cases()[name])
+    assert prob.has_bounds and prob.has_constraints
+    model, ref, nu, own = _cvxpy_reference(prob, X, y, names)
+    scale = max(1.0, abs(ref.objective))
+    # the reference is tight by its own certificate, and the test's model agrees with the package's objective
+    assert ref.gap <= 1e-7 * scale, ref.message
+    assert own == pytest.approx(ref.objective, rel=1e-7)
+    lin = model.feasible.linear
+    ref_violation = model.feasible.violation(ref.w)
+    # an infeasible point may lie below the optimum by at most ‖ν‖₁·violation (the relaxed problem's dual)
+    slack = np.abs(nu).sum() * ref_violation + 1e-12 * scale
+    able = capable_backends(prob)
+    assert {"clarabel", "scs"} <= set(able)
+    options = {"scs": {"solver_options": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200000}},
+               "clarabel": {"tol": 1e-10}}
+    for solver in able:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                sol = prob.solve(X, y, solver=solver, feature_names=names, **options.get(solver, {}))
+            except SolverError:
+                # a QP solver failing says so (HiGHS on sonar's QP); the conic ones must answer
+                assert solver in ("highs", "osqp"), solver
+                continue
+        violation = model.feasible.violation(sol.w)
+        # never below the optimum by more than the reference's own slack, never above it by more than the gap
+        assert sol.objective >= ref.bound - slack - np.abs(nu).sum() * violation, solver
+        assert sol.objective - ref.objective <= sol.gap + slack, (solver, sol.status, sol.gap)
+        assert sol.objective - sol.gap <= ref.objective + slack, solver
+        assert sol.violation == pytest.approx(violation, abs=1e-15)
+        if sol.status == "optimal":
+            assert violation <= 1e-9 * max(1.0, np.abs(lin.A).max() * np.abs(sol.w).sum()), solver
+            assert model.feasible.box_violation(sol.w) == 0.0  # bounds are met exactly (the certifier clips)
+    sol = prob.solve(X, y, feature_names=names, tol=1e-10)
+    assert sol.status == "optimal" and sol.gap <= 1e-6 * scale
+    assert model.feasible.violation(sol.w) <= 1e-9
+
+
+@pytest.mark.parametrize("solver", ["dcd", "robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
+def test_backends_without_bounds_refuse_naming_the_reason(solver):
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01))
+    with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs"):
+        prob.solve(X, y, solver=solver)
+    prob = rs.Problem(penalty=rs.L2(0.1), constraints=[rs.ordered(["a", "b"])])
+    with pytest.raises(UnsupportedModelError, match="takes no linear constraints on the weights"):
+        prob.solve(X, y, solver=solver)
+
+
+# ------------------------------------------------------------ the certificate
+@pytest.mark.parametrize("name", ["pima", "sonar"])
+def test_gap_is_never_below_the_true_excess(name):
+    X, y, names = _standardized(name)
+    prob = rs.Problem(penalty=rs.L2(0.05), **_cases()[name])
+    model, ref, nu, _ = _cvxpy_reference(prob, X, y, names)
+    assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective))
+    # another feasible point: the optimum of a stronger penalty under the same constraints
+    other = rs.Problem(penalty=rs.L2(0.5), **_cases()[name]).solve(X, y, feature_names=names, tol=1e-10)
+    rng = np.random.default_rng(3)
+    slack = np.abs(nu).sum() * model.feasible.violation(ref.w) + 1e-10
+    for t in (1e-4, 1e-2, 0.1, 0.5, 1.0):
+        w = (1 - t) * ref.w + t * other.w  # feasible: a convex combination of feasible points
+        b = ref.b + 0.1 * t * rng.normal()
+        for mult in (None, nu):
+            cert = certify(model, w, b, constraint_multipliers=mult)
+            excess_at_least = cert.objective - ref.objective
+            assert cert.gap >= excess_at_least - slack, (t, cert.gap, excess_at_least)
+            assert cert.bound <= ref.objective + slack
+    # a point outside the constraints is not called optimal
+    w_bad = ref.w + 1e-4 * model.feasible.linear.A[0]
+    cert = certify(model, model.feasible.clip(w_bad), ref.b, status="optimal", constraint_multipliers=nu)
+    if model.feasible.linear.violation(model.feasible.clip(w_bad)) > 1e-8:
+        assert cert.status == "inaccurate" and "violates the constraints" in cert.message
+
+
+def test_public_certify_with_bounds_is_a_valid_bound():
+    X, y, names = _standardized("pima")
+    prob = rs.Problem(penalty=rs.L2(0.05), bounds=_cases()["pima"]["bounds"])
+    model, ref, _, _ = _cvxpy_reference(rs.Problem(penalty=rs.L2(0.05), bounds=_cases()["pima"]["bounds"],
+                                                   constraints=[LinearConstraint(np.zeros((1, 8)), -1, 1)]),
+                                        X, y, names)
+    other = rs.Problem(penalty=rs.L2(1.0)).solve(X, y).w
+    pc = prob.certify(X, y, 0.5 * (ref.w + model.feasible.clip(other)), ref.b, feature_names=names)
+    assert pc.objective - (pc.objective - pc.gap) >= 0
+    assert pc.objective - pc.gap <= ref.objective + 1e-9
+
+
+@pytest.mark.parametrize("bounds", [{"b": (0.1, 0.5), "d": (None, 1.0)}, Bounds(-1, 1), ([-1.0, 0, -1, -1], 2.0)])
+def test_bounds_and_constraints_survive_json(bounds):
+    import json
+
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds=bounds,
+                      constraints=[rs.ordered(["a", "c"]), LinearConstraint([[1, 0, 0, 1]], -np.inf, 0.5)])
+    back = rs.Problem.from_dict(json.loads(json.dumps(prob.to_dict(), allow_nan=False)))
+    f1, f2 = prob.normalize(X, y).feasible, back.normalize(X, y).feasible
+    np.testing.assert_array_equal(f1.lower, f2.lower)
+    np.testing.assert_array_equal(f1.upper, f2.upper)
+    np.testing.assert_array_equal(f1.linear.A, f2.linear.A)
+    np.testing.assert_array_equal(f1.linear.ub, f2.linear.ub)
+    np.testing.assert_array_equal(f1.linear.lb, f2.linear.lb)
