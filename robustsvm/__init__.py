@@ -30,8 +30,8 @@ _PUBLIC = {
     "pq_model": ("pq_svm",),
     "problem": ("Problem",),
     "solution": ("Solution",),
-    "uncertainty": ("Ball", "Box", "Ellipsoid", "Intersection", "Polyhedron", "RobustCheck", "Spectrahedron",
-                    "UncertaintySet", "radius_upper_bound", "robust_check"),
+    "uncertainty": ("Ball", "Box", "Ellipsoid", "Intersection", "Polyhedron", "Replicates", "RobustCheck",
+                    "Spectrahedron", "UncertaintySet", "from_replicates", "radius_upper_bound", "robust_check"),
     "weight_constraints": ("ordered",),
 }
 
@@ -61,6 +61,8 @@ __all__ = [
     "radius_upper_bound",
     "pq_svm",
     "ordered",
+    "from_replicates",
+    "Replicates",
     "NQP",
     "solve_nqp_cvxpy",
     "solvers",

@@ -91,3 +91,9 @@ def test_a_solution_read_through_its_own_module_finds_the_json_format(tmp_path):
     rs.Problem(penalty=rs.L2(1.0)).solve(X, y, solver="dcd").to_json(tmp_path / "s.json")
     read = f"from robustsvm.solution import Solution; print(Solution.from_json({str(tmp_path / 's.json')!r}).solver)"
     assert _python("-c", read).stdout.strip() == "dcd"
+
+
+def test_every_public_name_loads():
+    out = _python("-c", "import robustsvm as rs; missing = [n for n in rs.__all__ if not hasattr(rs, n)]; "
+                        "print(missing, sorted(set(rs.__all__) - set(dir(rs))))")
+    assert out.stdout.strip() == "[] []"

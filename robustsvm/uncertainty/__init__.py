@@ -5,6 +5,7 @@ from .base import UncertaintySet, check_radius
 from .box import Box
 from .certificate import RobustCheck, robust_check
 from .ellipsoid import Ellipsoid
+from .from_data import Replicates, from_replicates
 from .heuristics import radius_upper_bound
 from .intersection import Intersection
 from .layout import RobustLayout, resolve_uncertainty, sample_radii
@@ -18,12 +19,14 @@ __all__ = [
     "Ellipsoid",
     "Intersection",
     "Polyhedron",
+    "Replicates",
     "SET_TYPES",
     "RobustCheck",
     "RobustLayout",
     "Spectrahedron",
     "UncertaintySet",
     "check_radius",
+    "from_replicates",
     "radius_upper_bound",
     "resolve_uncertainty",
     "robust_check",

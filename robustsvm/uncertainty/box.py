@@ -8,6 +8,7 @@ import numpy as np
 
 from .._lazy import cvxpy as cp
 from .base import UncertaintySet, real_array, stack_directions
+from .chance import bonferroni_radius, check_covariance
 
 __all__ = ["Box"]
 
@@ -34,6 +35,28 @@ class Box(UncertaintySet):
             if not np.all(np.isfinite(widths)) or np.any(widths <= 0):
                 raise ValueError("widths must be positive and finite")
         self.widths = widths
+
+    @classmethod
+    def from_covariance(cls, S: Any = None, level: float = 0.95, *, sigmas: Any = None) -> Box:
+        """Widths ``σ_h`` (``S``'s diagonal or ``sigmas``), radius the Bonferroni ``Φ⁻¹(1 − (1−level)/(2d))``.
+
+        Holds the true point with probability at least ``level`` under Gaussian error, whatever the
+        correlation (:mod:`robustsvm.uncertainty.chance`).
+
+        Parameters
+        ----------
+        S : array of shape (d, d), optional
+            The error covariance (only its diagonal ``σ_h²`` is used).
+        level : float in (0, 1)
+        sigmas : array of shape (d,), optional
+            The per-feature standard deviations, instead of ``S``.
+        """
+        if (S is None) == (sigmas is None):
+            raise ValueError("give either the covariance S or the per-feature sigmas")
+        sig = np.sqrt(np.diag(check_covariance(S))) if S is not None else np.asarray(sigmas, dtype=np.float64).ravel()
+        if sig.size == 0 or not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+            raise ValueError("the standard deviations must be positive and finite")
+        return cls(radius=bonferroni_radius(sig.size, level), widths=sig)
 
     @property
     def dim(self) -> int | None:

@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from .._lazy import cvxpy as cp
 from .ball import _sphere_gauge
 from .base import UncertaintySet, real_array, stack_directions
+from .chance import check_covariance, chi2_radius
 
 __all__ = ["Ellipsoid", "check_symmetric"]
 
@@ -60,6 +61,21 @@ class Ellipsoid(UncertaintySet):
             raise ValueError("shape must be positive definite (it is numerically singular)")
         self.shape = M
         self.L = L
+
+    @classmethod
+    def from_covariance(cls, S: Any, level: float = 0.95) -> Ellipsoid:
+        """The set around an observation that holds the true point with probability ``level`` under ``N(0, S)`` error.
+
+        ``shape = S``, ``radius = √(χ²_d⁻¹(level))`` (:mod:`robustsvm.uncertainty.chance`).
+
+        Parameters
+        ----------
+        S : array of shape (d, d)
+            The measurement-error covariance ``Σ`` (positive definite).
+        level : float in (0, 1)
+        """
+        S = check_covariance(S)
+        return cls(shape=S, radius=chi2_radius(S.shape[0], level))
 
     @property
     def dim(self) -> int:
