@@ -223,3 +223,28 @@ def test_sha_page():
         f" and {PAPER_TABLE1['sonar'][-1]} %" in flat
     either = re.search(r"each value rounded or truncated \[([\d, ]+)\]", text)[1].replace(",", " and")
     assert f"decimal): {either} only" in flat
+
+
+def test_sha_page_names_the_offline_sonar_copies():
+    """The page's list of offline sonar copies is what the search finds, and none marks the aspect-angle split."""
+    from robustsvm.reproduce.sha2002 import offline_sonar_copies
+
+    copies = offline_sonar_copies()
+    flat = _flat(_page("sha2002"))
+    assert copies and not any(c["aspect_angle_marks"] for c in copies)
+    for c in copies:
+        name = Path(c["file"]).name
+        assert f"`{name}`" in flat, name
+        if c["rows"] is not None:
+            assert f"`{name}` ({c['rows']} rows" in flat
+
+
+def test_sha_page_states_the_largest_polynomial_gram_entry():
+    """(1 + max_i ‖x_i‖²)⁶ on the raw breast-cancer scores, computed here from the data."""
+    from robustsvm.datasets import load
+    from robustsvm.kernels import Polynomial
+
+    X, _, _ = load("wisconsin")
+    largest = float(np.max(Polynomial(6)(X)))
+    assert largest == pytest.approx((1 + np.max(np.sum(X * X, axis=1))) ** 6)
+    assert f"largest entry of this kernel's Gram matrix is {largest:.1e}" in _flat(_page("sha2002"))
