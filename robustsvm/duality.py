@@ -46,11 +46,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
+from ._lazy import cvxpy as cp
 from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
 
