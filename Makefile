@@ -56,6 +56,13 @@ bench: $(STAMP)
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict
 
+# the reproduction pages of the documentation, rerun: each command writes into docs/ only because it is told to
+# (--page, --figures); run by hand, `robustsvm reproduce NAME` writes into ./reproductions
+reproductions: $(STAMP)
+	$(PY) -m robustsvm reproduce sha2002 --page docs/reproductions/sha2002.md --figures docs/figures
+	$(PY) -m robustsvm reproduce woolnough2022 --page docs/reproductions/woolnough2022.md
+	$(PY) -m robustsvm reproduce tajima2020 --page docs/reproductions/tajima2020.md --figures docs/figures
+
 # headless Chromium (Debian's chromium and chromium-driver) opens every page of the built site;
 # screenshots of the home, a derivation and the benchmarks page go to build/browser/
 browser-check: docs

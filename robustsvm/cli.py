@@ -302,8 +302,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ConvergenceWarning)
         sol = problem.solve(X, y, solver=args.solver, feature_names=names, **fitted.solve_options,
                             **_solver_options(args))
-    cli_data.store_rules(sol, fitted)
-    notes = fitted.warnings + [str(w.message) for w in caught]
+        cli_data.finish_fit(sol, fitted, problem, args, _solver_options(args))  # the rules; --probability
+    notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     accuracy = float(np.mean(sol.predict(X) == y))

@@ -28,13 +28,13 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..duality import class_balance
+from ..duality import class_balance, dual_value
 from ..intercept import Intercept
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
-from .dual_ascent import DualCertificate, Products, best_intercept, dual_value
+from .dual_ascent import DualCertificate, Products, best_intercept
 from .registry import Needs, Result
 
 __all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "dual_certificate",
@@ -249,11 +249,11 @@ class SharedSetArrays:
 
     def dual_value(self, alpha: np.ndarray, w: np.ndarray, S: float) -> float:
         """``D_u(α) = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w_u‖² − (intercept term of S)`` at ``w_u = T(v − A u)/λ2``
-        (:func:`.dual_ascent.dual_value`).
+        (:func:`robustsvm.duality.dual_value`).
 
         With a free intercept ``α`` must already satisfy ``S = Σ c_i y_i α_i = 0`` (pass ``S = 0``).
         """
-        return dual_value(self.loss, self.c, alpha, self.l2, w, self.intercept, S)
+        return dual_value(self.loss, self.c, alpha, 0.5 * self.l2 * float(w @ w), self.intercept, S)
 
     def exact_intercepts(self, zmarg: np.ndarray, S: float) -> list[float]:
         """The intercept of a primal point from its robust margins ``zmarg`` (free), from the dual (``S/μ``,
