@@ -487,10 +487,14 @@ def certify(
     w = np.asarray(w, dtype=np.float64).ravel()
     b = float(b)
     signs = np.asarray(model.signs, dtype=np.float64)
-    feasible = model.feasible_set
+    feasible = model.feasible
     box = (feasible.lower, feasible.upper) if model.has_bounds else None
     w_in, b_in = w, b
-    w = feasible.clip(w)  # the projection on the signs and bounds
+    if model.feasible is None:  # the projection on the signs (or the bounds, below)
+        w = w.copy()
+        w[signs * w < 0] = 0.0
+    else:
+        w = feasible.clip(w)
     messages: list[str] = []
     layout = model.layout
     margins = objective_module.robust_margins(model, w, b)
@@ -507,7 +511,7 @@ def certify(
                          "it certifies nothing: the data may not be separable (a conic solver decides), or "
                          f"the solver stopped too early (status {status!r})"),
             )
-        if m0 < 1.0 and feasible.is_cone:
+        if m0 < 1.0 and (feasible is None or feasible.is_cone):
             w, b = w / m0, b / m0
             margins = margins / m0
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
@@ -530,6 +534,7 @@ def certify(
             return robust_shift(layout, w, model.y, weights)
     a = admissible_multipliers(multipliers, model.y, c, loss, mode)
     linear = feasible.linear if model.has_constraints else None
+    cone = feasible is None or feasible.is_cone
     nu = None if linear is None else linear.admissible(constraint_multipliers)
     terms = {"box": box, "linear": linear, "nu": nu}
     bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
@@ -557,7 +562,7 @@ def certify(
             problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
                             f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
                             f"{rtol:.1g}·max(1, |P|)")
-        if (linear is not None or not feasible.is_cone) and violation > linear_tolerance(linear, w):
+        if (linear is not None or not cone) and violation > linear_tolerance(linear, w):
             problems.append(f"the point violates the constraints by {violation:.3g}, more than the "
                             f"feasibility tolerance {linear_tolerance(linear, w):.3g}")
         if np.isfinite(solver_objective) and abs(solver_objective - objective) > allowed:
