@@ -38,7 +38,8 @@ test-fast: $(STAMP)
 # the agreement tests (backends against CVXPY models and each other) again under other OpenBLAS kernels:
 # floating-point reductions differ between kernels, what the tests assert must not (CI runs this after `make test`)
 BLAS_KERNELS ?= SkylakeX Prescott
-AGREEMENT_TESTS := tests/test_feature_ipm.py tests/test_robust_dcd.py tests/test_conic.py tests/test_dcd.py
+AGREEMENT_TESTS := tests/test_feature_ipm.py tests/test_robust_dcd.py tests/test_conic.py tests/test_dcd.py \
+                   tests/test_reference_interval.py
 test-blas: $(STAMP)
 	@set -e; for kernel in $(BLAS_KERNELS); do \
 	    echo "== OPENBLAS_CORETYPE=$$kernel"; \
@@ -54,6 +55,13 @@ bench: $(STAMP)
 # the site in site/; MathJax comes from the npm registry at build time (see mkdocs_hooks.py)
 docs: $(STAMP)
 	$(PY) -m mkdocs build --strict
+
+# the reproduction pages of the documentation, rerun: each command writes into docs/ only because it is told to
+# (--page, --figures); run by hand, `robustsvm reproduce NAME` writes into ./reproductions
+reproductions: $(STAMP)
+	$(PY) -m robustsvm reproduce sha2002 --page docs/reproductions/sha2002.md --figures docs/figures
+	$(PY) -m robustsvm reproduce woolnough2022 --page docs/reproductions/woolnough2022.md
+	$(PY) -m robustsvm reproduce tajima2020 --page docs/reproductions/tajima2020.md --figures docs/figures
 
 # headless Chromium (Debian's chromium and chromium-driver) opens every page of the built site;
 # screenshots of the home, a derivation and the benchmarks page go to build/browser/

@@ -46,11 +46,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
+from ._lazy import cvxpy as cp
+from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "optimal_points",
     "admissible_multipliers",
     "class_balance",
+    "dual_value",
 ]
 
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
@@ -122,6 +124,22 @@ def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | N
     if l2 > 0:
         return float(t @ t) / (2.0 * l2)
     return 0.0 if not np.any(t) else float("inf")
+
+
+def dual_value(loss: Any, c: np.ndarray, alpha: np.ndarray, conjugate: float, intercept: Any = None,
+               S: float = 0.0) -> float:
+    """The dual function of the module docstring at the dual point ``α`` (``a = cα``):
+
+        D = Σ_i c_i (α_i − ℓ*(α_i)) − R*_S(s) − (intercept term of S),
+
+    with ``conjugate = R*_S(s)`` (:func:`penalty_conjugate`; ``(λ2/2)‖w‖²`` at the Lagrangian's minimizer
+    ``w = T(s)/λ2``) and the intercept term :meth:`robustsvm.intercept.Intercept.dual_value` of
+    ``S = Σ_i c_i y_i α_i`` (``S = 0`` with a free intercept: balance ``α`` first; None when there is no term or
+    the intercept is folded into ``w``). The one place this value is written: the certifier and every dual method
+    of the L2 models (``dcd``, ``robust-dcd``, ``feature-ipm``, ``frank-wolfe``, ``pegasos``) call it.
+    """
+    value = float(c @ loss.dual_term(alpha)) - float(conjugate)
+    return value if intercept is None else value + intercept.dual_value(S)
 
 
 def box_maximizer(t: np.ndarray, l2: float, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
@@ -244,14 +262,11 @@ def lagrangian_bound(
         raise ValueError("a ridge intercept needs mu > 0")
 
     lower, upper = (None, None) if box is None else box
+    term = Intercept("ridge", mu) if intercept == "ridge" else None
 
-    def value(theta: float) -> float:
+    def value(theta: float) -> float:  # D at α = θa/c on the live samples, with the linear constraints' term
         conj = penalty_conjugate(theta * s, l2, l1, signs, lower=lower, upper=upper)
-        # Σ c_i (α_i − ℓ*(α_i)) at α = θa/c
-        v = float(c[live] @ loss.dual_term(theta * a[live] / c[live])) - conj + theta * nu_term
-        if intercept == "ridge":
-            v -= (theta * sy) ** 2 / (2.0 * mu)
-        return v
+        return dual_value(loss, c[live], theta * a[live] / c[live], conj, term, theta * sy) + theta * nu_term
 
     a_top = float(loss.dual_upper)
     hi = 4.0

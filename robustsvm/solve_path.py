@@ -168,7 +168,7 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
         objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
         violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
         return replace(result, b=float(result.b), objective=float(objective), violation=float(violation))
-    import cvxpy as cp  # loaded with robustsvm.duality already
+    from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     try:
         cert = certify_point(model, result.w, float(result.b), multipliers=result.multipliers,

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from robustsvm.reproduce import sha2002
+from tests._page_checks import check_sha
 
 
 def test_sonar_halves_are_stratified_104_104():
@@ -122,12 +123,15 @@ def test_quick_run_writes_the_page_between_markers(tmp_path):
     page.write_text(f"# Title\n\nprose before\n\n{sha2002.BEGIN}\nold\n{sha2002.END}\n\nprose after\n")
     parser = argparse.ArgumentParser()
     sha2002.add_arguments(parser)
-    args = parser.parse_args(["--quick", "--output", str(page), "--no-progress"])
+    args = parser.parse_args(["--quick", "--output", str(page), "--no-progress", "--output-dir", str(tmp_path)])
     assert sha2002.run(args) == 0
     text = page.read_text()
+    check_sha(text)  # every number of its sentences is one of its tables'
+    assert (tmp_path / "figures" / "sha2002_fig1.png").is_file() and "](figures/sha2002_fig2.png)" in text
     assert text.startswith("# Title\n\nprose before") and text.rstrip().endswith("prose after")
     assert "\nold\n" not in text
     assert "| Sonar |" in text and "[9.6]" in text and "| Breast cancer |" in text
     assert "robustsvm reproduce sha2002 --quick" in text and "γ_i ≤ bound for" in text
     with pytest.raises(ValueError, match="--halves"):
-        sha2002.run(parser.parse_args(["--halves", "0"]))
+        sha2002.run(parser.parse_args(["--halves", "0", "--output-dir", str(tmp_path / "never")]))
+    assert not (tmp_path / "never").exists()  # bad options write nothing

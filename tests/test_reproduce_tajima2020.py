@@ -8,6 +8,7 @@ import pytest
 import robustsvm as rs
 from robustsvm.cli import main
 from robustsvm.reproduce import tajima2020 as taj
+from tests._page_checks import check_tajima
 from tests.conftest import make_classification
 
 
@@ -93,16 +94,50 @@ def test_similarity_split_protocol():
     assert out["solves"] == 2 * 2 * 4 and out["not_converged"] == 0
 
 
+def test_paper_reference_is_frank_wolfe_after_tprime_iterations():
+    """D(α^(T′)) is the dual value of a separate T′-iteration Frank-Wolfe run, a lower bound on Clarabel's optimum."""
+    X, y = _unit_rows(90, 6, seed=11)
+    signs = taj.make_signs(X, y)
+    case = taj.convergence_case(X, y, signs, 1e-2, iterations=10, ref_epochs=5000, reference_iterations=40)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-2 / 90), signs=signs, intercept=False)
+    long = prob.solve(X, y, solver="frank-wolfe", tol=1e-15, max_iter=40)
+    short = prob.solve(X, y, solver="frank-wolfe", tol=1e-15, max_iter=10)
+    assert case.tprime == 40 and case.d_tprime == pytest.approx(long.history["dual"][40], rel=1e-12)
+    np.testing.assert_allclose(case.fw["objective"], short.history["objective"], rtol=1e-12)  # the first 10 iterates
+    ref = prob.solve(X, y, solver="clarabel", solver_options={"tol_gap_abs": 1e-12, "tol_gap_rel": 1e-12})
+    assert case.d_tprime <= ref.objective * (1 + 1e-7) and case.d_tprime <= case.d_ref + 1e-15
+    claims = taj.claims_71(case)
+    # the paper's measure is the error against a lower reference: never smaller than the one against D_ref
+    assert claims["paper_fw_end"] >= claims["err_fw_end"] - 1e-15
+    assert claims["paper_ref_below"] == pytest.approx((case.d_ref - case.d_tprime) / case.p_best)
+    assert claims["rel_fw_end"] == pytest.approx(claims["err_fw_end"] / case.p_best)
+    lam = 1e-2 / 90
+    assert claims["thm61_iterations"] == pytest.approx(2 * np.max(np.sum(X * X, 1)) / (lam * case.p_best) - 2)
+
+
+def test_paper_tables_are_the_papers():
+    """Spot values of Tables 1 and 2 as printed in the paper (classes 1, 5 and 12)."""
+    assert taj.PAPER_TABLE1[5] == ((0.709, 0.017), (0.784, 0.008))
+    assert taj.PAPER_TABLE2["conventional"][1][0] == (0.734, 0.010)
+    assert taj.PAPER_TABLE2["conventional"][12][4] == (0.764, 0.015)
+    assert taj.PAPER_TABLE2["sign"][5][3] == (0.768, 0.014)
+    assert all(len(r) == 5 for t in taj.PAPER_TABLE2.values() for r in t.values())
+
+
 @pytest.mark.slow
 def test_quick_run_writes_the_page(tmp_path, capsys):
+    """The quick run writes where it is told, and every number of its sentences is one of its tables'."""
     page = tmp_path / "tajima.md"
     page.write_text("# Title\n\nProse kept.\n")
     assert main(["reproduce", "tajima2020", "--quick", "--no-progress", "--n-jobs", "1", "--page", str(page),
-                 "--figures", str(tmp_path)]) == 0
+                 "--output-dir", str(tmp_path / "out")]) == 0
     text = page.read_text()
     assert text.startswith("# Title\n\nProse kept.")
     assert "<!-- BEGIN GENERATED: tajima2020 quick -->" in text and "Wilcoxon" in text
     assert text.count("| optdigits (KEEL, real) | 5,620 × 64 |") == 3
     for stem in ("optdigits", "cora", "mnist"):
-        assert (tmp_path / f"tajima2020_convergence_{stem}_quick.png").stat().st_size > 10_000
+        figure = tmp_path / "out" / "figures" / f"tajima2020_convergence_{stem}_quick.png"
+        assert figure.stat().st_size > 10_000
+        assert f"](out/figures/{figure.name})" in text  # linked from the page's folder
     assert "sonar" in capsys.readouterr().out
+    check_tajima(text, "tajima2020 quick")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from robustsvm.reproduce import woolnough2022 as wool
+from tests._page_checks import check_woolnough
 
 
 def test_grids_default_full_quick():
@@ -58,11 +59,26 @@ def test_claims_counts_test_samples():
 
 @pytest.mark.slow
 def test_quick_run_writes_where_told(tmp_path, capsys):
-    page = tmp_path / "w.md"
-    assert wool.main(["--quick", "--datasets", "PIMA", "--no-progress", "--n-jobs", "1", "--page", str(page)]) == 0
-    text = page.read_text()
-    assert "<!-- BEGIN GENERATED: woolnough2022 quick -->" in text
+    assert wool.main(["--quick", "--datasets", "PIMA", "--no-progress", "--n-jobs", "1", "--output-dir",
+                      str(tmp_path)]) == 0
+    text = (tmp_path / "woolnough2022.md").read_text()
+    assert "<!-- BEGIN GENERATED: woolnough2022 quick PIMA -->" in text
     for model in wool.MODELS:
         assert f"| PIMA | 768 | {model} |" in text
     assert "Box-pq-SVM (paper's iteration)" in text and "The paper's claims" in text
     assert np.isfinite(float(text.split("| PIMA | 768 | SVM | nominal | ")[1].split("|")[0]))
+    check_woolnough(text, "woolnough2022 quick PIMA")  # every number of its sentences is one of its tables'
+
+
+def test_summary_states_the_rows():
+    def row(model, test, features, cpu, ties=1):
+        return wool.Row(dataset="D", instances=100, model=model, kind="", train=0, test=test, fit_time=cpu,
+                        fit_cpu=cpu, features=features, n_total=10, best={}, cv=97.5, solver="", status="",
+                        solves=0, grid_time=0, n_test=50, cv_ties=ties)
+
+    rows = [row("SVM", 90.0, 10, 0.1), row("Ball-SVM", 94.0, 8, 0.2, ties=38), row("Box-SVM", 96.0, 10, 0.3)]
+    text = "\n".join(wool.summary(rows))
+    assert "- Ball-SVM against SVM: higher test accuracy on 1 of 1 data sets (differences +2 test samples)" in text
+    assert "fewer selected features on 1 of 1." in text
+    assert "- D Ball-SVM: 38 grid points share the best CV accuracy, 97.50 %" in text
+    assert "(and the 8 of 10 features it keeps)" in text and "D Box-SVM:" not in text

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.duality import admissible_multipliers, lagrangian_bound, multipliers_from_margins
+from robustsvm.duality import _retract, admissible_multipliers, lagrangian_bound, multipliers_from_margins
 from robustsvm.uncertainty.spectrahedron import Spectrahedron
 
 D = 3
@@ -82,6 +82,7 @@ def test_a_point_pushed_outside_is_retracted_into_the_set(name):
         assert not member(outside)
         r = uset.retract(outside)
         assert member(r) and uset.contains(r, tol=0.0)
+        np.testing.assert_array_equal(_retract(uset, outside), r)  # what the certificates call
         # close to the boundary: the retracted point moves little from the exit point of the ray
         assert np.linalg.norm(r - c) >= (1 - 1e-3) * np.linalg.norm(v - c) or name.startswith("box")
         inside = c + 0.5 * (v - c)
@@ -195,3 +196,13 @@ def test_the_estimator_asks_the_sets_whether_they_are_polyhedral():
     assert _polyhedral(None) and _polyhedral(poly) and _polyhedral([poly, rs.Box(0.1)])
     assert _polyhedral(poly & rs.Ball(1.0, p=np.inf))
     assert not _polyhedral([poly, rs.Ball(0.1)]) and not _polyhedral(SPEC)
+
+
+def test_an_intersection_without_interior_is_refused_when_the_model_is_checked():
+    G = np.vstack([np.eye(2), -np.eye(2)])
+    left = rs.Polyhedron(G, np.array([0.0, 1.0, 1.0, 1.0]))   # −1 ≤ v_1 ≤ 0
+    right = rs.Polyhedron(G, np.array([1.0, 1.0, 0.0, 1.0]))  # 0 ≤ v_1 ≤ 1: they share only v_1 = 0
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [-1.0, 0.5], [0.5, -1.0]])
+    y = np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="no interior point"):
+        rs.Problem(penalty=rs.L2(1.0), uncertainty=left & right).solve(X, y)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 import warnings
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
+from .._lazy import is_installed
 from ..conic import STATUS, ConicProgram, native_options, solver_output
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
@@ -252,8 +253,13 @@ def solve_conic(solver_name: str):
     return solve
 
 
+#: the Python module behind each CVXPY solver, found without importing CVXPY (``cp.installed_solvers()`` would)
+SOLVER_MODULES = {"CLARABEL": "clarabel", "SCS": "scs", "ECOS": "ecos", "MOSEK": "mosek", "GUROBI": "gurobipy",
+                  "CVXOPT": "cvxopt", "OSQP": "osqp", "PIQP": "piqp", "HIGHS": "highspy", "COPT": "coptpy"}
+
+
 def _register_installed() -> None:
-    installed = set(cp.installed_solvers())
+    installed = {name for name, module in SOLVER_MODULES.items() if is_installed(module)}
     for name in CONIC_SOLVERS:
         if name not in installed:
             continue

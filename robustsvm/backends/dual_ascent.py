@@ -26,26 +26,11 @@ from . import _dcd_kernels as kern
 from .registry import History, Result
 
 __all__ = ["Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "ascend", "best_intercept",
-           "certified_result", "dual_value", "intercept_rho", "next_check", "stalls"]
+           "certified_result", "intercept_rho", "next_check", "stalls"]
 
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
 TRIVIAL_SCALE = 1e-9
-
-
-def dual_value(loss, c: np.ndarray, alpha: np.ndarray, l2: float, w: np.ndarray, intercept=None,
-               S: float = 0.0) -> float:
-    """The dual of the L2-penalized (sign-constrained, robust) model at ``α`` and its minimizer ``w``:
-
-        D = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w‖² − (intercept term of S),
-
-    ``w = T(v − A u)/λ2`` the primal minimizer of the Lagrangian (``T`` the soft threshold by λ1 and the sign
-    clip, ``v = Σ c_i y_i α_i x_i``, ``A u`` the robust shift; ``v`` itself for the nominal hinge + L2 model);
-    the intercept term is :meth:`robustsvm.intercept.Intercept.dual_value` of ``S = Σ c_i y_i α_i`` (``S = 0``
-    with a free intercept: balance ``α`` first; None when the intercept is folded into ``w``).
-    """
-    value = float(c @ loss.dual_term(alpha)) - 0.5 * l2 * float(w @ w)
-    return value if intercept is None else value + intercept.dual_value(S)
 
 
 def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool) -> float:

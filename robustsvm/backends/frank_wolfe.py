@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
+from ..duality import dual_value
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, optimal_intercept, project_signs
-from .dual_ascent import dual_value
 from .registry import Backend, History, Result, register
 
 __all__ = ["line_search", "linear_oracle", "solve_frank_wolfe"]
@@ -196,7 +196,7 @@ def solve_frank_wolfe(
         p, b, z = _primal_at(model, w)
         if p < best[0]:
             best = (p, w, b)
-        dual = dual_value(model.model.loss, c, alpha, lam, w)  # a ridge intercept is inside w
+        dual = dual_value(model.model.loss, c, alpha, 0.5 * lam * float(w @ w))  # a ridge intercept is inside w
         gap = best[0] - dual
         hist.record(it, p, p - dual, best_objective=best[0], dual=dual)
         if verbose and it % report == 0:

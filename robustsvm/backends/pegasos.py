@@ -27,10 +27,9 @@ import time
 
 import numpy as np
 
-from ..duality import class_balance
+from ..duality import class_balance, dual_value
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
-from .dual_ascent import dual_value
 from .registry import Backend, History, Result, register
 
 __all__ = ["ball_radius", "solve_pegasos"]
@@ -53,7 +52,7 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
     if model.free_intercept:
         rho_pos, rho_neg = class_balance(float(c[y > 0] @ alpha[y > 0]), float(c[y < 0] @ alpha[y < 0]))
     w = project_signs((rho_pos * vpos + rho_neg * vneg) / model.lam, model.signs)
-    return dual_value(model.model.loss, c, np.where(y > 0, rho_pos, rho_neg) * alpha, model.lam, w)
+    return dual_value(model.model.loss, c, np.where(y > 0, rho_pos, rho_neg) * alpha, 0.5 * model.lam * float(w @ w))
 
 
 #: the tolerance (relative duality gap) and iteration cap used when the caller gives none

@@ -28,13 +28,13 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..duality import box_maximizer, class_balance
+from ..duality import class_balance, dual_value, penalty_conjugate
 from ..intercept import Intercept
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
-from .dual_ascent import DualCertificate, Products, best_intercept, dual_value
+from .dual_ascent import DualCertificate, Products, best_intercept
 from .registry import Needs, Result
 
 __all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "dual_certificate",
@@ -253,11 +253,11 @@ class SharedSetArrays:
 
     def dual_value(self, alpha: np.ndarray, w: np.ndarray, S: float) -> float:
         """``D_u(α) = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w_u‖² − (intercept term of S)`` at ``w_u = T(v − A u)/λ2``
-        (:func:`.dual_ascent.dual_value`).
+        (:func:`robustsvm.duality.dual_value`).
 
         With a free intercept ``α`` must already satisfy ``S = Σ c_i y_i α_i = 0`` (pass ``S = 0``).
         """
-        return dual_value(self.loss, self.c, alpha, self.l2, w, self.intercept, S)
+        return dual_value(self.loss, self.c, alpha, 0.5 * self.l2 * float(w @ w), self.intercept, S)
 
     def exact_intercepts(self, zmarg: np.ndarray, S: float) -> list[float]:
         """The intercept of a primal point from its robust margins ``zmarg`` (free), from the dual (``S/μ``,
@@ -382,17 +382,14 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
 def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: float) -> float:
     """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model.
 
-    Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: ``w`` is the
-    clipped soft-threshold and ``R*(v) = v·w − λ1‖w‖₁ − (λ2/2)‖w‖²`` (``docs/certificates.md``), so the
-    signs' value is corrected by ``v·w − λ1‖w‖₁ − λ2‖w‖²`` (zero for the signs' box).
+    Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
+    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``).
     """
-    lam = arrays.l2
     if arrays.box is None:
-        return arrays.dual_value(alpha, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / lam), S)
-    t = np.sign(v) * np.maximum(np.abs(v) - arrays.l1, 0.0)
-    w = box_maximizer(t, lam, *arrays.box)
-    correction = float(v @ w) - arrays.l1 * float(np.abs(w).sum()) - lam * float(w @ w)
-    return arrays.dual_value(alpha, w, S) - correction
+        return arrays.dual_value(alpha, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2), S)
+    lower, upper = arrays.box
+    conj = penalty_conjugate(v, arrays.l2, arrays.l1, None, lower=lower, upper=upper)
+    return dual_value(arrays.loss, arrays.c, alpha, conj, arrays.intercept, S)
 
 
 def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace) -> tuple[DualCertificate,

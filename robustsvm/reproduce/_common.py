@@ -1,7 +1,8 @@
-"""Helpers shared by the reproductions: progress bars, the docs page and where things are written."""
+"""Helpers shared by the reproductions: progress bars, the page they write and where it goes."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import platform
@@ -11,28 +12,47 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["cpu_time", "default_paths", "machine", "progress_bar", "repo_docs", "timed", "write_generated"]
+__all__ = ["DEFAULT_OUTPUT_DIR", "add_output_arguments", "cpu_time", "figure_link", "machine", "output_paths",
+           "progress_bar", "timed", "write_generated"]
 
 BEGIN = "<!-- BEGIN GENERATED: {name} -->"
 END = "<!-- END GENERATED: {name} -->"
 
 
-def repo_docs() -> Path | None:
-    """The ``docs/`` folder of the source tree the package is imported from, if there is one."""
-    docs = Path(__file__).resolve().parents[2] / "docs"
-    return docs if (docs / "reproductions").is_dir() else None
+#: where ``robustsvm reproduce NAME`` writes when neither ``--page`` nor ``--figures`` is given: a folder of the
+#: current directory (never the package's source tree)
+DEFAULT_OUTPUT_DIR = "reproductions"
 
 
-def default_paths(stem: str, page: str | None, figures: str | None) -> tuple[Path, Path]:
-    """``(page, figure folder)``: the given ones or ``docs/reproductions/<stem>.md`` and ``docs/figures``."""
-    docs = repo_docs()
-    if page is None or figures is None:
-        if docs is None:
-            raise ValueError("no docs/ folder next to the package: pass --page PATH and --figures DIR")
-    page_path = Path(page) if page is not None else docs / "reproductions" / f"{stem}.md"
-    fig_path = Path(figures) if figures is not None else docs / "figures"
-    fig_path.mkdir(parents=True, exist_ok=True)
+def add_output_arguments(parser: argparse.ArgumentParser, stem: str, *, page_flags=("--page",),
+                         figures: bool = True) -> None:
+    """``--output-dir DIR`` (default ``./reproductions``) and the explicit ``--page PATH`` / ``--figures DIR``."""
+    parser.add_argument("--output-dir", default=DEFAULT_OUTPUT_DIR, metavar="DIR",
+                        help=f"folder for the page ({stem}.md){' and its figures (figures/)' if figures else ''}; "
+                             f"default ./{DEFAULT_OUTPUT_DIR}")
+    parser.add_argument(*page_flags, dest="page", default=None, metavar="PATH",
+                        help=f"write the page here instead of DIR/{stem}.md (the documentation uses "
+                             f"docs/reproductions/{stem}.md)")
+    if figures:
+        parser.add_argument("--figures", default=None, metavar="DIR",
+                            help="write the figures here instead of DIR/figures (the documentation uses docs/figures)")
+
+
+def output_paths(stem: str, output_dir: str | os.PathLike | None, page: str | os.PathLike | None = None,
+                 figures: str | os.PathLike | None = None, *, make_figures: bool = True) -> tuple[Path, Path]:
+    """``(page, figure folder)``: ``page`` / ``figures`` when given, else ``output_dir/<stem>.md`` and
+    ``output_dir/figures``. The figure folder is created when ``make_figures``."""
+    base = Path(output_dir if output_dir is not None else DEFAULT_OUTPUT_DIR)
+    page_path = Path(page) if page is not None else base / f"{stem}.md"
+    fig_path = Path(figures) if figures is not None else base / "figures"
+    if make_figures:
+        fig_path.mkdir(parents=True, exist_ok=True)
     return page_path, fig_path
+
+
+def figure_link(page: Path, figure: Path) -> str:
+    """The link from ``page`` to ``figure`` (relative, with forward slashes), as the markdown page needs it."""
+    return Path(os.path.relpath(Path(figure).resolve(), Path(page).resolve().parent)).as_posix()
 
 
 def write_generated(page: Path, name: str, text: str, title: str) -> None:

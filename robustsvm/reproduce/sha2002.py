@@ -25,20 +25,21 @@ It computes, next to the paper's numbers:
   ``γ_i ≤ [1 + (d_i − d)d / (2 ℓ_i ℓ)]⁻¹`` from the geometry of the data in the
   feature space; drawn as the measured counterpart of the paper's Fig. 2.
 
-``--output`` writes the whole page (markdown), ``--figures DIR`` the two figures.
+The page and the two figures go to ``--output-dir`` (default ``./reproductions``:
+``sha2002.md`` and ``figures/``), or where ``--page`` (``--output``) and ``--figures`` say.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import platform
 import sys
 import time
 from collections.abc import Callable
 
 import numpy as np
 
+from ._common import add_output_arguments, figure_link, output_paths
 from ._sha2002_core import (
     _fit_errors,
     _halves,
@@ -52,25 +53,11 @@ from ._sha2002_core import (
     exact_hard_margin,
 )
 from ._sha2002_figures import draw_figure, draw_figure2
+from ._sha2002_page import _TITLES, KERNELS, PAPER_FIG1, PAPER_TABLE1, markdown, offline_sonar_copies
 
-__all__ = ["KERNELS", "PAPER_TABLE1", "POLY6_VARIANTS", "add_arguments", "coefficient_decay", "count_analysis",
-           "exact_hard_margin", "poly6_study", "run", "sonar_halves", "table1", "theorem2", "theorem2_bound"]
-
-#: the kernels of Table 1, in its column order
-KERNELS = (("Polynomial k = 4", ("poly", 4)), ("Polynomial k = 6", ("poly", 6)), ("RBF σ = 0.3", ("rbf", 0.3)),
-           ("RBF σ = 1.0", ("rbf", 1.0)), ("RBF σ = 3.0", ("rbf", 3.0)))
-
-#: Table 1 of the paper: test misclassification (%) after 512 iterations
-PAPER_TABLE1 = {
-    "sonar": (9.6, 9.6, 7.6, 6.7, 10.6),
-    "wisconsin": (5.1, 3.6, 4.4, 4.4, 4.4),
-}
-
-#: Fig. 1 of the paper: (iteration, training error %, test error %)
-PAPER_FIG1 = ((0, 2.9, 3.6), (1, 2.4, 2.2), (2, 1.1, 4.4), (4, 0.5, 4.4), (8, 0.0, 4.4), (16, 0.0, 4.4),
-              (32, 0.0, 4.4), (64, 0.0, 4.4))
-
-_TITLES = {"sonar": "Sonar", "wisconsin": "Breast cancer"}
+__all__ = ["KERNELS", "PAPER_FIG1", "PAPER_TABLE1", "POLY6_VARIANTS", "add_arguments", "coefficient_decay",
+           "compute", "count_analysis", "exact_hard_margin", "offline_sonar_copies", "poly6_study", "run",
+           "sonar_halves", "table1", "theorem2", "theorem2_bound"]
 
 #: iterations shown in Fig. 1
 FIG_ITERATIONS = (0, 1, 2, 4, 8, 16, 32, 64)
@@ -344,133 +331,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--halves", type=int, default=None,
                         help="sonar stratified 104/104 halves (default 50; 3 with --quick)")
     parser.add_argument("--iterations", type=int, default=512, help="multiplicative updates (default 512)")
-    parser.add_argument("--output", default=None, metavar="PATH", help="write the page (markdown) to PATH")
-    parser.add_argument("--figures", default=None, metavar="DIR",
-                        help="draw Fig. 1 and Fig. 2 (PNG) into DIR (sha2002_fig1.png, sha2002_fig2.png)")
+    add_output_arguments(parser, "sha2002", page_flags=("--page", "--output"))
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bars")
+    parser.add_argument("--save-results", default=None, metavar="FILE",
+                        help="also keep the measured results in FILE (a pickle) to rewrite the page later")
+    parser.add_argument("--from-results", default=None, metavar="FILE",
+                        help="write the page from the results a run saved with --save-results (nothing is solved)")
 
 
-def _fmt_counts(hits: list[int]) -> str:
-    return ", ".join(str(k) for k in hits) if hits else "none"
+def _poly6_gram_max() -> float:
+    """The largest entry of the ``Polynomial(6)`` Gram matrix on the raw breast-cancer features."""
+    from ..datasets import load
+
+    X, _, _ = load("wisconsin")
+    return float((1.0 + np.max(np.sum(X * X, axis=1))) ** 6)
 
 
-def _markdown(res: dict, meta: dict) -> str:
-    import numpy
-
-    seeds, halves, iterations = meta["seeds"], meta["halves"], meta["iterations"]
-    t1 = res["table1"]
-    head = "| data | " + " | ".join(name for name, _ in KERNELS) + " |"
-    rule = "|---|" + "---|" * len(KERNELS)
-    L: list[str] = []
-    add = L.append
-    add(f"## Table 1: test misclassification (%) after {iterations} multiplicative updates")
-    add("")
-    add(f"Mean ± standard deviation of the test error; breast cancer over {seeds} random 80/20 splits "
-        f"(seeds 0–{seeds - 1}, {t1['wisconsin_n_test']} test samples), sonar over {halves} random stratified "
-        f"104/104 halves (seeds 0–{halves - 1}). The paper's value (one split) in brackets.")
-    add("")
-    add(head)
-    add(rule)
-    for name in ("sonar", "wisconsin"):
-        cells = [f"{m:.1f} ± {sd:.1f} [{p}]" for (m, sd), p in zip(t1[name], PAPER_TABLE1[name], strict=True)]
-        add(f"| {_TITLES[name]} | " + " | ".join(cells) + " |")
-    add("")
-    add("Where the paper's single split falls in our distribution: the share of repetitions whose error is at "
-        "most the paper's (as a count of test samples).")
-    add("")
-    add(head)
-    add(rule)
-    for name in ("sonar", "wisconsin"):
-        counts, n = t1[f"{name}_counts"], t1[f"{name}_n_test"]
-        cells = []
-        for j, p in enumerate(PAPER_TABLE1[name]):
-            limit = math.floor(p * n / 100 + 0.5)
-            cells.append(f"≤ {limit}/{n}: {100 * np.mean(counts[:, j] <= limit):.0f} %")
-        add(f"| {_TITLES[name]} | " + " | ".join(cells) + " |")
-    add("")
-    # count analysis
-    ca = res["counts"]
-    add("## Sonar: which test sets can produce the paper's numbers")
-    add("")
-    add("Error counts k out of N test samples with 100k/N equal to the paper's percentage at one decimal, "
-        "rounded (truncated):")
-    add("")
-    add("| N | " + " | ".join(f"{p} %" for p in PAPER_TABLE1["sonar"]) + " |")
-    add("|---|" + "---|" * len(PAPER_TABLE1["sonar"]))
-    for n, row in ca["by_size"].items():
-        add(f"| {n} | " + " | ".join(f"{_fmt_counts(r)} ({_fmt_counts(t)})" for r, t in row) + " |")
-    add("")
-    add(f"Test-set sizes N between 20 and 208 for which every sonar percentage is some k/N: rounded "
-        f"{ca['rounding'] or 'none'}; truncated {ca['truncation'] or 'none'}; each value rounded or truncated "
-        f"{ca['either'] or 'none'}.")
-    add("")
-    # poly 6
-    p6 = res["poly6"]
-    n = p6["n_test"]
-    add(f"## Breast cancer, polynomial k = 6: the paper's 3.6 % (5 of {n}) against ours")
-    add("")
-    add(f"Test errors over the same {seeds} random 80/20 splits (seeds 0–{seeds - 1}); counts of {n}.")
-    add("")
-    add("| variant | mean % ± sd | median count | min–max | splits ≤ 5 errors |")
-    add("|---|---|---|---|---|")
-    for name, c in p6["counts"].items():
-        if not c:
-            add(f"| {name} | — (solver failed on every split) | | | |")
-            continue
-        c_arr = np.asarray(c)
-        pct = 100 * c_arr / n
-        failed = f" ({p6['failed'][name]} splits unsolved)" if p6["failed"][name] else ""
-        add(f"| {name}{failed} | {pct.mean():.1f} ± {pct.std():.1f} | {np.median(c_arr):.0f} | "
-            f"{c_arr.min()}–{c_arr.max()} | {int(np.sum(c_arr <= 5))} of {c_arr.size} |")
-    add("")
-    # Fig 1
-    dec = res["decay"]
-    add("## Fig. 1: errors along the run (breast cancer, RBF σ = 3, split seed 0)")
-    add("")
-    add(f"{dec['n_train']} training examples, {dec['n_support']} support vectors of the exact solution.")
-    add("")
-    add("| updates | " + " | ".join(str(i) for i in dec["iterations"]) + " |")
-    add("|---|" + "---|" * len(dec["iterations"]))
-    add("| ε_t (%) | " + " | ".join(f"{e:.1f}" for e in dec["train_error"]) + " |")
-    add("| ε_g (%) | " + " | ".join(f"{e:.1f}" for e in dec["test_error"]) + " |")
-    paper = {it: (et, eg) for it, et, eg in PAPER_FIG1}
-    add("| paper ε_t | " + " | ".join(str(paper.get(i, ("—",))[0]) for i in dec["iterations"]) + " |")
-    add("| paper ε_g | " + " | ".join(str(paper.get(i, ("—", "—"))[1]) for i in dec["iterations"]) + " |")
-    add("")
-    # Theorem 2
-    th = res["theorem2"]
-    g, b, pr, rr = th["gamma"], th["bound"], th["perturbed"], th["run_rate"]
-    ok = np.isfinite(rr)
-    add("## Theorem 2 on the same run")
-    add("")
-    add(f"Exact solution: Clarabel, support set polished by solving A_SS α_S = 1 "
-        f"({'done' if th['exact']['polished'] else 'not possible; Clarabel point used'}; KKT residual "
-        f"{th['exact']['kkt']:.1e}); {th['n_support']} support vectors, {g.size} non-support coefficients; "
-        f"margin d = {th['d']:.4g}, ℓ = {th['ell']:.3g}.")
-    add("")
-    add("| quantity over the non-support coefficients | min | median | max |")
-    add("|---|---|---|---|")
-    for label, v in (("γ_i, eq. (8) at α*", g), ("one update from α* + δ: α_i'/δ", pr),
-                     (f"measured decay over updates {th['iterations'] // 2}–{th['iterations']} "
-                      f"({int(ok.sum())} coefficients not yet underflowed)", rr[ok]),
-                     ("bound, eq. (9)", b), ("bound − γ_i", b - g)):
-        if v.size:
-            add(f"| {label} | {np.min(v):.4g} | {np.median(v):.4g} | {np.max(v):.4g} |")
-    add("")
-    add(f"γ_i ≤ bound for {int(np.sum(g <= b + 1e-12))} of {g.size} non-support coefficients; "
-        f"|α_i'/δ − γ_i| ≤ {np.max(np.abs(pr - g)):.1e}.")
-    gap = th["objective_gap"]
-    add(f"Objective gap F(α_t) − F(α*): {gap[0]:.3g} at 0, {gap[min(64, gap.size - 1)]:.3g} after "
-        f"{min(64, gap.size - 1)}, {gap[-1]:.3g} after {gap.size - 1} updates.")
-    add("")
-    add(f"Command: `{meta['command']}` — {meta['elapsed']:.0f} s wall on {platform.machine()} "
-        f"({meta['cores']} cores), Python {platform.python_version()}, NumPy {numpy.__version__}.")
-    add("")
-    return "\n".join(L)
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the reproduction; print the tables (write the page and the figures when asked)."""
+def compute(args: argparse.Namespace) -> dict:
+    """Every measurement of the page: Table 1, the count analysis, the k = 6 study, Fig. 1, Theorem 2."""
     import os
 
     quick = bool(getattr(args, "quick", False))
@@ -488,6 +366,8 @@ def run(args: argparse.Namespace) -> int:
         ("poly6", lambda: poly6_study(seeds=seeds, iterations=args.iterations, progress=progress)),
         ("decay", lambda: coefficient_decay(total=args.iterations)),
         ("theorem2", lambda: theorem2(iterations=max(args.iterations, 2))),
+        ("sonar_copies", offline_sonar_copies),
+        ("poly6_gram_max", _poly6_gram_max),
     ]
     res = {}
     with _progress(len(steps), "sha2002", progress) as bar:
@@ -505,17 +385,31 @@ def run(args: argparse.Namespace) -> int:
         parts.append(f"--halves {args.halves}")
     if args.iterations != 512:
         parts.append(f"--iterations {args.iterations}")
-    meta = {"seeds": seeds, "halves": halves, "iterations": args.iterations, "elapsed": elapsed,
-            "command": " ".join(parts), "cores": os.cpu_count()}
-    text = _markdown(res, meta)
+    res["meta"] = {"seeds": seeds, "halves": halves, "iterations": args.iterations, "elapsed": elapsed,
+                   "command": " ".join(parts), "cores": os.cpu_count()}
+    return res
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the reproduction (or read a saved one); print the tables, write the page and the figures."""
+    import pickle
+
+    if getattr(args, "from_results", None):
+        with open(args.from_results, "rb") as fh:
+            res = pickle.load(fh)
+    else:
+        res = compute(args)
+        if getattr(args, "save_results", None):
+            with open(args.save_results, "wb") as fh:
+                pickle.dump(res, fh)
+    page, fig_dir = output_paths("sha2002", args.output_dir, args.page, args.figures)
+    figures = {"fig1": fig_dir / "sha2002_fig1.png", "fig2": fig_dir / "sha2002_fig2.png"}
+    draw_figure(res["decay"], str(figures["fig1"]))
+    draw_figure2(res["theorem2"], str(figures["fig2"]))
+    text = markdown(res, res["meta"], {k: figure_link(page, v) for k, v in figures.items()})
     print(text)
-    if args.output:
-        _write_page(args.output, text)
-    if args.figures:
-        os.makedirs(args.figures, exist_ok=True)
-        draw_figure(res["decay"], os.path.join(args.figures, "sha2002_fig1.png"))
-        draw_figure2(res["theorem2"], os.path.join(args.figures, "sha2002_fig2.png"))
-        print(f"figures written to {args.figures}", file=sys.stderr)
+    _write_page(str(page), text)
+    print(f"written to {page} (figures in {fig_dir})", file=sys.stderr)
     return 0
 
 

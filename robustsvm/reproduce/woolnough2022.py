@@ -2,8 +2,8 @@
 
 ``robustsvm reproduce woolnough2022`` runs the protocol of §5.1
 (:func:`robustsvm.model_selection.woolnough_protocol`) for each model and
-data set, writes the table in the paper's layout into
-``docs/reproductions/woolnough2022.md`` (``--page``) and prints it. The models, in the
+data set, prints the table in the paper's layout and writes it into
+``--output-dir`` (default ``./reproductions/woolnough2022.md``) or ``--page``. The models, in the
 paper's sum convention (``Hinge(reduction="sum")``):
 
 * SVM: ``(λ2/2)‖w‖² + Σ_i max(0, 1 − m_i)``, λ2 ∈ {2^k};
@@ -17,13 +17,13 @@ paper's sum convention (``Hinge(reduction="sum")``):
   chosen by 5-fold CV over 10^-16 … 10^-4 as the paper tuned it — a truncated
   iterate, labelled as such.
 
-Grids: ``--full`` is the paper's for every model (λ1, λ2 ∈ 2^-10..2^4 and 10 radii
-for Ball-SVM and Box-SVM; ν, λ2 ∈ 2^-10..2^10 and 10 radii for Box-pq-SVM). The
-default keeps the paper's grid for SVM, runs 600 of its 2,250 points for Ball-SVM
-and Box-SVM (:data:`DEFAULT_CUT`: every other λ2, every λ1, the radii at positions
-3–7 of 10) and a reduced pq grid (ν, λ2 ∈ 2^{-10,-5,0,5,10}, 4 radii), so that it
-ends in about 10 min on two cores (594 s wall measured); ``--quick`` is a smoke run
-(written only where ``--page`` says).
+Grids: the paper gives λ1, λ2 ∈ 2^-10..2^4 (ν, λ2 ∈ 2^-10..2^10 for pq) and radii on
+"an exponential range" from 2^-20 to the bound U; the number of radii is not stated,
+and 10 is the package's choice. ``--full`` runs every combination (2,250 points for
+Ball-SVM and Box-SVM, 4,410 for Box-pq-SVM). The default keeps the paper's λ2 grid for
+SVM, runs 600 of the 2,250 points for Ball-SVM and Box-SVM (:data:`DEFAULT_CUT`: every
+other λ2, every λ1, the radii at positions 3–7 of 10) and a reduced pq grid (ν, λ2 ∈
+2^{-10,-5,0,5,10}, 4 radii); ``--quick`` is a smoke run.
 """
 
 from __future__ import annotations
@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._common import cpu_time, default_paths, machine, progress_bar, timed, write_generated
+from ._common import add_output_arguments, cpu_time, machine, output_paths, progress_bar, timed, write_generated
 
-__all__ = ["DATASETS", "MODELS", "add_arguments", "grids", "run"]
+__all__ = ["DATASETS", "MODELS", "add_arguments", "compute", "grids", "run", "summary"]
 
 #: the paper's data sets and the names of their copies in robustsvm.datasets
 DATASETS = {"WDBC": "wdbc", "PIMA": "pima", "CYLBN": "bands"}
@@ -78,6 +78,8 @@ class Row:
     grid_not_optimal: int = 0
     n_test: int = 0
     note: str = ""
+    cv_ties: int = 1
+    excess: float = float("nan")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -103,9 +105,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="feature k is selected when |w_k| ≥ threshold · max|w| (default 0.01)")
     parser.add_argument("--n-jobs", type=int, default=2, help="joblib processes for the grid (default 2)")
     parser.add_argument("--scheduler", default=None, help="address of a Dask scheduler to run the grid on")
-    parser.add_argument("--page", default=None, metavar="PATH",
-                        help="markdown page to write into (default docs/reproductions/woolnough2022.md)")
+    add_output_arguments(parser, "woolnough2022", figures=False)
     parser.add_argument("--no-progress", dest="progress", action="store_false", help="hide the progress bars")
+    parser.add_argument("--save-results", default=None, metavar="FILE",
+                        help="also keep the measured rows in FILE (a pickle) to rewrite the page later")
+    parser.add_argument("--from-results", default=None, metavar="FILE",
+                        help="write the page from the rows a run saved with --save-results (nothing is solved)")
 
 
 #: the paper's conic grid (§5.1): λ1, λ2 ∈ 2^-10 … 2^4 and PAPER_RADII radii from 2^-20 to the bound U
@@ -211,7 +216,8 @@ def run_one(dataset: str, model: str, *, size: str = "default", seed: int = 0, t
                train=100 * res.train_accuracy, test=100 * res.test_accuracy, fit_time=wall, fit_cpu=cpu,
                features=res.n_features, n_total=res.n_total, best=res.best_params, cv=100 * res.cv_score,
                solver=solver, status=res.status, solves=statuses.size, grid_time=res.grid.wall_time,
-               grid_not_optimal=int(np.sum(statuses != "optimal")), n_test=int(yte.size))
+               grid_not_optimal=int(np.sum(statuses != "optimal")), n_test=int(yte.size),
+               cv_ties=int(np.sum(res.grid.mean_scores >= res.grid.best_score - 1e-12)))
 
 
 def _accuracy(X, y_pm: np.ndarray, w: np.ndarray, b: float) -> float:
@@ -252,7 +258,8 @@ def paper_pq_row(dataset: str, best: dict, *, seed: int = 0, threshold: float = 
                fit_time=wall, fit_cpu=cpu, features=int(selected.sum()), n_total=Xtr.shape[1],
                best={**best, "alpha": alpha}, cv=100 * scores[k], solver="pq (paper=True)", status=sol.status,
                solves=len(PAPER_ALPHAS) * cv, grid_time=grid_time, n_test=int(yte.size),
-               note=f"{sol.iterations} iterations, objective {excess:+.1%} above the converged optimum")
+               note=f"{sol.iterations} iterations, objective {excess:+.1%} above the converged optimum",
+               cv_ties=int(np.sum(np.asarray(scores) >= scores[k] - 1e-12)), excess=float(excess))
 
 
 def format_table(rows: list[Row]) -> str:
@@ -268,13 +275,13 @@ def format_table(rows: list[Row]) -> str:
 
 def format_details(rows: list[Row]) -> str:
     """Selected hyperparameters, CV accuracy, solver and grid cost of each row."""
-    lines = ["| Dataset | Model | best parameters | CV Acc | solver | final status | grid solves (not optimal) | "
-             "grid time (s) | note |",
-             "|---|---|---|---:|---|---|---:|---:|---|"]
+    lines = ["| Dataset | Model | best parameters | CV Acc | points at the best CV Acc | solver | final status | "
+             "grid solves (not optimal) | grid time (s) | note |",
+             "|---|---|---|---:|---:|---|---|---:|---:|---|"]
     for r in rows:
         best = ", ".join(f"{k}={v:.3g}" for k, v in r.best.items())
-        lines.append(f"| {r.dataset} | {r.model} | {best} | {r.cv:.2f} | {r.solver} | {r.status} | {r.solves} "
-                     f"({r.grid_not_optimal}) | {r.grid_time:.1f} | {r.note} |")
+        lines.append(f"| {r.dataset} | {r.model} | {best} | {r.cv:.2f} | {r.cv_ties} | {r.solver} | {r.status} | "
+                     f"{r.solves} ({r.grid_not_optimal}) | {r.grid_time:.1f} | {r.note} |")
     return "\n".join(lines)
 
 
@@ -315,20 +322,64 @@ def claims(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run the reproduction, print the tables and write them into the page; returns the exit status."""
-    if args.n_jobs < 1 and args.n_jobs != -1:
-        raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
-    # the page is written by the default and --full runs, or wherever --page says
-    page = None if (args.size == "quick" and args.page is None) else default_paths(
-        "woolnough2022", args.page, args.page and ".")[0]
+def _span(values, fmt) -> str:
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else f"{lo} to {hi}"
+
+
+def summary(rows: list[Row]) -> list[str]:
+    """Sentences on the paper's claims (§5.4), each number one of the tables' (same rounding)."""
+    by = {(r.dataset, r.model): r for r in rows}
+    sets = list(dict.fromkeys(r.dataset for r in rows))
+    out = []
+
+    def samples(r, ref):
+        return round((r.test - ref.test) / 100 * r.n_test)
+
+    for rob in ("Ball-SVM", "Box-SVM"):
+        pairs = [(by[(d, rob)], by[(d, "SVM")]) for d in sets if (d, rob) in by and (d, "SVM") in by]
+        if pairs:
+            diffs = [samples(r, svm) for r, svm in pairs]
+            fewer = sum(r.features < svm.features for r, svm in pairs)
+            out.append(f"- {rob} against SVM: higher test accuracy on {sum(d > 0 for d in diffs)} of {len(pairs)} "
+                       f"data sets (differences {_span(diffs, lambda v: f'{v:+d}')} test samples), fewer selected "
+                       f"features on {fewer} of {len(pairs)}.")
+    box = [(d, by[(d, "Box-SVM")]) for d in sets if (d, "Box-SVM") in by]
+    if box:
+        top = sum(all(r.test >= o.test for (dd, m), o in by.items() if dd == d and m != "Box-SVM") for d, r in box)
+        out.append(f"- Box-SVM has the highest test accuracy (ties included) on {top} of {len(box)} data sets.")
+    for model, label in (("Box-pq-SVM", "the converged Box-pq-SVM fit"), (PAPER_PQ, "the paper's 1000-iteration "
+                                                                          "Box-pq-SVM fit")):
+        pairs = []
+        for d in sets:
+            conic = [by[(d, m)] for m in ("Ball-SVM", "Box-SVM") if (d, m) in by]
+            if (d, model) in by and conic:
+                pairs.append((by[(d, model)].fit_cpu, min(r.fit_cpu for r in conic)))
+        if pairs:
+            out.append(f"- Fit time (CPU): {label} takes {_span([p for p, _ in pairs], lambda v: f'{v:.3f}')} s "
+                       f"against {_span([c for _, c in pairs], lambda v: f'{v:.3f}')} s for the faster of Ball-SVM "
+                       f"and Box-SVM; faster on {sum(p < c for p, c in pairs)} of {len(pairs)} data sets.")
+    paper = [r for r in rows if r.model == PAPER_PQ]
+    if paper:
+        out.append(f"- The paper's iteration stops after {_span([int(r.note.split()[0]) for r in paper], str)} "
+                   f"iterations with an objective {_span([r.excess for r in paper], lambda v: f'{v:+.1%}')} above "
+                   "the converged optimum of the same model.")
+    for r in rows:
+        if r.cv_ties > 1:
+            out.append(f"- {r.dataset} {r.model}: {r.cv_ties} grid points share the best CV accuracy, "
+                       f"{r.cv:.2f} %; the protocol takes the first of them in grid order, so the selected point "
+                       f"(and the {r.features} of {r.n_total} features it keeps) is decided by that order among "
+                       "equally good points.")
+    return out
+
+
+def compute(args: argparse.Namespace) -> list[Row]:
+    """The rows of the run: every model on every data set (and the paper's pq iteration)."""
     client = None
     if args.scheduler:
         from distributed import Client
 
         client = Client(args.scheduler)
-    wall0, cpu0 = time.perf_counter(), cpu_time()
-    load0 = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     rows = []
     bar = progress_bar(len(args.datasets) * len(args.models), "woolnough2022", args.progress)
     try:
@@ -338,30 +389,63 @@ def run(args: argparse.Namespace) -> int:
                 rows.append(run_one(dataset, model, size=args.size, seed=args.seed, threshold=args.threshold,
                                     n_jobs=args.n_jobs, client=client, progress=args.progress))
                 if model == "Box-pq-SVM" and args.paper_pq:
-                    rows.append(paper_pq_row(dataset, {k: v for k, v in rows[-1].best.items()}, seed=args.seed,
-                                             threshold=args.threshold))
+                    rows.append(paper_pq_row(dataset, dict(rows[-1].best), seed=args.seed, threshold=args.threshold))
                 bar.update()
     finally:
         bar.close()
         if client is not None:
             client.close()
-    grid = {"full": "the paper's grid", "default": "the paper's grid for SVM, 600 of its 2,250 points for Ball-SVM "
-            "and Box-SVM (every other λ2, radii 3–7 of 10), a reduced one for Box-pq-SVM",
-            "quick": "quick (smoke) grid"}[args.size]
-    cmd = "robustsvm reproduce woolnough2022" + {"full": " --full", "quick": " --quick", "default": ""}[args.size]
-    text = [f"### Table 1 layout — {grid}, seed {args.seed}, feature threshold {args.threshold:g}", "",
-            format_table(rows), "", format_details(rows), "", "#### The paper's claims (§5.4)", "", claims(rows), "",
-            "Data: " + "; ".join(f"{d}: paper {PAPER_DATA[d][0]}, here {PAPER_DATA[d][1]}" for d in args.datasets)
+    return rows
+
+
+#: the grid of each size, as the page's heading names it
+GRID_NAMES = {"full": "λ1, λ2 ∈ 2^-10 … 2^4 (the paper's), 10 radii", "default": "the paper's λ2 grid for SVM; "
+              "600 of the 2,250 points of the full grid for Ball-SVM and Box-SVM (every other λ2, radii 3–7 of 10); "
+              "a reduced grid for Box-pq-SVM", "quick": "quick (smoke) grid"}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the reproduction (or read a saved one), print the tables and write them into the page."""
+    import pickle
+
+    if args.n_jobs < 1 and args.n_jobs != -1:
+        raise ValueError(f"--n-jobs must be a positive integer or -1, got {args.n_jobs}")
+    page, _ = output_paths("woolnough2022", args.output_dir, args.page, make_figures=False)
+    if args.from_results:
+        with open(args.from_results, "rb") as fh:
+            saved = pickle.load(fh)
+    else:
+        load0 = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+        wall0, cpu0 = time.perf_counter(), cpu_time()
+        rows = compute(args)
+        cmd = "robustsvm reproduce woolnough2022" + {"full": " --full", "quick": " --quick", "default": ""}[args.size]
+        cmd += "".join([f" --datasets {' '.join(args.datasets)}" if list(args.datasets) != list(DATASETS) else "",
+                        f" --models {' '.join(args.models)}" if list(args.models) != list(MODELS) else "",
+                        "" if args.paper_pq else " --no-paper-pq"])
+        saved = {"rows": rows, "size": args.size, "seed": args.seed, "threshold": args.threshold,
+                 "datasets": list(args.datasets), "command": cmd, "wall": time.perf_counter() - wall0,
+                 "cpu": cpu_time() - cpu0, "n_jobs": args.n_jobs, "load0": load0, "machine": machine()}
+        if args.save_results:
+            with open(args.save_results, "wb") as fh:
+                pickle.dump(saved, fh)
+    rows, load0 = saved["rows"], saved["load0"]
+    text = [f"### Table 1 layout — {GRID_NAMES[saved['size']]}; seed {saved['seed']}, feature threshold "
+            f"{saved['threshold']:g}·max|w|", "", *summary(rows), "", format_table(rows), "", format_details(rows), "",
+            "#### The paper's claims (§5.4)", "", claims(rows), "",
+            "Data: " + "; ".join(f"{d}: paper {PAPER_DATA[d][0]}, here {PAPER_DATA[d][1]}" for d in saved["datasets"])
             + ".", "",
-            f"Command: `{cmd}` — {time.perf_counter() - wall0:.0f} s wall, {cpu_time() - cpu0:.0f} s CPU in the main "
-            f"process (grid workers not counted), n_jobs {args.n_jobs}; load average at the start "
-            f"{load0[0]:.1f} / {load0[1]:.1f} / {load0[2]:.1f} (1 / 5 / 15 min); {machine()} (at the end); "
+            f"Command: `{saved['command']}` — {saved['wall']:.0f} s wall, {saved['cpu']:.0f} s CPU in the main "
+            f"process (grid workers not counted), n_jobs {saved['n_jobs']}; load average at the start "
+            f"{load0[0]:.1f} / {load0[1]:.1f} / {load0[2]:.1f} (1 / 5 / 15 min); {saved['machine']} (at the end); "
             "accuracies in %, fit times of the final fit (compile + solve).", ""]
     text = "\n".join(text)
     print(text)
-    if page is not None:
-        write_generated(page, f"woolnough2022 {args.size}", text, "Woolnough et al. (2022)")
-        print(f"written to {page}", file=sys.stderr)
+    models = list(dict.fromkeys(r.model for r in rows if r.model != PAPER_PQ))
+    block = " ".join([f"woolnough2022 {saved['size']}",
+                      *(["+".join(saved["datasets"])] if saved["datasets"] != list(DATASETS) else []),
+                      *(["+".join(models)] if models != list(MODELS) else [])])
+    write_generated(page, block, text, "Woolnough et al. (2022)")
+    print(f"written to {page}", file=sys.stderr)
     return 0
 
 

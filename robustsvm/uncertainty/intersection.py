@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
 from .base import NumericSupportMixin, UncertaintySet, direction_scale
 
 __all__ = ["Intersection"]
@@ -61,7 +61,7 @@ class Intersection(NumericSupportMixin, UncertaintySet):
         return self.first.dim if self.first.dim is not None else self.second.dim
 
     def check_dim(self, d: int) -> None:
-        """Check both components live in ``R^d`` and that the intersection is not empty."""
+        """Check both components live in ``R^d`` and that the intersection is not empty and has an interior."""
         super().check_dim(d)
         self.first.check_dim(d)
         self.second.check_dim(d)
@@ -71,6 +71,7 @@ class Intersection(NumericSupportMixin, UncertaintySet):
             prob.solve(solver=self._solver)
             if prob.status in ("infeasible", "infeasible_inaccurate"):
                 raise ValueError("the intersection of the two sets is empty")
+            self.center(d)  # an interior point (the certificates retract points towards it), or a clear error
             self._checked_dims.add(d)
 
     def support_cvx(self, z):
@@ -132,7 +133,7 @@ class Intersection(NumericSupportMixin, UncertaintySet):
         ``B`` (``c_A``, ``c_B`` the components' centres; jointly convex through
         :meth:`scaled_membership_cvx`): ``t < 1`` puts ``c`` strictly inside both.
         """
-        self.check_dim(d)
+        UncertaintySet.check_dim(self, d)  # dimensions only: check_dim itself asks for the centre
         cache = self.__dict__.setdefault("_centers", {})
         if d in cache:
             return cache[d].copy()
