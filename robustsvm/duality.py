@@ -73,21 +73,25 @@ __all__ = [
 
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
 CERT_RTOL = 1e-6
-#: largest violation of the linear constraints on ``w`` a certified optimum may have, relative to the rows' size
+#: the smallest feasibility tolerance (relative to the rows' size) of the linear constraints on ``w``
 FEAS_TOL = 1e-9
+#: the feasibility tolerance when the solve states none (Clarabel's default ``tol_feas``)
+DEFAULT_FEAS_TOL = 1e-8
 
 
-def linear_tolerance(linear: Any, w: np.ndarray) -> float:
-    """``FEAS_TOL · max(1, max_k Σ_h |A_kh w_h|, max finite |lb|, |ub|)``: the violation a certified point may have.
+def linear_tolerance(linear: Any, w: np.ndarray, tol: float | None = None) -> float:
+    """``max(FEAS_TOL, tol) · max(1, max_k Σ_h |A_kh w_h|, max finite |lb|, |ub|)``: the violation a certified
+    optimum may have (``tol`` the solve's tolerance, :data:`DEFAULT_FEAS_TOL` when None).
 
     Relative to the size of the terms of each row at ``w``, the scale at which the row is computed.
     """
+    rel = max(FEAS_TOL, DEFAULT_FEAS_TOL if tol is None else float(tol))
     if linear is None or linear.k == 0:
-        return FEAS_TOL
+        return rel
     sides = np.concatenate([linear.lb[np.isfinite(linear.lb)], linear.ub[np.isfinite(linear.ub)]])
     scale = max(1.0, float(np.max(np.abs(linear.A) @ np.abs(w))) if linear.k else 0.0,
                 float(np.max(np.abs(sides))) if sides.size else 0.0)
-    return FEAS_TOL * scale
+    return rel * scale
 
 
 def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | None = None, *,
@@ -494,7 +498,7 @@ def certify(
         value reported by an external solver. NaN when there is none.
     constraint_multipliers : ndarray of shape (k,), optional
         Multipliers of the model's linear constraints on ``w`` (the conic duals); their term enters the
-        bound. A point violating those constraints by more than :data:`FEAS_TOL` (relative, see
+        bound. A point violating those constraints by more than ``max(FEAS_TOL, tol)`` (relative, see
         :func:`linear_tolerance`) is not certified optimal.
     """
 
@@ -577,9 +581,10 @@ def certify(
             problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
                             f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
                             f"{rtol:.1g}·max(1, |P|)")
-        if (linear is not None or not cone) and violation > linear_tolerance(linear, w):
+        feas = linear_tolerance(linear, w, tol)
+        if (linear is not None or not cone) and violation > feas:
             problems.append(f"the point violates the constraints by {violation:.3g}, more than the "
-                            f"feasibility tolerance {linear_tolerance(linear, w):.3g}")
+                            f"feasibility tolerance {feas:.3g}")
         if np.isfinite(solver_objective) and abs(solver_objective - objective) > allowed:
             problems.append(f"the solver's objective {solver_objective:.10g} differs from the recomputed "
                             f"{objective:.10g}")

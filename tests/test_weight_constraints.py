@@ -340,3 +340,23 @@ def test_bounds_and_constraints_survive_json(bounds):
     np.testing.assert_array_equal(f1.linear.A, f2.linear.A)
     np.testing.assert_array_equal(f1.linear.ub, f2.linear.ub)
     np.testing.assert_array_equal(f1.linear.lb, f2.linear.lb)
+
+
+def test_oriented_models_and_grid_search_keep_bounds_and_constraints():
+    from robustsvm.model_selection import grid_search
+
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, constraints=[rs.ordered(["b", "c"])],
+                      positive_class="no")
+    oriented = prob.oriented(prob.prepare(X, y))  # labels as ±1, the direction folded into the arrays
+    f1, f2 = prob.normalize(X, y).feasible, oriented.normalize(X.to_numpy(), y).feasible
+    np.testing.assert_array_equal(f1.lower, [-0.4, -np.inf, -np.inf, -np.inf])
+    np.testing.assert_array_equal(f2.lower, f1.lower)
+    np.testing.assert_array_equal(f2.upper, f1.upper)
+    np.testing.assert_array_equal(f2.linear.A, f1.linear.A)
+    result = grid_search(prob, X, y, {"l2": [0.1, 1.0]}, cv=3, solver="clarabel")
+    # at the default tolerance Clarabel's points meet the rows to its feasibility (1e-8): certified optimal
+    assert np.all(np.asarray(result.statuses) == "optimal"), result.statuses
+    for w in np.asarray(result.weights).reshape(-1, 4):  # every fold's weights meet the oriented constraints
+        assert -0.4 - 1e-9 <= w[0] <= -0.1 + 1e-9
+        assert -w[1] <= -w[2] + 1e-8  # towards 'no': w_b ≤ w_c on −w
