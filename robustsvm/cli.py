@@ -1,8 +1,9 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
 Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``, ``certify``,
-and ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version``
-prints the version (the benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
+``predict`` (with ``fit``'s stored preprocessing: :mod:`robustsvm.cli_data`) and ``reproduce NAME``
+(the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version`` prints the version (the
+benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
 on stdout instead of text. Argument errors print a usage line and exit with
 status 2; a failed run (including any bad value the package refuses) prints one
