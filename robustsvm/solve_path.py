@@ -185,9 +185,9 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if cert.status in FAILED:
         raise _refuse(name, model, result, cert.message)
     message = "; ".join(m for m in (result.message, cert.message) if m)
-    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=float(cert.gap), dual_value=float(cert.bound),
-                   dual_feasible=True, objective=float(cert.objective), violation=float(cert.violation),
-                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.bound})
+    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
+                   dual_feasible=True, objective=cert.objective, violation=cert.violation,
+                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.dual_value})
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,

@@ -234,7 +234,7 @@ def test_bounds_and_constraints_against_a_cvxpy_model(name):
                 continue
         violation = model.feasible.violation(sol.w)
         # never below the optimum by more than the reference's own slack, never above it by more than the gap
-        assert sol.objective >= ref.bound - slack - np.abs(nu).sum() * violation, solver
+        assert sol.objective >= ref.dual_value - slack - np.abs(nu).sum() * violation, solver
         assert sol.objective - ref.objective <= sol.gap + slack, (solver, sol.status, sol.gap)
         assert sol.objective - sol.gap <= ref.objective + slack, solver
         assert sol.violation == pytest.approx(violation, abs=1e-15)
@@ -269,7 +269,7 @@ def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
         assert model.feasible.box_violation(sol.w) == 0.0
         assert sol.objective - ref.objective <= sol.gap + 1e-12
         assert sol.objective - sol.gap <= ref.objective + 1e-12
-        assert sol.objective >= ref.bound - 1e-12
+        assert sol.objective >= ref.dual_value - 1e-12
 
 
 @pytest.mark.parametrize("solver", ["robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
@@ -306,7 +306,7 @@ def test_gap_is_never_below_the_true_excess(name):
             cert = certify(model, w, b, constraint_multipliers=mult)
             excess_at_least = cert.objective - ref.objective
             assert cert.gap >= excess_at_least - slack, (t, cert.gap, excess_at_least)
-            assert cert.bound <= ref.objective + slack
+            assert cert.dual_value <= ref.objective + slack
     # a point outside the constraints is not called optimal
     w_bad = ref.w + 1e-4 * model.feasible.linear.A[0]
     cert = certify(model, model.feasible.clip(w_bad), ref.b, status="optimal", constraint_multipliers=nu)
