@@ -325,11 +325,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                  f"{classes.size}, the signs of each one-vs-rest model point to its own class")
             targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
                         for_class(self.uncertainty, c, classes, name="uncertainty"), None) for c in classes]
-        solutions = [
-            self._fit_binary(X, y_k, sw, self._check_uncertainty(radius, X.shape[0], unc), signs, unc, positive,
-                             None if previous is None else previous[k])
-            for k, (y_k, signs, unc, positive) in enumerate(targets)
-        ]
+        solutions = []
+        for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+            solutions.append(self._fit_binary(X, y_k, sw, self._check_uncertainty(radius, X.shape[0], unc), signs,
+                                              unc, positive, None if previous is None else previous[k]))
         self.classes_ = classes
         if classes.size > 2:  # each model's summary names its class
             for sol, c in zip(solutions, classes, strict=True):
@@ -423,15 +422,28 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         folds = StratifiedKFold(n_splits=PROBABILITY_FOLDS).split(np.zeros((n, 1)), y)
         decision = np.empty((n, len(self.solutions_)))
         for train, test in folds:
-            fitted = inner.fit(X[train], y[train], sample_weight=None if sw is None else sw[train],
+            fitted = inner.fit(self._named_rows(X, train), y[train], sample_weight=None if sw is None else sw[train],
                                radius=None if r is None else r[train])
             if not np.array_equal(fitted.classes_, self.classes_):
                 raise ValueError("probability=True needs every class in every one of the "
                                  f"{PROBABILITY_FOLDS} internal folds")
-            decision[test] = fitted.decision_function(X[test]).reshape(len(test), -1)
+            decision[test] = fitted.decision_function(self._named_rows(X, test)).reshape(len(test), -1)
         if decision.shape[1] == 1:
             return [calibration.fit_sigmoid(decision[:, 0], y == self.classes_[1], sw)]
         return [calibration.fit_sigmoid(decision[:, k], y == c, sw) for k, c in enumerate(self.classes_)]
+
+    def _named_rows(self, X: Any, rows: np.ndarray) -> Any:
+        """Rows of the validated ``X``, as a DataFrame with ``feature_names_in_`` when the fit had names
+        (so that signs given by name resolve in the internal folds too)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return X[rows]
+        import pandas as pd
+
+        part = X[rows]
+        if hasattr(part, "tocsr"):
+            return pd.DataFrame.sparse.from_spmatrix(part, columns=list(names))
+        return pd.DataFrame(part, columns=list(names))
 
     def _has_probability(self) -> bool:
         if not self.probability:

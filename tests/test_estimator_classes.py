@@ -209,3 +209,20 @@ def test_signs_by_name_through_a_column_transformer_and_did_you_mean(wdbc):
     two = pd.concat([frame.add_prefix("a__"), frame.add_prefix("b__")], axis=1)
     with pytest.raises(ValueError, match=r"several transformed columns end with: \['a__mean radius', 'b__mean"):
         RobustSVC(signs={"mean radius": -1}).fit(two, y)
+
+
+def test_probabilities_with_signs_by_name_and_a_kernel_model_with_three_classes():
+    X, y = three_classes()
+    frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
+    named = RobustSVC(l2=0.1, signs={"a": +1}, probability=True).fit(frame, y)  # the internal folds keep the names
+    plain = RobustSVC(l2=0.1, signs=[1, 0, 0, 0], probability=True).fit(X, y)
+    np.testing.assert_allclose(named.predict_proba(frame), plain.predict_proba(X), atol=1e-7)
+    m3 = {"tol": 1e-6, "max_iter": 100000}
+    kernel = RobustSVC(l2=0.1, kernel=rs.RBF(1.0), fit_intercept=False, solver="m3", solver_options=m3).fit(X, y)
+    scores = kernel.decision_function(X)
+    assert scores.shape == (150, 3) and not hasattr(kernel, "coef_")
+    for k, c in enumerate(kernel.classes_):
+        binary = RobustSVC(l2=0.1, kernel=rs.RBF(1.0), fit_intercept=False, solver="m3", solver_options=m3)
+        np.testing.assert_allclose(scores[:, k], binary.fit(X, y == c).decision_function(X), atol=1e-9)
+    np.testing.assert_array_equal(kernel.predict(X), kernel.classes_[np.argmax(scores, axis=1)])
+

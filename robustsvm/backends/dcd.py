@@ -45,14 +45,16 @@ DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 _HUGE = 1e300
 
 
-#: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs, any intercept
+#: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs and bounds, any intercept
 NEEDS = Needs(
     losses=frozenset({"hinge", "squared_hinge"}),
     l2="required",
     l1=False,
     sets=(),
+    bounds=True,
     why={"loss": "it needs a soft-margin loss",
          "l1": "it handles an L2 penalty only (the L1 term makes the dual non-smooth in w)",
+         "constraints": "a linear constraint couples the weights, which the closed-form clip of w cannot keep",
          "sets": "the robust margin couples every sample through the support function of w, so the dual "
                  "loses its one-coordinate-per-sample form"},
 )
@@ -123,7 +125,15 @@ class _FeatureShrinking:
         return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
 
 
-def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, shrinking: bool, rng_state):
+def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
+    """The bounds on ``λw`` for the kernels: the model's box, or the signs' ``[0, ∞)`` / ``(−∞, 0]`` (±1e300 for ∞)."""
+    if arrays.box is None:
+        return kern.DcdBox(np.where(arrays.sg > 0, 0.0, -_HUGE), np.where(arrays.sg < 0, 0.0, _HUGE))
+    lower, upper = arrays.box
+    return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
+
+
+def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
     """``(run_epoch, rows, features)``: one compiled epoch over the active samples.
 
     ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
@@ -133,7 +143,8 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, 
     """
     sg, lam = arrays.sg, arrays.l2
     dii = 0.5 if arrays.squared else 0.0
-    local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
+    # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
+    local = bool(np.any(sg != 0)) and arrays.box is None
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
@@ -145,14 +156,14 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, 
 
         def run_epoch(active, pg_max_old, pg_min_old):
             part, samples = rows[0]
-            return kern.epoch_sparse(part, samples, alpha, st, sg, prm, index, rng_state, active, pg_max_old,
+            return kern.epoch_sparse(part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
                                      pg_min_old)
         return run_epoch, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
 
     def run_epoch(active, pg_max_old, pg_min_old):
-        return kern.epoch_dense(part, samples, alpha, st, sg, prm, index, rng_state, active, pg_max_old,
+        return kern.epoch_dense(part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
                                 pg_min_old)
     return run_epoch, None, features
 
@@ -212,8 +223,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam)
     qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
-    lo = np.where(arrays.sg > 0, 0.0, -_HUGE)
-    hi = np.where(arrays.sg < 0, 0.0, _HUGE)
+    box = weight_box(arrays)
+    lo, hi = box  # w = clip(v, λl, λu)/λ
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
@@ -221,9 +232,12 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     index = np.flatnonzero(c > 0).astype(np.int64)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
+    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, box, index, bool(shrinking),
+                                                rng_state)
     ops = Products(arrays.X)
-    w_avg = np.zeros(d)
+    if arrays.box is not None:
+        np.clip(st.w, lo / lam, hi / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
+    w_avg = st.w.copy()
     free = arrays.intercept.mode == "free"
 
     def certify(b_eff: float):
