@@ -117,8 +117,9 @@ def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
 
 # ------------------------------------------------------------------ running
 def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
-    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``)."""
-    out = {k: v for k, v in backend.defaults.items() if v is not None}
+    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``;
+    those of a mode the options select, :meth:`Backend.defaults_for`)."""
+    out = {k: v for k, v in backend.defaults_for(options).items() if v is not None}
     out.update({k: v for k, v in options.items() if v is not None or k not in out})
     return out
 
