@@ -257,6 +257,10 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     data = check_fit_data(X, y, signs=problem.signs, sample_weight=sample_weight, feature_names=feature_names,
                           positive_class=positive_class)
     note = unnamed_direction(data.classes, positive_class, data.signs)
+    if note is None and (getattr(problem, "bounds", None) is not None or getattr(problem, "constraints", None)):
+        note = unnamed_direction(data.classes, positive_class, np.ones(1))  # bounds have a direction too
+        if note is not None:
+            note = note.replace("signs were given", "bounds or linear constraints on the weights were given", 1)
     if note is not None:  # signs on labels that do not say which class they point to
         warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
     model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once

@@ -360,3 +360,12 @@ def test_oriented_models_and_grid_search_keep_bounds_and_constraints():
     for w in np.asarray(result.weights).reshape(-1, 4):  # every fold's weights meet the oriented constraints
         assert -0.4 - 1e-9 <= w[0] <= -0.1 + 1e-9
         assert -w[1] <= -w[2] + 1e-8  # towards 'no': w_b ≤ w_c on −w
+
+
+def test_bounds_without_positive_class_say_which_class_they_point_to():
+    X, y = _data()  # labels 'no' / 'yes'
+    with pytest.warns(rs.exceptions.SignDirectionWarning, match="bounds or linear constraints.*'yes'"):
+        rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}).solve(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.exceptions.SignDirectionWarning)
+        rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, positive_class="yes").solve(X, y)
