@@ -41,10 +41,6 @@ __all__ = ["DEFAULTS", "NEEDS", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
-#: a finite stand-in for ±∞ in the clip bounds (the kernels use fastmath without the no-inf flag anyway)
-_HUGE = 1e300
-
-
 #: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs, any intercept
 NEEDS = Needs(
     losses=frozenset({"hinge", "squared_hinge"}),
@@ -212,8 +208,6 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam)
     qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
-    lo = np.where(arrays.sg > 0, 0.0, -_HUGE)
-    hi = np.where(arrays.sg < 0, 0.0, _HUGE)
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
@@ -231,15 +225,16 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                                dual_primal=False)
         if features is not None:
             # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
-            v[:] = new.images[0] + new.images[1]
-            np.clip(v, lo, hi, out=w)
-            np.divide(w, lam, out=w)
+            np.add(new.images[0], new.images[1], out=v)
+            np.divide(v, lam, out=w)
+            w[arrays.sg * w < 0] = 0.0  # w = clip_s(v)/λ
             restricted = features.update(v)
             if restricted is not None:
                 ptr, idx, dat, qd = restricted
                 rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, c, qd))
                 w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
                 ops.restrict(restricted[:3], features.frozen)
+        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
