@@ -10,34 +10,30 @@ certified answer::
     sol = prob.solve(X, y, solver="clarabel")
 """
 
-from .backends import get_backend, register, solvers
-from .compare import compare
-from .duals import NQP, solve_nqp_cvxpy
-from .exceptions import ConvergenceWarning, SolverError, UnsupportedModelError
-from .io import ValidationReport, validate
-from .kernels import RBF, Kernel, Linear, Polynomial
-from .losses import HardMargin, Hinge, Loss, SquaredHinge
-from .penalties import L1, L2, Penalty
-from .pq_model import pq_svm
-from .problem import Problem
-from .solution import Solution
-from .uncertainty import (
-    Ball,
-    Box,
-    Ellipsoid,
-    Intersection,
-    Polyhedron,
-    Replicates,
-    RobustCheck,
-    Spectrahedron,
-    UncertaintySet,
-    from_replicates,
-    radius_upper_bound,
-    robust_check,
-)
-from .weight_constraints import ordered
+import sys
+from types import ModuleType
 
 __version__ = "0.1.0"
+
+#: where each public name lives; ``import robustsvm`` imports none of them (``robustsvm --version`` stays
+#: quick): the first one read imports them all, as a plain package import would (see :func:`__getattr__`)
+_PUBLIC = {
+    "backends": ("get_backend", "register", "solvers"),
+    "compare": ("compare",),
+    "duals": ("NQP", "solve_nqp_cvxpy"),
+    "exceptions": ("ConvergenceWarning", "SignDirectionWarning", "SolverError", "UnsupportedModelError"),
+    "io": ("ValidationReport", "validate"),
+    "kernels": ("RBF", "Kernel", "Linear", "Polynomial"),
+    "losses": ("HardMargin", "Hinge", "Loss", "SquaredHinge"),
+    "multiclass": ("PerClass",),
+    "penalties": ("L1", "L2", "Penalty"),
+    "pq_model": ("pq_svm",),
+    "problem": ("Problem",),
+    "solution": ("Solution",),
+    "uncertainty": ("Ball", "Box", "Ellipsoid", "Intersection", "Polyhedron", "Replicates", "RobustCheck",
+                    "Spectrahedron", "UncertaintySet", "from_replicates", "radius_upper_bound", "robust_check"),
+    "weight_constraints": ("ordered",),
+}
 
 __all__ = [
     "Problem",
@@ -76,13 +72,43 @@ __all__ = [
     "validate",
     "ValidationReport",
     "ConvergenceWarning",
+    "SignDirectionWarning",
+    "PerClass",
     "SolverError",
     "UnsupportedModelError",
     "__version__",
 ]
 
 
+class _Package(ModuleType):
+    """The package module: a submodule named like a public name (``compare``) never hides that name.
+
+    Importing ``robustsvm.compare`` binds the submodule on the package; the function
+    ``rs.compare`` must stay what the name means, as with a plain package import.
+    """
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if isinstance(value, ModuleType) and any(name in names for names in _PUBLIC.values()):
+            return  # the public name is bound by _load_public
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+
+
+def _load_public() -> None:
+    """Import the modules of the public names (the backends and the JSON format register themselves) and bind them."""
+    import importlib
+
+    for module, names in _PUBLIC.items():
+        loaded = importlib.import_module(f".{module}", __name__)
+        globals().update({name: getattr(loaded, name) for name in names})
+
+
 def __getattr__(name: str):
+    if any(name in names for names in _PUBLIC.values()):
+        _load_public()
+        return globals()[name]
     # submodules with optional dependencies load on first use: rs.plotting needs matplotlib
     if name == "plotting":
         import importlib

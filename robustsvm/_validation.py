@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FitData", "check_X", "check_fit_data", "check_positive_class", "check_signs", "check_sample_weight",
-           "feature_index", "sign_orientation", "unnamed_direction"]
+__all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_positive_class", "check_signs",
+           "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,43 @@ def real_array(value: Any, *, name: str, what: str, complex_hint: str, numbers: 
         raise TypeError(f"{name} must hold {numbers}: {exc}") from exc
 
 
-def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa: N802 - X is the data matrix
+def check_finite(X: Any, feature_names: Any = None, *, name: str = "X") -> None:
+    """Raise a ``ValueError`` naming the columns and the first rows where ``X`` holds NaN or infinity.
+
+    ``X`` is a float ndarray or a scipy.sparse matrix; ``feature_names`` (optional) name the columns.
+    """
+    if sp.issparse(X):
+        coo = sp.coo_matrix(X)
+        bad = ~np.isfinite(coo.data)
+        if not bad.any():
+            return
+        rows, cols, values = coo.row[bad], coo.col[bad], coo.data[bad]
+    else:
+        mask = ~np.isfinite(X)
+        if not mask.any():
+            return
+        rows, cols = np.nonzero(mask)
+        values = X[rows, cols]
+    names = None if feature_names is None else [str(f) for f in feature_names]
+    if names is not None and len(names) != X.shape[1]:
+        names = None
+    parts = []
+    for col in np.unique(cols)[:3]:
+        in_col = cols == col
+        first = np.unique(rows[in_col])
+        kinds = sorted({"NaN" if np.isnan(v) else "infinity" for v in values[in_col]})
+        label = f"column {int(col)}" if names is None else f"column {names[col]!r} (index {int(col)})"
+        shown = ", ".join(str(int(r)) for r in first[:5]) + (", ..." if first.size > 5 else "")
+        parts.append(f"{label} has {' and '.join(kinds)} in {first.size} row{'s' if first.size > 1 else ''} "
+                     f"(first: {shown})")
+    more = np.unique(cols).size - len(parts)
+    raise ValueError(f"{name} contains NaN or infinity: " + "; ".join(parts)
+                     + (f"; and {more} more column{'s' if more > 1 else ''}" if more > 0 else "")
+                     + " (impute or drop them first)")
+
+
+def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: N802 - X is the data matrix
+            feature_names: Any = None):
     """Return ``X`` as a float64 ndarray or CSR matrix, after checking it.
 
     Raises
@@ -117,7 +153,7 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None):  # noqa:
     if X.shape[0] == 0 or X.shape[1] == 0:
         raise ValueError(f"{name} is empty: shape {X.shape}")
     if not np.all(np.isfinite(data)):
-        raise ValueError(f"{name} contains NaN or infinity")
+        check_finite(X, feature_names, name=name)
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(f"{name} has {X.shape[1]} features, but the model was fitted with {n_features}")
     return X
@@ -233,7 +269,7 @@ def feature_index(key: Any, d: int, feature_names: np.ndarray | None = None, *, 
             )
         hits = np.flatnonzero(names == str(key))
         if hits.size == 0:
-            raise ValueError(f"{name} names unknown feature {key!r}")
+            hits = _prefixed_matches(names, str(key), name)
         if hits.size > 1:
             raise ValueError(
                 f"{name} names feature {key!r}, but {hits.size} columns share that name (columns "
@@ -361,6 +397,31 @@ def check_signs(signs: Any, d: int, feature_names: np.ndarray | None = None, *, 
     return arr.astype(np.int8)
 
 
+def _prefixed_matches(names: np.ndarray, key: str, name: str) -> np.ndarray:
+    """The one column named ``prefix__key`` (scikit-learn's ``get_feature_names_out``), or an error.
+
+    A ``ColumnTransformer`` names its outputs ``"num__mean radius"``; a key ``"mean radius"``
+    resolves to it when exactly one column ends with ``"__mean radius"``. Otherwise the
+    ``ValueError`` lists the prefixed candidates, or the closest names (difflib).
+    """
+    import difflib
+
+    suffix = "__" + key
+    hits = np.flatnonzero([str(f).endswith(suffix) for f in names])
+    if hits.size == 1:
+        return hits
+    if hits.size > 1:
+        raise ValueError(f"{name} names feature {key!r}, which several transformed columns end with: "
+                         f"{[str(names[h]) for h in hits]}; give the full name")
+    plain = {str(f).rsplit("__", 1)[-1]: str(f) for f in names}
+    close = difflib.get_close_matches(key, list(plain), n=5, cutoff=0.6)
+    suggestion = [plain[c] for c in close] or difflib.get_close_matches(key, [str(f) for f in names], n=5,
+                                                                          cutoff=0.6)
+    listed = ", ".join(repr(str(f)) for f in names[:8]) + (", ..." if len(names) > 8 else "")
+    hint = f"; did you mean {' or '.join(repr(c) for c in suggestion)}?" if suggestion else ""
+    raise ValueError(f"{name} names unknown feature {key!r}{hint} (the {len(names)} features: {listed})")
+
+
 @dataclass(frozen=True)
 class _SeriesMapping:
     """The (label, value) pairs of a pandas Series, duplicated labels kept (a dict would drop them)."""
@@ -448,7 +509,7 @@ def check_fit_data(
     if feature_names is not None:
         feature_names = np.asarray([str(f) for f in feature_names], dtype=object)
         names = feature_names
-    X = check_X(X)
+    X = check_X(X, feature_names=names)
     n, d = X.shape
     if names is not None and names.shape[0] != d:
         raise ValueError(f"feature_names has {names.shape[0]} entries but X has {d} features")

@@ -229,8 +229,12 @@ def _check_point(model: Model, w: Any, b: Any) -> tuple[np.ndarray, float]:
 
 def _feasible_projection(model: Model, w: np.ndarray, b: float, signs: np.ndarray) -> tuple[np.ndarray, float, str]:
     """The point projected on the signs, and for a hard margin rescaled onto ``m^rob ≥ 1`` when it can be."""
-    wp = model.feasible_set.clip(w)  # the projection on the signs and bounds
-    if not model.loss.is_constraint or not model.feasible_set.is_cone:
+    if model.feasible is None:  # the projection on the signs (or the bounds)
+        wp = w.copy()
+        wp[signs * wp < 0] = 0.0
+    else:
+        wp = model.feasible.clip(w)
+    if not model.loss.is_constraint or not (model.feasible is None or model.feasible.is_cone):
         return wp, b, ""
     m0 = float(np.min(objective_module.robust_margins(model, wp, b)))
     if 0.0 < m0 < 1.0:
@@ -287,7 +291,7 @@ class _MovedSamples:
 def _bound(model: Model, a: np.ndarray, moved: _MovedSamples) -> tuple[float, float]:
     """:func:`~robustsvm.duality.lagrangian_bound` at ``a`` with the fixed moved samples."""
     shift = None if moved.V is None else moved.shift
-    feasible = model.feasible_set
+    feasible = model.feasible
     return lagrangian_bound(model.X, model.y, model.c, a, loss=model.loss, l2=model.l2, l1=model.l1,
                             signs=np.asarray(model.signs, dtype=np.float64), intercept=model.intercept.mode,
                             mu=float(model.intercept.mu), shift=shift,

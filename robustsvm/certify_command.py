@@ -1,7 +1,8 @@
 """``robustsvm certify MODEL DATA --weights FILE``: the package's certificate of a point computed elsewhere.
 
 ``MODEL`` is a JSON file holding a model (``Problem.to_dict()``) or a stored solution (``robustsvm fit
---output``, ``Solution.to_json``: its model, and its point when ``--weights`` is not given). ``FILE``
+--output``, ``Solution.to_json``: its model, its stored preprocessing applied to ``DATA`` as ``validate``
+does, and its point when ``--weights`` is not given). ``FILE``
 holds the point: ``.npy``, ``.csv`` or ``.txt`` with ``d`` numbers (``w``) or ``d + 1`` (``w`` then
 ``b``), ``.json`` with ``{"w": [...], "b": ...}`` (a stored solution is such a file) or a list.
 The exit status is 0 for a feasible point, 1 for an infeasible one (or a failed run).
@@ -102,7 +103,14 @@ def _split(values: np.ndarray, d: int, where: str) -> tuple[np.ndarray, float]:
 def run(args: argparse.Namespace, load_data: Any, print_json: Any) -> int:
     """Certify the point on the data; print the verdict (text or JSON)."""
     problem, stored = load_model(args.model)
-    X, y, names, description = load_data(args.data, args.target, args.standardize)
+    if stored is not None:  # a stored solution: its model, and its preprocessing applied to the data
+        from .cli_data import read_model, validation_data
+
+        solution = read_model(args.model)
+        problem = solution.problem
+        X, y, names, description = validation_data(args, solution)
+    else:
+        X, y, names, description = load_data(args.data, args.target, args.standardize)
     w, b = load_weights(args.weights, X.shape[1], stored)
     options = {} if args.ascent_steps is None else {"ascent_steps": args.ascent_steps}
     cert = problem.certify(X, y, w, b, feature_names=names, **options)

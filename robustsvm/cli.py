@@ -1,8 +1,9 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
 Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``, ``certify``,
-and ``reproduce NAME`` (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version``
-prints the version (the benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
+``predict`` (with ``fit``'s stored preprocessing: :mod:`robustsvm.cli_data`) and ``reproduce NAME``
+(the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version`` prints the version (the
+benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
 on stdout instead of text. Argument errors print a usage line and exit with
 status 2; a failed run (including any bad value the package refuses) prints one
@@ -302,8 +303,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         warnings.simplefilter("always", ConvergenceWarning)
         sol = problem.solve(X, y, solver=args.solver, feature_names=names, **fitted.solve_options,
                             **_solver_options(args))
-    cli_data.store_rules(sol, fitted)
-    notes = fitted.warnings + [str(w.message) for w in caught]
+        cli_data.finish_fit(sol, fitted, problem, args, _solver_options(args))  # the rules; --probability
+    notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     accuracy = float(np.mean(sol.predict(X) == y))

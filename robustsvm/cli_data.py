@@ -16,8 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FitInput", "add_fit_arguments", "load_data", "add_predict_command", "prepare_fit", "read_csv", "read_model",
-           "run_predict", "store_rules", "translate_signs", "validation_data"]
+__all__ = ["FitInput", "add_fit_arguments", "add_predict_command", "finish_fit", "load_data", "platt_calibration",
+           "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data"]
 
 
 def _columns(text: str) -> list[str]:
@@ -36,6 +36,9 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--impute", choices=("median", "drop-rows"), default="none",
                    help="missing values: the column's median (most frequent value of a string column), or drop "
                         "their rows (default: an error naming the column and the rows)")
+    g.add_argument("--probability", action="store_true",
+                   help="fit Platt's sigmoid on 5-fold out-of-fold decision values (as RobustSVC(probability=True)); "
+                        "predict then writes the probability of the larger label")
     g.add_argument("--categorical", choices=("onehot", "drop"), default="onehot",
                    help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default), or left out")
 
@@ -240,9 +243,39 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str]) -> dict | No
     return out
 
 
-def store_rules(solution: Any, fitted: FitInput) -> None:
-    """Keep the preprocessing in the solution, for its ``--output`` file."""
+def finish_fit(solution: Any, fitted: FitInput, problem: Any, args: argparse.Namespace, options: dict) -> None:
+    """Keep the preprocessing in the solution (for its ``--output`` file); with ``--probability``, Platt's sigmoid."""
     solution.extra["preprocessing"] = fitted.rules.to_dict()
+    if getattr(args, "probability", False):
+        solution.extra["calibration"] = platt_calibration(problem, fitted, args.solver, options)
+
+
+def platt_calibration(problem: Any, fitted: FitInput, solver: str, options: dict) -> dict:
+    """Platt's sigmoid ``P(classes[1] | f) = 1/(1 + exp(a f + b))`` fitted on out-of-fold decision values.
+
+    The folds are ``RobustSVC(probability=True)``'s: ``StratifiedKFold`` with
+    :data:`robustsvm.estimator.PROBABILITY_FOLDS` splits, not shuffled; each fold's model is
+    the same problem solved on the other folds (the preprocessed features of the whole table).
+    """
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    from .calibration import fit_sigmoid
+    from .estimator import PROBABILITY_FOLDS
+
+    X, y = fitted.X, np.asarray(fitted.y)
+    classes = np.unique(y)
+    if min(np.sum(y == c) for c in classes) < PROBABILITY_FOLDS:
+        raise ValueError(f"--probability needs at least {PROBABILITY_FOLDS} rows of each class (one per fold)")
+    decision = np.empty(len(y))
+    for train, test in StratifiedKFold(n_splits=PROBABILITY_FOLDS).split(np.zeros((len(y), 1)), y):
+        fold = problem.solve(X[train], y[train], solver=solver, feature_names=fitted.names, **fitted.solve_options,
+                             **options)
+        decision[test] = fold.decision_function(X[test])
+    sigmoid = fit_sigmoid(decision, y == classes[1])
+    positive = classes[1].item() if isinstance(classes[1], np.generic) else classes[1]
+    return {"method": "platt", "a": float(sigmoid.a), "b": float(sigmoid.b), "folds": PROBABILITY_FOLDS,
+            "positive": positive}
 
 
 # ------------------------------------------------------------------ validate
@@ -306,9 +339,19 @@ def run_predict(args: argparse.Namespace) -> int:
     value[prepared.rows] = decision
     out = frame[args.keep].copy() if args.keep else pd.DataFrame(index=frame.index)
     out["label"], out["decision"] = label, value
-    _warn("predict", warnings)
     lines = [f"{prepared.rows.size} of {n} rows predicted; decision = x·w + b > 0 predicts {positive!r}, "
              f"otherwise {negative!r}"]
+    calibration = solution.extra.get("calibration")
+    if calibration is not None:
+        from .calibration import Sigmoid
+
+        probability = np.full(n, np.nan)
+        probability[prepared.rows] = Sigmoid(a=float(calibration["a"]), b=float(calibration["b"])).probability(
+            decision)
+        out[f"P({positive})"] = probability
+        lines.append(f"P({positive}) is Platt's sigmoid of the decision, fitted on {calibration.get('folds')}-fold "
+                     f"out-of-fold decisions by `fit --probability`")
+    _warn("predict", warnings)
     if prepared.y is not None:
         truth = np.asarray(prepared.y, dtype=object)
         known = ~pd.isna(truth)

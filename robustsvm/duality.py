@@ -46,11 +46,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
+from ._lazy import cvxpy as cp
 from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
 
@@ -73,21 +73,25 @@ __all__ = [
 
 #: relative tolerance (times max(1, |P|)) within which a claimed optimum and the package's gap may differ
 CERT_RTOL = 1e-6
-#: largest violation of the linear constraints on ``w`` a certified optimum may have, relative to the rows' size
+#: the smallest feasibility tolerance (relative to the rows' size) of the linear constraints on ``w``
 FEAS_TOL = 1e-9
+#: the feasibility tolerance when the solve states none (Clarabel's default ``tol_feas``)
+DEFAULT_FEAS_TOL = 1e-8
 
 
-def linear_tolerance(linear: Any, w: np.ndarray) -> float:
-    """``FEAS_TOL · max(1, max_k Σ_h |A_kh w_h|, max finite |lb|, |ub|)``: the violation a certified point may have.
+def linear_tolerance(linear: Any, w: np.ndarray, tol: float | None = None) -> float:
+    """``max(FEAS_TOL, tol) · max(1, max_k Σ_h |A_kh w_h|, max finite |lb|, |ub|)``: the violation a certified
+    optimum may have (``tol`` the solve's tolerance, :data:`DEFAULT_FEAS_TOL` when None).
 
     Relative to the size of the terms of each row at ``w``, the scale at which the row is computed.
     """
+    rel = max(FEAS_TOL, DEFAULT_FEAS_TOL if tol is None else float(tol))
     if linear is None or linear.k == 0:
-        return FEAS_TOL
+        return rel
     sides = np.concatenate([linear.lb[np.isfinite(linear.lb)], linear.ub[np.isfinite(linear.ub)]])
     scale = max(1.0, float(np.max(np.abs(linear.A) @ np.abs(w))) if linear.k else 0.0,
                 float(np.max(np.abs(sides))) if sides.size else 0.0)
-    return FEAS_TOL * scale
+    return rel * scale
 
 
 def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | None = None, *,
@@ -494,7 +498,7 @@ def certify(
         value reported by an external solver. NaN when there is none.
     constraint_multipliers : ndarray of shape (k,), optional
         Multipliers of the model's linear constraints on ``w`` (the conic duals); their term enters the
-        bound. A point violating those constraints by more than :data:`FEAS_TOL` (relative, see
+        bound. A point violating those constraints by more than ``max(FEAS_TOL, tol)`` (relative, see
         :func:`linear_tolerance`) is not certified optimal.
     """
 
@@ -502,10 +506,14 @@ def certify(
     w = np.asarray(w, dtype=np.float64).ravel()
     b = float(b)
     signs = np.asarray(model.signs, dtype=np.float64)
-    feasible = model.feasible_set
+    feasible = model.feasible
     box = (feasible.lower, feasible.upper) if model.has_bounds else None
     w_in, b_in = w, b
-    w = feasible.clip(w)  # the projection on the signs and bounds
+    if model.feasible is None:  # the projection on the signs (or the bounds, below)
+        w = w.copy()
+        w[signs * w < 0] = 0.0
+    else:
+        w = feasible.clip(w)
     messages: list[str] = []
     layout = model.layout
     margins = objective_module.robust_margins(model, w, b)
@@ -522,7 +530,7 @@ def certify(
                          "it certifies nothing: the data may not be separable (a conic solver decides), or "
                          f"the solver stopped too early (status {status!r})"),
             )
-        if m0 < 1.0 and feasible.is_cone:
+        if m0 < 1.0 and (feasible is None or feasible.is_cone):
             w, b = w / m0, b / m0
             margins = margins / m0
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
@@ -545,6 +553,7 @@ def certify(
             return robust_shift(layout, w, model.y, weights)
     a = admissible_multipliers(multipliers, model.y, c, loss, mode)
     linear = feasible.linear if model.has_constraints else None
+    cone = feasible is None or feasible.is_cone
     nu = None if linear is None else linear.admissible(constraint_multipliers)
     terms = {"box": box, "linear": linear, "nu": nu}
     bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
@@ -572,9 +581,10 @@ def certify(
             problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
                             f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
                             f"{rtol:.1g}·max(1, |P|)")
-        if (linear is not None or not feasible.is_cone) and violation > linear_tolerance(linear, w):
+        feas = linear_tolerance(linear, w, tol)
+        if (linear is not None or not cone) and violation > feas:
             problems.append(f"the point violates the constraints by {violation:.3g}, more than the "
-                            f"feasibility tolerance {linear_tolerance(linear, w):.3g}")
+                            f"feasibility tolerance {feas:.3g}")
         if np.isfinite(solver_objective) and abs(solver_objective - objective) > allowed:
             problems.append(f"the solver's objective {solver_objective:.10g} differs from the recomputed "
                             f"{objective:.10g}")

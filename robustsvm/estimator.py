@@ -18,12 +18,15 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import solve_path
+from . import calibration, solve_path
+from ._validation import check_finite
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
+from .multiclass import PerClass, class_sample_weight, for_class
 from .penalties import L1, L2
 from .problem import Problem
 from .uncertainty import UncertaintySet, sample_radii
@@ -32,6 +35,8 @@ __all__ = ["RobustSVC"]
 
 #: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
+#: folds of the internal cross-validation behind ``probability=True`` (StratifiedKFold, not shuffled)
+PROBABILITY_FOLDS = 5
 
 
 
@@ -67,21 +72,42 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²``.
     l1 : float, default 0.0
         Lasso strength λ1 ≥ 0 in ``λ1‖w‖₁``.
-    signs : array-like, dict or pair of lists, optional
+    signs : array-like, dict, pair of lists or PerClass, optional
         Sign constraints, as in :class:`~robustsvm.Problem`; feature names
-        resolve against the columns of a pandas ``X``. A +1 sign says that a
-        larger feature is evidence for ``positive_class``.
+        resolve against the columns of a pandas ``X`` (also without the
+        ``"transformer__"`` prefix of a ``ColumnTransformer`` when only one
+        column matches). A +1 sign says that a larger feature is evidence for
+        ``positive_class``. With more than two classes the same signs apply to
+        every one-vs-rest model (+1: evidence for that model's class), or one
+        set per class with :class:`~robustsvm.multiclass.PerClass`.
     positive_class : label, optional
         The class the signs point to: a +1 weight pushes towards it. None means
         ``classes_[1]`` (with labels other than {0, 1} / {−1, +1} a
         :class:`~robustsvm.exceptions.SignDirectionWarning` then says so).
         ``classes_``, ``coef_`` and ``decision_function`` keep scikit-learn's
         orientation to ``classes_[1]``: with ``positive_class=classes_[0]`` a
-        +1 sign makes the corresponding ``coef_`` entry ≤ 0.
-    uncertainty : UncertaintySet, optional
+        +1 sign makes the corresponding ``coef_`` entry ≤ 0. Two classes only:
+        each one-vs-rest model's signs point to its own class.
+    class_weight : None, "balanced" or dict, optional
+        scikit-learn's meaning: the loss term of sample ``i`` is weighted by
+        ``class_weight[y_i] · sample_weight_i``; ``"balanced"`` gives class ``c``
+        the weight ``n / (K · n_c)``. Every class's one-vs-rest model uses the
+        same per-sample weights (those of the sample's own class).
+    probability : bool, default False
+        Fit Platt's sigmoid on decision values of a 5-fold internal
+        cross-validation (stratified, not shuffled) as scikit-learn's ``SVC``
+        does, for :meth:`predict_proba` and :meth:`predict_log_proba`; the
+        classifier itself is the fit on all the data. Costs five more fits.
+    warm_start : bool, default False
+        Start each ``fit`` from the previous fit's dual point where the backend
+        takes one (``robust-dcd``) and the samples are as many; other backends
+        start afresh (scikit-learn's meaning, like solvers that ignore it).
+    uncertainty : UncertaintySet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
         passed to :meth:`fit` as ``radius=`` so that cross-validation slices it.
+        With more than two classes, one set for every class's model, or one per
+        class with :class:`~robustsvm.multiclass.PerClass`.
     fit_intercept : bool, default True
         Whether to fit an intercept ``b`` (False: ``b = 0``), as in
         scikit-learn. Only ``True``/``False`` are accepted: a number is an
@@ -116,11 +142,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the positive class.
-    coef_ : ndarray of shape (1, n_features)
-        The weights ``w`` (linear models and the linear kernel).
-    intercept_ : ndarray of shape (1,)
+    classes_ : ndarray of shape (K,)
+        The labels, sorted; with two, ``classes_[1]`` is the positive class.
+    coef_ : ndarray of shape (1, n_features) or (K, n_features)
+        The weights ``w`` (linear models and the linear kernel), oriented to
+        ``classes_[1]``; with K > 2 classes row ``k`` is the model of
+        ``classes_[k]`` against the rest.
+    intercept_ : ndarray of shape (1,) or (K,)
         The intercept ``b``.
     dual_coef_, support_vectors_ : ndarray
         The kernel expansion ``f(x) = Σ_j a_j k(x, x_j) + b`` (kernel models).
@@ -128,7 +156,16 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         Present when ``X`` was a DataFrame with string column names.
     solution_ : Solution
-        The backend's result: ``status``, ``objective``, ``gap``, timings.
+        The backend's result: ``status``, ``objective``, ``gap``, timings. With
+        K > 2 classes, the per-class solution of largest relative gap (the
+        least certain one).
+    solutions_ : list of Solution
+        One certified solution per binary model (one for two classes, K for K).
+    gap_ : float
+        The largest duality gap of ``solutions_``: every model is certified
+        within it.
+    sigmoids_ : list of Sigmoid
+        With ``probability=True``: Platt's sigmoid of each model.
     """
 
     def __init__(
@@ -144,6 +181,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         solver: str = "clarabel",
         solver_options: dict | None = None,
         positive_class: Any = None,
+        class_weight: Any = None,
+        probability: bool = False,
+        warm_start: bool = False,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -156,10 +196,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.solver_options = solver_options
         self.positive_class = positive_class
+        self.class_weight = class_weight
+        self.probability = probability
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = True
         return tags
 
@@ -179,9 +222,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
         return float(value)
 
-    def _check_uncertainty(self, radius: Any, n: int) -> Any:
+    def _check_uncertainty(self, radius: Any, n: int, unc: Any = None) -> Any:
         """Validate the set and the per-sample ``radius`` of :meth:`fit`; the radius to solve with (or None)."""
-        unc = self.uncertainty
         if unc is not None and not isinstance(unc, UncertaintySet):
             raise TypeError(f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...) or None, got {unc!r}")
         if radius is None:
@@ -215,31 +257,38 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def make_problem(self) -> Problem:
         """The :class:`~robustsvm.Problem` this estimator fits (a per-sample radius of :meth:`fit` is passed to
-        :meth:`Problem.solve`, the set itself is never changed)."""
+        :meth:`Problem.solve`, the set itself is never changed); with more than two classes, the model
+        each one-vs-rest fit starts from (per-class signs or sets are given to it by :meth:`fit`)."""
+        signs = None if isinstance(self.signs, PerClass) else self.signs
+        unc = None if isinstance(self.uncertainty, PerClass) else self.uncertainty
+        return self._problem(signs, unc, self.positive_class)
+
+    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any) -> Problem:
+        """The binary model with these signs, set and positive class, and the estimator's other parameters."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
         return Problem(
             loss=self._loss(),
             penalty=penalty,
-            signs=self.signs,
-            uncertainty=self.uncertainty,
+            signs=signs,
+            uncertainty=uncertainty,
             intercept=intercept,
             kernel=self.kernel,
-            positive_class=self.positive_class,
+            positive_class=positive_class,
         )
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any, sample_weight: Any = None, radius: Any = None) -> RobustSVC:
-        """Fit the model.
+        """Fit the model: one binary model for two classes, one per class (against the rest) for more.
 
         Parameters
         ----------
         X : array-like, DataFrame or scipy.sparse matrix of shape (n, d)
         y : array-like of shape (n,)
-            Two distinct labels.
+            Two or more distinct labels.
         sample_weight : array-like of shape (n,), optional
-            Non-negative weights ``s_i`` of the loss terms.
+            Non-negative weights ``s_i`` of the loss terms (multiplied by ``class_weight``).
         radius : float or array-like of shape (n,), optional
             Radius ``r_i`` of each sample's uncertainty set, overriding
             ``uncertainty.radius``.
@@ -250,46 +299,89 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise TypeError(f"solver_options must be a dict or None, got {type(self.solver_options).__name__}")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
+                             ensure_all_finite=False)
+        check_finite(X, getattr(self, "feature_names_in_", None))
         check_classification_targets(y)
-        if type_of_target(y, input_name="y") == "multiclass":
-            raise ValueError(
-                "Only binary classification is supported. RobustSVC needs y with exactly two classes; wrap it in "
-                "sklearn.multiclass.OneVsRestClassifier for more"
-            )
-        n = X.shape[0]
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(
-                f"RobustSVC is a binary classifier: y must hold exactly two classes, got {classes.size} class"
-                + ("" if classes.size == 1 else "es")
-                + (" (one class cannot be separated from nothing)" if classes.size == 1 else "")
-            )
+        if classes.size < 2:
+            raise ValueError(f"RobustSVC needs y with at least two classes, got {classes.size} class "
+                             "(one class cannot be separated from nothing)")
+        user_weight = sample_weight
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        sw = sw * class_sample_weight(self.class_weight, classes, y)
         if np.unique(y[sw > 0]).size < 2:
             raise ValueError("the samples with positive sample_weight hold only one class; two classes are needed")
-        radius = self._check_uncertainty(radius, n)
-        problem = self.make_problem()
+        previous = self._previous_solutions(classes)
+        if classes.size == 2:
+            for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+                if isinstance(spec, PerClass):
+                    raise ValueError(f"{what}=PerClass(...) needs more than two classes; with two, give the "
+                                     f"{what} of the one model (and positive_class for the class signs point to)")
+            targets = [(y, self.signs, self.uncertainty, self.positive_class)]
+        else:
+            if self.positive_class is not None:
+                raise ValueError(f"positive_class={self.positive_class!r} applies to two classes; with "
+                                 f"{classes.size}, the signs of each one-vs-rest model point to its own class")
+            targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
+                        for_class(self.uncertainty, c, classes, name="uncertainty"), None) for c in classes]
+        solutions = []
+        for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+            solutions.append(self._fit_binary(X, y_k, sw, self._check_uncertainty(radius, X.shape[0], unc), signs,
+                                              unc, positive, None if previous is None else previous[k]))
+        self.classes_ = classes
+        if classes.size > 2:  # each model's summary names its class
+            for sol, c in zip(solutions, classes, strict=True):
+                sol.extra["one_vs_rest"] = c.item() if isinstance(c, np.generic) else c
+        self._store(solutions)
+        if self.probability:
+            self.sigmoids_ = self._platt_sigmoids(X, y, user_weight, radius)
+        elif hasattr(self, "sigmoids_"):
+            del self.sigmoids_
+        return self
+
+    def _previous_solutions(self, classes: np.ndarray) -> list | None:
+        """The solutions of the previous fit, one per binary model, when ``warm_start`` reuses them."""
+        previous = getattr(self, "solutions_", None)
+        if not self.warm_start or previous is None or not np.array_equal(getattr(self, "classes_", ()), classes):
+            return None
+        return previous
+
+    def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous):
+        """Solve one binary model (labels ``y``, ``classes[1]`` positive) with the estimator's solver."""
+        n = X.shape[0]
+        problem = self._problem(signs, uncertainty, positive_class)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        if options.get("warm_start") is True:  # start from the previous fit's dual point (same n)
-            previous = getattr(getattr(self, "solution_", None), "extra", {}).get("dual_alpha")
-            options["warm_start"] = previous if previous is not None and len(previous) == n else None
+        backend = solve_path.lookup(self.solver, problem, X.shape[1])
+        dual_start = backend.kind != "conic" and "warm_start" in backend.options  # takes a dual point
+        if options.get("warm_start") is True or (self.warm_start and dual_start):
+            # start from the previous fit's dual point (same n)
+            alpha = None if previous is None else previous.extra.get("dual_alpha")
+            options["warm_start"] = alpha if alpha is not None and len(alpha) == n else None
         clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
-        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
-                               option_defaults={"clarabel": clarabel}, stacklevel=2, **options)
-        self.classes_ = classes
-        self.solution_ = sol
-        self.intercept_ = np.array([sol.b])
-        if sol.w is not None:
-            self.coef_ = sol.w[None, :].copy()
-        else:
+        return solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
+                                option_defaults={"clarabel": clarabel}, stacklevel=3, **options)
+
+    def _store(self, solutions: list) -> None:
+        """The fitted attributes of one solution per binary model."""
+        self.solutions_ = solutions
+        self.solution_ = max(solutions, key=lambda sol: sol.relative_gap if np.isfinite(sol.gap) else np.inf)
+        self.gap_ = float(max(sol.gap for sol in solutions))
+        self.intercept_ = np.array([sol.b for sol in solutions])
+        for name in ("coef_", "dual_coef_", "support_vectors_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        if all(sol.w is not None for sol in solutions):
+            self.coef_ = np.vstack([sol.w for sol in solutions])
+        elif len(solutions) == 1:
+            sol = solutions[0]
             self.dual_coef_ = np.asarray(sol.dual_coef, dtype=np.float64).ravel()
             self.support_vectors_ = sol.support_vectors
             if isinstance(self.kernel, Linear):
                 self.coef_ = np.asarray(self.support_vectors_.T @ self.dual_coef_).ravel()[None, :]
-        self.n_iter_ = sol.iterations
-        return self
+        iterations = [sol.iterations for sol in solutions]
+        self.n_iter_ = iterations[0] if len(iterations) == 1 else np.asarray(iterations)
 
     # -------------------------------------------------------------- predict
     def decision_function(self, X: Any) -> np.ndarray:
@@ -297,15 +389,95 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n,)
+        ndarray of shape (n,), or (n, K) with K > 2 classes (column k: the model of ``classes_[k]``)
         """
         check_is_fitted(self, "solution_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        if hasattr(self, "dual_coef_"):
-            return np.asarray(self.kernel(X, self.support_vectors_) @ self.dual_coef_).ravel() + self.intercept_[0]
-        return np.asarray(X @ self.coef_[0]).ravel() + self.intercept_[0]
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False, ensure_all_finite=False)
+        check_finite(X, getattr(self, "feature_names_in_", None))
+        if hasattr(self, "coef_"):
+            scores = np.asarray(X @ self.coef_.T) + self.intercept_
+        else:  # kernel expansions, one per model
+            scores = np.column_stack([
+                np.asarray(self.kernel(X, sol.support_vectors) @ np.asarray(sol.dual_coef).ravel()).ravel() + sol.b
+                for sol in self.solutions_])
+        return scores[:, 0] if len(self.solutions_) == 1 else scores
 
     def predict(self, X: Any) -> np.ndarray:
-        """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``."""
-        positive = self.decision_function(X) > 0
-        return self.classes_[positive.astype(np.intp)]
+        """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``; with K > 2 classes, the largest ``f_k(x)``."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    # -------------------------------------------------------- probabilities
+    def _platt_sigmoids(self, X, y, sample_weight, radius) -> list:
+        """Platt's sigmoid of each model, fitted on out-of-fold decision values (``PROBABILITY_FOLDS`` folds)."""
+        from sklearn.base import clone
+        from sklearn.model_selection import StratifiedKFold
+
+        n = X.shape[0]
+        sw = None if sample_weight is None else _check_sample_weight(sample_weight, X, dtype=np.float64)
+        r = None if radius is None else np.broadcast_to(np.asarray(radius, dtype=np.float64), (n,))
+        inner = clone(self).set_params(probability=False, warm_start=False)
+        folds = StratifiedKFold(n_splits=PROBABILITY_FOLDS).split(np.zeros((n, 1)), y)
+        decision = np.empty((n, len(self.solutions_)))
+        for train, test in folds:
+            fitted = inner.fit(self._named_rows(X, train), y[train], sample_weight=None if sw is None else sw[train],
+                               radius=None if r is None else r[train])
+            if not np.array_equal(fitted.classes_, self.classes_):
+                raise ValueError("probability=True needs every class in every one of the "
+                                 f"{PROBABILITY_FOLDS} internal folds")
+            decision[test] = fitted.decision_function(self._named_rows(X, test)).reshape(len(test), -1)
+        if decision.shape[1] == 1:
+            return [calibration.fit_sigmoid(decision[:, 0], y == self.classes_[1], sw)]
+        return [calibration.fit_sigmoid(decision[:, k], y == c, sw) for k, c in enumerate(self.classes_)]
+
+    def _named_rows(self, X: Any, rows: np.ndarray) -> Any:
+        """Rows of the validated ``X``, as a DataFrame with ``feature_names_in_`` when the fit had names
+        (so that signs given by name resolve in the internal folds too)."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return X[rows]
+        import pandas as pd
+
+        part = X[rows]
+        if hasattr(part, "tocsr"):
+            return pd.DataFrame.sparse.from_spmatrix(part, columns=list(names))
+        return pd.DataFrame(part, columns=list(names))
+
+    def _has_probability(self) -> bool:
+        if not self.probability:
+            raise AttributeError("predict_proba is available with probability=True")
+        return True
+
+    @available_if(_has_probability)
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities from Platt's sigmoid of the decision values (``probability=True``).
+
+        Two classes: ``P(classes_[1] | x) = 1/(1 + exp(A f(x) + B))``. More: one sigmoid per
+        one-vs-rest model, each row divided by its sum.
+
+        Returns
+        -------
+        ndarray of shape (n, K), rows summing to 1
+        """
+        check_is_fitted(self, "sigmoids_")
+        scores = np.asarray(self.decision_function(X)).reshape(-1, len(self.solutions_))
+        if len(self.sigmoids_) == 1:
+            p1 = self.sigmoids_[0].probability(scores[:, 0])
+            return np.column_stack([1.0 - p1, p1])
+        return calibration.normalized_probabilities(
+            np.column_stack([s.probability(scores[:, k]) for k, s in enumerate(self.sigmoids_)]))
+
+    @available_if(_has_probability)
+    def predict_log_proba(self, X: Any) -> np.ndarray:
+        """``log`` of :meth:`predict_proba` (for two classes, computed without forming ``1 − p``)."""
+        check_is_fitted(self, "sigmoids_")
+        if len(self.sigmoids_) == 1:
+            scores = self.decision_function(X)
+            a, b = self.sigmoids_[0].a, self.sigmoids_[0].b
+            # log(1 − p) = log p(−f) for the sigmoid with (−a, −b)
+            return np.column_stack([calibration.Sigmoid(-a, -b).log_probability(scores),
+                                    self.sigmoids_[0].log_probability(scores)])
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))

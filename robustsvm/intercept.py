@@ -18,9 +18,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
+from ._lazy import cvxpy as cp
 from .penalties import Penalty
 
 __all__ = ["Intercept", "intercept_term", "INTERCEPT_MODES"]

@@ -105,6 +105,9 @@ def _matrix_from_dict(spec: dict | None) -> Any:
 
 
 # ------------------------------------------------------------ field digests
+#: optional sections of a stored solution, kept in ``Solution.extra``: the fitted preprocessing of the table
+#: (robustsvm.preprocessing) and Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``)
+SECTIONS = ("preprocessing", "calibration")
 #: the fields a digest is stored for: everything that defines the model, its predictions and its claims
 _DIGESTED = ("classes", "feature_names", "w", "b", "dual_coef", "support_vectors", "objective", "gap", "violation",
              "status", "solver")
@@ -130,8 +133,8 @@ def field_digests(spec: dict) -> dict[str, str]:
     ``model.signs``, ``model.uncertainty``, ``model.intercept``,
     ``model.kernel``) and ``classes``, ``feature_names``, ``w``, ``b``,
     ``dual_coef``, ``support_vectors``, ``objective``, ``gap``,
-    ``violation``, ``status``, ``solver`` (and ``preprocessing`` when the solution
-    has that section), each written as canonical JSON
+    ``violation``, ``status``, ``solver`` (and ``preprocessing``, ``calibration``
+    when the solution has those sections), each written as canonical JSON
     (sorted keys, numbers as floats). :func:`write_solution` stores them;
     :func:`validate` recomputes them from the solution it is given and names
     every field whose digest differs.
@@ -139,8 +142,7 @@ def field_digests(spec: dict) -> dict[str, str]:
     spec = _plain(spec)
     values: dict[str, Any] = {f"model.{k}": v for k, v in (spec.get("model") or {}).items()}
     values.update({k: spec.get(k) for k in _DIGESTED})
-    if spec.get("preprocessing") is not None:  # files without the section keep their digests
-        values["preprocessing"] = spec["preprocessing"]
+    values.update({k: spec[k] for k in SECTIONS if spec.get(k) is not None})  # files without one keep their digests
     out = {}
     for key in sorted(values):
         text = json.dumps(_canonical_json(values[key]), sort_keys=True, separators=(",", ":"), allow_nan=False)
@@ -185,8 +187,7 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
     }
     if "data" in solution.extra and out["data"] is None:
         out["data"] = solution.extra["data"]
-    if solution.extra.get("preprocessing") is not None:  # robustsvm.preprocessing rules, plain JSON
-        out["preprocessing"] = solution.extra["preprocessing"]
+    out.update({k: solution.extra[k] for k in SECTIONS if solution.extra.get(k) is not None})
     out = _plain(out)
     out["digests"] = field_digests(out)
     return out
@@ -226,7 +227,7 @@ def solution_from_dict(spec: dict) -> Any:
         dual_coef=None if spec.get("dual_coef") is None else _floats(spec["dual_coef"]),
         support_vectors=_matrix_from_dict(spec.get("support_vectors")),
         extra={"data": spec.get("data"), "versions": spec.get("versions") or {}, "format_version": version,
-               "digests": spec.get("digests"), "preprocessing": spec.get("preprocessing")},
+               "digests": spec.get("digests"), **{k: spec.get(k) for k in SECTIONS}},
     )
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
+
+from ._lazy import cvxpy as cp
 
 __all__ = ["Loss", "Hinge", "SquaredHinge", "HardMargin", "LOSSES", "loss_from_dict"]
 

@@ -186,9 +186,12 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
     """
     layout = resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     loss: Loss = problem.loss
-    feasible = weight_set(np.asarray(data.signs, dtype=np.int8), getattr(problem, "bounds", None),
-                          getattr(problem, "constraints", None), feature_names=data.feature_names,
-                          orientation=sign_orientation(data.classes, getattr(problem, "positive_class", None)))
+    bounds, constraints = getattr(problem, "bounds", None), getattr(problem, "constraints", None)
+    feasible = None  # the signs alone: no arrays built (a model may have 10⁶ features)
+    if bounds is not None or constraints:
+        feasible = weight_set(np.asarray(data.signs, dtype=np.int8), bounds, constraints,
+                              feature_names=data.feature_names,
+                              orientation=sign_orientation(data.classes, getattr(problem, "positive_class", None)))
     return Model(
         X=data.X,
         y=data.y,
@@ -199,7 +202,7 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         l2=float(problem.penalty.l2),
         l1=float(problem.penalty.l1),
         intercept=intercept_term(problem.intercept),
-        signs=feasible.signs,
+        signs=np.asarray(data.signs, dtype=np.int8) if feasible is None else feasible.signs,
         layout=layout,
         kernel=problem.kernel,
         feature_names=data.feature_names,

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import cvxpy as cp
 import numpy as np
+
+from ._lazy import cvxpy as cp
 
 __all__ = ["Penalty", "L1", "L2", "as_penalty"]
 

@@ -1,4 +1,4 @@
-"""Figures: convergence curves, decision boundaries with uncertainty sets, M3 coefficients, weights.
+"""Figures: convergence, decision boundaries with uncertainty sets, M3 coefficients, weights, paths, grids.
 
 matplotlib is an optional dependency (``pip install 'robustsvm[plot]'``), imported
 on first use. Every function draws on the axes it is given (or on a new figure),
@@ -18,8 +18,15 @@ __all__ = [
     "decision_boundaries",
     "m3_coefficients",
     "set_boundary",
+    "validation_accuracy",
     "weights",
+    "weights_path",
 ]
+
+
+#: colour and legend text of a weight by its sign constraint (+1: w_h ≥ 0, −1: w_h ≤ 0, 0: free)
+SIGN_COLOURS = {1: "tab:blue", -1: "tab:red", 0: "0.6"}
+SIGN_LABELS = {1: "$w_h \\geq 0$ imposed", -1: "$w_h \\leq 0$ imposed", 0: "free"}
 
 
 def _pyplot():
@@ -357,6 +364,7 @@ def weights(
     feature_names: Sequence[str] | None = None,
     top: int | None = None,
     tol: float = 1e-8,
+    class_label: Any = None,
 ) -> tuple[Any, Any]:
     """Bar chart of ``w``, each bar marked by its feature's sign constraint.
 
@@ -368,13 +376,19 @@ def weights(
 
     Parameters
     ----------
-    solution : Solution
-        A linear solution.
+    solution : Solution or RobustSVC
+        A linear solution, or a fitted linear :class:`~robustsvm.RobustSVC`.
+        The weights are oriented to ``classes[1]`` (a positive bar is evidence
+        for it, as the y label says), the sign constraints as imposed on them
+        (flipped when the model's ``positive_class`` is ``classes[0]``).
     ax : Axes, optional
     feature_names : sequence of str, optional
         Default: the solution's feature names, or ``x0, x1, ...``.
     top : int, optional
         Show only the ``top`` weights of largest magnitude (in feature order).
+    class_label : optional
+        For a RobustSVC with more than two classes: the class whose
+        one-vs-rest model to draw.
 
     Returns
     -------
@@ -382,24 +396,20 @@ def weights(
         ``ax.patches`` has one bar per feature shown, in order; bar heights
         are the weights; ``ax.collections[0]`` the dots of the constrained features.
     """
-    from ._validation import check_signs
-
-    if getattr(solution, "w", None) is None:
-        raise ValueError("weights() needs a linear solution (w is None for a kernel model)")
+    solution = _linear_solution(solution, class_label)
     w = np.asarray(solution.w, dtype=np.float64)
     d = w.shape[0]
     names = feature_names if feature_names is not None else solution.feature_names
     names = [f"x{h}" for h in range(d)] if names is None else [str(n) for n in names]
     if len(names) != d:
         raise ValueError(f"feature_names must have {d} entries, got {len(names)}")
-    signs = check_signs(solution.problem.signs, d, None if solution.feature_names is None
-                        else np.asarray(solution.feature_names))
+    signs = _oriented_signs(solution)
     idx = np.arange(d)
     if top is not None:
         if top < 1:
             raise ValueError(f"top must be a positive integer, got {top}")
         idx = np.sort(np.argsort(-np.abs(w), kind="stable")[:top])
-    palette = {1: "tab:blue", -1: "tab:red", 0: "0.6"}
+    palette = SIGN_COLOURS
     plt = _pyplot()
     if ax is None:
         fig, ax = plt.subplots(figsize=(max(5.0, 0.28 * len(idx) + 2), 3.6), constrained_layout=True)
@@ -414,11 +424,166 @@ def weights(
                    c=[palette[int(s)] for s in signs[idx][constrained]], edgecolors="k", linewidths=0.5)
     ax.set_xticks(np.arange(len(idx)))
     ax.set_xticklabels([names[h] for h in idx], rotation=90, fontsize="small")
-    ax.set_ylabel("weight $w_h$")
+    ax.set_ylabel(f"weight $w_h$ (> 0: evidence for {_plain(solution.classes[1])!r})")
     from matplotlib.patches import Patch
 
-    labels = {1: "$w_h \\geq 0$ imposed", -1: "$w_h \\leq 0$ imposed", 0: "free"}
     present = set(np.unique(signs[idx]).astype(int))
-    ax.legend(handles=[Patch(color=palette[s], label=labels[s]) for s in (1, -1, 0) if s in present],
+    ax.legend(handles=[Patch(color=palette[s], label=SIGN_LABELS[s]) for s in (1, -1, 0) if s in present],
               fontsize="small")
+    return fig, ax
+
+
+def _plain(label: Any) -> Any:
+    return label.item() if isinstance(label, np.generic) else label
+
+
+def _linear_solution(model: Any, class_label: Any = None) -> Any:
+    """The linear :class:`~robustsvm.Solution` of a Solution or a fitted RobustSVC (one class's model for K > 2)."""
+    solutions = getattr(model, "solutions_", None)
+    if solutions is not None:  # a fitted RobustSVC
+        classes = [_plain(c) for c in model.classes_]
+        if len(solutions) == 1:
+            model = solutions[0]
+        elif class_label is None or class_label not in classes:
+            raise ValueError(f"the estimator has {len(classes)} one-vs-rest models: pass class_label= one of "
+                             f"{classes}" + ("" if class_label is None else f" (got {class_label!r})"))
+        else:
+            model = solutions[classes.index(class_label)]
+    elif not hasattr(model, "problem"):
+        raise TypeError(f"expected a robustsvm Solution or a fitted RobustSVC, got {type(model).__name__}")
+    if getattr(model, "w", None) is None:
+        raise ValueError("weights() needs a linear solution (w is None for a kernel model)")
+    return model
+
+
+def _oriented_signs(solution: Any) -> np.ndarray:
+    """The signs imposed on ``solution.w`` (oriented to ``classes[1]``, flipped for ``positive_class = classes[0]``)."""
+    from ._validation import check_signs, sign_orientation
+
+    d = np.asarray(solution.w).shape[0]
+    names = None if solution.feature_names is None else np.asarray(solution.feature_names)
+    signs = check_signs(solution.problem.signs, d, names)
+    return signs * sign_orientation(np.asarray(solution.classes), getattr(solution.problem, "positive_class", None))
+
+
+# ------------------------------------------------------------ paths and grids
+def weights_path(
+    path: Mapping[float, Any],
+    *,
+    ax: Any = None,
+    feature_names: Sequence[str] | None = None,
+    parameter: str = "$\\lambda_2$",
+    log: bool = True,
+    label_top: int = 5,
+) -> tuple[Any, Any]:
+    """Each weight ``w_h`` against a parameter (λ2, λ1, the radius), marked by its sign constraint.
+
+    Lines: constrained ``w_h ≥ 0`` blue, ``w_h ≤ 0`` red (dashed), free grey, as in :func:`weights`;
+    the ``label_top`` weights of largest magnitude at the first value are named at the left end.
+
+    Parameters
+    ----------
+    path : mapping {value: Solution}
+        The solutions of one model along the parameter (solved by the caller, for instance with
+        ``warm_start``); all must have the same features.
+    ax : Axes, optional
+    feature_names : sequence of str, optional
+    parameter : str
+        The x label.
+    log : bool
+        Logarithmic x axis (positive values only).
+    label_top : int
+        How many lines to name.
+
+    Returns
+    -------
+    (Figure, Axes)
+        ``ax.lines`` has one line per feature, in feature order, with the path's values as x.
+    """
+    if not isinstance(path, Mapping) or not path:
+        raise TypeError("path must be a non-empty mapping {parameter value: Solution}")
+    values = np.array(sorted(path), dtype=np.float64)
+    sols = [_linear_solution(path[v]) for v in sorted(path)]
+    W = np.vstack([np.asarray(sol.w, dtype=np.float64) for sol in sols])
+    d = W.shape[1]
+    names = feature_names if feature_names is not None else sols[0].feature_names
+    names = [f"x{h}" for h in range(d)] if names is None else [str(n) for n in names]
+    if len(names) != d:
+        raise ValueError(f"feature_names must have {d} entries, got {len(names)}")
+    if log and np.any(values <= 0):
+        raise ValueError("a logarithmic axis needs positive parameter values; pass log=False")
+    signs = _oriented_signs(sols[0])
+    palette = {s: (SIGN_COLOURS[s], style) for s, style in ((1, "-"), (-1, "--"), (0, ":"))}
+    plt = _pyplot()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
+    fig = ax.figure
+    for h in range(d):
+        color, style = palette[int(signs[h])]
+        ax.plot(values, W[:, h], color=color, linestyle=style, linewidth=1.2, label=names[h])
+    for h in np.argsort(-np.abs(W[0]), kind="stable")[:label_top]:
+        ax.annotate(names[h], (values[0], W[0, h]), fontsize="x-small", ha="right", va="center")
+    if log:
+        ax.set_xscale("log")
+    ax.axhline(0.0, color="k", linewidth=0.6)
+    ax.set_xlabel(parameter)
+    ax.set_ylabel(f"weight $w_h$ (> 0: evidence for {_plain(sols[0].classes[1])!r})")
+    from matplotlib.lines import Line2D
+
+    present = set(np.unique(signs).astype(int))
+    ax.legend(handles=[Line2D([], [], color=palette[s][0], linestyle=palette[s][1], label=SIGN_LABELS[s])
+                       for s in (1, -1, 0) if s in present], fontsize="small")
+    return fig, ax
+
+
+def validation_accuracy(grid: Any, parameter: str = "radius", *, ax: Any = None, log: bool = False) -> tuple[Any, Any]:
+    """Mean validation accuracy (± one standard deviation over the folds) against one grid parameter.
+
+    One line per combination of the grid's other parameters (for instance one per λ2 when the
+    grid spans λ2 and the radius); the best point of the grid is circled.
+
+    Parameters
+    ----------
+    grid : GridResult
+        From :func:`robustsvm.grid_search`.
+    parameter : str
+        The grid parameter on the x axis: ``"radius"``, ``"l2"``, ``"l1"`` or ``"mu"``.
+    ax : Axes, optional
+    log : bool
+        Logarithmic x axis.
+
+    Returns
+    -------
+    (Figure, Axes)
+        ``ax.lines[k]`` is the mean accuracy of the k-th group, x sorted.
+    """
+    points = list(getattr(grid, "points", []))
+    if not points or not hasattr(grid, "scores"):
+        raise TypeError("grid must be a GridResult of robustsvm.grid_search")
+    if any(parameter not in p for p in points):
+        raise ValueError(f"the grid has no parameter {parameter!r}; its parameters: {sorted(points[0])}")
+    scores = np.asarray(grid.scores, dtype=np.float64)
+    mean, std = np.nanmean(scores, axis=1), np.nanstd(scores, axis=1)
+    groups: dict[tuple, list[int]] = {}
+    for k, p in enumerate(points):
+        groups.setdefault(tuple(sorted((key, v) for key, v in p.items() if key != parameter)), []).append(k)
+    plt = _pyplot()
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
+    fig = ax.figure
+    for key, members in groups.items():
+        members = sorted(members, key=lambda k: points[k][parameter])
+        x = np.array([points[k][parameter] for k in members], dtype=np.float64)
+        label = ", ".join(f"{name} = {v:g}" for name, v in key) or None
+        (line,) = ax.plot(x, mean[members], marker="o", markersize=3, label=label)
+        ax.fill_between(x, mean[members] - std[members], mean[members] + std[members], color=line.get_color(),
+                        alpha=0.15, linewidth=0)
+    best = int(np.nanargmax(mean))
+    ax.scatter([points[best][parameter]], [mean[best]], s=90, facecolors="none", edgecolors="k", zorder=3)
+    if log:
+        ax.set_xscale("log")
+    ax.set_xlabel(parameter)
+    ax.set_ylabel(f"validation accuracy ({scores.shape[1]} folds)")
+    if len(groups) > 1:
+        ax.legend(fontsize="small")
     return fig, ax

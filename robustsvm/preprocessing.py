@@ -408,7 +408,8 @@ def _missing_labels_message(target: str | None, positions: np.ndarray) -> str:
 def _missing_message(unfilled: dict) -> str:
     name, positions = next(iter(unfilled.items()))
     others = list(unfilled)[1:]
-    also = f" (missing values in {others} too)" if others else ""
+    listed = ", ".join(repr(o) for o in others)
+    also = "" if not others else f", as does column {listed}" if len(others) == 1 else f", as do columns {listed}"
     return (f"column {name!r} has missing values (NaN) in {rows_text(positions)}{also}; use --impute median or "
             f"--impute drop-rows")
 

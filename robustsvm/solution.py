@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,13 +21,16 @@ _SERIALIZER: dict[str, Callable[..., Any]] = {}
 def register_serializer(*, write: Callable[..., Any], read: Callable[..., Any]) -> None:
     """Install the functions behind :meth:`Solution.to_json` and :meth:`Solution.from_json`.
 
-    :mod:`robustsvm.io` (imported with the package) registers its JSON format
-    here, so that the serialization layer sits above this module.
+    :mod:`robustsvm.io` registers its JSON format here when it is imported (with the
+    package's public names), so that the serialization layer sits above this module.
     """
     _SERIALIZER.update(write=write, read=read)
 
 
 def _serializer(kind: str) -> Callable[..., Any]:
+    """The registered function; a first call before :mod:`robustsvm.io` was imported loads the package's names."""
+    if kind not in _SERIALIZER:  # only this module was imported (``from robustsvm.solution import Solution``)
+        getattr(sys.modules[__package__], "validate", None)  # the package's first public name imports robustsvm.io
     try:
         return _SERIALIZER[kind]
     except KeyError:
@@ -131,6 +135,8 @@ class Solution:
             return None
         named = getattr(self.problem, "positive_class", None) is not None
         how = "named by positive_class" if named else "classes[1]: no positive_class was named"
+        if self.extra.get("one_vs_rest") is not None:
+            return f"signs       a +1 sign pushes towards {self.extra['one_vs_rest']!r} (this model's class)"
         return f"signs       a +1 sign pushes towards {self.positive_class!r} ({how})"
 
     @property
@@ -147,8 +153,11 @@ class Solution:
         for a model with signs, the class they point to (``positive_class``).
         """
         mapping = self.class_mapping
+        one_vs_rest = self.extra.get("one_vs_rest")
         lines = [
-            f"classes     +1 = {mapping[1]!r}, -1 = {mapping[-1]!r} (x·w + b > 0 predicts {mapping[1]!r})",
+            f"classes     +1 = {mapping[1]!r}, -1 = {mapping[-1]!r} (x·w + b > 0 predicts {mapping[1]!r})"
+            if one_vs_rest is None else
+            f"classes     +1 = {one_vs_rest!r}, -1 = the other classes (one-vs-rest model of {one_vs_rest!r})",
             f"solver      {self.solver}",
             f"status      {self.status}",
             f"objective   {self.objective:.10g}",

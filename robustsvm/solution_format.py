@@ -186,6 +186,12 @@ def check_solution_spec(spec: Any) -> None:
                                           and isinstance(preprocessing.get("version"), int)):
         raise _fail("preprocessing", "must be a 'robustsvm.preprocessing' section with an integer version "
                                      "(robustsvm.preprocessing reads the rest)")
+    calibration = _need(spec, "calibration", "dict", optional=True)
+    if calibration is not None:
+        if calibration.get("method") != "platt":
+            raise _fail("calibration.method", f"must be 'platt', got {_describe(calibration.get('method'))}")
+        for key in ("a", "b"):
+            _need(calibration, key, "number", where="calibration.")
     digests = _need(spec, "digests", "dict", optional=True)
     if digests is not None and not all(isinstance(v, str) for v in digests.values()):
         raise _fail("digests", "must map field names to strings")

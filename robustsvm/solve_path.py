@@ -117,8 +117,9 @@ def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
 
 # ------------------------------------------------------------------ running
 def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
-    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``)."""
-    out = {k: v for k, v in backend.defaults.items() if v is not None}
+    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``;
+    those of a mode the options select, :meth:`Backend.defaults_for`)."""
+    out = {k: v for k, v in backend.defaults_for(options).items() if v is not None}
     out.update({k: v for k, v in options.items() if v is not None or k not in out})
     return out
 
@@ -168,7 +169,7 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
         objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
         violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
         return replace(result, b=float(result.b), objective=float(objective), violation=float(violation))
-    import cvxpy as cp  # loaded with robustsvm.duality already
+    from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     try:
         cert = certify_point(model, result.w, float(result.b), multipliers=result.multipliers,

@@ -232,3 +232,24 @@ def test_certify_command_refuses_weights_of_the_wrong_size(wdbc_point, tmp_path,
     assert len(err) == 1 and "5 numbers, but the data have 30 features" in err[0]
     assert main(["certify", str(model), "wdbc"]) == 1
     assert "--weights FILE is required" in capsys.readouterr().err
+
+
+def test_certify_command_applies_a_stored_solutions_preprocessing(tmp_path, capsys):
+    rng = np.random.default_rng(4)
+    n = 60
+    size = rng.normal(10.0, 3.0, n)
+    colour = rng.choice(["red", "green", "blue"], n)
+    label = np.where(size + 2.0 * (colour == "red") + rng.normal(0, 1, n) > 11, "yes", "no")
+    csv = tmp_path / "table.csv"
+    with csv.open("w") as fh:
+        fh.write("size,colour,label\n")
+        for row in zip(size, colour, label, strict=True):
+            fh.write(f"{row[0]:.17g},{row[1]},{row[2]}\n")
+    stored = tmp_path / "fit.json"
+    assert main(["fit", str(csv), "--target", "label", "--output", str(stored), "--json"]) == 0
+    objective = json.loads(capsys.readouterr().out)["solution"]["objective"]
+    assert main(["certify", str(stored), str(csv), "--json"]) == 0
+    cert = json.loads(capsys.readouterr().out)["certificate"]
+    # the one-hot columns and z-scores the fit stored are applied again: the same objective
+    assert cert["objective"] == pytest.approx(objective, rel=1e-10)
+    assert cert["feasible"] and cert["bound"] <= objective + 1e-12

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from tests._page_checks import (
+    check_sha,
     check_tajima,
     check_woolnough,
     count,
@@ -122,9 +123,14 @@ def test_tajima_paper_tables_on_the_page_are_the_papers():
 
 def test_woolnough_page():
     page = _page("woolnough2022")
-    check_woolnough(page, "woolnough2022 default WDBC SVM+Ball-SVM")
+    if "woolnough2022 default WDBC SVM+Ball-SVM" in page:
+        check_woolnough(page, "woolnough2022 default WDBC SVM+Ball-SVM")
     flat = _flat(page)
     text = generated(page, "woolnough2022 default")
+    if "points at the best CV Acc" in text:  # the block writes its own sentences: none left outside it
+        assert not [b for b in page.split("<!-- BEGIN GENERATED")[0].splitlines() if b.startswith("- ")]
+        check_woolnough(page, "woolnough2022 default")
+        return
     rows = table_with(text, "Fit Time CPU (s)")
     claims = table_with(text, "claim")
     details = table_with(text, "grid solves (not optimal)")
@@ -159,6 +165,11 @@ def test_sha_page():
     page = _page("sha2002")
     flat = _flat(page)
     text = generated(page, "robustsvm reproduce sha2002")
+    if "## Reading the results" in text:  # the block writes its own sentences: none left outside it
+        assert not [b for b in page.split("<!-- BEGIN GENERATED")[0].splitlines() if b.startswith("- ")]
+        check_sha(page)
+        _check_sha_paper_values(flat, text)
+        return
     t1 = {r["data"]: r for r in table_with(text, "Polynomial k = 4")}
     kernels = [k for k in t1["Sonar"] if k != "data"]
 
@@ -215,10 +226,17 @@ def test_sha_page():
             f"{d['min']}–{d['max']}; one M3 update "
             f"from α* + δ gives γ_i to {holds[3]}; over updates 256–512 the median decay is {run['median']} against "
             f"a median γ_i of {g['median']}.") in flat
+    _check_sha_paper_values(flat, text)
+
+
+def _check_sha_paper_values(flat: str, text: str) -> None:
+    """The paper's values in the block's Table 1 and in the prose, and the test-set sizes the prose names."""
     from robustsvm.reproduce.sha2002 import PAPER_TABLE1
 
-    assert [c[2] for c in so] == list(PAPER_TABLE1["sonar"])
-    assert [bc[k][2] for k in kernels] == list(PAPER_TABLE1["wisconsin"])
+    t1 = {r["data"]: r for r in table_with(text, "Polynomial k = 4")}
+    for data, key in (("Sonar", "sonar"), ("Breast cancer", "wisconsin")):
+        papers = [float(v.split("[")[1].rstrip("]")) for k, v in t1[data].items() if k != "data"]
+        assert papers == list(PAPER_TABLE1[key])
     assert "The paper's sonar errors are " + ", ".join(f"{v}" for v in PAPER_TABLE1["sonar"][:-1]) + \
         f" and {PAPER_TABLE1['sonar'][-1]} %" in flat
     either = re.search(r"each value rounded or truncated \[([\d, ]+)\]", text)[1].replace(",", " and")
@@ -237,3 +255,14 @@ def test_sha_page_names_the_offline_sonar_copies():
         assert f"`{name}`" in flat, name
         if c["rows"] is not None:
             assert f"`{name}` ({c['rows']} rows" in flat
+
+
+def test_sha_page_states_the_largest_polynomial_gram_entry():
+    """(1 + max_i ‖x_i‖²)⁶ on the raw breast-cancer scores, computed here from the data."""
+    from robustsvm.datasets import load
+    from robustsvm.kernels import Polynomial
+
+    X, _, _ = load("wisconsin")
+    largest = float(np.max(Polynomial(6)(X)))
+    assert largest == pytest.approx((1 + np.max(np.sum(X * X, axis=1))) ** 6)
+    assert f"largest entry of this kernel's Gram matrix is {largest:.1e}" in _flat(_page("sha2002"))

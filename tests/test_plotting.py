@@ -216,3 +216,63 @@ def test_weights_legend_lists_only_the_constraints_present():
 
 def test_lazy_module_attribute():
     assert rs.plotting is plotting
+
+
+def test_weights_of_a_fitted_estimator_say_which_class_is_positive():
+    X, y = make_classification(60, 4, seed=5)
+    words = np.where(y == 1, "malignant", "benign")
+    est = rs.RobustSVC(l2=0.05, signs={0: +1}, positive_class="benign").fit(X, words)
+    _, ax = plotting.weights(est)  # a linear RobustSVC: its solution's weights
+    np.testing.assert_allclose([p.get_height() for p in ax.patches], est.coef_[0])
+    assert ax.get_ylabel() == "weight $w_h$ (> 0: evidence for 'malignant')"
+    # the sign towards "benign" is imposed on w (oriented to "malignant") as w_0 <= 0: drawn red
+    assert mcolors.same_color(ax.patches[0].get_facecolor(), "tab:red")
+    assert est.coef_[0, 0] <= 1e-9
+    three = rs.RobustSVC(l2=0.05).fit(X, np.arange(60) % 3)
+    _, ax = plotting.weights(three, class_label=2)
+    np.testing.assert_allclose([p.get_height() for p in ax.patches], three.coef_[2])
+    with pytest.raises(ValueError, match=r"3 one-vs-rest models: pass class_label= one of \[0, 1, 2\]"):
+        plotting.weights(three)
+    kernel = rs.RobustSVC(l2=0.05, kernel=rs.RBF(1.0), fit_intercept=False, solver="m3").fit(X, y)
+    with pytest.raises(ValueError, match="w is None for a kernel model"):
+        plotting.weights(kernel)
+    with pytest.raises(TypeError, match="expected a robustsvm Solution or a fitted RobustSVC"):
+        plotting.weights(object())
+
+
+def test_weights_path_draws_each_weight_against_lambda_with_its_sign():
+    X, y = make_classification(80, 4, seed=6)
+    lambdas = [0.01, 0.1, 1.0]
+    prob = rs.Problem(penalty=rs.L2(1.0), signs=[1, -1, 0, 0])
+    path = {lam: rs.Problem(penalty=rs.L2(lam), signs=prob.signs).solve(X, y) for lam in lambdas}
+    _, ax = plotting.weights_path(path, feature_names=list("abcd"))
+    assert len(ax.lines) == 4 + 1  # one per feature, then the zero line
+    for h in range(4):
+        np.testing.assert_allclose(ax.lines[h].get_xdata(), lambdas)
+        np.testing.assert_allclose(ax.lines[h].get_ydata(), [path[lam].w[h] for lam in lambdas])
+    assert mcolors.same_color(ax.lines[0].get_color(), "tab:blue") and ax.lines[1].get_linestyle() == "--"
+    assert ax.get_xscale() == "log"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "$w_h \\geq 0$ imposed", "$w_h \\leq 0$ imposed", "free"]
+    with pytest.raises(ValueError, match="logarithmic axis needs positive"):
+        plotting.weights_path({0.0: path[0.01]})
+    with pytest.raises(TypeError, match="non-empty mapping"):
+        plotting.weights_path([])
+
+
+def test_validation_accuracy_against_the_radius_from_a_grid():
+    X, y = make_classification(80, 4, seed=7)
+    grid = rs.grid_search(rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Box(0.1)), X, y,
+                          {"l2": [0.01, 0.1], "radius": [0.0, 0.05, 0.2]}, cv=3, progress=False)
+    _, ax = plotting.validation_accuracy(grid, "radius")
+    assert len(ax.lines) == 2  # one line per λ2
+    for line, lam in zip(ax.lines, [0.01, 0.1], strict=True):
+        idx = [k for k, p in enumerate(grid.points) if p["l2"] == lam]
+        order = np.argsort([grid.points[k]["radius"] for k in idx])
+        np.testing.assert_allclose(line.get_xdata(), [0.0, 0.05, 0.2])
+        np.testing.assert_allclose(line.get_ydata(), grid.scores[idx].mean(axis=1)[order])
+        assert line.get_label() == f"l2 = {lam:g}"
+    best = ax.collections[-1].get_offsets()[0]
+    np.testing.assert_allclose(best, [grid.best_params["radius"], grid.best_score])
+    with pytest.raises(ValueError, match="no parameter 'l1'"):
+        plotting.validation_accuracy(grid, "l1")

@@ -59,9 +59,13 @@ def test_claims_counts_test_samples():
 
 @pytest.mark.slow
 def test_quick_run_writes_where_told(tmp_path, capsys):
+    saved = tmp_path / "rows.pkl"
     assert wool.main(["--quick", "--datasets", "PIMA", "--no-progress", "--n-jobs", "1", "--output-dir",
-                      str(tmp_path)]) == 0
+                      str(tmp_path), "--save-results", str(saved)]) == 0
     text = (tmp_path / "woolnough2022.md").read_text()
+    # the saved rows rewrite the same page without solving
+    assert wool.main(["--from-results", str(saved), "--output-dir", str(tmp_path / "again"), "--no-progress"]) == 0
+    assert (tmp_path / "again" / "woolnough2022.md").read_text() == text
     assert "<!-- BEGIN GENERATED: woolnough2022 quick PIMA -->" in text
     for model in wool.MODELS:
         assert f"| PIMA | 768 | {model} |" in text

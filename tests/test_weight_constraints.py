@@ -185,20 +185,23 @@ def _cvxpy_reference(prob, X, y, names):
     cons = [margins]
     lo, up = np.isfinite(f.lower), np.isfinite(f.upper)
     cons += [w[lo] >= f.lower[lo], w[up] <= f.upper[up]]
-    eq = lin.lb == lin.ub
-    up_rows, lo_rows = ~eq & np.isfinite(lin.ub), ~eq & np.isfinite(lin.lb)
-    rows = {"eq": (eq, lin.A[eq] @ w == lin.ub[eq]),
-            "up": (up_rows, lin.A[up_rows] @ w <= lin.ub[up_rows]),
-            "lo": (lo_rows, lin.A[lo_rows] @ w >= lin.lb[lo_rows])}
+    rows = {}
+    if lin is not None:
+        eq = lin.lb == lin.ub
+        up_rows, lo_rows = ~eq & np.isfinite(lin.ub), ~eq & np.isfinite(lin.lb)
+        rows = {"eq": (eq, lin.A[eq] @ w == lin.ub[eq]),
+                "up": (up_rows, lin.A[up_rows] @ w <= lin.ub[up_rows]),
+                "lo": (lo_rows, lin.A[lo_rows] @ w >= lin.lb[lo_rows])}
     cons += [c for mask, c in rows.values() if mask.any()]
     objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + cp.sum(xi) / n
     cp.Problem(cp.Minimize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11,
                                                    tol_feas=1e-11)
-    nu = np.zeros(lin.k)
+    nu = np.zeros(0 if lin is None else lin.k)
     for kind, (mask, c) in rows.items():
         if mask.any():
             nu[mask] = -c.dual_value if kind == "lo" else c.dual_value
-    cert = certify(model, w.value, float(b.value), multipliers=margins.dual_value, constraint_multipliers=nu)
+    cert = certify(model, w.value, float(b.value), multipliers=margins.dual_value,
+                   constraint_multipliers=None if lin is None else nu)
     return model, cert, nu, float(objective.value)
 
 
@@ -243,12 +246,43 @@ def test_bounds_and_constraints_against_a_cvxpy_model(name):
     assert model.feasible.violation(sol.w) <= 1e-9
 
 
-@pytest.mark.parametrize("solver", ["dcd", "robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
+@pytest.mark.parametrize("name", ["wdbc", "pima", "sonar"])
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge()])
+def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
+    """dcd clips w to [l, u] after its step (a sign is the bound 0); its gap is checked against the reference."""
+    import scipy.sparse as sp
+
+    X, y, names = _standardized(name)
+    bounds = _cases()[name]["bounds"]
+    prob = rs.Problem(loss=loss, penalty=rs.L2(0.05), bounds=bounds)
+    assert "dcd" in capable_backends(prob) and prob.has_bounds
+    if isinstance(loss, rs.Hinge):
+        model, ref, _, _ = _cvxpy_reference(prob, X, y, names)
+        assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective)), ref.message
+    else:  # the squared hinge: the package's conic path as the reference, its certificate checked
+        model = prob.normalize(X, y, feature_names=names)
+        ref = certify(model, *(lambda s: (s.w, s.b))(prob.solve(X, y, feature_names=names, tol=1e-10)))
+        assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective))
+    for data in (X, sp.csr_matrix(X)):
+        sol = prob.solve(data, y, solver="dcd", feature_names=names, tol=1e-8, random_state=0)
+        assert sol.status == "optimal", sol.message
+        assert model.feasible.box_violation(sol.w) == 0.0
+        assert sol.objective - ref.objective <= sol.gap + 1e-12
+        assert sol.objective - sol.gap <= ref.objective + 1e-12
+        assert sol.objective >= ref.bound - 1e-12
+
+
+@pytest.mark.parametrize("solver", ["robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
 def test_backends_without_bounds_refuse_naming_the_reason(solver):
     X, y = _data()
     prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01))
     with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs"):
         prob.solve(X, y, solver=solver)
+
+
+@pytest.mark.parametrize("solver", ["dcd", "robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
+def test_backends_without_constraints_refuse_naming_the_reason(solver):
+    X, y = _data()
     prob = rs.Problem(penalty=rs.L2(0.1), constraints=[rs.ordered(["a", "b"])])
     with pytest.raises(UnsupportedModelError, match="takes no linear constraints on the weights"):
         prob.solve(X, y, solver=solver)
@@ -306,3 +340,23 @@ def test_bounds_and_constraints_survive_json(bounds):
     np.testing.assert_array_equal(f1.linear.A, f2.linear.A)
     np.testing.assert_array_equal(f1.linear.ub, f2.linear.ub)
     np.testing.assert_array_equal(f1.linear.lb, f2.linear.lb)
+
+
+def test_oriented_models_and_grid_search_keep_bounds_and_constraints():
+    from robustsvm.model_selection import grid_search
+
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, constraints=[rs.ordered(["b", "c"])],
+                      positive_class="no")
+    oriented = prob.oriented(prob.prepare(X, y))  # labels as ±1, the direction folded into the arrays
+    f1, f2 = prob.normalize(X, y).feasible, oriented.normalize(X.to_numpy(), y).feasible
+    np.testing.assert_array_equal(f1.lower, [-0.4, -np.inf, -np.inf, -np.inf])
+    np.testing.assert_array_equal(f2.lower, f1.lower)
+    np.testing.assert_array_equal(f2.upper, f1.upper)
+    np.testing.assert_array_equal(f2.linear.A, f1.linear.A)
+    result = grid_search(prob, X, y, {"l2": [0.1, 1.0]}, cv=3, solver="clarabel")
+    # at the default tolerance Clarabel's points meet the rows to its feasibility (1e-8): certified optimal
+    assert np.all(np.asarray(result.statuses) == "optimal"), result.statuses
+    for w in np.asarray(result.weights).reshape(-1, 4):  # every fold's weights meet the oriented constraints
+        assert -0.4 - 1e-9 <= w[0] <= -0.1 + 1e-9
+        assert -w[1] <= -w[2] + 1e-8  # towards 'no': w_b ≤ w_c on −w

@@ -5,10 +5,10 @@ samples, in a random order, with liblinear-style shrinking. The maintained
 vectors are
 
     v = Σ_i c_i y_i α_i x_i               (the unconstrained dual image, λ·w before projection)
-    w_h = v_h / λ if s_h v_h ≥ 0 else 0   (the sign-feasible weights; β_h = max(0, −s_h v_h))
+    w_h = clip(v_h, λl_h, λu_h) / λ       (the feasible weights: signs are the bounds [0, ∞) / (−∞, 0])
 
 so that after every update the closed-form β is already applied on the touched
-coordinates (``sg`` holds the signs s_h as int8; ``s_h = 0`` is always free).
+coordinates (``box`` holds ``λl`` and ``λu``, a large finite number for an absent side).
 The derivation is in ``docs/derivations/dcd.md``.
 
 ``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
@@ -22,9 +22,10 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-__all__ = ["CsrRows", "DcdParams", "DcdSamples", "DcdState", "DenseRows", "average_into", "dot", "drop_from_active",
-           "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse", "leaves_active_set",
-           "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient", "restrict_columns", "shuffle",
+__all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdState", "DenseRows", "average_into", "dot",
+           "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse",
+           "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
+           "restrict_columns", "shuffle",
            "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
@@ -35,6 +36,8 @@ CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
 DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
 #: the maintained vectors ``v``, ``w`` and ``sums = [b0, S]`` (intercept multiplier, ``Σ c_i y_i α_i``)
 DcdState = namedtuple("DcdState", ["v", "w", "sums"])
+#: the bounds on ``w`` times λ: ``lo ≤ λw ≤ up`` (±1e300 for an absent side; a sign is a zero bound)
+DcdBox = namedtuple("DcdBox", ["lo", "up"])
 #: the scalars of one solve: ``1/λ``, the dual box's end, the squared hinge's ``δ/2``, ρ, and the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
 
@@ -109,17 +112,19 @@ def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_max_old,
+def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
                 pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
 
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``prm`` a :data:`DcdParams`.
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox`, ``prm`` a
+    :data:`DcdParams`.
     Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
     are updated in place.
     """
     X = rows.X
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums
+    lo, up = box.lo, box.up
     inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
     b0 = state[0]
@@ -153,27 +158,29 @@ def epoch_dense(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_m
                 for h in range(d):
                     vh = v[h] + delta * X[i, h]
                     v[h] = vh
-                    w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                    w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_max_old,
+def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
                  pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
 
     Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
-    (sign constraints present), the α-step uses the curvature of the coordinates free at
-    the current point, which is kept only when its exact dual gain is at least what the
-    step with the full curvature ``qdiag`` is guaranteed to gain; otherwise that step is
-    taken instead (so every step gains at least as much as the plain Newton step's bound).
+    (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
+    the α-step uses the curvature of the coordinates free at the current point, which is kept
+    only when its exact dual gain is at least what the step with the full curvature ``qdiag``
+    is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
+    as much as the plain Newton step's bound).
     Same arguments, returns and in-place updates as :func:`epoch_dense`.
     """
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums
+    lo, up = box.lo, box.up
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
     b0 = state[0]
@@ -194,8 +201,8 @@ def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_
             x = data[k]
             wh = w[h]
             acc += x * wh
-            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with s_h ≠ 0 means clipped or v_h = 0)
-            if local and (wh != 0.0 or sg[h] == 0):
+            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0)
+            if local and (wh != 0.0 or (lo[h] != 0.0 and up[h] != 0.0)):
                 q_free += x * x
         yi = y[i]
         ai = alpha[i]
@@ -217,7 +224,7 @@ def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_
                     for k in range(start, stop):
                         h = indices[k]
                         vh = v[h] + delta * data[k]
-                        wh = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                        wh = min(max(vh, lo[h]), up[h]) * inv_lam
                         dw2 += wh * wh - w[h] * w[h]
                         v[h] = vh
                         w[h] = wh
@@ -226,7 +233,7 @@ def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_
                         h = indices[k]
                         vh = v[h] + delta * data[k]
                         v[h] = vh
-                        w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                        w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
                 if local and a_new != a_safe:
                     # exact gain of the dual against the gain the curvature-bound step is sure to make
                     gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
@@ -238,7 +245,7 @@ def epoch_sparse(rows, samples, alpha, st, sg, prm, index, rng, active_size, pg_
                             h = indices[k]
                             vh = v[h] + delta2 * data[k]
                             v[h] = vh
-                            w[h] = vh * inv_lam if sg[h] * vh >= 0.0 else 0.0
+                            w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
                         delta += delta2
                         a_new = a_safe
                 alpha[i] = a_new

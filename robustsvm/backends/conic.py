@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 import warnings
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
+from .._lazy import is_installed
 from ..conic import STATUS, ConicProgram, native_options, solver_output
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
@@ -23,7 +24,8 @@ CONIC_SOLVERS = ("CLARABEL", "SCS", "ECOS", "MOSEK", "GUROBI", "CVXOPT", "OSQP",
 
 #: solvers through CVXPY that take linear and quadratic programs only (no second-order, power or PSD cones)
 QP_ONLY = frozenset({"OSQP", "HIGHS", "PIQP"})
-#: default time limit (seconds) of the solvers that have none by default
+#: default time limit (seconds) of the solvers that have none by default, declared on their registration
+#: (``Backend.defaults``) and passed by :mod:`robustsvm.solve_path`
 DEFAULT_TIME_LIMIT = {"HIGHS": 600.0, "OSQP": 600.0}
 #: each solver's own name of its time-limit option (None: not translated)
 _TIME_LIMIT_OPTION = {"CLARABEL": "time_limit", "SCS": "time_limit_secs", "OSQP": "time_limit",
@@ -119,23 +121,19 @@ QP_NEEDS = Needs(sets="any", per_sample_sets=True, bounds=True, constraints=True
 
 
 def _with_time_limit(solver_name: str, time_limit, solver_options) -> dict:
-    """``solver_options`` plus the solver's own time-limit option (HiGHS and OSQP get one by default)."""
+    """``solver_options`` plus the solver's own time-limit option (None: none; the solve path passes the
+    default a backend declares, :data:`DEFAULT_TIME_LIMIT` for HiGHS and OSQP)."""
     opts = dict(solver_options or {})
-    name = solver_name.upper()
-    key = _TIME_LIMIT_OPTION.get(name)
     if time_limit is None:
-        time_limit = DEFAULT_TIME_LIMIT.get(name)
-        if time_limit is None:
-            return opts
-    else:
-        if key is None:
-            raise ValueError(f"time_limit is not translated for solver {solver_name!r}; pass its own option in "
-                             "solver_options")
-        time_limit = float(time_limit)
-        if not np.isfinite(time_limit) or time_limit <= 0:
-            raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
-    if key is not None:
-        opts.setdefault(key, float(time_limit))
+        return opts
+    key = _TIME_LIMIT_OPTION.get(solver_name.upper())
+    if key is None:
+        raise ValueError(f"time_limit is not translated for solver {solver_name!r}; pass its own option in "
+                         "solver_options")
+    time_limit = float(time_limit)
+    if not np.isfinite(time_limit) or time_limit <= 0:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    opts.setdefault(key, time_limit)
     return opts
 
 
@@ -252,8 +250,13 @@ def solve_conic(solver_name: str):
     return solve
 
 
+#: the Python module behind each CVXPY solver, found without importing CVXPY (``cp.installed_solvers()`` would)
+SOLVER_MODULES = {"CLARABEL": "clarabel", "SCS": "scs", "ECOS": "ecos", "MOSEK": "mosek", "GUROBI": "gurobipy",
+                  "CVXOPT": "cvxopt", "OSQP": "osqp", "PIQP": "piqp", "HIGHS": "highspy", "COPT": "coptpy"}
+
+
 def _register_installed() -> None:
-    installed = set(cp.installed_solvers())
+    installed = {name for name, module in SOLVER_MODULES.items() if is_installed(module)}
     for name in CONIC_SOLVERS:
         if name not in installed:
             continue
@@ -276,6 +279,7 @@ def _register_installed() -> None:
                 kernel_needs=KERNEL_NEEDS,
                 summary=summary,
                 options=frozenset({"solver_options", "warm_start", "program", "time_limit"}),
+                defaults={"time_limit": DEFAULT_TIME_LIMIT[name]} if name in DEFAULT_TIME_LIMIT else {},
                 kind="conic",
                 certificate="the package's duality gap: recomputed objective minus the Lagrangian bound built from "
                             "the solver's margin multipliers (robustsvm.duality)",

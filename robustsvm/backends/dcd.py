@@ -41,14 +41,20 @@ __all__ = ["DEFAULTS", "NEEDS", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
-#: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs, any intercept
+#: a finite stand-in for ±∞ in the clip bounds (the kernels use fastmath without the no-inf flag anyway)
+_HUGE = 1e300
+
+
+#: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs and bounds, any intercept
 NEEDS = Needs(
     losses=frozenset({"hinge", "squared_hinge"}),
     l2="required",
     l1=False,
     sets=(),
+    bounds=True,
     why={"loss": "it needs a soft-margin loss",
          "l1": "it handles an L2 penalty only (the L1 term makes the dual non-smooth in w)",
+         "constraints": "a linear constraint couples the weights, which the closed-form clip of w cannot keep",
          "sets": "the robust margin couples every sample through the support function of w, so the dual "
                  "loses its one-coordinate-per-sample form"},
 )
@@ -119,7 +125,15 @@ class _FeatureShrinking:
         return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
 
 
-def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, shrinking: bool, rng_state):
+def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
+    """The bounds on ``λw`` for the kernels: the model's box, or the signs' ``[0, ∞)`` / ``(−∞, 0]`` (±1e300 for ∞)."""
+    if arrays.box is None:
+        return kern.DcdBox(np.where(arrays.sg > 0, 0.0, -_HUGE), np.where(arrays.sg < 0, 0.0, _HUGE))
+    lower, upper = arrays.box
+    return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
+
+
+def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
     """``(run_epoch, rows, features)``: one compiled epoch over the active samples.
 
     ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
@@ -129,7 +143,8 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, 
     """
     sg, lam = arrays.sg, arrays.l2
     dii = 0.5 if arrays.squared else 0.0
-    local = bool(np.any(sg != 0))  # sparse rows: try the local-curvature step (kernel docstring)
+    # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
+    local = bool(np.any(sg != 0)) and arrays.box is None
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
@@ -141,14 +156,14 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, index, 
 
         def run_epoch(active, pg_max_old, pg_min_old):
             part, samples = rows[0]
-            return kern.epoch_sparse(part, samples, alpha, st, sg, prm, index, rng_state, active, pg_max_old,
+            return kern.epoch_sparse(part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
                                      pg_min_old)
         return run_epoch, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
 
     def run_epoch(active, pg_max_old, pg_min_old):
-        return kern.epoch_dense(part, samples, alpha, st, sg, prm, index, rng_state, active, pg_max_old,
+        return kern.epoch_dense(part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
                                 pg_min_old)
     return run_epoch, None, features
 
@@ -208,6 +223,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam)
     qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
+    box = weight_box(arrays)
+    lo, hi = box  # w = clip(v, λl, λu)/λ
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
@@ -215,9 +232,12 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     index = np.flatnonzero(c > 0).astype(np.int64)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
+    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, box, index, bool(shrinking),
+                                                rng_state)
     ops = Products(arrays.X)
-    w_avg = np.zeros(d)
+    if arrays.box is not None:
+        np.clip(st.w, lo / lam, hi / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
+    w_avg = st.w.copy()
     free = arrays.intercept.mode == "free"
 
     def certify(b_eff: float):
@@ -226,8 +246,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         if features is not None:
             # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
             np.add(new.images[0], new.images[1], out=v)
-            np.divide(v, lam, out=w)
-            w[arrays.sg * w < 0] = 0.0  # w = clip_s(v)/λ
+            np.clip(v, lo, hi, out=w)
+            np.divide(w, lam, out=w)
             restricted = features.update(v)
             if restricted is not None:
                 ptr, idx, dat, qd = restricted

@@ -16,10 +16,10 @@ iteration, but one that reaches the optimum): ``eliminate=True`` minimizes over
 the 2d multipliers of ``p, q ≥ 0`` in closed form and iterates on α alone,
 whose condition number is ``ν s_max λ_max(Q)`` instead of ``κ(Q)``
 (``docs/derivations/pq_dual.md`` §5), and ``accelerate=True`` adds Nesterov
-momentum with restarts (iterations ∝ √κ); ``tol=1e-8``, ``max_iter=100000``.
+momentum with restarts (iterations ∝ √κ); limits :data:`DEFAULTS`.
 
 ``paper=True`` is the paper's Algorithm 1 exactly: the plain iteration on the
-full dual, maxiter 1000 and tol 1e-4 unless given, with ``α = step · 2/λ_max(Q)``,
+full dual, the paper's limits :data:`PAPER_DEFAULTS` unless given, with ``α = step · 2/λ_max(Q)``,
 a fixed ``alpha``, or ``alpha="search"``: the paper's tuning range
 ``α ∈ {10⁻¹⁶, 10⁻¹⁵, …, 10⁻⁴}``, keeping the α whose last iterate has the
 smallest model objective (the truncated iterate the paper reports).
@@ -43,10 +43,14 @@ from ..model import Model
 from ..uncertainty import Box
 from .registry import Backend, History, Needs, Result, register
 
-__all__ = ["PAPER_ALPHAS", "largest_eigenvalue", "pq_solve", "pq_solve_paper"]
+__all__ = ["DEFAULTS", "PAPER_ALPHAS", "PAPER_DEFAULTS", "largest_eigenvalue", "pq_solve", "pq_solve_paper"]
 
 #: the step sizes Woolnough et al. (2022) tuned α over (§5.1): 10⁻¹⁶, 10⁻¹⁵, …, 10⁻⁴
 PAPER_ALPHAS = tuple(10.0 ** k for k in range(-16, -3))
+#: limits of the converged iteration (the default mode), declared on the backend's registration
+DEFAULTS = {"tol": 1e-8, "max_iter": 100_000}
+#: limits of the paper's Algorithm 1 (``paper=True``): its tolerance and iteration cap (§5.1)
+PAPER_DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 
 
 def largest_eigenvalue(dual: PQDual, *, tol: float = 1e-6, seed: int = 0) -> float:
@@ -69,7 +73,7 @@ def largest_eigenvalue(dual: PQDual, *, tol: float = 1e-6, seed: int = 0) -> flo
         return lam
 
 
-def pq_solve(dual: PQDual, *, tol: float = 1e-8, max_iter: int = 100_000, step: float = 0.95,
+def pq_solve(dual: PQDual, *, tol: float = DEFAULTS["tol"], max_iter: int = DEFAULTS["max_iter"], step: float = 0.95,
              accelerate: bool = True, eliminate: bool = True, random_state: int | None = None,
              verbose: bool = False, alpha: float | None = None, lam_max: float | None = None):
     """Run the projected iteration on ``dual``; returns ``(u, status, iterations, history, alpha, lam_max)``.
@@ -249,8 +253,9 @@ NEEDS = Needs(
 )
 
 
-def pq_solve_paper(dual: PQDual, *, alpha: float | str | None = None, tol: float = 1e-4, max_iter: int = 1000,
-                   step: float = 0.95, random_state: int | None = None, verbose: bool = False):
+def pq_solve_paper(dual: PQDual, *, alpha: float | str | None = None, tol: float = PAPER_DEFAULTS["tol"],
+                   max_iter: int = PAPER_DEFAULTS["max_iter"], step: float = 0.95, random_state: int | None = None,
+                   verbose: bool = False):
     """The paper's Algorithm 1 (plain iteration on the full dual), with the paper's α tuning when asked.
 
     ``alpha=None`` uses ``step · 2/λ_max(Q)``; a number is used as the fixed
@@ -288,19 +293,21 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     dual = PQDual.from_model(model)
     t1 = time.perf_counter()
     tried = None
+    limits = PAPER_DEFAULTS if paper else DEFAULTS
+    tol = limits["tol"] if tol is None else float(tol)
+    max_iter = limits["max_iter"] if max_iter is None else int(max_iter)
     if paper:
         if accelerate or eliminate:
             raise ValueError("paper=True is the plain iteration: it takes neither accelerate nor eliminate")
         u, status, it, history, alpha_used, lam_max, tried = pq_solve_paper(
-            dual, alpha=alpha, tol=1e-4 if tol is None else float(tol),
-            max_iter=1000 if max_iter is None else int(max_iter), step=float(step), random_state=random_state,
+            dual, alpha=alpha, tol=tol, max_iter=max_iter, step=float(step), random_state=random_state,
             verbose=verbose)
     else:
         if alpha is not None:
             raise ValueError("alpha (a fixed step or 'search') applies to the paper's iteration: pass paper=True")
         u, status, it, history, alpha_used, lam_max = pq_solve(
-            dual, tol=1e-8 if tol is None else float(tol), max_iter=100_000 if max_iter is None else int(max_iter),
-            step=float(step), accelerate=True if accelerate is None else bool(accelerate),
+            dual, tol=tol, max_iter=max_iter, step=float(step),
+            accelerate=True if accelerate is None else bool(accelerate),
             eliminate=True if eliminate is None else bool(eliminate), random_state=random_state, verbose=verbose)
     t2 = time.perf_counter()
     w, b = dual.wb(u)
@@ -331,6 +338,8 @@ register(
         kind="first-order",
         certificate="duality gap (2/ν)(P_pq(w, b) − D_pq(u)) in model units (stops on the projected-gradient "
                     "residual)",
+        defaults=DEFAULTS,
+        mode_defaults={"paper": PAPER_DEFAULTS},
     ),
     replace=True,
 )

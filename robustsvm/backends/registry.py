@@ -13,7 +13,7 @@ cannot solve with an error naming those that can, and turns the result into a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,8 @@ __all__ = ["Backend", "History", "Needs", "Result", "register", "unregister", "g
 
 #: options every backend accepts (each may ignore those that do not apply)
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose", "random_state"})
+#: the options whose defaults a backend declares on its registration (``Backend.defaults``)
+DEFAULTED_OPTIONS = frozenset({"tol", "max_iter", "time_limit"})
 
 _ALL_INTERCEPTS = frozenset({"free", "none", "ridge"})
 
@@ -163,6 +165,10 @@ class Backend:
         The values of ``tol``, ``max_iter`` and ``time_limit`` the backend uses when the caller gives none,
         declared once here: :mod:`robustsvm.solve_path` passes them to ``solve`` and ``solve_many``
         (a key left out: the backend has no such limit, or the solver's own default applies).
+    mode_defaults : dict of str to dict
+        Defaults of a mode the backend runs in when one of its options is given a true value, replacing
+        those of ``defaults`` key by key (``{"paper": {"tol": 1e-4, "max_iter": 1000}}``: pq's
+        ``paper=True`` runs the paper's algorithm with the paper's limits).
     """
 
     name: str
@@ -175,13 +181,28 @@ class Backend:
     certificate: str = "duality gap"
     solve_many: Callable[..., list[Result]] | None = None
     defaults: dict = field(default_factory=dict)
+    mode_defaults: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        unknown = set(self.defaults) - {"tol", "max_iter", "time_limit"}
-        if unknown:
-            raise ValueError(f"Backend.defaults declares tol, max_iter and time_limit only, got {sorted(unknown)}")
-        if "time_limit" in self.defaults and "time_limit" not in self.options:
-            raise ValueError("a backend with a default time_limit must accept the time_limit option")
+        for where, declared in [("defaults", self.defaults),
+                                *((f"mode_defaults[{k!r}]", v) for k, v in self.mode_defaults.items())]:
+            unknown = set(declared) - DEFAULTED_OPTIONS
+            if unknown:
+                raise ValueError(f"Backend.{where} declares tol, max_iter and time_limit only, got {sorted(unknown)}")
+            if "time_limit" in declared and "time_limit" not in self.options:
+                raise ValueError("a backend with a default time_limit must accept the time_limit option")
+        modes = set(self.mode_defaults) - self.options
+        if modes:
+            raise ValueError(f"Backend.mode_defaults names options the backend does not accept: {sorted(modes)}")
+
+    def defaults_for(self, options: Mapping[str, Any]) -> dict:
+        """The declared defaults that apply to a solve with ``options``: ``defaults``, replaced by those of
+        every mode of ``mode_defaults`` whose option ``options`` sets to a true value."""
+        out = dict(self.defaults)
+        for option, declared in self.mode_defaults.items():
+            if options.get(option):
+                out.update(declared)
+        return out
 
     def check(self, problem) -> list[str]:
         """Why this backend cannot solve ``problem`` (empty when it can), from its declarations."""

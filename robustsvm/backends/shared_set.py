@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..duality import class_balance, dual_value
+from ..duality import class_balance, dual_value, penalty_conjugate
 from ..intercept import Intercept
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
@@ -130,6 +130,8 @@ class SharedSetArrays:
         kernels is built when first asked for.
     primal : callable
         ``primal(w, b, margins) -> P``, the model's objective from its robust margins.
+    box : pair of ndarray of shape (d,) or None
+        ``(lower, upper)``: bounds on ``w`` beyond signs (None: the signs alone); dcd clips to them.
     """
 
     X: Any
@@ -144,6 +146,7 @@ class SharedSetArrays:
     loss: Any
     V: Any
     primal: Callable
+    box: tuple | None = None
 
     # ---------------------------------------------------------------------------------------------- building
     @classmethod
@@ -158,7 +161,8 @@ class SharedSetArrays:
         return cls(X=X, y=np.ascontiguousarray(model.y, dtype=np.float64),
                    c=np.ascontiguousarray(model.c, dtype=np.float64), r=r, sqn=sqn,
                    sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
-                   intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model))
+                   intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model),
+                   box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None)
 
     @classmethod
     def from_arrays(cls, X, y, c, *, l2: float, primal: Callable, loss, l1: float = 0.0, signs=None,
@@ -365,8 +369,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     D = -np.inf
     for u in us:
         if not u.size:  # A = 0: u does not enter
-            wd = kern.softclip(v_t, arrays.l1, arrays.sg, 1.0 / lam)
-            D = max(D, arrays.dual_value(alpha_t, wd, S_t))
+            D = max(D, _nominal_dual(arrays, alpha_t, v_t, S_t))
             continue
         g = arrays.description.gauge(u)
         if g > 1.0:
@@ -374,6 +377,19 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         wd = kern.softclip(v_t - A_t * u, arrays.l1, arrays.sg, 1.0 / lam)
         D = max(D, arrays.dual_value(alpha_t, wd, S_t))
     return DualCertificate(P, D, w, b, scale=float(c.sum()), images=VV)
+
+
+def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: float) -> float:
+    """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model.
+
+    Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
+    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``).
+    """
+    if arrays.box is None:
+        return arrays.dual_value(alpha, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2), S)
+    lower, upper = arrays.box
+    conj = penalty_conjugate(v, arrays.l2, arrays.l1, None, lower=lower, upper=upper)
+    return dual_value(arrays.loss, arrays.c, alpha, conj, arrays.intercept, S)
 
 
 def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace) -> tuple[DualCertificate,

@@ -22,10 +22,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 
+from .._lazy import cvxpy as cp
 from ..model import Model
 from . import solvers
 from .solvers import CLARABEL_RETRIES, RETRIED, STATUS, native_options, raw_objectives, solver_output

@@ -15,8 +15,6 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import cvxpy as cp
-
 __all__ = ["CLARABEL_RETRIES", "RETRIED", "STATUS", "native_options", "raw_objectives", "solver_output",
            "solver_status"]
 
@@ -34,16 +32,17 @@ CLARABEL_RETRIES = (
 #: statuses after which a Clarabel solve is retried (a user limit or a proved infeasibility is not)
 RETRIED = frozenset({"optimal_inaccurate", "solver_error"})
 
-#: CVXPY statuses in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
+#: CVXPY statuses (the string values of ``cp.OPTIMAL``, ``cp.USER_LIMIT``, ...: written out so that importing
+#: this module does not import CVXPY) in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
 STATUS = {
-    cp.OPTIMAL: "optimal",
-    cp.OPTIMAL_INACCURATE: "optimal_inaccurate",
-    cp.USER_LIMIT: "max_iter",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible_inaccurate",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded_inaccurate",
-    cp.SOLVER_ERROR: "solver_error",
+    "optimal": "optimal",
+    "optimal_inaccurate": "optimal_inaccurate",
+    "user_limit": "max_iter",
+    "infeasible": "infeasible",
+    "infeasible_inaccurate": "infeasible_inaccurate",
+    "unbounded": "unbounded",
+    "unbounded_inaccurate": "unbounded_inaccurate",
+    "solver_error": "solver_error",
 }
 
 

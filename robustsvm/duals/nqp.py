@@ -19,10 +19,11 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, aslinearoperator
+
+from .._lazy import cvxpy as cp
 
 __all__ = ["NQP", "NQPResult", "solve_nqp_cvxpy"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
 from .base import UncertaintySet
 from .box import Box
 

@@ -14,11 +14,10 @@ import math
 from abc import ABC, abstractmethod
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
-from cvxpy.atoms.affine.unary_operators import NegExpression
 
+from .._lazy import cvxpy as cp
 from .._validation import real_array as _real_array
 
 __all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "real_array", "stack_directions"]
@@ -338,6 +337,8 @@ def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
     every ``z_j`` is ``±x`` for one expression ``x`` (the compiler passes ``±w``), the
     stack is one sparse product ``(s ⊗ I_d) x`` instead of a J-argument ``vstack``.
     """
+    from cvxpy.atoms.affine.unary_operators import NegExpression
+
     if len(zs) == 1:
         return cp.reshape(zs[0], (zs[0].size,), order="C")
     base = zs[0].args[0] if isinstance(zs[0], NegExpression) else zs[0]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
 from .base import UncertaintySet, real_array, stack_directions
 from .chance import bonferroni_radius, check_covariance
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from .._lazy import cvxpy as cp
 from .ball import _sphere_gauge
 from .base import UncertaintySet, real_array, stack_directions
 from .chance import check_covariance, chi2_radius

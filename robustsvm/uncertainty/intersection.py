@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 
+from .._lazy import cvxpy as cp
 from .base import NumericSupportMixin, UncertaintySet, direction_scale
 
 __all__ = ["Intersection"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from .._lazy import cvxpy as cp
 from .base import UncertaintySet, direction_scale, real_array, stack_directions
 
 __all__ = ["Polyhedron", "check_polytope"]

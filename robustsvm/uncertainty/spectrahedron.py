@@ -9,12 +9,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-import cvxpy as cp
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .._lazy import cvxpy as cp
 from .base import NumericSupportMixin, UncertaintySet, direction_scale, real_array, stack_directions
 from .ellipsoid import check_symmetric
 from .polyhedron import rows_closed_under_negation
