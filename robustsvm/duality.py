@@ -43,7 +43,6 @@ the margins), and reports ``gap = P(w, b) − D(a, u) ≥ P(w, b) − P*``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,12 +52,12 @@ from . import objective as objective_module
 from ._lazy import cvxpy as cp
 from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
+from .result import Result
 
 __all__ = [
     "FEAS_TOL",
     "box_maximizer",
     "linear_tolerance",
-    "Certificate",
     "certify",
     "lagrangian_bound",
     "penalty_conjugate",
@@ -419,43 +418,11 @@ def _as_loss(loss: Any):
     return loss
 
 
-@dataclass
-class Certificate:
-    """The package's verdict on a returned point.
-
-    Attributes
-    ----------
-    w : ndarray
-        The point, projected on the signs (and rescaled onto the hard-margin
-        feasible set when needed).
-    b : float
-    objective : float
-        ``P(w, b)`` recomputed by the package.
-    violation : float
-        Largest constraint violation at ``(w, b)``.
-    bound : float
-        The package's lower bound ``D`` on the optimum.
-    gap : float
-        ``P(w, b) − D`` (``inf`` when the point is infeasible).
-    status : str
-        The backend's status, or ``"inaccurate"`` when it claimed optimality
-        the numbers do not support, or ``"infeasible_inaccurate"`` for a
-        hard-margin point that no rescaling makes feasible.
-    message : str
-        Empty, or what disagreed and by how much.
-    changed : bool
-        Whether ``w`` or ``b`` were modified.
-    """
-
-    w: np.ndarray
-    b: float
-    objective: float
-    violation: float
-    bound: float
-    gap: float
-    status: str
-    message: str = ""
-    changed: bool = False
+def _verdict(w: np.ndarray, b: float, objective: float, violation: float, bound: float, gap: float,
+             status: str, message: str = "") -> Result:
+    """The package's verdict on a point as a certified :class:`Result` (``dual_value`` the bound ``D``)."""
+    return Result(w=w, b=float(b), status=status, gap=float(gap), dual_value=float(bound), dual_feasible=True,
+                  objective=float(objective), violation=float(violation), message=message, certified=True)
 
 
 def certify(
@@ -470,8 +437,17 @@ def certify(
     tol: float | None = None,
     own_bound: float = float("nan"),
     constraint_multipliers: np.ndarray | None = None,
-) -> Certificate:
+) -> Result:
     """Check a linear model's point and build its gap from the package's own bound.
+
+    Returns the verdict as a certified :class:`~robustsvm.result.Result` (``certified=True``):
+    ``w``, ``b`` the point, projected on the signs (and rescaled onto the hard-margin feasible
+    set when needed); ``objective`` ``P(w, b)`` recomputed by the package; ``violation`` the
+    largest constraint violation there; ``dual_value`` the package's lower bound ``D`` on the
+    optimum; ``gap`` ``P(w, b) − D`` (``inf`` when the point is infeasible); ``status`` the
+    backend's, or ``"inaccurate"`` when it claimed optimality the numbers do not support, or
+    ``"infeasible_inaccurate"`` for a hard-margin point that no rescaling makes feasible;
+    ``message`` empty, or what disagreed and by how much.
 
     Parameters
     ----------
@@ -521,10 +497,9 @@ def certify(
         m0 = float(np.min(margins))
         if m0 <= 0.0:
             violation = objective_module.violation(model, w, b, margins=margins)
-            return Certificate(
-                w=w, b=b, objective=objective_module.objective_from_margins(model, w, b, margins),
-                violation=violation, bound=float("nan"), gap=float("inf"), status="infeasible_inaccurate",
-                changed=True,
+            return _verdict(
+                w, b, objective_module.objective_from_margins(model, w, b, margins), violation, float("nan"),
+                float("inf"), "infeasible_inaccurate",
                 message=(f"the returned point violates the hard-margin constraints by {violation:.3g} "
                          f"(smallest robust margin {m0:.3g} ≤ 0, so no rescaling makes it feasible); "
                          "it certifies nothing: the data may not be separable (a conic solver decides), or "
@@ -540,9 +515,8 @@ def certify(
         violation = objective_module.violation(model, w, b, margins=margins)
     if not (np.isfinite(objective) and np.all(np.isfinite(w)) and np.isfinite(b)):
         # a diverged iterate: nothing to certify
-        return Certificate(w=w, b=b, objective=float(objective), violation=float(violation), bound=float("nan"),
-                           gap=float("inf"), status="inaccurate" if status == "optimal" else status,
-                           message="the returned point is not finite", changed=changed)
+        return _verdict(w, b, objective, violation, float("nan"), float("inf"),
+                        "inaccurate" if status == "optimal" else status, message="the returned point is not finite")
     c = np.asarray(model.c, dtype=np.float64)
     if multipliers is None or np.shape(multipliers) != (model.n,):
         multipliers = multipliers_from_margins(loss, margins, c)
@@ -591,5 +565,4 @@ def certify(
         if problems:
             new_status = "inaccurate"
             messages.extend(problems)
-    return Certificate(w=w, b=b, objective=objective, violation=violation, bound=bound, gap=gap,
-                       status=new_status, message="; ".join(messages), changed=changed)
+    return _verdict(w, b, objective, violation, bound, gap, new_status, message="; ".join(messages))

@@ -6,8 +6,7 @@ a stored solution is validated. The rules are plain values (:meth:`Preprocessing
 (numeric column) or most frequent category (categorical column) that fills a missing entry, the sorted
 categories of each categorical column, and the mean and scale of each z-score
 
-.. math:: z_h = (x_h - \\bar x_h) / s_h, \\qquad s_h = \\sqrt{\\tfrac1n \\textstyle\\sum_i (x_{ih} - \\bar x_h)^2}
-          \\ (s_h = 1 \\text{ for a constant column}),
+    z_h = (x_h − x̄_h) / s_h,   s_h = √( (1/n) Σ_i (x_ih − x̄_h)² )   (s_h = 1 for a constant column),
 
 computed after imputation and encoding, over the rows the model is fitted on. They are fitted with
 scikit-learn's ``SimpleImputer`` and ``OneHotEncoder`` and applied by this module's own code, so a

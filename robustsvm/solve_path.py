@@ -185,9 +185,9 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if cert.status in FAILED:
         raise _refuse(name, model, result, cert.message)
     message = "; ".join(m for m in (result.message, cert.message) if m)
-    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=float(cert.gap), dual_value=float(cert.bound),
-                   dual_feasible=True, objective=float(cert.objective), violation=float(cert.violation),
-                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.bound})
+    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
+                   dual_feasible=True, objective=cert.objective, violation=cert.violation,
+                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.dual_value})
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
@@ -257,6 +257,10 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     data = check_fit_data(X, y, signs=problem.signs, sample_weight=sample_weight, feature_names=feature_names,
                           positive_class=positive_class)
     note = unnamed_direction(data.classes, positive_class, data.signs)
+    if note is None and (getattr(problem, "bounds", None) is not None or getattr(problem, "constraints", None)):
+        note = unnamed_direction(data.classes, positive_class, np.ones(1))  # bounds have a direction too
+        if note is not None:
+            note = note.replace("signs were given", "bounds or linear constraints on the weights were given", 1)
     if note is not None:  # signs on labels that do not say which class they point to
         warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
     model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once

@@ -113,9 +113,9 @@ class _Interval:
                       model_value: float = float("nan")) -> tuple[float, float]:
         """The package's certificate of a point: adds it, returns ``(objective, bound)``."""
         cert = certify(self.model, np.asarray(w, float), float(b), multipliers=multipliers)
-        bound = cert.bound
+        bound = cert.dual_value
         if multipliers is not None:  # the bound from the multipliers recovered at the point is valid too
-            bound = max(bound, certify(self.model, np.asarray(w, float), float(b)).bound)
+            bound = max(bound, certify(self.model, np.asarray(w, float), float(b)).dual_value)
         self.add(name, cert.objective, bound, cert.w, cert.b, model_value)
         return float(cert.objective), float(bound)
 

@@ -209,3 +209,20 @@ def test_kernel_model_with_free_intercept_matches_libsvm(wdbc):
     # same minimizer: (λ/2)‖f‖² + (1/n)Σ hinge is λ times libsvm's ½‖f‖² + C Σ hinge with C = 1/(λn)
     np.testing.assert_allclose(sol.decision_function(X), svc.decision_function(X), atol=2e-4)
     assert sol.status == "optimal"
+
+
+def test_a_compiled_program_answers_with_the_backend_result_type():
+    """``ConicProgram.solve`` returns the one :class:`Result`: the solver's own primal and dual values as the typed
+    fields the certifier reads (its dual value marked as unchecked), the margin multipliers in model units."""
+    from robustsvm.result import Result
+
+    X, y = make_classification(n=60, d=4, seed=1)
+    prob = rs.Problem(penalty=rs.L2(0.5), uncertainty=rs.Box(0.05))
+    res = prob.compile(X, y).solve("CLARABEL")
+    assert isinstance(res, Result) and res.status == "optimal" and not res.certified
+    assert res.dual_feasible is False
+    assert res.primal_value - res.dual_value == pytest.approx(res.gap, abs=1e-12 * max(1.0, abs(res.primal_value)))
+    assert res.multipliers.shape == (60,) and np.all(res.multipliers >= -1e-9)
+    assert res.message.startswith("CVXPY status optimal") and "solver_status" in res.extra
+    # the solver's primal value is the model's objective at its point (an independent recomputation)
+    assert res.primal_value == pytest.approx(prob.objective(X, y, res.w, res.b), rel=1e-7)

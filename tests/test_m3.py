@@ -233,3 +233,23 @@ def test_recorded_coefficients_follow_the_update_rule():
         step = (-b + np.sqrt(b**2 + 4 * (Ap @ v) * (Am @ v))) / (2 * (Ap @ v))
         np.testing.assert_allclose(V[k + 1], np.minimum(v * step, nqp.c), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(V[-1], sol.extra["dual_point"])
+
+
+def test_linear_multipliers_reach_the_certifier_as_a_field():
+    """m3's α of the linear dual is ``Result.multipliers`` (not an ``extra`` key), and the gap the package builds
+    from it bounds the distance to Clarabel's optimum."""
+    from robustsvm._validation import check_fit_data
+    from robustsvm.backends import registry
+    from robustsvm.model import normalize
+
+    X, y = make_classification(n=80, d=5, seed=3)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False, signs=[1, 0, -1, 0, 0])
+    model = normalize(prob, check_fit_data(X, y, signs=prob.signs))
+    res = registry.get_backend("m3").solve(model, tol=1e-9, max_iter=50000)
+    assert res.multipliers is not None and res.multipliers.shape == (model.n,)
+    assert "margin_multipliers" not in res.extra
+    np.testing.assert_array_equal(res.multipliers, res.extra["dual_point"][:model.n])
+    sol = prob.solve(X, y, solver="m3", tol=1e-9, max_iter=50000)
+    ref = prob.solve(X, y, solver="clarabel", solver_options=TIGHT)
+    assert sol.objective - ref.objective <= sol.gap + 1e-9 * max(1.0, abs(ref.objective))
+    assert sol.gap <= 1e-6 * max(1.0, abs(sol.objective))

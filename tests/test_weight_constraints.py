@@ -234,7 +234,7 @@ def test_bounds_and_constraints_against_a_cvxpy_model(name):
                 continue
         violation = model.feasible.violation(sol.w)
         # never below the optimum by more than the reference's own slack, never above it by more than the gap
-        assert sol.objective >= ref.bound - slack - np.abs(nu).sum() * violation, solver
+        assert sol.objective >= ref.dual_value - slack - np.abs(nu).sum() * violation, solver
         assert sol.objective - ref.objective <= sol.gap + slack, (solver, sol.status, sol.gap)
         assert sol.objective - sol.gap <= ref.objective + slack, solver
         assert sol.violation == pytest.approx(violation, abs=1e-15)
@@ -269,7 +269,7 @@ def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
         assert model.feasible.box_violation(sol.w) == 0.0
         assert sol.objective - ref.objective <= sol.gap + 1e-12
         assert sol.objective - sol.gap <= ref.objective + 1e-12
-        assert sol.objective >= ref.bound - 1e-12
+        assert sol.objective >= ref.dual_value - 1e-12
 
 
 @pytest.mark.parametrize("solver", ["robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
@@ -306,7 +306,7 @@ def test_gap_is_never_below_the_true_excess(name):
             cert = certify(model, w, b, constraint_multipliers=mult)
             excess_at_least = cert.objective - ref.objective
             assert cert.gap >= excess_at_least - slack, (t, cert.gap, excess_at_least)
-            assert cert.bound <= ref.objective + slack
+            assert cert.dual_value <= ref.objective + slack
     # a point outside the constraints is not called optimal
     w_bad = ref.w + 1e-4 * model.feasible.linear.A[0]
     cert = certify(model, model.feasible.clip(w_bad), ref.b, status="optimal", constraint_multipliers=nu)
@@ -360,3 +360,12 @@ def test_oriented_models_and_grid_search_keep_bounds_and_constraints():
     for w in np.asarray(result.weights).reshape(-1, 4):  # every fold's weights meet the oriented constraints
         assert -0.4 - 1e-9 <= w[0] <= -0.1 + 1e-9
         assert -w[1] <= -w[2] + 1e-8  # towards 'no': w_b ≤ w_c on −w
+
+
+def test_bounds_without_positive_class_say_which_class_they_point_to():
+    X, y = _data()  # labels 'no' / 'yes'
+    with pytest.warns(rs.exceptions.SignDirectionWarning, match="bounds or linear constraints.*'yes'"):
+        rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}).solve(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.exceptions.SignDirectionWarning)
+        rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, positive_class="yes").solve(X, y)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -147,7 +148,7 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
     if res.status.startswith("infeasible"):
         return True, ""
     return False, (f"{solver_name} reports the model infeasible, but Clarabel solves it (status {res.status}, "
-                   f"objective {res.primal_objective:.6g}): {solver_name}'s infeasibility detection failed at its "
+                   f"objective {res.primal_value:.6g}): {solver_name}'s infeasibility detection failed at its "
                    "tolerance (for a hard margin, the data are separable); use solver='clarabel'")
 #: kernel models go through their dual NQP (plus yᵀα = 0 for a free intercept)
 KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
@@ -226,26 +227,9 @@ def solve_conic(solver_name: str):
             "gap": np.array([res.gap]),
             "time": np.array([res.time_solve]),
         }
-        return Result(
-            w=res.w,
-            b=res.b,
-            status=status,
-            gap=res.gap,
-            iterations=res.iterations,
-            history=history,
-            time_compile=(t1 - t0) + res.time_compile,
-            time_solve=res.time_solve,
-            message=f"CVXPY status {res.raw_status}" + (f", {solver_name} status {res.solver_status}"
-                                                         if res.solver_status else ""),
-            dual_value=res.dual_objective,
-            dual_feasible=False,  # the solver's report, not a bound the package checked
-            primal_value=res.primal_objective,
-            multipliers=res.multipliers,
-            constraint_multipliers=res.constraint_multipliers,
-            infeasibility=evidence,
-            extra={"primal_objective": res.primal_objective, "dual_objective": res.dual_objective,
-                   "program": prog, "solver_status": res.solver_status},
-        )
+        return replace(res, history=history, time_compile=(t1 - t0) + res.time_compile, infeasibility=evidence,
+                       extra={**res.extra, "primal_objective": res.primal_value, "dual_objective": res.dual_value,
+                              "program": prog})
 
     return solve
 

@@ -30,31 +30,20 @@ the recovered expansion against the NQP's dual value.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..duals import NQP, LinearDual, PQDual, pq_reasons, reduce_model
+from ..duals import NQP, LinearDual, NQPResult, PQDual, pq_reasons, reduce_model
 from ..model import Model
 from ..uncertainty import Box
 from .registry import Backend, Needs, Result, register
 
-__all__ = ["MAX_DENSE", "M3Result", "m3_solve"]
+__all__ = ["DEFAULTS", "MAX_DENSE", "m3_solve"]
 
 #: largest NQP (number of variables) whose A⁺ and A⁻ are formed
 MAX_DENSE = 8000
-
-
-@dataclass
-class M3Result:
-    """Outcome of :func:`m3_solve`."""
-
-    v: np.ndarray
-    status: str
-    iterations: int
-    kkt_residual: float
-    history: dict = field(default_factory=dict)
-    message: str = ""
+#: the tolerance (the NQP's KKT residual) and update cap used when the caller gives none
+DEFAULTS = {"tol": 1e-6, "max_iter": 10000}
 
 
 def _try_move(v, delta, idx, g, Ap, Am):
@@ -65,8 +54,9 @@ def _try_move(v, delta, idx, g, Ap, Am):
     return change, dP, dM
 
 
-def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max_iter: int = 10000,
-             threshold: float = 1e-12, record=None, verbose: bool = False, early_stop: bool = True) -> M3Result:
+def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = DEFAULTS["tol"],
+             max_iter: int = DEFAULTS["max_iter"], threshold: float = 1e-12, record=None, verbose: bool = False,
+             early_stop: bool = True) -> NQPResult:
     """Minimize an NQP by the multiplicative updates (Sha et al. 2002, eq. 3).
 
     Parameters
@@ -90,7 +80,7 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max
 
     Returns
     -------
-    M3Result
+    NQPResult
         ``history`` holds ``iteration``, ``objective`` (``F(v)``, non-increasing),
         ``kkt`` (the residual) and ``time`` per iterate.
     """
@@ -182,8 +172,8 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = 1e-6, max
         "kkt": np.asarray(hist_kkt),
         "time": np.asarray(hist_t),
     }
-    return M3Result(v=v, status=status, iterations=int(hist_it[-1]), kkt_residual=res, history=history,
-                    message=message)
+    return NQPResult(v=v, objective=float(hist_f[-1]), status=status, kkt_residual=res,
+                     time=time.perf_counter() - t0, message=message, iterations=int(hist_it[-1]), history=history)
 
 
 _NO_FREE = ("a free intercept adds the equality Σ y_i α_i = 0 to the dual, which the NQP 0 ≤ v ≤ c cannot "
@@ -208,10 +198,6 @@ KERNEL_NEEDS = Needs(losses=_NQP_LOSSES, l2="required", l1=False, intercepts=fro
                      signs=False, sets=(),
                      why={"intercept": _NO_FREE, "sets": "kernel models have no uncertainty sets",
                           "signs": "kernel models have no sign constraints"})
-
-
-#: the tolerance (the NQP's KKT residual) and update cap used when the caller gives none
-DEFAULTS = {"tol": 1e-6, "max_iter": 10000}
 
 
 def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
@@ -252,10 +238,11 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     history["gap"] = gaps
     extra = {"kkt_residual": res.kkt_residual, "nqp_objective": float(res.history["objective"][-1]),
              "dual_objective": dual.dual_value(res.v), "dual_point": res.v}
+    multipliers = None
     if rec.w is None:
         extra.update(support=rec.support)
     elif isinstance(dual, LinearDual):
-        extra["margin_multipliers"] = res.v[:model.n].copy()  # α of the (α, β) dual
+        multipliers = res.v[:model.n].copy()  # α of the (α, β) dual
     if isinstance(dual, PQDual):
         extra["dual"] = "pq"
     if record_coefficients:  # the dual coefficients before each update, then the final ones
@@ -265,7 +252,7 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
         iterations=res.iterations, history=history,
         time_compile=t1 - t0, time_solve=t2 - t1,
         message=res.message or f"KKT residual {res.kkt_residual:.3g} after {res.iterations} updates",
-        dual_coef=rec.dual_coef, support_vectors=rec.support_vectors, extra=extra,
+        dual_coef=rec.dual_coef, support_vectors=rec.support_vectors, multipliers=multipliers, extra=extra,
     )
 
 

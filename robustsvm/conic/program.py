@@ -19,7 +19,6 @@ expression: nothing loops over samples.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,34 +26,23 @@ import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
 from ..model import Model
+from ..result import Result
 from . import solvers
 from .solvers import CLARABEL_RETRIES, RETRIED, STATUS, native_options, raw_objectives, solver_output
 
-__all__ = ["ConicProgram", "ConicResult", "RESCALE_RANGE", "SCALED_PARAMETER_LIMIT"]
+__all__ = ["ConicProgram", "RESCALE_RANGE", "SCALED_PARAMETER_LIMIT"]
 
 
-@dataclass
-class ConicResult:
-    """Raw outcome of one conic solve."""
+def _said(res: Result | None, otherwise: str) -> str:
+    """The solver's own status of an earlier attempt (``otherwise`` when it raised)."""
+    return res.extra["solver_status"] if res is not None else otherwise
 
-    w: np.ndarray | None
-    b: float
-    status: str
-    gap: float
-    iterations: int
-    time_compile: float
-    time_solve: float
-    primal_objective: float
-    dual_objective: float
-    raw_status: str
-    extra: dict = field(default_factory=dict)
-    #: multipliers of the margin constraints ``ξ_i ≥ 1 − m_i`` (``m_i ≥ 1`` for a hard margin), in model units
-    multipliers: np.ndarray | None = None
-    #: the solver's own status string (``"MaxTime"``, ``"solved"``, ...), when it reports one
-    solver_status: str = ""
-    #: multipliers ``ν`` of the linear constraints ``lb ≤ A w ≤ ub`` (``ν_k > 0`` on the upper side, ``< 0`` on
-    #: the lower side), in model units; None without linear constraints
-    constraint_multipliers: np.ndarray | None = None
+
+def _note(solver: str, res: Result, text: str) -> None:
+    """Append ``text`` to the solver status ``res`` reports (its ``extra["solver_status"]`` and ``message``)."""
+    status = f"{res.extra['solver_status']} ({text})"
+    res.extra["solver_status"] = status
+    res.message = res.message.split(f", {solver} status ")[0] + f", {solver} status {status}"
 
 
 class ConicProgram:
@@ -345,7 +333,7 @@ class ConicProgram:
         verbose: bool = False,
         warm_start: bool = False,
         solver_options: dict | None = None,
-    ) -> ConicResult:
+    ) -> Result:
         """Solve with a CVXPY solver; re-uses the compiled problem when possible.
 
         A Clarabel solve that ends ``AlmostSolved`` or fails numerically is
@@ -353,15 +341,23 @@ class ConicProgram:
         set (tighter iterative refinement, shorter steps, less regularization);
         the first that solves is returned, else the first attempt's outcome.
         A model with a quadratic loss that still does not solve is solved once
-        more in its cone form (:meth:`cone_form`). ``solver_status`` says when
-        a retry was needed.
+        more in its cone form (:meth:`cone_form`).
+
+        Returns
+        -------
+        Result
+            The solver's point and its own report: ``primal_value`` and ``dual_value`` (the
+            objectives it reports, ``dual_feasible=False``), ``gap`` (their difference), the margin
+            and constraint ``multipliers`` in model units, and ``extra["solver_status"]``: the
+            solver's own status string, saying when a retry was needed (``extra["retry_settings"]``,
+            ``extra["loss_as_cone"]``). ``message`` gives CVXPY's and the solver's statuses.
         """
         opts = native_options(solver, tol, max_iter)
         opts.update(solver_options or {})
         attempts = [opts]
         if solver.upper() == "CLARABEL":
             attempts += [{**opts, **extra} for extra in CLARABEL_RETRIES if not set(extra) & set(opts)]
-        first: ConicResult | None = None
+        first: Result | None = None
         failure: cp.error.SolverError | None = None
         spent = 0.0
         for k, attempt in enumerate(attempts):
@@ -374,9 +370,9 @@ class ConicProgram:
             if res.status == "optimal" or res.status not in RETRIED:
                 if k > 0:
                     res.time_solve = spent
-                    res.solver_status += (f" (after {k} retr{'y' if k == 1 else 'ies'} with adjusted settings "
-                                          f"{sorted(set(attempt) - set(opts))}; the first attempt ended "
-                                          f"{first.solver_status if first is not None else 'in a solver error'})")
+                    _note(solver, res, f"after {k} retr{'y' if k == 1 else 'ies'} with adjusted settings "
+                                       f"{sorted(set(attempt) - set(opts))}; the first attempt ended "
+                                       f"{_said(first, 'in a solver error')}")
                     res.extra["retry_settings"] = {key: attempt[key] for key in set(attempt) - set(opts)}
                 return res
             first = first or res
@@ -388,9 +384,8 @@ class ConicProgram:
             else:
                 if res.status == "optimal" or first is None:
                     res.time_solve += spent
-                    res.solver_status += (f" (the loss written as a cone after {len(attempts)} attempts with a "
-                                          f"quadratic objective ended "
-                                          f"{first.solver_status if first is not None else 'in solver errors'})")
+                    _note(solver, res, f"the loss written as a cone after {len(attempts)} attempts with a "
+                                       f"quadratic objective ended {_said(first, 'in solver errors')}")
                     res.extra["loss_as_cone"] = True
                     return res
         if first is None:
@@ -398,7 +393,7 @@ class ConicProgram:
         first.time_solve = spent
         return first
 
-    def _solve_once(self, solver: str, opts: dict, verbose: bool, warm_start: bool) -> ConicResult:
+    def _solve_once(self, solver: str, opts: dict, verbose: bool, warm_start: bool) -> Result:
         prob = self.cvxpy_problem
         t0 = time.perf_counter()
         try:
@@ -432,7 +427,7 @@ class ConicProgram:
         status = STATUS.get(prob.status, str(prob.status))
         if prob.status == cp.USER_LIMIT and "time" in solver_status.lower():
             status = "time_limit"  # a time limit reached is not an iteration limit
-        return ConicResult(
+        return Result(
             w=w,
             b=b,
             status=status,
@@ -440,12 +435,13 @@ class ConicProgram:
             iterations=int(stats.num_iters or 0),
             time_compile=t1 - t0,
             time_solve=t2 - t1,
-            primal_objective=pobj,
-            dual_objective=dobj,
-            raw_status=str(prob.status),
+            primal_value=pobj,
+            dual_value=dobj,
+            dual_feasible=False,  # the solver's report, not a bound the package checked
             multipliers=multipliers,
-            solver_status=solver_status,
             constraint_multipliers=nu,
+            message=f"CVXPY status {prob.status}" + (f", {solver} status {solver_status}" if solver_status else ""),
+            extra={"solver_status": solver_status},
         )
 
     def size(self) -> dict:

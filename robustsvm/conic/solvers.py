@@ -33,7 +33,8 @@ CLARABEL_RETRIES = (
 RETRIED = frozenset({"optimal_inaccurate", "solver_error"})
 
 #: CVXPY statuses (the string values of ``cp.OPTIMAL``, ``cp.USER_LIMIT``, ...: written out so that importing
-#: this module does not import CVXPY) in the package's words (``ConicResult.status``; the raw one is ``raw_status``)
+#: this module does not import CVXPY) in the package's words (the ``status`` of ``ConicProgram.solve``'s
+#: Result; the raw one is in its ``message``)
 STATUS = {
     "optimal": "optimal",
     "optimal_inaccurate": "optimal_inaccurate",

@@ -25,7 +25,11 @@ __all__ = ["Recovered", "Reduction", "loss_bounds"]
 
 @dataclass
 class Recovered:
-    """A model's solution recovered from a dual point.
+    """The primal point of a model mapped back from a dual point by a :class:`Reduction`.
+
+    An intermediate of a reduction (``Reduction.recover``), not a solve's outcome: a backend
+    that solves through a dual puts its ``w``, ``b`` or kernel expansion into the
+    :class:`~robustsvm.result.Result` it returns, which the package certifies.
 
     Attributes
     ----------

@@ -16,7 +16,7 @@ any of them with a conic solver as a reference.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -189,11 +189,15 @@ class NQP:
 
 @dataclass
 class NQPResult:
-    """A solution ``v`` of an :class:`NQP` and how it was reached.
+    """A minimizer ``v`` of an :class:`NQP` (``min F(v)``, ``0 ≤ v ≤ c``) and how it was reached.
 
-    ``objective`` is ``F(v)`` and ``kkt_residual`` the residual of
-    :meth:`NQP.kkt_residual`, both evaluated in numpy; ``multiplier`` is the
-    multiplier of the equality constraint when one was added (NaN otherwise).
+    The outcome of an NQP solver (:func:`solve_nqp_cvxpy`, the multiplicative updates of
+    :func:`robustsvm.backends.m3.m3_solve`), not of a model's solve: a backend maps ``v``
+    back to the model through its reduction (``recover``) and returns a
+    :class:`~robustsvm.result.Result`. ``objective`` is ``F(v)`` and ``kkt_residual`` the
+    residual of :meth:`NQP.kkt_residual`, both evaluated in numpy; ``multiplier`` is the
+    multiplier of the equality constraint when one was added (NaN otherwise); ``iterations``
+    and ``history`` (per-iterate arrays) are an iterative solver's progress.
     """
 
     v: np.ndarray
@@ -203,6 +207,8 @@ class NQPResult:
     time: float
     message: str = ""
     multiplier: float = float("nan")
+    iterations: int = 0
+    history: dict = field(default_factory=dict)
 
 
 _CVX_STATUS = {"optimal": "optimal", "optimal_inaccurate": "optimal_inaccurate"}
