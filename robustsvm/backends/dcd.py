@@ -245,7 +245,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                                dual_primal=False)
         if features is not None:
             # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
-            v[:] = new.images[0] + new.images[1]
+            np.add(new.images[0], new.images[1], out=v)
             np.clip(v, lo, hi, out=w)
             np.divide(w, lam, out=w)
             restricted = features.update(v)
@@ -254,6 +254,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                 rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, c, qd))
                 w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
                 ops.restrict(restricted[:3], features.frozen)
+        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,

@@ -256,6 +256,7 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
         t_cert = time.perf_counter()
         new = certify(sums[0] + rho * sums[1])
         cert = new if cert is None else cert.merge(new)
+        del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
         schedule.record(epoch, cert.rel_gap)
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)

@@ -342,7 +342,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         candidates.insert(0, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / lam))
     best = None
     for w in candidates:
-        zmarg = ops.matvec(w) + arrays.robust_shift(w)
+        zmarg = (ops.matvec(w) if np.any(w) else np.zeros(y.size)) + arrays.robust_shift(w)
         bs = arrays.exact_intercepts(zmarg, S) + ([] if b_hint is None or arrays.intercept.mode == "none"
                                                    else [float(b_hint)])
         for b in bs:
@@ -401,7 +401,7 @@ def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace)
     multipliers of the margins ``m_i = y_i b``: ``2 max(0, 1 − m_i)`` (squared hinge); for the hinge 1 below the
     breakpoint, 0 above, and on it the fraction that makes ``Σ c_i y_i α_i = μ b`` (ridge; a free intercept's
     balance is the certificate's own). When ``w = 0`` is optimal (a radius so large that every ``w ≠ 0`` costs
-    more, or one class weighted zero), this certifies it in two passes over the data, where an iterative
+    more, or one class weighted zero), this certifies it in one pass over the data, where an iterative
     method would approach the non-smooth point ``w = 0`` only slowly.
     """
     from scipy.optimize import minimize_scalar
@@ -430,7 +430,7 @@ def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace)
         elif mode != "ridge":
             alpha[edge] = 1.0
     alpha[c <= 0] = 0.0
-    return dual_certificate(arrays, ops, alpha, work, b_hint=b, points=[zero]), alpha
+    return dual_certificate(arrays, ops, alpha, work, b_hint=b, points=[zero], dual_primal=False), alpha
 
 
 def overflow_result(arrays: SharedSetArrays, t_start: float) -> Result:
