@@ -343,7 +343,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def _previous_solutions(self, classes: np.ndarray) -> list | None:
         """The solutions of the previous fit, one per binary model, when ``warm_start`` reuses them."""
         previous = getattr(self, "solutions_", None)
-        if not self.warm_start or previous is None or not np.array_equal(getattr(self, "classes_", ()), classes):
+        wanted = self.warm_start or (self.solver_options or {}).get("warm_start") is True
+        if not wanted or previous is None or not np.array_equal(getattr(self, "classes_", ()), classes):
             return None
         return previous
 
