@@ -111,14 +111,6 @@ class Result:
     violation: float = float("nan")
     certified: bool = False
 
-    def __post_init__(self) -> None:
-        # a backend written against the former contract passes its multipliers in ``extra`` (dcd, robust-dcd,
-        # feature-ipm and shared_set's trivial-optimum result still do): read them into the field
-        if self.multipliers is None and self.extra.get("margin_multipliers") is not None:
-            self.multipliers = np.asarray(self.extra["margin_multipliers"], dtype=np.float64)
-        if not self.infeasibility and self.extra.get("infeasibility_confirmed"):
-            self.infeasibility = "confirmed by the backend"
-
 
 class History:
     """Records one row per check of a solver's progress.

@@ -261,7 +261,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose,
                  after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
-                            extra={"dual_alpha": alpha, "margin_multipliers": c * alpha, "rho": rho,
+                            multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
                                    "restrictions": 0 if features is None else features.rebuilds})
 

@@ -271,10 +271,10 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
     return Ascent(cert, status, epoch, hist, time_cert, t_start)
 
 
-def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, extra: dict, unit: str = "epochs",
-                     message: str | None = None) -> Result:
+def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, multipliers: np.ndarray, extra: dict,
+                     unit: str = "epochs", message: str | None = None) -> Result:
     """The :class:`Result` of a certified method from its best certificate (``dcd``, ``robust-dcd``,
-    ``feature-ipm``)."""
+    ``feature-ipm``); ``multipliers`` are the margin multipliers ``c ∘ α`` of the dual point."""
     cert = run.cert
     if message is None:
         message = (f"relative duality gap {cert.rel_gap:.3g} after {run.epoch} {unit}"
@@ -283,7 +283,7 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, extr
         w=cert.w, b=float(cert.b) if intercept.present else 0.0, status=run.status, gap=cert.gap,
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
-        dual_feasible=True, multipliers=extra.get("margin_multipliers"),
+        dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64),
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
                "time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )

@@ -232,8 +232,8 @@ def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: Hist
     alpha_full[keep] = out.alpha
     run = Ascent(out.cert, out.status, out.iterations, hist, 0.0, t_solve0)
     return certified_result(run, tol=math.nan, intercept=arrays.intercept, t_start=t_start, message=out.message,
-                            extra={"margin_multipliers": alpha_full,
-                                   "dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0)})
+                            multipliers=alpha_full,
+                            extra={"dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0)})
 
 
 def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
@@ -271,7 +271,7 @@ def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="fr
     Returns
     -------
     Result
-        ``gap`` the certified absolute gap; ``extra["margin_multipliers"]`` the multipliers ``α`` of the
+        ``gap`` the certified absolute gap; ``multipliers`` the multipliers ``α`` of the
         robust margin constraints (``c_i`` times ``robust-dcd``'s dual variables).
     """
     t_start = time.perf_counter()

@@ -159,7 +159,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="robust-dcd", verbose=verbose)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
-                            extra={"dual_alpha": alpha, "margin_multipliers": c * alpha, "rho": rho})
+                            multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho})
 
 
 register(
