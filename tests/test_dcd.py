@@ -327,3 +327,39 @@ def test_a_seeded_solve_is_reproducible(wdbc):
         a = prob.solve(X, y, solver="dcd", max_iter=400, random_state=3)
         b = prob.solve(X, y, solver="dcd", max_iter=400, random_state=3)
     assert np.array_equal(a.w, b.w) and a.b == b.b and np.array_equal(a.history["iteration"], b.history["iteration"])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
+    """The int8-sign variant of the compiled epochs takes the steps of the variant with the bounds [0, ∞) / (−∞, 0]:
+    same α, and in both ``v = Xᵀ(c∘y∘α)`` and ``w = clip(v, λl, λu)/λ`` recomputed here from α."""
+    from robustsvm.backends import _dcd_kernels as kern
+
+    rng = np.random.default_rng(3)
+    n, d, lam, rho = 300, 40, 0.05, 2.0
+    X = sp.random(n, d, density=0.2, random_state=4, format="csr") if sparse else rng.standard_normal((n, d))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    c = np.full(n, 1.0 / n)
+    sg = rng.choice(np.array([-1, 0, 1], dtype=np.int8), d)
+    lo, up = np.where(sg > 0, 0.0, -1e300), np.where(sg < 0, 0.0, 1e300)
+    sqn = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sparse else np.einsum("ij,ij->i", X, X)
+    qdiag = c * (sqn / lam + rho)
+    alpha0 = rng.random(n) * (rng.random(n) < 0.7)
+    v0 = np.asarray(X.T @ (c * y * alpha0)).ravel()
+    prm = kern.DcdParams(1.0 / lam, 1.0, 0.0, rho, True, sparse)
+    rows = kern.CsrRows(X.indptr, X.indices, X.data) if sparse else kern.DenseRows(X)
+    epoch = kern.epoch_sparse if sparse else kern.epoch_dense
+    outcomes = []
+    for box in (kern.DcdSigns(sg), kern.DcdBox(lo, up)):
+        alpha = alpha0.copy()
+        st = kern.DcdState(v0.copy(), np.clip(v0, lo, up) / lam, np.array([0.1, float(np.sum(c * y * alpha0))]))
+        index = np.arange(n, dtype=np.int64)
+        out = epoch(rows, kern.DcdSamples(y, c, qdiag), alpha, st, box, prm, index,
+                    np.array([12345], dtype=np.uint64), n, np.inf, -np.inf)
+        assert out[3] > 0
+        v_ref = np.asarray(X.T @ (c * y * alpha)).ravel()
+        np.testing.assert_allclose(st.v, v_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(st.w, np.clip(st.v, lo, up) / lam, rtol=1e-15, atol=0)
+        outcomes.append((out, alpha))
+    assert outcomes[0][0][0] == outcomes[1][0][0] and outcomes[0][0][3] == outcomes[1][0][3]
+    np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=0, atol=1e-12)

@@ -8,7 +8,8 @@ vectors are
     w_h = clip(v_h, λl_h, λu_h) / λ       (the feasible weights: signs are the bounds [0, ∞) / (−∞, 0])
 
 so that after every update the closed-form β is already applied on the touched
-coordinates (``box`` holds ``λl`` and ``λu``, a large finite number for an absent side).
+coordinates (``box`` holds ``λl`` and ``λu``, a large finite number for an absent side, or only the
+signs ``s_h`` as int8 when there are no other bounds: the epochs compile one variant for each).
 The derivation is in ``docs/derivations/dcd.md``.
 
 ``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
@@ -21,12 +22,14 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
 
-__all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdState", "DenseRows", "average_into", "dot",
-           "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense", "epoch_sparse",
+__all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
+           "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
+           "epoch_sparse",
            "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
            "restrict_columns", "shuffle",
-           "weighted_quantile"]
+           "unbounded", "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -38,11 +41,55 @@ DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
 DcdState = namedtuple("DcdState", ["v", "w", "sums"])
 #: the bounds on ``w`` times λ: ``lo ≤ λw ≤ up`` (±1e300 for an absent side; a sign is a zero bound)
 DcdBox = namedtuple("DcdBox", ["lo", "up"])
+#: sign constraints only (``s_h`` as int8, 0 = free): the bounds ``[0, ∞)`` / ``(−∞, 0]`` of :data:`DcdBox` in one
+#: byte per feature, which the epochs read with a sign test instead of a two-sided clip
+DcdSigns = namedtuple("DcdSigns", ["sg"])
 #: the scalars of one solve: ``1/λ``, the dual box's end, the squared hinge's ``δ/2``, ρ, and the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
+
+
+def _signs_weight(box, h, vh, inv_lam):
+    return vh * inv_lam if box.sg[h] * vh >= 0.0 else 0.0
+
+
+def _box_weight(box, h, vh, inv_lam):
+    return min(max(vh, box.lo[h]), box.up[h]) * inv_lam
+
+
+def _signs_unbounded(box, h):
+    return box.sg[h] == 0
+
+
+def _box_unbounded(box, h):
+    return box.lo[h] != 0.0 and box.up[h] != 0.0
+
+
+def clipped_weight(box, h, vh, inv_lam):
+    """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
+    (the same value; compiled, the choice is made once per type of ``box``)."""
+    return (_signs_weight if isinstance(box, DcdSigns) else _box_weight)(box, h, vh, inv_lam)
+
+
+def unbounded(box, h):
+    """Whether feature ``h`` has no zero bound (``s_h = 0`` for a :data:`DcdSigns`): ``w_h = 0`` there is not a clip."""
+    return (_signs_unbounded if isinstance(box, DcdSigns) else _box_unbounded)(box, h)
+
+
+def _is_signs(box_type) -> bool:
+    return getattr(box_type, "instance_class", None) is DcdSigns
+
+
+@overload(clipped_weight)
+def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
+    return _signs_weight if _is_signs(box) else _box_weight
+
+
+@overload(unbounded)
+def _unbounded(box, h):  # pragma: no cover - compiled
+    return _signs_unbounded if _is_signs(box) else _box_unbounded
 
 
 @nb.njit(cache=True)
@@ -116,7 +163,8 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
                 pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
 
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox`, ``prm`` a
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
+    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a
     :data:`DcdParams`.
     Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
     are updated in place.
@@ -124,7 +172,6 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
     X = rows.X
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums
-    lo, up = box.lo, box.up
     inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
     b0 = state[0]
@@ -158,7 +205,7 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
                 for h in range(d):
                     vh = v[h] + delta * X[i, h]
                     v[h] = vh
-                    w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
+                    w[h] = clipped_weight(box, h, vh, inv_lam)
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
@@ -180,7 +227,6 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums
-    lo, up = box.lo, box.up
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
     b0 = state[0]
@@ -202,7 +248,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
             wh = w[h]
             acc += x * wh
             # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0)
-            if local and (wh != 0.0 or (lo[h] != 0.0 and up[h] != 0.0)):
+            if local and (wh != 0.0 or unbounded(box, h)):
                 q_free += x * x
         yi = y[i]
         ai = alpha[i]
@@ -224,7 +270,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                     for k in range(start, stop):
                         h = indices[k]
                         vh = v[h] + delta * data[k]
-                        wh = min(max(vh, lo[h]), up[h]) * inv_lam
+                        wh = clipped_weight(box, h, vh, inv_lam)
                         dw2 += wh * wh - w[h] * w[h]
                         v[h] = vh
                         w[h] = wh
@@ -233,7 +279,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                         h = indices[k]
                         vh = v[h] + delta * data[k]
                         v[h] = vh
-                        w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
+                        w[h] = clipped_weight(box, h, vh, inv_lam)
                 if local and a_new != a_safe:
                     # exact gain of the dual against the gain the curvature-bound step is sure to make
                     gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
@@ -245,7 +291,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                             h = indices[k]
                             vh = v[h] + delta2 * data[k]
                             v[h] = vh
-                            w[h] = min(max(vh, lo[h]), up[h]) * inv_lam
+                            w[h] = clipped_weight(box, h, vh, inv_lam)
                         delta += delta2
                         a_new = a_safe
                 alpha[i] = a_new

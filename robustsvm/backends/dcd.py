@@ -125,6 +125,14 @@ class _FeatureShrinking:
         return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
 
 
+def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.DcdSigns:
+    """The bounds as the epochs read them: the int8 signs when there are no other bounds (one byte per feature
+    and a sign test per update instead of two float64 bounds and a clip), else ``box``."""
+    if arrays.box is None:
+        return kern.DcdSigns(np.ascontiguousarray(arrays.sg, dtype=np.int8))
+    return box
+
+
 def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
     """The bounds on ``λw`` for the kernels: the model's box, or the signs' ``[0, ∞)`` / ``(−∞, 0]`` (±1e300 for ∞)."""
     if arrays.box is None:
@@ -232,8 +240,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     index = np.flatnonzero(c > 0).astype(np.int64)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, box, index, bool(shrinking),
-                                                rng_state)
+    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, kernel_box(arrays, box), index,
+                                              bool(shrinking), rng_state)
     ops = Products(arrays.X)
     if arrays.box is not None:
         np.clip(st.w, lo / lam, hi / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
