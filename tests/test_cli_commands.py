@@ -139,12 +139,13 @@ QUICK = {
 
 
 @pytest.mark.parametrize("name", sorted(QUICK))
-def test_reproduce_runs_each_paper(name):
+def test_reproduce_runs_each_paper(name, tmp_path):
     assert name in reproductions()
     args, expected = QUICK[name]
-    out = run("reproduce", name, *args)
+    out = run("reproduce", name, *args, cwd=tmp_path)  # the page goes to ./reproductions: a scratch folder
     assert out.returncode == 0, out.stderr
     assert expected in out.stdout
+    assert (tmp_path / "reproductions" / f"{name}.md").is_file()
     _assert_usage_error(run("reproduce", name, "--no-such-option"))
 
 
