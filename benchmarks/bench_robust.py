@@ -39,6 +39,7 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.solve_path import FEATURE_IPM_MAX_FEATURES, choose_backend  # noqa: E402
@@ -86,10 +87,11 @@ def liblinear(X, y, lam: float, tol: float):
 
 def warm_up() -> None:
     X, y = gaussian(200, 5)
-    for V in (rs.Box(0.1), rs.Ball(0.1)):
-        for solver in ("robust-dcd", "feature-ipm"):
-            rs.Problem(penalty=rs.L2(0.01), uncertainty=V).solve(X, y, solver=solver)
-    rs.Problem(penalty=rs.L2(0.01)).solve(X, y, solver="dcd")
+    for data in (X, sp.csr_matrix(X)):  # the dense and the CSR kernels are compiled separately
+        for V in (rs.Box(0.1), rs.Ball(0.1)):
+            for solver in ("robust-dcd", "feature-ipm"):
+                rs.Problem(penalty=rs.L2(0.01), uncertainty=V).solve(data, y, solver=solver)
+        rs.Problem(penalty=rs.L2(0.01)).solve(data, y, solver="dcd")
     liblinear(X, y, 0.01, 1e-4)
 
 
