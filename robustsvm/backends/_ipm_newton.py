@@ -20,7 +20,7 @@ from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_kernels import cho_solve_batch, normal_matrices, weighted_gram_upper
 
-__all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
+__all__ = ["Batch", "Design", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
 
 
 class Layout:
@@ -305,6 +305,10 @@ class _Factor:
         if self.L.shape[0] == 1:  # one (possibly large) system: LAPACK's blocked solve
             return sla.cho_solve((self.L[0], True), rhs[0], check_finite=False)[None]
         return cho_solve_batch(self.L, np.ascontiguousarray(rhs))
+
+
+#: the factorization, public for the distributed interior point (robustsvm.distributed.ipm)
+Factor = _Factor
 
 
 def _is_pd(K: np.ndarray) -> bool:
