@@ -27,7 +27,8 @@ from ._ipm_kernels import (
     weighted_gram_upper,
 )
 
-__all__ = ["Batch", "Design", "Direction", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
+__all__ = ["Batch", "Design", "Direction", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot",
+           "start"]
 
 
 class Layout:
@@ -424,6 +425,10 @@ class _Factor:
         if self.L.shape[0] == 1:  # one (possibly large) system: LAPACK's blocked solve
             return sla.cho_solve((self.L[0], True), rhs[0], check_finite=False)[None]
         return cho_solve_batch(self.L, np.ascontiguousarray(rhs))
+
+
+#: the factorization, public for the distributed interior point (robustsvm.distributed.ipm)
+Factor = _Factor
 
 
 def _is_pd(K: np.ndarray) -> bool:
