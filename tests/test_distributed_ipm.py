@@ -144,3 +144,62 @@ def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
     assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
     assert sol.extra["rounds"] > 0 and sol.extra["partitions"] == 3
     np.testing.assert_array_equal(sol.classes, ref.classes)
+
+
+# ------------------------------------------------------------------------------ results are ordinary solutions
+def test_a_distributed_solution_validates_predicts_and_round_trips(client, tmp_path):
+    X, y = _tall(1500, 5, seed=11)
+    Xd = da.from_array(X, chunks=(500, 5))
+    problem = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.5), uncertainty=rs.Box(0.02), intercept=rs.L2(2.0))
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-8)
+    assert sol.status == "optimal"
+    # the objective computed in partitions is the in-memory one
+    assert sol.objective == pytest.approx(problem.objective(X, y, sol.w, sol.b), rel=1e-12)
+    report = rs.validate(sol, Xd, y, client=client)
+    assert report.ok, report.mismatches
+    assert rs.validate(sol, X, y).objective_recomputed == pytest.approx(report.objective_recomputed, rel=1e-12)
+    moved = sol.w.copy()
+    moved[0] += 0.1
+    tampered = rs.Solution(**{**sol.__dict__, "w": moved})
+    assert not rs.validate(tampered, Xd, y, client=client).ok
+    scores = sol.decision_function(Xd)
+    assert isinstance(scores, da.Array)
+    np.testing.assert_allclose(client.compute(scores).result(), X @ sol.w + sol.b, rtol=1e-12)
+    np.testing.assert_array_equal(client.compute(sol.predict(Xd)).result(), sol.predict(X))
+    path = tmp_path / "sol.json"
+    sol.to_json(path)
+    back = rs.Solution.from_json(path)
+    assert rs.validate(back, Xd, y, client=client).ok
+    check = sol.robust_check(Xd, y)
+    memory = sol.robust_check(X, y)
+    assert check.holds == memory.holds is True
+    np.testing.assert_allclose(client.compute(check.robust_margins).result(), memory.robust_margins, rtol=1e-12)
+    assert check.max_disagreement == pytest.approx(memory.max_disagreement, abs=1e-12)
+
+
+def test_the_estimator_fits_and_predicts_a_dask_array(client):
+    X, y = _tall(1000, 4, seed=12)
+    est = rs.RobustSVC(l2=0.5, uncertainty=rs.Ball(0.05), solver="auto", solver_options={"client": client})
+    est.fit(da.from_array(X, chunks=(250, 4)), y)
+    assert est.solution_.solver == "dask-ipm" and est.solution_.status == "optimal"
+    assert list(est.classes_) == ["no", "yes"]
+    ref = rs.RobustSVC(l2=0.5, uncertainty=rs.Ball(0.05), solver="feature-ipm").fit(X, y)
+    _agree(est.solution_, ref.solution_)
+    pred = est.predict(da.from_array(X, chunks=(250, 4)))
+    np.testing.assert_array_equal(client.compute(pred).result(), est.predict(X))
+    with pytest.raises(ValueError, match="class_weight is not available on a dask array"):
+        rs.RobustSVC(class_weight="balanced", solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+
+
+def test_auto_on_a_dask_array_and_refusals(client):
+    X, y = _tall(600, 4, seed=13)
+    Xd = da.from_array(X, chunks=(200, 4))
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    assert problem.solve(Xd, y, "auto", client=client).solver == "dask-ipm"
+    with pytest.raises(rs.UnsupportedModelError, match="needs X in memory"):
+        problem.solve(Xd, y, "clarabel", client=client)
+    with pytest.raises(rs.UnsupportedModelError, match="dask-ipm"):
+        rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1)).solve(
+            Xd, y, "dask-ipm", client=client)
+    with pytest.raises(ValueError, match="one number for every sample"):
+        problem.solve(Xd, y, "dask-ipm", client=client, radius=np.full(600, 0.1))
