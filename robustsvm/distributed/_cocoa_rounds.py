@@ -24,7 +24,8 @@ from ..duality import class_balance
 from ..result import History
 from ._local import BlockSums, LocalStart
 
-__all__ = ["BlockAnswer", "RoundPlan", "Rounds", "RoundsOutcome", "dual_bound", "primal_point", "run_rounds"]
+__all__ = ["BlockAnswer", "RoundPlan", "Rounds", "RoundsFailed", "RoundsOutcome", "dual_bound", "primal_point",
+           "run_rounds"]
 
 #: intercepts each block prices per round around the multiplier's intercept (a free or ridge intercept)
 N_INTERCEPTS = 9
@@ -77,6 +78,10 @@ def dual_bound(spec: SharedSetArrays, work: Workspace, total: BlockSums, w: np.n
             g = spec.description.gauge(u)
             wds.append(softclip(v_t - A_t * (u / g if g > 1.0 else u), spec.l1, spec.sg, inv))
     return max(lin - 0.5 * spec.l2 * float(wd @ wd) + spec.intercept.dual_value(S_t) for wd in wds)
+
+
+class RoundsFailed(RuntimeError):
+    """A round could not be completed on every block (workers lost beyond what the cluster recomputes)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,7 @@ class RoundsOutcome:
     restarts: int
     undone: int
     time_rounds: float
+    message: str = ""
 
 
 def _intercepts(spec: SharedSetArrays, total: BlockSums, b0: float, rho: float, spread: float,
@@ -160,7 +166,9 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
     :func:`dual_bound`), stops when the relative gap is at most ``tol`` (``"optimal"``), after ``max_iter`` ascent
     rounds (``"max_iter"``, the last state certified by a pricing-only round) or past ``time_limit`` seconds
     (``"time_limit"``); else the blocks' ascents are accepted. A block lost in a round (no answer) is restarted
-    (:meth:`Rounds.restart`) and the round's certificate skipped: the state stays consistent with ``α``.
+    (:meth:`Rounds.restart`) and the round's certificate skipped: the state stays consistent with ``α``. A round
+    that fails on the cluster (:class:`RoundsFailed`) ends the loop with status ``"worker_lost"`` and the best
+    certificate so far (raised again when there is none).
     ``penalty(w)`` is the model's ``R(w)``; ``scale`` the objective at ``w = 0, b = 0`` (``Σ c_i``).
     """
     d = spec.sg.size
@@ -171,6 +179,7 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
     spread = 1.0
     down = up = restarts = undone = 0
     b0 = float(b0)
+    message = ""
     while True:
         total = sum(sums[1:], sums[0])
         w, support = primal_point(spec, work, total)
@@ -178,7 +187,13 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
         start = LocalStart(total.v, total.radius_total, total.label_sum, b0, rho)
         plan = RoundPlan(w, support, _intercepts(spec, total, b0, rho, spread, best_b), start,
                          0 if last else epochs, seed + done)
-        answers = rounds.run(plan)
+        try:
+            answers = rounds.run(plan)
+        except RoundsFailed as exc:
+            if cert is None:
+                raise
+            status, message = "worker_lost", f"{exc}; the last certificate is reported"
+            break
         down += plan.nbytes * rounds.n_blocks
         lost = [k for k, a in enumerate(answers) if a.losses is None]
         if not lost:
@@ -216,4 +231,4 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
         done += 1
         if spec.intercept.mode == "free":
             b0 += rho * sum(sums[1:], sums[0]).label_sum  # multiplier step of the augmented Lagrangian of S = 0
-    return RoundsOutcome(cert, status, done, hist, down, up, restarts, undone, time.perf_counter() - t0)
+    return RoundsOutcome(cert, status, done, hist, down, up, restarts, undone, time.perf_counter() - t0, message)
