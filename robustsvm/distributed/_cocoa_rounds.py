@@ -24,7 +24,7 @@ from ..duality import class_balance
 from ..result import History
 from ._local import BlockSums, LocalStart
 
-__all__ = ["BlockAnswer", "RoundPlan", "Rounds", "RoundsFailed", "RoundsOutcome", "dual_bound", "primal_point",
+__all__ = ["BlockAnswer", "RoundPlan", "Rounds", "RoundFailedError", "RoundsOutcome", "dual_bound", "primal_point",
            "run_rounds"]
 
 #: intercepts each block prices per round around the multiplier's intercept (a free or ridge intercept)
@@ -80,7 +80,7 @@ def dual_bound(spec: SharedSetArrays, work: Workspace, total: BlockSums, w: np.n
     return max(lin - 0.5 * spec.l2 * float(wd @ wd) + spec.intercept.dual_value(S_t) for wd in wds)
 
 
-class RoundsFailed(RuntimeError):
+class RoundFailedError(RuntimeError):
     """A round could not be completed on every block (workers lost beyond what the cluster recomputes)."""
 
 
@@ -167,7 +167,7 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
     rounds (``"max_iter"``, the last state certified by a pricing-only round) or past ``time_limit`` seconds
     (``"time_limit"``); else the blocks' ascents are accepted. A block lost in a round (no answer) is restarted
     (:meth:`Rounds.restart`) and the round's certificate skipped: the state stays consistent with ``α``. A round
-    that fails on the cluster (:class:`RoundsFailed`) ends the loop with status ``"worker_lost"`` and the best
+    that fails on the cluster (:class:`RoundFailedError`) ends the loop with status ``"worker_lost"`` and the best
     certificate so far (raised again when there is none).
     ``penalty(w)`` is the model's ``R(w)``; ``scale`` the objective at ``w = 0, b = 0`` (``Σ c_i``).
     """
@@ -189,7 +189,7 @@ def run_rounds(rounds: Rounds, spec: SharedSetArrays, sums: list[BlockSums], *, 
                          0 if last else epochs, seed + done)
         try:
             answers = rounds.run(plan)
-        except RoundsFailed as exc:
+        except RoundFailedError as exc:
             if cert is None:
                 raise
             status, message = "worker_lost", f"{exc}; the last certificate is reported"

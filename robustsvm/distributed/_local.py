@@ -26,8 +26,9 @@ from ..backends.shared_set import SharedSetArrays, Workspace
 
 __all__ = ["Block", "BlockSums", "LocalStart", "block_losses", "block_sums", "local_ascent", "make_block"]
 
-#: relative slack of the local radius mass ``A/K + ΔA_k`` below 0 that still counts as rounding
-A_SLACK = 1e-12
+#: how far the kernel's local radius mass may exceed the exact ``A/K + ΔA_k`` and still count as rounding, relative
+#: to the mass moved (``A/K + Σ c_i r_i (α_i + α_i⁰)``)
+A_SLACK = 1e-9
 
 
 @dataclass(frozen=True)
@@ -163,13 +164,14 @@ def local_ascent(block: Block, alpha: np.ndarray, start: LocalStart, *, epochs: 
     rng_state = np.array([np.random.default_rng(seed).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
     run_epoch = epoch_runner(a, alpha, st, setk, prm, index, rng_state)
     cr = a.c * a.r
-    scale = A_SLACK * max(A_loc, float(cr @ alpha0), np.finfo(float).tiny)
+    moved0 = A_loc + float(cr @ alpha0)
     done, undone = 0, False
     for _ in range(int(epochs)):
         before = alpha.copy()
         run_epoch(index.size, np.inf, -np.inf)
         true_A = A_loc + float(cr @ (alpha - alpha0))
-        if st.sums[2] - true_A > scale:  # the epoch clipped a negative local radius mass: not the local model
+        slack = A_SLACK * (moved0 + float(cr @ alpha)) + np.finfo(float).tiny
+        if st.sums[2] - true_A > slack:  # the epoch clipped a negative local radius mass: not the local model
             alpha[:] = before
             undone = True
             break

@@ -25,15 +25,17 @@ from ..backends.dual_ascent import intercept_rho
 from ..backends.registry import Backend, register
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
-from ._cocoa_rounds import BlockAnswer, RoundPlan, Rounds, RoundsFailed, RoundsOutcome, run_rounds
-from .model import DISTRIBUTED
+from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
 from ._local import Block, BlockSums, block_losses, block_sums, local_ascent, make_block
+from .model import DISTRIBUTED
 
-__all__ = ["DEFAULTS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result", "default_rho",
-           "distributed_spec", "solve_cocoa_blocks", "solve_dask_cocoa"]
+__all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result",
+           "default_rho", "distributed_spec", "solve_cocoa_blocks", "solve_dask_cocoa"]
 
-#: ``tol`` (relative duality gap), ``max_iter`` (rounds) and local epochs per round when the caller gives none
-DEFAULTS = {"tol": 1e-4, "max_iter": 500, "local_epochs": 5}
+#: ``tol`` (relative duality gap) and ``max_iter`` (rounds) when the caller gives none
+DEFAULTS = {"tol": 1e-4, "max_iter": 500}
+#: robust-dcd epochs of each block per round when the caller gives none
+LOCAL_EPOCHS = 5
 
 
 def default_rho(intercept, rho, c, sq_norms, lam: float, K: int) -> float:
@@ -116,7 +118,8 @@ def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, tim
     n_blocks : int
         ``K``.
     tol, max_iter, time_limit, local_epochs
-        Relative duality gap, rounds, seconds and robust-dcd epochs per block and round (:data:`DEFAULTS`).
+        Relative duality gap, rounds, seconds (:data:`DEFAULTS`) and robust-dcd epochs per block and round
+        (:data:`LOCAL_EPOCHS`).
     random_state : int
         Seed of the local epochs' orders.
     rho : float, optional
@@ -132,7 +135,7 @@ def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, tim
     t_start = time.perf_counter()
     tol = DEFAULTS["tol"] if tol is None else float(tol)
     max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
-    epochs = DEFAULTS["local_epochs"] if local_epochs is None else int(local_epochs)
+    epochs = LOCAL_EPOCHS if local_epochs is None else int(local_epochs)
     arrays = SharedSetArrays.from_model(model)
     n = arrays.y.size
     K = int(n_blocks)
@@ -211,14 +214,14 @@ class DaskRounds(Rounds):
             self.pending, small = self.data.map_state(_block_round, self.states, self.spec, self.c_scale,
                                                       self.radius, self.n_blocks, plan)
         except WorkerLostError as exc:
-            raise RoundsFailed(str(exc)) from exc
+            raise RoundFailedError(str(exc)) from exc
         return [BlockAnswer(s["losses"], s["sums"], s["info"]) for s in small]
 
     def accept(self) -> None:
         self.states = self.pending
 
     def restart(self, k: int) -> BlockSums:  # pragma: no cover - map_state answers for every block or raises
-        raise RoundsFailed(f"partition {k} did not answer")
+        raise RoundFailedError(f"partition {k} did not answer")
 
 
 def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose=False, random_state=0,
@@ -260,7 +263,7 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
         model = as_distributed(model, client)
     tol = DEFAULTS["tol"] if tol is None else float(tol)
     max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
-    epochs = DEFAULTS["local_epochs"] if local_epochs is None else int(local_epochs)
+    epochs = LOCAL_EPOCHS if local_epochs is None else int(local_epochs)
     if max_iter < 1:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     if epochs < 1:
