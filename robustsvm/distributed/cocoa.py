@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..backends.dual_ascent import intercept_rho
+from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.registry import Backend, register
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
@@ -293,11 +294,14 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
 
 
 #: what dask-cocoa solves: robust-dcd's models (soft-margin losses, L2 > 0 with optional L1, signs, every intercept
-#: mode, nominal or one shared Box, Ball with p = 1, 2, ∞ or Ellipsoid)
+#: mode, nominal or one shared Box, Ball with p = 1, 2, ∞ or an Ellipsoid in at most ELLIPSOID_MAX_FEATURES
+#: dimensions)
 NEEDS = shared_set_needs(
     "dask-cocoa", (1.0, 2.0, math.inf),
     ": the prox of its dual norm has no closed form); solve it in memory with the conic backends",
-    "other sets have no cheap prox of their support function; solve them in memory with the conic backends")
+    "other sets have no cheap prox of their support function; solve them in memory with the conic backends",
+    ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES,
+    ellipsoid_hint=": its local coordinate step costs O(d²) per inner step there; dask-ipm solves it on a dask array")
 
 register(
     Backend(
