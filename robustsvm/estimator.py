@@ -24,6 +24,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import calibration, solve_path
 from ._validation import check_finite
+from .distributed.data import is_dask_array
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
@@ -331,6 +332,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise TypeError(f"solver_options must be a dict or None, got {type(self.solver_options).__name__}")
+        if is_dask_array(X):
+            return self._fit_dask(X, y, sample_weight, radius)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
         X_given = X
@@ -411,6 +414,30 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.imputation_ = _column_means(X[keep])
         return self.imputation_.impute(X[keep]), y[keep], sw[keep], None
 
+    def _fit_dask(self, X: Any, y: Any, sample_weight: Any, radius: Any) -> RobustSVC:
+        """Fit one binary model on a dask array with a distributed backend (``solver="auto"`` chooses it; the
+        cluster is ``solver_options["client"]`` or the current client)."""
+        unsupported = {"class_weight": self.class_weight is not None, "probability": bool(self.probability),
+                       "warm_start": bool(self.warm_start), "missing": self.missing != "error"}
+        for name, given in unsupported.items():
+            if given:
+                raise ValueError(f"{name} is not available on a dask array X (the fit is distributed); fit in "
+                                 "memory for it")
+        for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+            if isinstance(spec, PerClass):
+                raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
+                                 "with two")
+        problem = self._problem(self.signs, self.uncertainty, self.positive_class)
+        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
+                               stacklevel=3, **dict(self.solver_options or {}))
+        for name in ("feature_names_in_", "sigmoids_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        self.n_features_in_ = int(X.shape[1])
+        self.classes_ = np.asarray(sol.classes)
+        self._store([sol])
+        return self
+
     def _previous_solutions(self, classes: np.ndarray) -> list | None:
         """The solutions of the previous fit, one per binary model, when ``warm_start`` reuses them."""
         previous = getattr(self, "solutions_", None)
@@ -464,6 +491,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n,), or (n, K) with K > 2 classes (column k: the model of ``classes_[k]``)
         """
         check_is_fitted(self, "solution_")
+        if is_dask_array(X) and hasattr(self, "coef_") and len(self.solutions_) == 1:  # lazy, one task per chunk
+            return self.solution_.decision_function(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False, ensure_all_finite=False)
         if hasattr(self, "imputation_") and not hasattr(X, "tocsr") and np.isnan(X).any():
             X = self.imputation_.impute(X)  # conditional means under the fitted Gaussian (column means: "mean")
@@ -479,6 +508,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``; with K > 2 classes, the largest ``f_k(x)``."""
         scores = self.decision_function(X)
+        if is_dask_array(scores):
+            return self.solution_.predict(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
