@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import os
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+if __name__ == "__main__":  # single-threaded BLAS and numba, set before numpy loads (not when imported)
+    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
 import platform  # noqa: E402
@@ -96,7 +97,7 @@ def solve_once(solver: str, X, y, signs, intercept: bool, seed: int) -> dict:
         warnings.simplefilter("ignore")
         sol = prob.solve(X, y, solver="dcd", random_state=seed)
     t = time.process_time() - t0
-    return {"time": t, "status": sol.status, "iterations": int(sol.iterations), "passes": sol.extra["passes"],
+    return {"time": t, "status": sol.status, "iterations": int(sol.iterations), "passes": sol.extra.get("passes", float("nan")),
             "rel_gap": float(sol.gap) / max(abs(sol.objective), 1e-300), "certificates": sol.extra["certificates"],
             "time_certificates": sol.extra["time_certificates"]}
 
