@@ -102,6 +102,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Start each ``fit`` from the previous fit's dual point where the backend
         takes one (``robust-dcd``) and the samples are as many; other backends
         start afresh (scikit-learn's meaning, like solvers that ignore it).
+    bounds : Bounds, dict, Series, DataFrame, pair or (d, 2) array, or PerClass, optional
+        ``lower_h ≤ w_h ≤ upper_h`` per feature, as in :class:`~robustsvm.Problem` (by name or index; a
+        side ``None`` or ``±inf`` is free; ``scipy.optimize.Bounds``); they generalize ``signs`` and meet
+        them by intersection, and like signs speak of the weight towards ``positive_class`` (with
+        ``positive_class=classes_[0]`` an interval ``[l, u]`` bounds ``−coef_`` entry). With more than two
+        classes the same bounds apply to every one-vs-rest model, or one per class with ``PerClass``.
+    constraints : list of scipy.optimize.LinearConstraint or rs.ordered(...), or PerClass, optional
+        ``lb ≤ A w ≤ ub`` on the weights (columns of ``A``: the features), oriented like ``bounds``.
     uncertainty : UncertaintySet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
@@ -184,6 +192,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         class_weight: Any = None,
         probability: bool = False,
         warm_start: bool = False,
+        bounds: Any = None,
+        constraints: Any = None,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -199,6 +209,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.probability = probability
         self.warm_start = warm_start
+        self.bounds = bounds
+        self.constraints = constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -261,10 +273,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         each one-vs-rest fit starts from (per-class signs or sets are given to it by :meth:`fit`)."""
         signs = None if isinstance(self.signs, PerClass) else self.signs
         unc = None if isinstance(self.uncertainty, PerClass) else self.uncertainty
-        return self._problem(signs, unc, self.positive_class)
+        bounds, constraints = ((None if isinstance(v, PerClass) else v) for v in (self.bounds, self.constraints))
+        return self._problem(signs, unc, self.positive_class, bounds, constraints)
 
-    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any) -> Problem:
-        """The binary model with these signs, set and positive class, and the estimator's other parameters."""
+    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, bounds: Any = None,
+                 constraints: Any = None) -> Problem:
+        """The binary model with these signs, set, positive class, bounds and constraints, and the estimator's
+        other parameters."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
@@ -272,6 +287,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             loss=self._loss(),
             penalty=penalty,
             signs=signs,
+            bounds=bounds,
+            constraints=constraints,
             uncertainty=uncertainty,
             intercept=intercept,
             kernel=self.kernel,
@@ -314,7 +331,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             raise ValueError("the samples with positive sample_weight hold only one class; two classes are needed")
         previous = self._previous_solutions(classes)
         if classes.size == 2:
-            for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+            for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty"), (self.bounds, "bounds"),
+                               (self.constraints, "constraints")):
                 if isinstance(spec, PerClass):
                     raise ValueError(f"{what}=PerClass(...) needs more than two classes; with two, give the "
                                      f"{what} of the one model (and positive_class for the class signs point to)")
@@ -325,10 +343,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                                  f"{classes.size}, the signs of each one-vs-rest model point to its own class")
             targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
                         for_class(self.uncertainty, c, classes, name="uncertainty"), None) for c in classes]
+        weights = [(for_class(self.bounds, c, classes, name="bounds"),
+                    for_class(self.constraints, c, classes, name="constraints"))
+                   for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
         for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
             solutions.append(self._fit_binary(X, y_k, sw, self._check_uncertainty(radius, X.shape[0], unc), signs,
-                                              unc, positive, None if previous is None else previous[k]))
+                                              unc, positive, None if previous is None else previous[k],
+                                              weights[k]))
         self.classes_ = classes
         if classes.size > 2:  # each model's summary names its class
             for sol, c in zip(solutions, classes, strict=True):
@@ -348,10 +370,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return None
         return previous
 
-    def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous):
-        """Solve one binary model (labels ``y``, ``classes[1]`` positive) with the estimator's solver."""
+    def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous, weights=(None, None)):
+        """Solve one binary model (labels ``y``, ``classes[1]`` positive) with the estimator's solver;
+        ``weights`` are its ``(bounds, constraints)``."""
         n = X.shape[0]
-        problem = self._problem(signs, uncertainty, positive_class)
+        problem = self._problem(signs, uncertainty, positive_class, *weights)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
         backend = solve_path.lookup(self.solver, problem, X.shape[1])

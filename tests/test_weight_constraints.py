@@ -135,18 +135,49 @@ def test_box_conjugate_is_the_clipped_soft_threshold(l2, l1):
 
 
 # --------------------------------------------------- bounds reducing to signs
-@pytest.mark.parametrize("solver", ["clarabel", "dcd"])
-def test_bounds_that_are_signs_give_the_signs_solution(solver):
+_SIGN_MODELS = {"nominal": {}, "box": {"uncertainty": rs.Box(radius=0.05)}, "ball": {"uncertainty": rs.Ball(0.05)}}
+
+
+@pytest.mark.parametrize("kind", sorted(_SIGN_MODELS))
+def test_bounds_that_are_signs_give_the_signs_solution(kind):
+    """Every backend that solves the signs' model: the same model, hence the same answer, bit for bit."""
     X, y = _data()
-    signs = rs.Problem(penalty=rs.L2(0.1), signs={"a": 1, "b": -1}, positive_class="yes")
-    bounds = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None), "b": (-np.inf, 0)}, positive_class="yes")
+    extra = _SIGN_MODELS[kind]
+    signs = rs.Problem(penalty=rs.L2(0.1), signs={"a": 1, "b": -1}, positive_class="yes", **extra)
+    bounds = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None), "b": (-np.inf, 0), "c": (None, None)},
+                        positive_class="yes", **extra)
     assert not bounds.has_bounds and bounds.has_signs
     m1, m2 = signs.normalize(X, y), bounds.normalize(X, y)
     np.testing.assert_array_equal(m1.signs, m2.signs)
-    s1 = signs.solve(X, y, solver=solver, tol=1e-10, random_state=0)
-    s2 = bounds.solve(X, y, solver=solver, tol=1e-10, random_state=0)
-    np.testing.assert_array_equal(s1.w, s2.w)
-    assert s1.b == s2.b and s1.gap == s2.gap
+    able = capable_backends(signs)
+    assert able == capable_backends(bounds) and len(able) >= 3
+    for solver in able:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s1 = signs.solve(X, y, solver=solver, random_state=0)
+            s2 = bounds.solve(X, y, solver=solver, random_state=0)
+        np.testing.assert_array_equal(s1.w, s2.w, err_msg=solver)
+        assert s1.b == s2.b and s1.gap == s2.gap, solver
+        assert np.all(s1.w[0] >= 0) and s1.w[1] <= 0
+
+
+@pytest.mark.parametrize("solver, unc", [("dcd", None), ("robust-dcd", None), ("robust-dcd", rs.Box(radius=0.05)),
+                                         ("robust-dcd", rs.Ball(radius=0.05, p=np.inf))])
+def test_bounds_path_agrees_with_the_signs_path(solver, unc):
+    """Bounds with an inactive finite side take the clipped (box) path; the signs' model takes the sign path:
+    both certified, their points within the distance strong convexity allows, ‖w − w*‖ ≤ √(2 gap/λ2)."""
+    X, y = _data(n=120)
+    lam = 0.1
+    signs = rs.Problem(penalty=rs.L2(lam), signs={"a": 1, "b": -1}, uncertainty=unc, positive_class="yes")
+    bounds = rs.Problem(penalty=rs.L2(lam), bounds={"a": (0, 1e6), "b": (-1e6, 0)}, uncertainty=unc,
+                        positive_class="yes")
+    assert bounds.has_bounds and not signs.has_bounds
+    s1 = signs.solve(X, y, solver=solver, tol=1e-9, random_state=0)
+    s2 = bounds.solve(X, y, solver=solver, tol=1e-9, random_state=0)
+    assert s1.status == s2.status == "optimal"
+    assert abs(s1.objective - s2.objective) <= s1.gap + s2.gap + 1e-14
+    reach = np.sqrt(2 * s1.gap / lam) + np.sqrt(2 * s2.gap / lam)
+    assert np.linalg.norm(s1.w - s2.w) <= reach + 1e-12
 
 
 # ----------------------------------------------- real data against CVXPY models
@@ -193,7 +224,7 @@ def _cvxpy_reference(prob, X, y, names):
                 "up": (up_rows, lin.A[up_rows] @ w <= lin.ub[up_rows]),
                 "lo": (lo_rows, lin.A[lo_rows] @ w >= lin.lb[lo_rows])}
     cons += [c for mask, c in rows.values() if mask.any()]
-    objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + cp.sum(xi) / n
+    objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + prob.penalty.l1 * cp.norm1(w) + cp.sum(xi) / n
     cp.Problem(cp.Minimize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11,
                                                    tol_feas=1e-11)
     nu = np.zeros(0 if lin is None else lin.k)
@@ -272,12 +303,65 @@ def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
         assert sol.objective >= ref.dual_value - 1e-12
 
 
-@pytest.mark.parametrize("solver", ["robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
+@pytest.mark.parametrize("name", ["wdbc", "pima", "sonar"])
+@pytest.mark.parametrize("unc, l1", [(rs.Box(radius=0.05), 0.0), (rs.Ball(radius=0.03, p=np.inf), 0.01)])
+def test_robust_dcd_solves_bounds_against_a_cvxpy_model(name, unc, l1):
+    """robust-dcd with a Box set: the prox is separable, clip(soft(v, λ1 + Aδ)/λ2, l, u); bounds excluding 0 with a
+    free intercept (pima's Plas, wdbc's worst texture), infinite sides, L1; dense and CSR rows."""
+    import scipy.sparse as sp
+
+    X, y, names = _standardized(name)
+    prob = rs.Problem(penalty=rs.L2(0.05) + rs.L1(l1), bounds=_cases()[name]["bounds"], uncertainty=unc)
+    assert "robust-dcd" in capable_backends(prob) and prob.has_bounds
+    model, ref, _, own = _cvxpy_reference(prob, X, y, names)
+    assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective)), ref.message
+    assert own == pytest.approx(ref.objective, rel=1e-7)  # the test's CVXPY model is the package's objective
+    for data in (X, sp.csr_matrix(X)):
+        sol = prob.solve(data, y, solver="robust-dcd", feature_names=names, tol=1e-8, random_state=0)
+        assert sol.status == "optimal", sol.message
+        assert model.feasible.box_violation(sol.w) == 0.0
+        assert sol.objective - ref.objective <= sol.gap + 1e-12
+        assert sol.objective - sol.gap <= ref.objective + 1e-12
+        assert sol.objective >= ref.dual_value - 1e-12
+
+
+def test_robust_dcd_bounds_flip_with_the_positive_class():
+    """positive_class = classes[0]: [l, u] bounds the weight towards it, −w; the answer is the conic one."""
+    X, y, names = _standardized("pima")
+    classes = np.unique(y)
+    spec = {"Plas": (0.2, 0.5), "Age": (None, 0.1), "Pedi": (-0.05, 0.05)}
+    prob = rs.Problem(penalty=rs.L2(0.05), bounds=spec, uncertainty=rs.Box(radius=0.05), positive_class=classes[0])
+    sol = prob.solve(X, y, solver="robust-dcd", feature_names=names, tol=1e-9)
+    ref = prob.solve(X, y, solver="clarabel", feature_names=names, tol=1e-10)
+    assert sol.status == "optimal"
+    toward = -sol.w  # sol.w points to classes[1]
+    k = {n: i for i, n in enumerate(names)}
+    assert 0.2 <= toward[k["Plas"]] <= 0.5 and toward[k["Age"]] <= 0.1 and -0.05 <= toward[k["Pedi"]] <= 0.05
+    assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + 1e-12
+    assert np.linalg.norm(sol.w - ref.w) <= np.sqrt(2 * sol.gap / 0.05) + np.sqrt(2 * ref.gap / 0.05) + 1e-9
+
+
+@pytest.mark.parametrize("solver", ["feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
 def test_backends_without_bounds_refuse_naming_the_reason(solver):
     X, y = _data()
-    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01))
-    with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs"):
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01), positive_class="yes")
+    with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs") as info:
         prob.solve(X, y, solver=solver)
+    if solver == "feature-ipm":  # the reason names who solves them
+        assert "robust-dcd" in str(info.value) and "conic" in str(info.value)
+
+
+@pytest.mark.parametrize("unc", [rs.Ball(radius=0.05, p=2), rs.Ball(radius=0.05, p=1),
+                                 rs.Ellipsoid(radius=0.05, shape=np.diag([1.0, 2.0, 0.5, 1.0]))])
+def test_robust_dcd_refuses_bounds_where_the_prox_is_not_a_clip(unc):
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.5)}, uncertainty=unc, positive_class="yes")
+    with pytest.raises(UnsupportedModelError, match=r"Box or Ball\(p=∞\) set only.*clarabel, scs"):
+        prob.solve(X, y, solver="robust-dcd")
+    assert "robust-dcd" not in capable_backends(prob)
+    # signs (a cone) stay exact with every set
+    signs = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None)}, uncertainty=unc, positive_class="yes")
+    assert "robust-dcd" in capable_backends(signs)
 
 
 @pytest.mark.parametrize("solver", ["dcd", "robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])

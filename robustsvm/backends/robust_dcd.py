@@ -47,7 +47,9 @@ INNER_TOL = 1e-13
 NEEDS = shared_set_needs(
     "robust-dcd", (1.0, 2.0, math.inf),
     ": the prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it",
-    "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them")
+    "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them",
+    bounds_hint="with a 2-ball, ℓ1-ball or ellipsoid the prox of the support function plus the box is not "
+                "a clip (signs are: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
@@ -129,7 +131,8 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     ops = Products(arrays.X)
     setk = arrays.set_kernel
     # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
-    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0)) and arrays.kind != KIND_ELLIPSOID
+    # (with bounds beyond signs the exact gain of the check is not −(λ2/2)Δ‖w‖²: safe steps only)
+    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0)) and arrays.kind != KIND_ELLIPSOID and arrays.box is None
     prm = arrays.params(rho=rho, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=bool(shrinking))
     main = Workspace(d)
     st = main.state
