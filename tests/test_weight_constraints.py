@@ -453,3 +453,141 @@ def test_bounds_without_positive_class_say_which_class_they_point_to():
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.exceptions.SignDirectionWarning)
         rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, positive_class="yes").solve(X, y)
+
+
+# ------------------------------------------------ the prox of a set plus bounds
+def _cvxpy_prox(z, tau, lower, upper, kind):
+    """``argmin_{l ≤ w ≤ u} ½‖w − z‖² + τ σ(w)`` with σ the 1-norm (Box) or the 2-norm (2-ball), by CVXPY."""
+    w = cp.Variable(z.size)
+    sigma = cp.norm1(w) if kind == "box" else cp.norm(w, 2)
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w - z) + tau * sigma), [w >= lower, w <= upper]).solve(
+        solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return w.value
+
+
+def test_the_bounded_prox_is_a_clip_for_the_box_and_not_for_the_ball():
+    """docs/derivations/robust_dcd.md, "Bounds": with a Box set the prox is clip(soft(z, τ), l, u) for every box;
+    with the 2-ball neither order of clip and shrink is the prox of a box that is not a cone, but
+    clip(s·z, l, u) is, for the scalar s ∈ (0, 1] solving ‖clip(s z, l, u)‖(1 − s) = τ s."""
+    from scipy.optimize import brentq
+
+    rng = np.random.default_rng(5)
+    lower = np.array([-0.5, 0.2, -np.inf, -1.0, -0.1, 0.0])
+    upper = np.array([0.4, 1.0, -0.3, np.inf, 0.1, np.inf])
+    shrink = 0
+    for _ in range(5):
+        z, tau = 2.0 * rng.normal(size=6), 0.3 + rng.uniform()
+        exact = _cvxpy_prox(z, tau, lower, upper, "box")
+        np.testing.assert_allclose(np.clip(np.sign(z) * np.maximum(np.abs(z) - tau, 0), lower, upper), exact,
+                                   atol=1e-7)
+        exact = _cvxpy_prox(z, tau, lower, upper, "ball")
+        s = brentq(_ball_equation, 1e-12, 1.0, args=(z, tau, lower, upper))
+        np.testing.assert_allclose(np.clip(s * z, lower, upper), exact, atol=1e-6)
+        wrong = max(np.abs(np.clip(_ball_shrink(z, tau), lower, upper) - exact).max(),
+                    np.abs(_ball_shrink(np.clip(z, lower, upper), tau) - exact).max())
+        shrink += wrong > 1e-3
+    assert shrink >= 3  # the clip-and-shrink shortcuts are wrong in most draws
+    # a cone (signs): shrink after the clip is exact
+    cone_lo, cone_up = np.array([0.0, -np.inf, 0.0]), np.array([np.inf, 0.0, np.inf])
+    z = np.array([1.0, 2.0, -0.5])
+    exact = _cvxpy_prox(z, 0.4, cone_lo, cone_up, "ball")
+    np.testing.assert_allclose(_ball_shrink(np.clip(z, cone_lo, cone_up), 0.4), exact, atol=1e-7)
+
+
+def _ball_shrink(p, tau):
+    """The 2-ball prox without bounds: ``max(0, 1 − τ/‖p‖) p``."""
+    return max(0.0, 1 - tau / np.linalg.norm(p)) * p
+
+
+def _ball_equation(s, z, tau, lower, upper):
+    """``‖clip(s z, l, u)‖(1 − s) − τ s``, decreasing in s; its root gives the bounded 2-ball prox."""
+    return np.linalg.norm(np.clip(s * z, lower, upper)) * (1 - s) - tau * s
+
+
+# ------------------------------------------------------ estimator, CLI, files
+def test_estimator_takes_bounds_and_constraints_as_parameters():
+    from sklearn.base import clone
+
+    data = rs.datasets.load("pima")
+    X = pd.DataFrame((data.X - data.X.mean(0)) / data.X.std(0), columns=list(data.feature_names))
+    spec = {"Plas": (0.2, 0.5), "Age": (None, 0.1)}
+    cons = [rs.ordered(["Preg", "Mass", "Pedi"])]
+    est = rs.RobustSVC(l2=0.05, bounds=spec, constraints=cons, positive_class=1)
+    assert est.get_params()["bounds"] is spec and est.get_params()["constraints"] is cons
+    twin = clone(est)
+    assert twin.get_params()["bounds"] == spec
+    est.fit(X, data.y)
+    ref = rs.Problem(penalty=rs.L2(0.05), bounds=spec, constraints=cons, positive_class=1).solve(
+        X, data.y, tol=1e-9)
+    w = est.coef_[0]
+    k = {n: i for i, n in enumerate(data.feature_names)}
+    assert 0.2 <= w[k["Plas"]] <= 0.5 and w[k["Age"]] <= 0.1
+    assert w[k["Preg"]] <= w[k["Mass"]] + 1e-9 and w[k["Mass"]] <= w[k["Pedi"]] + 1e-9
+    assert abs(est.solution_.objective - ref.objective) <= est.solution_.gap + ref.gap + 1e-12
+    est.set_params(bounds=None, constraints=None, solver="robust-dcd", uncertainty=rs.Box(radius=0.01))
+    est.set_params(bounds={"Plas": (0.2, 0.5)})
+    est.fit(X, data.y)
+    assert est.solution_.status == "optimal" and 0.2 <= est.coef_[0, k["Plas"]] <= 0.5
+
+
+def test_estimator_bounds_with_three_classes_apply_to_every_model():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 3)) + 0.2 * rng.normal(size=(150, 3)), axis=1)
+    est = rs.RobustSVC(l2=0.1, bounds={0: (-0.2, 0.2)}).fit(X, y)
+    assert est.coef_.shape == (3, 3) and np.all(np.abs(est.coef_[:, 0]) <= 0.2)
+    per_class = rs.RobustSVC(l2=0.1, bounds=rs.PerClass({0: {0: (0.1, 0.3)}}, default=None)).fit(X, y)
+    assert 0.1 <= per_class.coef_[0, 0] <= 0.3
+    with pytest.raises(ValueError, match="bounds=PerClass"):
+        rs.RobustSVC(bounds=rs.PerClass({0: {0: (0, 1)}})).fit(X, (y > 0).astype(int))
+
+
+def test_cli_parses_bounds_and_names_the_feature_on_errors():
+    import argparse
+
+    from robustsvm.cli import parse_bounds
+
+    assert parse_bounds("age=0:inf,dose=-1:1,3=:0.5, mean radius = -inf: ") == {
+        "age": (0.0, np.inf), "dose": (-1.0, 1.0), 3: (-np.inf, 0.5), "mean radius": (-np.inf, np.inf)}
+    for text, match in [("dose=1:-1", "no value for 'dose'"), ("dose=1", "FEATURE=LOWER:UPPER"),
+                        ("dose=a:1", "bound for 'dose'.*not a number"), ("age=0:1,age=0:2", "'age' twice"),
+                        ("", "empty")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=match):
+            parse_bounds(text)
+
+
+def test_cli_fit_with_bounds_meets_them_and_writes_them_to_the_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "sol.json"
+    cmd = [sys.executable, "-m", "robustsvm", "fit", "pima", "--bounds", "Plas=0.2:0.5,Age=:0.1,0=-0.1:0.1",
+           "--positive", "1", "--solver", "dcd", "--tol", "1e-8", "--json", "--output", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    w = doc["solution"]["w"]
+    sol = rs.io.read_solution(out)
+    names = list(sol.feature_names)
+    assert 0.2 <= w[names.index("Plas")] <= 0.5 and w[names.index("Age")] <= 0.1 and abs(w[0]) <= 0.1
+    assert sol.problem.has_bounds and doc["solution"]["status"] == "optimal"
+    bad = subprocess.run([*cmd[:6], "Plas=0.5:0.2"], capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "'Plas'" in bad.stderr
+    bad = subprocess.run([*cmd[:6], "Glucose=0:1"], capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "'Glucose'" in bad.stderr and "--bounds" in bad.stderr
+
+
+def test_a_solution_with_bounds_and_constraints_survives_its_file(tmp_path):
+    X, y, names = _standardized("pima")
+    prob = rs.Problem(penalty=rs.L2(0.05), **_cases()["pima"])
+    sol = prob.solve(X, y, feature_names=names, tol=1e-9)
+    path = sol.to_json(tmp_path / "s.json", X, y)
+    back = rs.io.read_solution(path)
+    report = rs.validate(back, X, y)
+    assert report.ok, str(report)
+    f1 = prob.normalize(X, y, feature_names=names).feasible
+    f2 = back.problem.normalize(X, y, feature_names=names).feasible
+    np.testing.assert_array_equal(f1.lower, f2.lower)
+    np.testing.assert_array_equal(f1.linear.A, f2.linear.A)
+    assert f2.violation(back.w) <= 1e-9

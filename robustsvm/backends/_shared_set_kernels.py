@@ -134,8 +134,9 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
 
     Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
-    (θ: the last ℓ1-projection level) of the :data:`State` ``st``. O(d) for kinds 0–2, O(inner·d²) for the
-    ellipsoid.
+    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; with bounds (box set) ``scal[3]`` is
+    ``2h*(v − Au)/λ2`` (= ‖w‖² without them): ``−(λ2/2)Δscal[3]`` is the exact change of the dual.
+    O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
     """
     _refresh_core(setk, st, A, prm, inner)
     v, w, u, scal = st.v, st.w, st.u, st.scal
@@ -145,7 +146,8 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
         wh = w[h]
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
-    scal[3] = ww
+    # with bounds h*(p) ≠ (λ2/2)‖w‖² where w sits at a nonzero bound: the entry is 2h*(v − Au)/λ2 instead
+    scal[3] = scal[2] if setk.bounded and setk.kind == KIND_BOX else ww
     scal[4] = ua
 
 
@@ -215,29 +217,45 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
     """:func:`_refresh_core` for the box set with bounds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)``
-    where ``w_h ≠ 0`` and ``clip(z_h/τ, −δ_h, δ_h)`` where ``w_h = 0`` (the saddle point); returns ``(u·w, ‖u‖²)``."""
+    where the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
+    Branch-free, as the unbounded loop; writes ``scal[2] = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
+    ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u = st.v, st.z, st.w, st.u
     okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
-    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
-    inv_tau = 1.0 / tau if tau > 0.0 else 0.0
+    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    A = tau * lam
     uw = 0.0
     uu = 0.0
-    for h in range(v.size):
-        p = v[h]
-        zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-        z[h] = zh
-        t = tau * delta[h]
-        wh = min(max(max(zh - t, 0.0) + min(zh + t, 0.0), lo[h]), hi[h])
-        if wh > 0.0:
-            uh = delta[h]
-        elif wh < 0.0:
-            uh = -delta[h]
-        else:
-            uh = min(max(zh * inv_tau, -delta[h]), delta[h])
-        w[h] = wh
-        u[h] = uh
-        uw += uh * wh
-        uu += uh * uh
+    hs = 0.0
+    if tau > 0.0:
+        inv_tau = 1.0 / tau
+        for h in range(v.size):
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+            z[h] = zh
+            t = tau * delta[h]
+            wh = min(max(max(zh - t, 0.0) + min(zh + t, 0.0), lo[h]), hi[h])
+            uc = min(max(zh * inv_tau, -delta[h]), delta[h])
+            f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
+            uh = uc + abs(f) * (f * delta[h] - uc)
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+            hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    else:
+        for h in range(v.size):
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+            z[h] = zh
+            wh = min(max(zh, lo[h]), hi[h])
+            uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+            hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    st.scal[2] = 2.0 * hs * inv_lam
     return uw, uu
 
 

@@ -131,8 +131,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     ops = Products(arrays.X)
     setk = arrays.set_kernel
     # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
-    # (with bounds beyond signs the exact gain of the check is not −(λ2/2)Δ‖w‖²: safe steps only)
-    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0)) and arrays.kind != KIND_ELLIPSOID and arrays.box is None
+    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0) or arrays.box is not None) and arrays.kind != KIND_ELLIPSOID
     prm = arrays.params(rho=rho, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=bool(shrinking))
     main = Workspace(d)
     st = main.state
