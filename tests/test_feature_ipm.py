@@ -746,3 +746,42 @@ def test_single_precision_early_gram_still_certifies(monkeypatch, set_name):
     assert sol.status == "optimal"
     assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc
     assert sol.gap <= TOL * abs(sol.objective) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("set_name", ["box-widths", "ellipsoid"])
+def test_single_precision_throughout_at_a_tight_tolerance(monkeypatch, set_name):
+    """With the size threshold lowered, every Gram matrix of a solve at tol 1e-9 may be single precision (the
+    residuals stay double): the counters say which were, and the answer is certified against Clarabel."""
+    from robustsvm.backends import _ipm_newton
+
+    monkeypatch.setattr(_ipm_newton.Design, "BLOCK", 100)
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=5)
+    d = X.shape[1]
+    V = _make_set(set_name, d, BASE_RADIUS[set_name])
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), uncertainty=V)
+    tol = 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sol = prob.solve(X, y, solver="feature-ipm", tol=tol)
+    counts = sol.extra["ipm_counts"]
+    assert counts["gram_float32"] >= 1
+    assert counts["gram_float32"] + counts["gram_float64"] >= counts["iterations"] >= 1
+    assert counts["passes"] >= 2 * counts["iterations"]
+    ref = _clarabel_optimum(prob, X, y, V, BASE_RADIUS[set_name], l2=0.01)
+    acc = SLACK * ref.scale()
+    P = prob.objective(X, y, sol.w, sol.b)
+    assert ref.bound - acc <= P <= ref.objective + sol.gap + acc
+    if sol.status == "optimal":
+        assert sol.gap <= tol * abs(P) * (1 + 1e-9)
+    else:  # short of 1e-9: said so, and still a bound
+        assert math.isfinite(sol.gap)
+
+
+def test_counters_of_a_double_precision_solve():
+    """Small data: one double-precision Gram matrix per iteration, reported in ``extra["ipm_counts"]``."""
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=2)
+    sol = rs.Problem(penalty=rs.L2(0.01), uncertainty=rs.Ball(0.3)).solve(X, y, solver="feature-ipm")
+    counts = sol.extra["ipm_counts"]
+    assert counts["gram_float32"] == 0
+    assert counts["gram_float64"] == counts["iterations"] == sol.iterations
+    assert counts["certificates"] >= 1 and counts["points"] == 1

@@ -20,7 +20,7 @@ from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_kernels import cho_solve_batch, normal_matrices, weighted_gram_upper
 
-__all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
+__all__ = ["Batch", "Design", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
 
 
 class Layout:
@@ -82,51 +82,74 @@ class Layout:
 
 
 class Design:
-    """``A = [y∘X, r, y]`` (dense or CSR), shared by every point of a batch, and its products."""
+    """The rows ``a_i = (y_i x_i, r_i, y_i)`` of ``A`` (dense or CSR), shared by every point of a batch, and
+    their products.
+
+    A dense ``X`` is kept as it is (no copy): since ``y_i² = 1``, ``a_i a_iᵀ = ã_i ã_iᵀ`` with
+    ``ã_i = (x_i, y_i r_i, 1)``, so the weighted Gram matrix ``Aᵀ diag(w) A`` is formed block by block of rows
+    from ``X`` itself, and ``A z = y ∘ (X z_x) + r z_r + y z_b``, ``Aᵀ v = (Xᵀ(y∘v), rᵀv, yᵀv)``. A single-precision
+    copy of ``X`` is made once, the first time a Gram matrix in single precision is asked for. :attr:`counts`
+    records the work of a solve: Gram matrices in double and single precision and passes over the data
+    (products ``A z`` or ``Aᵀ v``, one per vector).
+    """
 
     #: rows of the (points × samples × columns) block formed at once by the batched Gram product
     BLOCK = 4_000_000
+    #: rows per block of the single-point Gram product (the scaled block stays in cache)
+    ROWS = 2048
 
     def __init__(self, X, y: np.ndarray, r: np.ndarray) -> None:
-        if sp.issparse(X):
-            self.A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr")
-        else:
-            n, d = X.shape
-            self.A = np.empty((n, d + 2))  # filled in place: one pass, no temporary
-            np.multiply(X, y[:, None], out=self.A[:, :d])
-            self.A[:, d], self.A[:, d + 1] = r, y
-        self.sparse = sp.issparse(self.A)
+        self.sparse = sp.issparse(X)
+        self.X, self.y, self.r = X, y, r
+        n, d = X.shape
+        self.n, self.d = n, d
+        self._A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr") if self.sparse else None
         self._outer = None
         self._single = None
-        D = self.A.shape[1]
+        self._yr = y * r
+        D = d + 2
         self.upper = np.triu_indices(D)
         self.position = np.zeros((D, D), dtype=np.int64)
         self.position[self.upper] = np.arange(self.upper[0].size)
         self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
+        self.counts = {"gram_float64": 0, "gram_float32": 0, "passes": 0}
+
+    @property
+    def A(self):  # noqa: N802 - the matrix A of the derivation
+        """``A`` itself (formed on first use: the batched products of small data need it)."""
+        if self._A is None:
+            n, d = self.n, self.d
+            A = np.empty((n, d + 2))
+            np.multiply(self.X, self.y[:, None], out=A[:, :d])
+            A[:, d], A[:, d + 1] = self.r, self.y
+            self._A = A
+        return self._A
 
     def gram(self, weights: np.ndarray, coarse: bool = False) -> np.ndarray:
         """The upper triangles of ``Aᵀ diag(weights_p) A`` for each row ``p`` of ``weights`` (P, n), flattened
-        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column."""
-        A = self.A
+        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column.
+
+        ``coarse``: one point of large dense data is formed in single precision (accumulated in double
+        precision over the blocks of rows), in about half the time.
+        """
         P, n = weights.shape
         iu, ju = self.upper
         if self.sparse:
+            self.counts["gram_float64"] += P
+            A = self._A
             return np.stack([np.asarray((A.T @ A.multiply(w[:, None]).tocsr()).todense())[iu, ju] for w in weights])
-        if P > 1 and n * iu.size <= self.BLOCK:
+        if P == 1:
+            if n * iu.size >= self.BLOCK:
+                return self._gram_blocks(weights[0], coarse)[iu, ju][None]
+            self.counts["gram_float64"] += 1
+            return weighted_gram_upper(self.A, weights[0])[None]  # small: a compiled loop, no BLAS threads
+        self.counts["gram_float64"] += P
+        A = self.A
+        if n * iu.size <= self.BLOCK:
             # many points, small data: one GEMM of the weights with the rows' outer products
             if self._outer is None:
                 self._outer = A[:, iu] * A[:, ju]
             return weights @ self._outer
-        if P == 1:
-            if n * iu.size >= self.BLOCK:  # large: one GEMM BᵀB (NumPy's BLAS; faster here than a SYRK)
-                if coarse:  # far from the optimum a single-precision product steers as well, in half the time
-                    if self._single is None:
-                        self._single = A.astype(np.float32)
-                    B = self._single * np.sqrt(weights[0]).astype(np.float32)[:, None]
-                    return (B.T @ B)[iu, ju].astype(np.float64)[None]
-                B = A * np.sqrt(weights[0])[:, None]
-                return (B.T @ B)[iu, ju][None]
-            return weighted_gram_upper(A, weights[0])[None]  # small: a compiled loop, no BLAS threads
         out = np.empty((P, iu.size))
         step = max(1, self.BLOCK // max(n * A.shape[1], 1))
         for lo in range(0, P, step):
@@ -134,13 +157,51 @@ class Design:
             out[lo:lo + step] = np.matmul(B.transpose(0, 2, 1), B)[:, iu, ju]
         return out
 
+    def _gram_blocks(self, w: np.ndarray, coarse: bool) -> np.ndarray:
+        """``Σ_i w_i ã_i ã_iᵀ`` over blocks of :attr:`ROWS` rows (a GEMM per block, scaled in cache)."""
+        X, n, d = self.X, self.n, self.d
+        self.counts["gram_float32" if coarse else "gram_float64"] += 1
+        if coarse and self._single is None:
+            self._single = X.astype(np.float32)
+        sw = np.sqrt(w)
+        dtype = np.float32 if coarse else np.float64
+        source = self._single if coarse else X
+        rows = min(self.ROWS, n)
+        buf = np.empty((rows, d + 2), dtype=dtype)
+        swr = (sw * self._yr).astype(dtype, copy=False)
+        swd = sw.astype(dtype, copy=False)
+        C = np.zeros((d + 2, d + 2))
+        for lo in range(0, n, rows):
+            hi = min(n, lo + rows)
+            b = buf[:hi - lo]
+            np.multiply(source[lo:hi], swd[lo:hi, None], out=b[:, :d])
+            b[:, d], b[:, d + 1] = swr[lo:hi], swd[lo:hi]
+            C += b.T @ b
+        return C
+
     def dot(self, Z: np.ndarray) -> np.ndarray:
         """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
-        return (self.A @ Z.T).T
+        self.counts["passes"] += Z.shape[0]
+        if self.sparse:
+            return (self._A @ Z.T).T
+        d = self.d
+        out = (self.X @ Z[0, :d])[None] if Z.shape[0] == 1 else (self.X @ Z[:, :d].T).T
+        out *= self.y
+        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
+        return out
 
     def tdot(self, V: np.ndarray) -> np.ndarray:
         """``Aᵀ v_p`` for each row of ``V`` (P, n) → (P, D)."""
-        return (self.A.T @ V.T).T
+        self.counts["passes"] += V.shape[0]
+        if self.sparse:
+            return (self._A.T @ V.T).T
+        d = self.d
+        out = np.empty((V.shape[0], d + 2))
+        yv = V * self.y
+        out[:, :d] = (self.X.T @ yv.T).T if V.shape[0] > 1 else (yv[0] @ self.X)[None]
+        out[:, d] = V @ self.r
+        out[:, d + 1] = yv.sum(axis=1)
+        return out
 
 
 class Iterate:
@@ -305,6 +366,10 @@ class _Factor:
         if self.L.shape[0] == 1:  # one (possibly large) system: LAPACK's blocked solve
             return sla.cho_solve((self.L[0], True), rhs[0], check_finite=False)[None]
         return cho_solve_batch(self.L, np.ascontiguousarray(rhs))
+
+
+#: the factorization, public for the distributed interior point (robustsvm.distributed.ipm)
+Factor = _Factor
 
 
 def _is_pd(K: np.ndarray) -> bool:
