@@ -24,6 +24,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import calibration, solve_path
 from ._validation import check_finite
+from .distributed.data import is_dask_array
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
@@ -113,11 +114,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         takes one (``robust-dcd``) and the samples are as many; other backends
         start afresh (scikit-learn's meaning, like solvers that ignore it).
     bounds : Bounds, dict, Series, DataFrame, pair or (d, 2) array, or PerClass, optional
-        ``lower_h ≤ w_h ≤ upper_h`` per feature, as in :class:`~robustsvm.Problem` (by name or index; a
-        side ``None`` or ``±inf`` is free; ``scipy.optimize.Bounds``); they generalize ``signs`` and meet
-        them by intersection, and like signs speak of the weight towards ``positive_class`` (with
-        ``positive_class=classes_[0]`` an interval ``[l, u]`` bounds ``−coef_`` entry). With more than two
-        classes the same bounds apply to every one-vs-rest model, or one per class with ``PerClass``.
+        ``lower_h ≤ w_h ≤ upper_h`` as in :class:`~robustsvm.Problem`, meeting ``signs``; like signs they
+        bound the weight towards ``positive_class`` (``−coef_`` with ``classes_[0]``); ``PerClass`` as signs.
     constraints : list of scipy.optimize.LinearConstraint or rs.ordered(...), or PerClass, optional
         ``lb ≤ A w ≤ ub`` on the weights (columns of ``A``: the features), oriented like ``bounds``.
     uncertainty : UncertaintySet or PerClass, optional
@@ -309,8 +307,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, bounds: Any = None,
                  constraints: Any = None) -> Problem:
-        """The binary model with these signs, set, positive class, bounds and constraints, and the estimator's
-        other parameters."""
+        """The binary model with these signs, set, positive class, bounds and constraints, and the rest."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
@@ -347,6 +344,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise TypeError(f"solver_options must be a dict or None, got {type(self.solver_options).__name__}")
+        if is_dask_array(X):
+            return self._fit_dask(X, y, sample_weight, radius)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
         X_given = X
@@ -378,9 +377,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
                         sets if sets is not None else for_class(self.uncertainty, c, classes, name="uncertainty"),
                         None) for c in classes]
-        weights = [(for_class(self.bounds, c, classes, name="bounds"),
-                    for_class(self.constraints, c, classes, name="constraints"))
-                   for c in (classes[1:] if classes.size == 2 else classes)]
+        weights = [(for_class(self.bounds, c, classes, name="bounds"), for_class(
+            self.constraints, c, classes, name="constraints")) for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
         for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
             checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
@@ -428,6 +426,30 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.imputation_ = _column_means(X[keep])
         return self.imputation_.impute(X[keep]), y[keep], sw[keep], None
 
+    def _fit_dask(self, X: Any, y: Any, sample_weight: Any, radius: Any) -> RobustSVC:
+        """Fit one binary model on a dask array with a distributed backend (``solver="auto"`` chooses it; the
+        cluster is ``solver_options["client"]`` or the current client)."""
+        unsupported = {"class_weight": self.class_weight is not None, "probability": bool(self.probability),
+                       "warm_start": bool(self.warm_start), "missing": self.missing != "error"}
+        for name, given in unsupported.items():
+            if given:
+                raise ValueError(f"{name} is not available on a dask array X (the fit is distributed); fit in "
+                                 "memory for it")
+        for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+            if isinstance(spec, PerClass):
+                raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
+                                 "with two")
+        problem = self._problem(self.signs, self.uncertainty, self.positive_class)
+        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
+                               stacklevel=3, **dict(self.solver_options or {}))
+        for name in ("feature_names_in_", "sigmoids_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        self.n_features_in_ = int(X.shape[1])
+        self.classes_ = np.asarray(sol.classes)
+        self._store([sol])
+        return self
+
     def _previous_solutions(self, classes: np.ndarray) -> list | None:
         """The solutions of the previous fit, one per binary model, when ``warm_start`` reuses them."""
         previous = getattr(self, "solutions_", None)
@@ -437,8 +459,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         return previous
 
     def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous, weights=(None, None)):
-        """Solve one binary model (labels ``y``, ``classes[1]`` positive) with the estimator's solver;
-        ``weights`` are its ``(bounds, constraints)``."""
+        """Solve one binary model (``classes[1]`` positive; ``weights``: bounds, constraints) with the solver."""
         n = X.shape[0]
         problem = self._problem(signs, uncertainty, positive_class, *weights)
         names = getattr(self, "feature_names_in_", None)
@@ -482,6 +503,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n,), or (n, K) with K > 2 classes (column k: the model of ``classes_[k]``)
         """
         check_is_fitted(self, "solution_")
+        if is_dask_array(X) and hasattr(self, "coef_") and len(self.solutions_) == 1:  # lazy, one task per chunk
+            return self.solution_.decision_function(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False, ensure_all_finite=False)
         if hasattr(self, "imputation_") and not hasattr(X, "tocsr") and np.isnan(X).any():
             X = self.imputation_.impute(X)  # conditional means under the fitted Gaussian (column means: "mean")
@@ -497,6 +520,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``; with K > 2 classes, the largest ``f_k(x)``."""
         scores = self.decision_function(X)
+        if is_dask_array(scores):
+            return self.solution_.predict(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

@@ -76,8 +76,9 @@ def choose_backend(problem: Any, n_features: int, distributed: DistributedModel 
     ``feature-ipm`` accepts, with at most :data:`FEATURE_IPM_MAX_FEATURES` features, goes to the
     feature-space interior point (``O(n d²)`` per iteration, 15–25 iterations whatever the
     conditioning); a robust model with more features that ``robust-dcd`` accepts, to the dual
-    coordinate ascent (``O(nnz)`` per epoch); anything else (a nominal model, an L2 strength of
-    zero, a set neither accepts) to :data:`FALLBACK`.
+    coordinate ascent (``O(nnz)`` per epoch); one that only ``feature-ipm`` accepts (an ellipsoid in
+    more dimensions than ``robust-dcd`` takes) to ``feature-ipm``; anything else (a nominal model, an L2
+    strength of zero, a set neither accepts) to :data:`FALLBACK`.
 
     Returns
     -------
@@ -91,6 +92,8 @@ def choose_backend(problem: Any, n_features: int, distributed: DistributedModel 
             return "feature-ipm"
         if registry.get_backend("robust-dcd").accepts(problem):
             return "robust-dcd"
+        if registry.get_backend("feature-ipm").accepts(problem):  # e.g. an ellipsoid too large for robust-dcd
+            return "feature-ipm"
     return FALLBACK
 
 

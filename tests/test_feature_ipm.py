@@ -785,3 +785,28 @@ def test_counters_of_a_double_precision_solve():
     assert counts["gram_float32"] == 0
     assert counts["gram_float64"] == counts["iterations"] == sol.iterations
     assert counts["certificates"] >= 1 and counts["points"] == 1
+
+
+def test_large_ellipsoid_goes_to_feature_ipm_under_auto():
+    """robust-dcd refuses an ellipsoid in more than ELLIPSOID_MAX_FEATURES dimensions (its coordinate step costs
+    O(d²) per inner step there) and names feature-ipm; "auto" solves it by feature-ipm, certified against
+    Clarabel's optimum."""
+    from robustsvm.backends.robust_dcd import ELLIPSOID_MAX_FEATURES
+    from robustsvm.solve_path import choose_backend
+
+    rng = np.random.default_rng(7)
+    n, d = 150, ELLIPSOID_MAX_FEATURES + 6
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    V = rs.Ellipsoid(_ellipsoid_shape(d), 0.3)
+    prob = rs.Problem(penalty=rs.L2(0.05), uncertainty=V)
+    with pytest.raises(UnsupportedModelError, match=r"at most .* dimensions.*feature-ipm"):
+        prob.solve(X, y, solver="robust-dcd")
+    assert choose_backend(prob, d) == "feature-ipm"
+    small = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Ellipsoid(_ellipsoid_shape(8), 0.3))
+    assert choose_backend(small, 8) == "feature-ipm"
+    sol = prob.solve(X, y, solver="auto", tol=1e-7)
+    assert sol.status == "optimal" and sol.extra.get("auto_fallback") is None
+    ref = _clarabel_optimum(prob, X, y, V, 0.3, l2=0.05)
+    acc = SLACK * ref.scale()
+    assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc

@@ -62,6 +62,8 @@ NEEDS = Needs(
 
 #: freeze the features clipped by their sign at two certificates in a row (sparse data with signs)
 FEATURE_SHRINKING = True
+#: certificates in a row that do not halve the gap before the shrunk samples are all restored (0: never)
+UNSHRINK_AFTER = 2
 #: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch_sparse`)
 LOCAL_STEP = True
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
@@ -272,6 +274,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
+                 unshrink_after=UNSHRINK_AFTER,
                  after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,

@@ -140,6 +140,11 @@ class Shrinking:
         self.pg_max_old, self.pg_min_old = np.inf, -np.inf
         self.pg_eps = PG_EPS0
 
+    def restore(self) -> None:
+        """Make every sample active again, with no shrinking threshold for the next epoch."""
+        self.active = self.n_total
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+
     def after_epoch(self, active: int, pg_max_new: float, pg_min_new: float) -> bool:
         """Record an epoch's active count and projected-gradient extremes; True when the active set looked solved."""
         self.active = active
@@ -231,7 +236,7 @@ class Ascent:
 def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.ndarray, rho: float, free: bool,
            tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
            after_epoch: Callable | None = None, first: DualCertificate | None = None,
-           passes: bool = False) -> Ascent:
+           passes: bool = False, unshrink_after: int = 0) -> Ascent:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
@@ -243,7 +248,9 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
     given, is a certificate from before the first epoch (already below ``tol``: no epoch runs). With ``passes``
     the budget ``max_iter`` counts passes over the data: an epoch over ``a`` of the ``n_total`` samples (the
     active set liblinear's shrinking leaves) costs ``max(a/n_total, MIN_PASS)``, so that the cheap epochs of a
-    shrunk problem do not exhaust the budget of a full pass.
+    shrunk problem do not exhaust the budget of a full pass. With ``unshrink_after = k > 0``, ``k`` certificates
+    in a row that do not halve the gap while samples are set aside restore every sample (the shrunk problem has
+    stalled: what it lacks is among the samples set aside).
     """
     hist = History()
     shrink = Shrinking(n_total)
@@ -274,6 +281,8 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
         schedule.record(epoch, cert.rel_gap)
+        if unshrink_after and schedule.stalls >= unshrink_after and shrink.active < n_total:
+            shrink.restore()
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"{name} epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "

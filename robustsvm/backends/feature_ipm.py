@@ -177,7 +177,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         if precision.switched and iteration % _RESYNC:  # the first double-precision step starts from exact products
             it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
             res = batch.residuals(it)
-        newton = Newton(batch, it, coarse=coarse)
+        newton = Newton(batch, it, coarse=coarse, res=res)
         for j in np.flatnonzero(newton.failed):  # no step from here: the last iterate is certified as it is
             p = active[j]
             certify(p, it.x[j], it.alpha[j])
@@ -192,10 +192,10 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         m = layout.m
         cone_rhs = None if not layout.cone else -soc.jordan(newton.W.lam, newton.W.lam)
         aff = newton.direction(res, -it.s * it.alpha, None if squared else -it.xi * it.beta, -it.x[:, :m] * it.nu,
-                               cone_rhs)
+                               cone_rhs, predictor=True)
         a_aff = np.minimum(1.0, newton.max_step(aff))
         with np.errstate(divide="ignore", invalid="ignore"):
-            sigma = np.where(mu_now > 0, (batch.gap_measure(advance(it, aff, a_aff)) / mu_now) ** 3, 0.0)
+            sigma = np.where(mu_now > 0, (batch.gap_after(it, aff, a_aff) / mu_now) ** 3, 0.0)
         target = (sigma * mu_now)[:, None]
         # corrector
         rhs_s = target - it.s * it.alpha - aff.s * aff.alpha

@@ -61,7 +61,7 @@ class RowState:
         D = None
         gram, prods = None, None
         for j0, j1, des in self.designs(block):
-            D = des.A.shape[1]
+            D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
             if weights is not None:
                 part = des.gram(weights[None, j0:j1])[0]
                 gram = part if gram is None else gram + part
