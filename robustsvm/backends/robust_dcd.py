@@ -34,7 +34,7 @@ from .dual_ascent import Products, ascend, best_intercept, certified_result, int
 from .registry import Backend, Result, register
 from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
 
-__all__ = ["DEFAULTS", "ELLIPSOID_MAX_FEATURES", "INNER_TOL", "NEEDS", "solve_robust_dcd"]
+__all__ = ["DEFAULTS", "ELLIPSOID_MAX_FEATURES", "INNER_TOL", "NEEDS", "epoch_runner", "solve_robust_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
@@ -87,8 +87,9 @@ def _check_options(lam, lam1, check_every, inner, shrinking) -> None:
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
 
 
-def _epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state):
-    """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place."""
+def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state):
+    """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place (also the
+    local solver of CoCoA+, :mod:`robustsvm.distributed._local`)."""
     epoch = kern.epoch_sparse if sp.issparse(arrays.X) else kern.epoch_dense
     rows, samples = arrays.rows(), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
 
@@ -156,7 +157,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     work = Workspace(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch = _epoch_runner(arrays, alpha, st, setk, prm, index, rng_state)
+    run_epoch = epoch_runner(arrays, alpha, st, setk, prm, index, rng_state)
 
     def certify(b_eff: float):
         new = dual_certificate(arrays, ops, alpha, work, b_hint=b_eff if free else None, inner_tol=INNER_TOL)
