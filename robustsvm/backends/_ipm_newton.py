@@ -24,6 +24,7 @@ from ._ipm_kernels import (
     sample_complementarity,
     sample_rho,
     sample_steps,
+    transposed_product,
     weighted_gram_upper,
 )
 
@@ -234,7 +235,12 @@ class Design:
         d = self.d
         out = np.empty((V.shape[0], d + 2))
         yv = V * self.y
-        out[:, :d] = (self.X.T @ yv.T).T if V.shape[0] > 1 else (yv[0] @ self.X)[None]
+        if V.shape[0] > 1:
+            out[:, :d] = (self.X.T @ yv.T).T
+        elif self.X.flags.c_contiguous and self.X.dtype == np.float64:
+            out[0, :d] = transposed_product(self.X, yv[0])
+        else:
+            out[0, :d] = yv[0] @ self.X
         out[:, d] = V @ self.r
         out[:, d + 1] = yv.sum(axis=1)
         return out

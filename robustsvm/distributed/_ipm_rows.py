@@ -200,6 +200,7 @@ def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
     rhs_xi = None if st.squared else target - st.xi * st.beta - dxi * db
     rho = st.rho0 + target * st.rho1
     st.step = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.aff = st.rho0 = st.rho1 = None  # the predictor's arrays are not needed any more
     return st, {"max_step": _max_step(st, st.step)}
 
 
