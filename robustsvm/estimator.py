@@ -38,7 +38,7 @@ __all__ = ["RobustSVC"]
 #: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
 #: what ``RobustSVC(missing=...)`` does with NaN in ``X``
-MISSING_MODES = ("error", "uncertain", "mean", "drop")
+MISSING_MODES = ("error", "uncertain", "conditional_mean", "mean", "drop")
 #: folds of the internal cross-validation behind ``probability=True`` (StratifiedKFold, not shuffled)
 PROBABILITY_FOLDS = 5
 
@@ -155,16 +155,17 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         then agree with a refit on repeated samples to about 1e-9. With other
         sets (second-order and other cones, where 1e-9 is not always reached)
         it keeps its default 1e-8.
-    missing : {"error", "uncertain", "mean", "drop"}, default "error"
+    missing : {"error", "uncertain", "conditional_mean", "mean", "drop"}, default "error"
         What NaN in a dense ``X`` means. ``"error"``: a ``ValueError`` naming the columns.
         ``"uncertain"``: missing values as uncertainty (Shivaswamy et al., 2006): a Gaussian is fitted to
         the training rows by EM, each row with missing values is moved to its conditional mean given its
         observed values and gets an ellipsoid over its missing coordinates (shape the conditional
         covariance, radius ``√(χ²_k⁻¹(missing_level))`` for ``k`` missing values), solved by the conic path
-        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"mean"``: the column
+        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"conditional_mean"``: the
+        same centres without the sets (imputation by the EM Gaussian's conditional means). ``"mean"``: the column
         means of the observed values. ``"drop"``: fit on the complete rows only (complete-case analysis).
         :meth:`predict` and :meth:`decision_function` replace a missing value by its conditional mean
-        under the fitted Gaussian (``"uncertain"``) or by the column mean of the rows fitted on
+        under the fitted Gaussian (``"uncertain"``, ``"conditional_mean"``) or by the column mean of the rows fitted on
         (``"mean"``, ``"drop"``): ``imputation_``.
     missing_level : float in (0, 1), default 0.9
         With ``missing="uncertain"``: the probability that a row's set holds its true values.
@@ -404,12 +405,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if self.missing == "error" or hasattr(X, "tocsr"):  # sparse: NaN was refused by check_finite
             return X, y, sw, None
         X = check_incomplete(X)
-        if self.missing == "uncertain" and not np.isnan(X).any():
+        if self.missing in ("uncertain", "conditional_mean") and not np.isnan(X).any():
             try:  # nothing missing to fit on: the complete rows' (shrunk) Gaussian imputes at prediction
                 self.imputation_ = fit_gaussian(X, method="complete")
             except ValueError:
                 self.imputation_ = _column_means(X)
             return X, y, sw, None
+        if self.missing == "conditional_mean":
+            self.imputation_ = fit_gaussian(X)
+            return self.imputation_.impute(X), y, sw, None
         if self.missing == "uncertain":
             if self.uncertainty is not None:
                 raise ValueError("missing='uncertain' builds the uncertainty sets from the missing values; "

@@ -552,6 +552,12 @@ def test_nt_scaling(k):
         assert np.allclose(Wm[p] @ Wi[p], np.eye(k), atol=1e-10)
         Wi2 = Wi[p] @ Wi[p]
         assert np.allclose(W.inverse_squared()[p], Wi2, rtol=1e-10, atol=1e-12 * np.abs(Wi2).max())
+    # Hᵀ W⁻² H by the rank-two form against the product of the matrices W⁻¹ formed column by column
+    H = rng.normal(size=(k, k + 4))
+    HWH = W.inverse_squared_congruence(H, H.T @ H)
+    for p in range(P):
+        ref = H.T @ Wi[p] @ Wi[p] @ H
+        assert np.allclose(HWH[p], ref, rtol=1e-9, atol=1e-11 * np.abs(ref).max())
     # λ is inside the cone, and its determinant x₀² − ‖x̄‖² is the geometric mean of those of s and z
     assert np.all(W.lam[:, 0] > np.linalg.norm(W.lam[:, 1:], axis=1))
     assert np.allclose(_det(W.lam), np.sqrt(_det(s) * _det(z)), rtol=1e-9)
