@@ -113,11 +113,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Start each ``fit`` from the previous fit's dual point where the backend
         takes one (``robust-dcd``) and the samples are as many; other backends
         start afresh (scikit-learn's meaning, like solvers that ignore it).
-    bounds : Bounds, dict, Series, DataFrame, pair or (d, 2) array, or PerClass, optional
-        ``lower_h ≤ w_h ≤ upper_h`` as in :class:`~robustsvm.Problem`, meeting ``signs``; like signs they
-        bound the weight towards ``positive_class`` (``−coef_`` with ``classes_[0]``); ``PerClass`` as signs.
-    constraints : list of scipy.optimize.LinearConstraint or rs.ordered(...), or PerClass, optional
-        ``lb ≤ A w ≤ ub`` on the weights (columns of ``A``: the features), oriented like ``bounds``.
+    bounds, constraints : optional
+        Bounds ``l ≤ w ≤ u`` (meeting ``signs``) and linear constraints (``LinearConstraint``, ``rs.ordered``) as
+        in :class:`~robustsvm.Problem`, towards ``positive_class`` like signs; ``PerClass`` as for signs.
     uncertainty : UncertaintySet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
@@ -219,8 +217,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         warm_start: bool = False,
         missing: str = "error",
         missing_level: float = 0.9,
-        bounds: Any = None,
-        constraints: Any = None,
+        bounds: Any = None, constraints: Any = None,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -238,8 +235,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.missing = missing
         self.missing_level = missing_level
-        self.bounds = bounds
-        self.constraints = constraints
+        self.bounds, self.constraints = bounds, constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -304,11 +300,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         signs = None if isinstance(self.signs, PerClass) else self.signs
         unc = None if isinstance(self.uncertainty, PerClass) else self.uncertainty
         bounds, constraints = ((None if isinstance(v, PerClass) else v) for v in (self.bounds, self.constraints))
-        return self._problem(signs, unc, self.positive_class, bounds, constraints)
+        return self._problem(signs, unc, self.positive_class, (bounds, constraints))
 
-    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, bounds: Any = None,
-                 constraints: Any = None) -> Problem:
-        """The binary model with these signs, set, positive class, bounds and constraints, and the rest."""
+    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, weights: tuple = (None, None)) -> Problem:
+        """The binary model with these signs, set, positive class, ``weights`` (bounds, constraints) and the rest."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
@@ -316,8 +311,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             loss=self._loss(),
             penalty=penalty,
             signs=signs,
-            bounds=bounds,
-            constraints=constraints,
+            bounds=weights[0],
+            constraints=weights[1],
             uncertainty=uncertainty,
             intercept=intercept,
             kernel=self.kernel,
@@ -443,7 +438,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if isinstance(spec, PerClass):
                 raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
                                  "with two")
-        problem = self._problem(self.signs, self.uncertainty, self.positive_class)
+        problem = self._problem(self.signs, self.uncertainty, self.positive_class, (self.bounds, self.constraints))
         sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
                                stacklevel=3, **dict(self.solver_options or {}))
         for name in ("feature_names_in_", "sigmoids_"):
@@ -465,7 +460,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous, weights=(None, None)):
         """Solve one binary model (``classes[1]`` positive; ``weights``: bounds, constraints) with the solver."""
         n = X.shape[0]
-        problem = self._problem(signs, uncertainty, positive_class, *weights)
+        problem = self._problem(signs, uncertainty, positive_class, weights)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
         backend = solve_path.lookup(self.solver, problem, X.shape[1])
