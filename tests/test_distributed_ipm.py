@@ -287,3 +287,32 @@ def test_a_worker_killed_mid_fit_does_not_lose_the_fit(client, monkeypatch):
     assert sol.status == "optimal"
     _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-10))
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_time_limit_stops_with_that_status_and_a_valid_gap(client, wdbc):
+    X, y, _ = wdbc
+    problem = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.05), uncertainty=rs.Box(0.05))
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-10)
+    with pytest.warns(rs.ConvergenceWarning, match="time_limit"):
+        sol = problem.solve(da.from_array(X, chunks=(300, 30)), y, "dask-ipm", client=client, time_limit=1e-6,
+                            tol=1e-12)
+    assert sol.status == "time_limit" and sol.iterations == 1
+    assert sol.objective - sol.gap <= ref.objective and sol.gap >= sol.objective - ref.objective > 0
+
+
+@pytest.mark.slow
+def test_in_memory_and_sparse_data_through_dask_ipm(client):
+    import scipy.sparse as sp
+
+    X, y = make_classification(800, 12, seed=5, sparse=True, density=0.4)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), uncertainty=rs.Ball(0.05), intercept=False)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-10)
+    chunks = [sp.csr_matrix(X[lo:lo + 200]) for lo in range(0, 800, 200)]
+    Xd = da.concatenate([da.from_array(c, chunks=c.shape, asarray=False) for c in chunks], axis=0)
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-8)
+    assert sol.status == "optimal"
+    _agree(sol, ref)
+    # an in-memory X is partitioned over the workers of the client given
+    dense = problem.solve(X.toarray(), y, "dask-ipm", client=client, tol=1e-8)
+    assert dense.status == "optimal"
+    _agree(dense, ref)
