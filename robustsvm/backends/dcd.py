@@ -63,7 +63,7 @@ NEEDS = Needs(
 #: freeze the features clipped by their sign at two certificates in a row (sparse data with signs)
 FEATURE_SHRINKING = True
 #: certificates in a row that do not halve the gap before the shrunk samples are all restored (0: never)
-UNSHRINK_AFTER = 2
+UNSHRINK_AFTER = 3
 #: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch_sparse`)
 LOCAL_STEP = True
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
