@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.distributed.data import partition
+from robustsvm.distributed.data import ROUND_RETRIES, WorkerLostError, partition
 
 from .conftest import make_classification
 
@@ -99,6 +99,21 @@ def test_a_killed_worker_costs_a_round_not_the_data(client):
     np.testing.assert_allclose([a[0] for a in after], [b[0] for b in before], rtol=1e-12)
     assert victim not in set(parts.map(_pid))
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_round_that_keeps_failing_is_a_clear_error_never_a_partial_sum(client, monkeypatch):
+    X, y = _tall(400, 3, seed=5)
+    parts = partition(da.from_array(X, chunks=(100, 3)), y, client=client)
+    seen = {"n": 0}
+
+    def gather(futures, *args, **kwargs):
+        seen["n"] += 1
+        raise distributed.client.FutureCancelledError("x", reason="the worker went away")
+
+    monkeypatch.setattr(parts.client, "gather", gather)
+    with pytest.raises(WorkerLostError, match=f"failed {ROUND_RETRIES + 1} times"):
+        parts.map(_row_sums, np.ones(3))
+    assert seen["n"] == ROUND_RETRIES + 1 and parts.resubmitted == ROUND_RETRIES + 1
 
 
 def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
