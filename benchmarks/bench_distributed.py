@@ -123,11 +123,13 @@ def tall(args) -> list[str]:
     n_big, d, chunk = (200_000, 20, 25_000) if args.quick else (4_000_000, 50, 250_000)
     n_mem = 100_000 if args.quick else 1_000_000
     tol = 1e-4
-    lines = [f"## Tall data: dask-ipm on {n_big:,} × {d} stored on disk", "",
+    lines = [f"### Tall data: dask-ipm on {n_big:,} × {d} stored on disk", "",
              f"Command: `{args.command}`. Machine: {machine()}. LocalCluster of worker processes, one thread "
              f"each, `memory_limit={args.memory_limit}`; the data are written chunk by chunk to `.npy` files "
              f"(`dask.array.to_npy_stack`, chunks of {chunk:,} rows) and read memory-mapped; model: hinge, "
-             f"L2(1e-3), Box(0.01), {d // 5} signs, free intercept; `tol={tol:g}` (certified relative gap).", ""]
+             f"L2(1e-3), Box(0.01), {d // 5} signs, free intercept; `tol={tol:g}` (certified relative gap)."
+             + (" A `--quick` run on reduced sizes: it checks the machinery, and its times are only indicative."
+                if args.quick else ""), ""]
     base = Path(tempfile.mkdtemp(prefix="bench-distributed-", dir=args.scratch))
     try:
         write_tall(base / "big", n_big, d, chunk)
@@ -177,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", default=None, help="folder for the generated files (a temporary one)")
     args = parser.parse_args(argv)
     args.command = "python benchmarks/bench_distributed.py" + (" --quick" if args.quick else "")
-    lines = ["# Distributed fits (Dask)", "", *tall(args)]
+    lines = ["## Distributed fits (Dask)", "", *tall(args)]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))

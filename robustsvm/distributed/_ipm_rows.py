@@ -42,7 +42,7 @@ class RowState:
             rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
             if rows.size == 0:
                 continue
-            Xs = X[rows]
+            Xs = X if rows.size == hi - lo else X[rows]  # every row weighted: no copy
             yield j, j + rows.size, Design(Xs, self.y[j:j + rows.size], np.full(rows.size, self.radius))
             j += rows.size
 
@@ -62,10 +62,13 @@ class RowState:
         gram, prods = None, None
         for j0, j1, des in self.designs(block):
             D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
-            if weights is not None:
-                part = des.gram(weights[None, j0:j1])[0]
-                gram = part if gram is None else gram + part
-            p = des.tdot(V[:, j0:j1])
+            if weights is not None:  # the Gram matrix and the first product in one pass where it pays
+                part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1])
+                gram = part[0] if gram is None else gram + part[0]
+                if V.shape[0] > 1:
+                    p = np.vstack([p, des.tdot(V[1:, j0:j1])])
+            else:
+                p = des.tdot(V[:, j0:j1])
             prods = p if prods is None else prods + p
         if D is None:  # a partition without weighted rows adds nothing
             return None, None
