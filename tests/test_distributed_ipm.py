@@ -337,3 +337,20 @@ def test_in_memory_and_sparse_data_through_dask_ipm(client):
     dense = problem.solve(X.toarray(), y, "dask-ipm", client=client, tol=1e-8)
     assert dense.status == "optimal"
     _agree(dense, ref)
+
+
+def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_cocoa():
+    from types import SimpleNamespace
+
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, choose_distributed_backend
+
+    box = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=50)) == "dask-ipm"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=True, d=50)) == "dask-cocoa"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=DASK_IPM_MAX_FEATURES + 1)) \
+        == "dask-cocoa"
+    one_ball = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1))
+    assert choose_distributed_backend(one_ball, SimpleNamespace(is_sparse=False, d=50)) == "dask-cocoa"
+    with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
+        choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
+                                   SimpleNamespace(is_sparse=False, d=50))
