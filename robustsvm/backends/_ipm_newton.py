@@ -82,6 +82,7 @@ class Layout:
             H[0, self.t] = 1.0
             H[1:, :m] = N
             self.H = H
+            self.HtH = H.T @ H
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         """``w = M u``."""
@@ -477,7 +478,7 @@ class Newton:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
             self.Winv2 = self.W.inverse_squared()
-            K += lay.H.T @ self.Winv2 @ lay.H
+            K += self.W.inverse_squared_congruence(lay.H, lay.HtH)
             apex = ~self.W.valid
         self.factor = _Factor(K)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
