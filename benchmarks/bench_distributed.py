@@ -13,8 +13,10 @@ slices every round. The Box-robust, sign-constrained hinge SVM is fitted to a ce
   with 2 workers and with 1 worker (same data, same tolerance), and the relative difference of the
   certified objectives.
 
-Writes ``benchmarks/results/distributed.md`` (the wide sparse part of the same page, for CoCoA+, is
-added by its own section of this script). Run::
+Wide sparse part (``benchmarks/_bench_distributed_wide.py``): ``dask-cocoa`` (CoCoA+) against single-process
+``robust-dcd`` on a Cora-shaped sparse set with ten times Cora's rows (``--quick``: Cora's rows).
+
+Writes ``benchmarks/results/distributed.md``. Run::
 
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py            # 4e6 x 50 on disk (1.6 GB)
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --quick    # 2e5 x 20
@@ -178,6 +180,21 @@ def tall(args) -> list[str]:
     return lines
 
 
+def wide(args) -> list[str]:
+    """The wide sparse part: ``dask-cocoa`` against single-process robust-dcd (``_bench_distributed_wide``)."""
+    import sys
+
+    from distributed import Client, LocalCluster
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from benchmarks._bench_distributed_wide import bench_wide_sparse
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit=args.memory_limit) as cluster, Client(cluster) as client:
+        return [bench_wide_sparse(client, quick=args.quick)["markdown"]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="reduced sizes (checks the machinery)")
@@ -186,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", default=None, help="folder for the generated files (a temporary one)")
     args = parser.parse_args(argv)
     args.command = "python benchmarks/bench_distributed.py" + (" --quick" if args.quick else "")
-    lines = ["## Distributed fits (Dask)", "", *tall(args)]
+    lines = ["## Distributed fits (Dask)", "", *tall(args), *wide(args)]
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
