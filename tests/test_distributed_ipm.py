@@ -150,8 +150,10 @@ def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
     X, y = make_classification(900, 6, seed=7)
     problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1) + rs.L1(0.01), uncertainty=unc,
                          signs=[1, 0, -1, 0, 0, 0])
-    sol = problem.solve(da.from_array(X, chunks=(300, 6)), y, "dask-ipm", client=client, tol=1e-7)
-    ref = problem.solve(X, y, "feature-ipm", tol=1e-9)
+    weight = np.where(np.arange(900) % 10 == 3, 0.0, 1.0 + (np.arange(900) % 3))  # rows weighted 0 drop out
+    sol = problem.solve(da.from_array(X, chunks=(300, 6)), y, "dask-ipm", client=client, tol=1e-7,
+                        sample_weight=weight)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-9, sample_weight=weight)
     assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
     _agree(sol, ref)
     assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
@@ -215,6 +217,10 @@ def test_auto_on_a_dask_array_and_refusals(client):
     with pytest.raises(rs.UnsupportedModelError, match="dask-ipm"):
         rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1)).solve(
             Xd, y, "dask-ipm", client=client)
+    at_radius = problem.solve(Xd, y, "dask-ipm", client=client, radius=0.2, tol=1e-8)
+    assert at_radius.problem.uncertainty.radius == 0.2 and problem.uncertainty.radius == 0.1
+    _agree(at_radius, problem.solve(X, y, "feature-ipm", radius=0.2, tol=1e-10))
+    assert rs.validate(at_radius, Xd, y, client=client).ok
     with pytest.raises(ValueError, match="one number for every sample"):
         problem.solve(Xd, y, "dask-ipm", client=client, radius=np.full(600, 0.1))
 
@@ -331,3 +337,20 @@ def test_in_memory_and_sparse_data_through_dask_ipm(client):
     dense = problem.solve(X.toarray(), y, "dask-ipm", client=client, tol=1e-8)
     assert dense.status == "optimal"
     _agree(dense, ref)
+
+
+def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_cocoa():
+    from types import SimpleNamespace
+
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, choose_distributed_backend
+
+    box = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=50)) == "dask-ipm"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=True, d=50)) == "dask-cocoa"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=DASK_IPM_MAX_FEATURES + 1)) \
+        == "dask-cocoa"
+    one_ball = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1))
+    assert choose_distributed_backend(one_ball, SimpleNamespace(is_sparse=False, d=50)) == "dask-cocoa"
+    with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
+        choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
+                                   SimpleNamespace(is_sparse=False, d=50))

@@ -25,9 +25,11 @@ class RowState:
 
     def __init__(self, block: Block, c_scale: float, radius: float, squared: bool) -> None:
         c = c_scale * block.weight
-        self.keep = np.flatnonzero(c > 0)
-        self.c = np.ascontiguousarray(c[self.keep])
-        self.y = np.ascontiguousarray(block.y[self.keep])
+        weighted = c > 0
+        #: the rows with c_i > 0 (None: every row, and no copies of the labels)
+        self.keep = None if np.all(weighted) else np.flatnonzero(weighted)
+        self.c = np.ascontiguousarray(c if self.keep is None else c[self.keep])
+        self.y = block.y if self.keep is None else np.ascontiguousarray(block.y[self.keep])
         self.radius, self.squared = float(radius), bool(squared)
         self.cached = None if block.on_disk else list(self._build(block))
         self.s = self.xi = self.alpha = self.beta = self.gx = None
@@ -39,12 +41,15 @@ class RowState:
         """``(j0, j1, Design)`` over the kept rows, a slice of rows at a time."""
         j = 0
         for lo, hi, X in block.row_slices():
-            rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
-            if rows.size == 0:
+            if self.keep is None:
+                Xs, count = X, hi - lo
+            else:
+                rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
+                Xs, count = X[rows], rows.size
+            if count == 0:
                 continue
-            Xs = X if rows.size == hi - lo else X[rows]  # every row weighted: no copy
-            yield j, j + rows.size, Design(Xs, self.y[j:j + rows.size], np.full(rows.size, self.radius))
-            j += rows.size
+            yield j, j + count, Design(Xs, self.y[j:j + count], np.full(count, self.radius))
+            j += count
 
     def designs(self, block: Block):
         return self.cached if self.cached is not None else self._build(block)

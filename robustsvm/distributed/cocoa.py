@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..backends.dual_ascent import intercept_rho
-from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.registry import Backend, register
+from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
@@ -36,7 +36,7 @@ __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "c
 #: ``tol`` (relative duality gap) and ``max_iter`` (rounds) when the caller gives none
 DEFAULTS = {"tol": 1e-4, "max_iter": 500}
 #: robust-dcd epochs of each block per round when the caller gives none
-LOCAL_EPOCHS = 5
+LOCAL_EPOCHS = 2
 
 
 def default_rho(intercept, rho, c, sq_norms, lam: float, K: int) -> float:
@@ -104,7 +104,8 @@ def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, m
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
                "bytes_down": run.bytes_down, "bytes_up": run.bytes_up,
                "bytes_per_round": (run.bytes_down + run.bytes_up) / max(run.rounds, 1),
-               "restarted_blocks": run.restarts, "undone_local_epochs": run.undone, **extra},
+               "restarted_blocks": run.restarts, "undone_local_epochs": run.undone, "time_rounds": run.time_rounds,
+               **extra},
     )
 
 
@@ -245,7 +246,7 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
         Seed of the local epochs' orders (a round is a deterministic function of its inputs).
     client : distributed.Client, optional
         Only for an in-memory model (the current client by default).
-    local_epochs : int, default 5
+    local_epochs : int, default 2
         robust-dcd epochs of each block per round.
     rho : float, optional
         Augmented-Lagrangian weight of a free intercept (:func:`default_rho`).
