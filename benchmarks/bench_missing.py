@@ -224,7 +224,8 @@ def main(argv=None) -> int:
 
     text = f"""## Missing values: the robust model against mean imputation and complete-case analysis
 
-Command: `{command}`  (total {wall / 60:.1f} min, {args.jobs} worker processes)
+Command: `{command}`  (total {wall / 60:.1f} min, {args.jobs} worker processes, \
+{sum(r["cpu"] for r in rows) / 60:.1f} min of CPU in the workers)
 
 - machine: {os.cpu_count()} cores, {platform.machine()}; load average at start {load[0]:.2f}, {load[1]:.2f}, \
 {load[2]:.2f}

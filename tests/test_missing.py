@@ -209,9 +209,13 @@ def test_robust_model_against_a_written_out_socp_and_a_brute_force_worst_case():
     sol = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(l2), uncertainty=mv.uncertainty).solve(mv.X, y,
                                                                                             solver="clarabel")
     assert sol.status == "optimal" and np.isfinite(sol.gap) and sol.gap <= 1e-6
-    ref_value, _, _ = _cvxpy_reference(mv, y, l2)
+    ref_value, w_ref, b_ref = _cvxpy_reference(mv, y, l2)
     # the package's objective is an upper bound within its certified gap of the optimum
     assert sol.objective - sol.gap - 1e-7 <= ref_value <= sol.objective + 1e-7
+    # the written-out model's point, certified by the package's own dual construction over the sets
+    cert = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(l2), uncertainty=mv.uncertainty).certify(mv.X, y, w_ref, b_ref)
+    assert 0.0 <= cert.gap <= 1e-5
+    assert cert.objective == pytest.approx(ref_value, abs=1e-7)
     chk = rs.robust_check(sol, mv.X, y)
     assert chk.holds
     # brute force: the smallest margin over each set's boundary is the robust margin
