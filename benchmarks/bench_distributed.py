@@ -115,7 +115,7 @@ def fit_on_cluster(folder: Path, workers: int, memory_limit: str, tol: float, on
     X = da.from_npy_stack(str(folder / "X"), mmap_mode="r" if on_disk else None)
     y = da.from_npy_stack(str(folder / "y"), mmap_mode="r")
     problem = problem_for(X.shape[1])
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       memory_limit=memory_limit) as cluster, Client(cluster) as client:
         warm = min(X.shape[0], 20_000)  # imports and compiled kernels loaded in the workers, not timed
         problem.solve(X[:warm], y[:warm], "dask-ipm", client=client, tol=tol)
@@ -190,7 +190,7 @@ def wide(args) -> list[str]:
         sys.path.insert(0, str(ROOT))
     from benchmarks._bench_distributed_wide import bench_wide_sparse
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                       memory_limit=args.memory_limit) as cluster, Client(cluster) as client:
         return [bench_wide_sparse(client, quick=args.quick)["markdown"]]
 
