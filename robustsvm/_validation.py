@@ -82,7 +82,7 @@ def real_array(value: Any, *, name: str, what: str, complex_hint: str, numbers: 
     if raw.dtype.kind in "USMm":
         raise TypeError(f"{name} must hold numbers, got an array of dtype {raw.dtype}")
     try:
-        return raw.astype(np.float64)
+        return raw.astype(np.float64, copy=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must hold {numbers}: {exc}") from exc
 

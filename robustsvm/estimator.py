@@ -24,17 +24,21 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from . import calibration, solve_path
 from ._validation import check_finite
+from .distributed.data import is_dask_array
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
 from .penalties import L1, L2
 from .problem import Problem
 from .uncertainty import UncertaintySet, sample_radii
+from .uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
 
 __all__ = ["RobustSVC"]
 
 #: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
+#: what ``RobustSVC(missing=...)`` does with NaN in ``X``
+MISSING_MODES = ("error", "uncertain", "mean", "drop")
 #: folds of the internal cross-validation behind ``probability=True`` (StratifiedKFold, not shuffled)
 PROBABILITY_FOLDS = 5
 
@@ -47,6 +51,13 @@ def _polyhedral(uncertainty: Any) -> bool:
         return True
     sets = uncertainty if isinstance(uncertainty, (list, tuple)) else [uncertainty]
     return all(s.is_polyhedral for s in sets)
+
+
+def _column_means(X: np.ndarray) -> ConditionalGaussian:
+    """The Gaussian of independent columns with the observed means and variances: its conditional means are
+    the column means (mean imputation)."""
+    var = np.nanvar(X, axis=0)
+    return ConditionalGaussian(np.nanmean(X, axis=0), np.diag(np.where(var > 0, var, 1.0)))
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
@@ -139,6 +150,19 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         then agree with a refit on repeated samples to about 1e-9. With other
         sets (second-order and other cones, where 1e-9 is not always reached)
         it keeps its default 1e-8.
+    missing : {"error", "uncertain", "mean", "drop"}, default "error"
+        What NaN in a dense ``X`` means. ``"error"``: a ``ValueError`` naming the columns.
+        ``"uncertain"``: missing values as uncertainty (Shivaswamy et al., 2006): a Gaussian is fitted to
+        the training rows by EM, each row with missing values is moved to its conditional mean given its
+        observed values and gets an ellipsoid over its missing coordinates (shape the conditional
+        covariance, radius ``√(χ²_k⁻¹(missing_level))`` for ``k`` missing values), solved by the conic path
+        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"mean"``: the column
+        means of the observed values. ``"drop"``: fit on the complete rows only (complete-case analysis).
+        :meth:`predict` and :meth:`decision_function` replace a missing value by its conditional mean
+        under the fitted Gaussian (``"uncertain"``) or by the column mean of the rows fitted on
+        (``"mean"``, ``"drop"``): ``imputation_``.
+    missing_level : float in (0, 1), default 0.9
+        With ``missing="uncertain"``: the probability that a row's set holds its true values.
 
     Attributes
     ----------
@@ -166,6 +190,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         within it.
     sigmoids_ : list of Sigmoid
         With ``probability=True``: Platt's sigmoid of each model.
+    imputation_ : ConditionalGaussian
+        With ``missing`` other than ``"error"``: the Gaussian whose conditional means fill missing values
+        at prediction (a diagonal covariance, i.e. the column means, for ``"mean"`` and ``"drop"``).
     """
 
     def __init__(
@@ -184,6 +211,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         class_weight: Any = None,
         probability: bool = False,
         warm_start: bool = False,
+        missing: str = "error",
+        missing_level: float = 0.9,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -199,11 +228,14 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.probability = probability
         self.warm_start = warm_start
+        self.missing = missing
+        self.missing_level = missing_level
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = self.missing != "error"
         return tags
 
     # ---------------------------------------------------------------- model
@@ -299,45 +331,107 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise TypeError(f"solver_options must be a dict or None, got {type(self.solver_options).__name__}")
+        if is_dask_array(X):
+            return self._fit_dask(X, y, sample_weight, radius)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
-        check_finite(X, getattr(self, "feature_names_in_", None))
+        X_given = X
+        if self.missing == "error" or hasattr(X, "tocsr"):
+            check_finite(X, getattr(self, "feature_names_in_", None))
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"RobustSVC needs y with at least two classes, got {classes.size} class "
                              "(one class cannot be separated from nothing)")
-        user_weight = sample_weight
+        user_weight, y_given = sample_weight, y
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         sw = sw * class_sample_weight(self.class_weight, classes, y)
         if np.unique(y[sw > 0]).size < 2:
             raise ValueError("the samples with positive sample_weight hold only one class; two classes are needed")
+        X, y, sw, sets = self._missing_rows(X, y, sw, radius)
         previous = self._previous_solutions(classes)
         if classes.size == 2:
             for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
                 if isinstance(spec, PerClass):
                     raise ValueError(f"{what}=PerClass(...) needs more than two classes; with two, give the "
                                      f"{what} of the one model (and positive_class for the class signs point to)")
-            targets = [(y, self.signs, self.uncertainty, self.positive_class)]
+            targets = [(y, self.signs, self.uncertainty if sets is None else sets, self.positive_class)]
         else:
             if self.positive_class is not None:
                 raise ValueError(f"positive_class={self.positive_class!r} applies to two classes; with "
                                  f"{classes.size}, the signs of each one-vs-rest model point to its own class")
             targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
-                        for_class(self.uncertainty, c, classes, name="uncertainty"), None) for c in classes]
+                        sets if sets is not None else for_class(self.uncertainty, c, classes, name="uncertainty"),
+                        None) for c in classes]
         solutions = []
         for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
-            solutions.append(self._fit_binary(X, y_k, sw, self._check_uncertainty(radius, X.shape[0], unc), signs,
-                                              unc, positive, None if previous is None else previous[k]))
+            checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
+            solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
+                                              None if previous is None else previous[k]))
         self.classes_ = classes
         if classes.size > 2:  # each model's summary names its class
             for sol, c in zip(solutions, classes, strict=True):
                 sol.extra["one_vs_rest"] = c.item() if isinstance(c, np.generic) else c
         self._store(solutions)
         if self.probability:
-            self.sigmoids_ = self._platt_sigmoids(X, y, user_weight, radius)
+            self.sigmoids_ = self._platt_sigmoids(X_given, y_given, user_weight, radius)
         elif hasattr(self, "sigmoids_"):
             del self.sigmoids_
+        return self
+
+    def _missing_rows(self, X: Any, y: np.ndarray, sw: np.ndarray, radius: Any) -> tuple:
+        """``(X, y, sample weights, per-row sets or None)`` to fit on, by ``missing``; sets ``imputation_``."""
+        if self.missing not in MISSING_MODES:
+            raise ValueError(f"missing must be one of {list(MISSING_MODES)}, got {self.missing!r}")
+        if hasattr(self, "imputation_"):
+            del self.imputation_
+        if self.missing == "error" or hasattr(X, "tocsr"):  # sparse: NaN was refused by check_finite
+            return X, y, sw, None
+        X = check_incomplete(X)
+        if self.missing == "uncertain" and not np.isnan(X).any():
+            try:  # nothing missing to fit on: the complete rows' (shrunk) Gaussian imputes at prediction
+                self.imputation_ = fit_gaussian(X, method="complete")
+            except ValueError:
+                self.imputation_ = _column_means(X)
+            return X, y, sw, None
+        if self.missing == "uncertain":
+            if self.uncertainty is not None:
+                raise ValueError("missing='uncertain' builds the uncertainty sets from the missing values; "
+                                 "pass uncertainty=None")
+            if radius is not None:
+                raise ValueError("missing='uncertain' sets each row's radius from missing_level; fit(radius=) "
+                                 "does not apply")
+            mv = missing_as_uncertainty(X, level=self.missing_level)
+            self.imputation_ = mv.gaussian
+            return mv.X, y, sw, mv.uncertainty if mv.missing.any() else None
+        keep = np.ones(X.shape[0], dtype=bool) if self.missing == "mean" else ~np.isnan(X).any(axis=1)
+        if np.unique(y[keep & (sw > 0)]).size < 2:
+            raise ValueError(f"missing='drop' leaves {int(keep.sum())} complete rows, with fewer than two classes")
+        self.imputation_ = _column_means(X[keep])
+        return self.imputation_.impute(X[keep]), y[keep], sw[keep], None
+
+    def _fit_dask(self, X: Any, y: Any, sample_weight: Any, radius: Any) -> RobustSVC:
+        """Fit one binary model on a dask array with a distributed backend (``solver="auto"`` chooses it; the
+        cluster is ``solver_options["client"]`` or the current client)."""
+        unsupported = {"class_weight": self.class_weight is not None, "probability": bool(self.probability),
+                       "warm_start": bool(self.warm_start), "missing": self.missing != "error"}
+        for name, given in unsupported.items():
+            if given:
+                raise ValueError(f"{name} is not available on a dask array X (the fit is distributed); fit in "
+                                 "memory for it")
+        for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+            if isinstance(spec, PerClass):
+                raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
+                                 "with two")
+        problem = self._problem(self.signs, self.uncertainty, self.positive_class)
+        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
+                               stacklevel=3, **dict(self.solver_options or {}))
+        for name in ("feature_names_in_", "sigmoids_"):
+            if hasattr(self, name):
+                delattr(self, name)
+        self.n_features_in_ = int(X.shape[1])
+        self.classes_ = np.asarray(sol.classes)
+        self._store([sol])
         return self
 
     def _previous_solutions(self, classes: np.ndarray) -> list | None:
@@ -393,7 +487,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         ndarray of shape (n,), or (n, K) with K > 2 classes (column k: the model of ``classes_[k]``)
         """
         check_is_fitted(self, "solution_")
+        if is_dask_array(X) and hasattr(self, "coef_") and len(self.solutions_) == 1:  # lazy, one task per chunk
+            return self.solution_.decision_function(X)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False, ensure_all_finite=False)
+        if hasattr(self, "imputation_") and not hasattr(X, "tocsr") and np.isnan(X).any():
+            X = self.imputation_.impute(X)  # conditional means under the fitted Gaussian (column means: "mean")
         check_finite(X, getattr(self, "feature_names_in_", None))
         if hasattr(self, "coef_"):
             scores = np.asarray(X @ self.coef_.T) + self.intercept_
@@ -406,6 +504,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where ``f(x) > 0``, else ``classes_[0]``; with K > 2 classes, the largest ``f_k(x)``."""
         scores = self.decision_function(X)
+        if is_dask_array(scores):
+            return self.solution_.predict(X)
         if scores.ndim == 1:
             return self.classes_[(scores > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]

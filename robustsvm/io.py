@@ -24,6 +24,9 @@ import scipy.sparse as sp
 from . import objective as objective_module
 from . import solution as solution_module
 from ._validation import check_signs
+from .distributed.data import is_dask_array
+from .distributed.model import distributed_model
+from .distributed.model import objective_and_violation as partition_objective
 from .fingerprint import FINGERPRINT_SCHEME, data_fingerprint, fingerprint_mismatches
 from .fingerprint import canonical_classes as _canonical_classes
 from .fingerprint import plain as _plain
@@ -165,7 +168,7 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
         "format": "robustsvm.solution",
         "format_version": FORMAT_VERSION,
         "model": model,
-        "data": None if X is None else data_fingerprint(X, y),
+        "data": None if X is None or is_dask_array(X) else data_fingerprint(X, y),  # no fingerprint of a dask X
         "w": None if solution.w is None else solution.w,
         "b": solution.b,
         "objective": solution.objective,
@@ -322,6 +325,7 @@ def validate(
     sample_weight: Any = None,
     rtol: float = 1e-8,
     feas_tol: float = 1e-6,
+    client: Any = None,
 ) -> ValidationReport:
     """Re-check a (stored) solution on the data ``(X, y)``.
 
@@ -353,6 +357,9 @@ def validate(
         Largest accepted ``|recomputed − stored| / max(1, |stored|)``.
     feas_tol : float, default 1e-6
         Largest accepted constraint violation.
+    client : distributed.Client, optional
+        For a dask array ``X``: the cluster that computes the objective in partitions (the current client by
+        default); the data fingerprint is then not computed (it would read every row on the client).
 
     Returns
     -------
@@ -375,6 +382,9 @@ def validate(
     missing = [a for a in ("problem", "w", "b", "objective", "classes", "status", "gap") if not hasattr(solution, a)]
     if missing:
         raise TypeError(f"solution must be a robustsvm Solution, got {type(solution).__name__} (no {missing[0]!r})")
+    if is_dask_array(X):
+        return _validate_distributed(solution, X, y, sample_weight=sample_weight, rtol=rtol, feas_tol=feas_tol,
+                                     client=client)
     problem = solution.problem
     fingerprint = data_fingerprint(X, y)
     extra = solution.extra if isinstance(solution.extra, dict) else {}
@@ -425,6 +435,13 @@ def validate(
     else:
         raise ValueError("the solution has neither weights w nor a kernel expansion to check")
 
+    return _report(solution, recomputed, violation, mismatches, notes, fingerprint, stored_fp, rtol, feas_tol)
+
+
+def _report(solution: Any, recomputed: float, violation: float, mismatches: list[str], notes: list[str],
+            fingerprint: dict, stored_fp: dict | None, rtol: float, feas_tol: float) -> ValidationReport:
+    """The checks every data format shares (field digests, objective, violation, status, versions)."""
+    extra = solution.extra if isinstance(solution.extra, dict) else {}
     stored_digests = extra.get("digests")
     if isinstance(stored_digests, dict) and stored_digests:
         current = field_digests(solution_to_dict(solution))
@@ -463,6 +480,26 @@ def validate(
         gap=float(solution.gap),
         notes=notes,
     )
+
+
+def _validate_distributed(solution: Any, X: Any, y: Any, *, sample_weight: Any, rtol: float, feas_tol: float,
+                          client: Any) -> ValidationReport:
+    """:func:`validate` on a dask array: the objective and the violation computed in partitions."""
+    model = distributed_model(solution.problem, X, y, client=client, sample_weight=sample_weight,
+                              feature_names=solution.feature_names)
+    if solution.w is None or np.shape(solution.w) != (model.d,):
+        raise ValueError(f"the solution has {np.size(solution.w)} weights but X has {model.d} features "
+                         "(a dask array is validated against linear weights)")
+    mismatches: list[str] = []
+    if _canonical_classes(solution.classes) != _canonical_classes(model.classes):
+        mismatches.append(f"classes differ: the solution has {_plain(np.asarray(solution.classes).tolist())}, the "
+                          f"data {_canonical_classes(model.classes)}")
+    if model.intercept.mode == "none" and float(solution.b) != 0.0:
+        mismatches.append(f"intercept: the model has none (mode 'none') but the solution has b = {solution.b:.6g}")
+    recomputed, violation = partition_objective(model, np.asarray(solution.w, dtype=np.float64), float(solution.b))
+    fingerprint = {"sha256": "not computed on a dask array", "shape": [model.n, model.d]}
+    notes = ["the data fingerprint is not computed on a dask array (it would read every row on the client)"]
+    return _report(solution, recomputed, violation, mismatches, notes, fingerprint, None, rtol, feas_tol)
 
 
 # Solution.to_json / Solution.from_json write and read through this module

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_X
+from .distributed.data import is_dask_array
 from .uncertainty.certificate import robust_check
 
 __all__ = ["Solution", "register_serializer"]
@@ -108,7 +109,11 @@ class Solution:
         return float(self.gap) / max(1.0, abs(self.objective))
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """``X w + b``, or ``Σ_j a_j k(x, x_j) + b`` for a kernel model."""
+        """``X w + b``, or ``Σ_j a_j k(x, x_j) + b`` for a kernel model; a lazy dask array for a dask ``X``."""
+        if is_dask_array(X) and self.w is not None:
+            from .distributed.predict import decision_function
+
+            return decision_function(X, self.w, self.b)
         X = check_X(X, n_features=self.n_features)
         kernel = getattr(self.problem, "kernel", None)
         if self.dual_coef is not None and kernel is not None:
@@ -116,11 +121,20 @@ class Solution:
         return np.asarray(X @ self.w).ravel() + self.b
 
     def predict(self, X: Any) -> np.ndarray:
-        """Labels in the original values: ``classes[1]`` where the decision is > 0."""
+        """Labels in the original values: ``classes[1]`` where the decision is > 0 (lazy for a dask ``X``)."""
+        if is_dask_array(X):
+            import dask.array as da
+
+            return da.where(self.decision_function(X) > 0, self.classes[1], self.classes[0])
         return np.where(self.decision_function(X) > 0, self.classes[1], self.classes[0])
 
     def robust_check(self, X: Any, y: Any, *, tol: float = 1e-6):
-        """Worst-case point, margin and certificate per sample; see :func:`robustsvm.robust_check`."""
+        """Worst-case point, margin and certificate per sample; see :func:`robustsvm.robust_check` (dask arrays
+        for a dask ``X``: :func:`robustsvm.distributed.predict.robust_check`)."""
+        if is_dask_array(X):
+            from .distributed.predict import robust_check as robust_check_dask
+
+            return robust_check_dask(self, X, y, tol=tol)
         return robust_check(self, X, y, tol=tol)
 
     @property

@@ -37,6 +37,9 @@ from . import objective as objective_module
 from ._validation import check_fit_data, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
+from .distributed import certify as distributed_certify
+from .distributed.data import is_dask_array
+from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
 from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
 from .model import Model, normalize, solved_problem
@@ -44,8 +47,8 @@ from .result import Result
 from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
-           "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_model", "solve_normalized",
-           "to_solution"]
+           "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed", "solve_model",
+           "solve_normalized", "to_solution"]
 
 #: the solver name that lets this module choose the backend
 AUTO = "auto"
@@ -60,23 +63,30 @@ _NUMERICAL_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError, SolverE
 
 
 # ----------------------------------------------------------------- choosing
-def choose_backend(problem: Any, data: Any) -> str:
+def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None = None) -> str:
     """The backend ``"auto"`` stands for, for ``problem`` on ``data``.
 
     ``data`` is what :meth:`robustsvm.backends.cost.DataShape.of` reads: the model or the validated data, an
-    array (dense, sparse or Dask), or the number of features alone. Among the candidates
-    (:data:`~robustsvm.backends.cost.CANDIDATES`: ``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``;
-    :data:`~robustsvm.backends.cost.DISTRIBUTED_CANDIDATES` for a Dask array, once registered) that accept the
-    model (``Backend.check``), the one with the smallest predicted time (:mod:`robustsvm.backends.cost`, fitted
-    to the shape grid of ``benchmarks/bench_auto.py``; ``docs/auto.md``). A first-order backend predicted to
-    need more than half its epoch budget is charged its budget plus a Clarabel solve, so a backend likely to
-    fall back is never preferred; a model no candidate accepts goes to :data:`FALLBACK`.
+    array (dense or sparse), or the number of features alone. Among the candidates
+    (:data:`~robustsvm.backends.cost.CANDIDATES`: ``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``)
+    that accept the model (``Backend.check``), the one with the smallest predicted time
+    (:mod:`robustsvm.backends.cost`, fitted to the shape grid of ``benchmarks/bench_auto.py``; ``docs/auto.md``).
+    A first-order backend predicted to need more than half its epoch budget is charged its budget plus a
+    Clarabel solve, so a backend likely to fall back is never preferred; a model no candidate accepts goes to
+    :data:`FALLBACK`.
+
+    On data partitioned over a cluster (``distributed``, from a dask array) the choice is
+    :func:`robustsvm.distributed.model.choose_distributed_backend`'s: ``dask-ipm`` for tall dense data,
+    ``dask-cocoa`` for wide or sparse data (the place for their cost forms:
+    :data:`~robustsvm.backends.cost.DISTRIBUTED_CANDIDATES`, :func:`~robustsvm.backends.cost.register_cost_form`).
 
     Returns
     -------
     str
         The registered name of the chosen backend.
     """
+    if distributed is not None:
+        return choose_distributed_backend(problem, distributed)
     shape = cost.DataShape.of(data)
     able = _accepting(cost.DISTRIBUTED_CANDIDATES, problem) if shape.distributed else []
     if not able:
@@ -173,6 +183,8 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     """
     if result.status in FAILED or (result.w is None and result.dual_coef is None):
         raise _refuse(name, model, result)
+    if isinstance(model, DistributedModel):  # the objective in partitions, the backend's checked bound
+        return distributed_certify.certify(model, result, tol)
     if result.w is None:
         objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
         violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
@@ -259,6 +271,9 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     **options
         ``tol``, ``max_iter``, ``verbose``, ``random_state`` and the backend's own options.
     """
+    if is_dask_array(X):
+        return solve_distributed(problem, X, y, solver, sample_weight=sample_weight, feature_names=feature_names,
+                                 radius=radius, stacklevel=stacklevel + 1, **options)
     if not (isinstance(solver, str) and solver.lower() == AUTO):
         registry.get_backend(solver)  # an unknown name fails before the data are read
     positive_class = getattr(problem, "positive_class", None)
@@ -274,6 +289,33 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once
     return solve_normalized(problem, model, solver, option_defaults=option_defaults, stacklevel=stacklevel + 1,
                             **options)
+
+
+def solve_distributed(problem: Any, X: Any, y: Any, solver: str, *, sample_weight: Any = None,
+                      feature_names: Any = None, radius: Any = None, client: Any = None, stacklevel: int = 1,
+                      **options: Any) -> Solution:
+    """:func:`solve` on a dask array ``X``: the rows partitioned on the cluster of ``client`` (the current one by
+    default), a distributed backend (``"auto"``: :func:`choose_backend`), the certificate from partition sums.
+
+    There is no fallback: an ``"auto"`` answer short of its tolerance is returned with its status (and a
+    :class:`ConvergenceWarning`).
+    """
+    auto = isinstance(solver, str) and solver.lower() == AUTO
+    if not auto:
+        backend = registry.get_backend(solver)
+        if backend.kind != DISTRIBUTED:
+            able = sorted(b for b in registry.capable_backends(problem) if registry.get_backend(b).kind == DISTRIBUTED)
+            raise UnsupportedModelError(f"solver {backend.name!r} needs X in memory; for a dask array X use "
+                                        f"solver='auto' or one of: {', '.join(able) if able else 'none registered'}")
+    model = distributed_model(problem, X, y, client=client, sample_weight=sample_weight,
+                              feature_names=feature_names, radius=radius)
+    note = unnamed_direction(model.classes, getattr(problem, "positive_class", None), model.signs)
+    if note is not None:
+        warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
+    if auto:
+        backend = registry.get_backend(choose_backend(problem, model.d, model))
+        options = accepted_options(backend, options)
+    return solve_model(problem, backend, model, options, stacklevel=stacklevel + 1)
 
 
 def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults: Mapping[str, dict] | None = None,

@@ -20,7 +20,7 @@ LAYERS = [
     {"model"},
     {"objective", "fingerprint", "solution_format"},
     {"duality", "certify", "conic", "duals"},
-    {"backends"},
+    {"backends", "distributed"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",
      "preprocessing"},

@@ -224,3 +224,34 @@ def test_sparse_data_with_l1_and_signs(wdbc_std):
     cert = problem.certify(Xs, y, ref.w + 0.01, ref.b)
     _assert_valid(cert, ref)
     assert cert.gap <= 2.0 * (cert.objective - ref.objective + ref.gap) + 1e-6
+
+
+def test_dual_projection_is_the_euclidean_projection():
+    """The projection on {0 ≤ a ≤ U, Σ y_i a_i = 0} against a CVXPY model of the same projection.
+
+    Ties among the breakpoints (integer points) and infinite upper bounds included; the returned point
+    must be feasible and no farther from ``a`` than CVXPY's point (up to CVXPY's own accuracy).
+    """
+    import cvxpy as cp
+
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        n = int(rng.integers(2, 30))
+        y = rng.choice([-1.0, 1.0], n)
+        y[0], y[1] = 1.0, -1.0
+        upper = rng.uniform(0.1, 2.0, n)
+        if trial % 3 == 0:
+            upper[rng.random(n) < 0.3] = np.inf
+        a = rng.normal(scale=2.0, size=n)
+        if trial % 5 == 0:
+            a = np.round(a)
+        dual = certify_module._Dual.__new__(certify_module._Dual)
+        dual.mode, dual.y, dual.upper = "free", y, upper
+        p = dual.project(a)
+        assert abs(float(y @ p)) <= 1e-9 * max(1.0, float(np.abs(a).sum()))
+        assert np.all(p >= 0.0) and np.all(p <= upper)
+        x = cp.Variable(n)
+        finite = np.isfinite(upper)
+        cp.Problem(cp.Minimize(cp.sum_squares(x - a)),
+                   [x >= 0, y @ x == 0, x[finite] <= upper[finite]]).solve(solver="CLARABEL")
+        assert np.sum((p - a) ** 2) <= np.sum((x.value - a) ** 2) + 1e-6

@@ -43,6 +43,8 @@ def set_files(tmp_path):
     np.save(files["A0"], A0)
     np.save(files["A"], A)
     np.savetxt(files["widths"], [0.5, 1.0, 2.0], delimiter=",")
+    files["coords"] = tmp_path / "coordinates.csv"
+    np.savetxt(files["coords"], [0, 2, 4], delimiter=",")
     return files, {"G": G, "h": h, "M": M, "A0": A0, "A": A, "widths": np.array([0.5, 1.0, 2.0])}
 
 
@@ -67,6 +69,8 @@ def test_every_set_type_of_the_table_can_be_named(set_files):
             f"polyhedron:1:{f['G']}:{f['h']}": rs.Polyhedron(v["G"], v["h"]),
             f"spectrahedron:0.5:A0={f['A0']}:A={f['A']}": rs.Spectrahedron(v["A0"], v["A"], radius=0.5),
             "box:0.1&ball:0.2": rs.Box(0.1) & rs.Ball(0.2),
+            f"coordinateellipsoid:2:shape={f['Mj']}:coordinates={f['coords']}:n_features=5":
+                rs.CoordinateEllipsoid(v["M"], [0, 2, 4], 5, radius=2.0),
             f"box:0.3 & polyhedron:1:G={f['G']}:h={f['h']}": rs.Box(0.3) & rs.Polyhedron(v["G"], v["h"]),
         }
         named = set()

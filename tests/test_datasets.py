@@ -17,6 +17,7 @@ PUBLISHED = {
     "pima": ((768, 8), {"tested_negative": 500, "tested_positive": 268}),
     "bands": ((365, 19), {"band": 135, "noband": 230}),
     "wisconsin": ((683, 9), {"2": 444, "4": 239}),
+    "magic": ((19020, 10), {"g": 12332, "h": 6688}),
 }
 
 

@@ -363,3 +363,107 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
         outcomes.append((out, alpha))
     assert outcomes[0][0][0] == outcomes[1][0][0] and outcomes[0][0][3] == outcomes[1][0][3]
     np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=0, atol=1e-12)
+
+
+def _wdbc_signs(d: int) -> np.ndarray:
+    """A third of the features free, a third ≥ 0, a third ≤ 0."""
+    return np.array([0, 1, -1] * (d // 3 + 1), dtype=np.int8)[:d]
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_default_budget_counts_passes_and_certifies_ill_conditioned_data(wdbc, intercept):
+    """Standardized WDBC at λ = 0.1/n (C = 10) needs more than 1,000 epochs, most of them over a small shrunk set:
+    counted in passes over the data the default budget certifies it, and the point agrees with liblinear
+    (unconstrained)."""
+    from sklearn.svm import LinearSVC
+
+    X, t, _ = wdbc
+    y = np.where(t == 1, 1.0, -1.0)
+    n = y.size
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1 / n), intercept=intercept)
+    sol = prob.solve(X, y, solver="dcd", random_state=0)  # default tol 1e-4 and budget
+    assert sol.status == "optimal"
+    assert sol.iterations > 1000  # more epochs than the budget has passes
+    assert sol.extra["passes"] <= 1000
+    assert sol.gap <= 1e-4 * sol.objective * (1 + 1e-9)
+    if not intercept:  # liblinear regularizes its intercept: the same model only without one
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            svc = LinearSVC(loss="hinge", C=10.0, dual=True, fit_intercept=False, tol=1e-10,
+                            max_iter=1_000_000).fit(X, y)
+        p_lib = prob.objective(X, y, svc.coef_.ravel(), 0.0)
+        assert sol.objective - p_lib <= sol.gap  # P − P* ≤ gap, and P* ≤ P(liblinear)
+        assert p_lib >= sol.extra["dual_objective"] - 1e-12  # the dual value bounds liblinear's point too
+
+
+def test_default_budget_certifies_ill_conditioned_data_with_signs(wdbc):
+    """The same data with signs: the certified answer of the default budget agrees with a CVXPY model."""
+    X, t, _ = wdbc
+    n, d = X.shape
+    signs = _wdbc_signs(d)
+    sol = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1 / n), signs=signs, intercept=False).solve(
+        X, t, solver="dcd", random_state=0)
+    assert sol.status == "optimal"
+    assert sol.iterations > 1000
+    assert sol.extra["passes"] <= 1000
+    ref = _cvxpy_optimum(X, t, 0.1 / n, False, "mean", False, signs)
+    scale = ref.scale()
+    assert sol.objective - ref.objective <= sol.gap + 1e-8 * scale
+    assert sol.objective >= ref.bound - 1e-8 * scale
+    assert np.all(signs * sol.w >= 0)
+
+
+def test_a_budget_in_passes_still_bounds_the_epochs():
+    """Every epoch costs at least MIN_PASS of a pass, so at most max_iter / MIN_PASS epochs run."""
+    from robustsvm.backends.dual_ascent import MIN_PASS
+
+    X, y = _data(False)
+    prob = rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(1e-4), signs=SIGNS)
+    with pytest.warns(rs.ConvergenceWarning, match="max_iter"):
+        sol = prob.solve(X, y, solver="dcd", max_iter=3, tol=1e-15)
+    assert sol.status == "max_iter"
+    assert 3 <= sol.iterations <= int(np.ceil(3 / MIN_PASS))
+    assert 3 - 1e-9 <= sol.extra["passes"] < 4
+
+
+def test_a_stalled_shrunk_problem_restores_every_sample():
+    """Two certificates in a row that do not halve the previous one's gap while samples are set aside: the next
+    epoch sees every sample."""
+    from robustsvm.backends.dual_ascent import DualCertificate, ascend
+
+    seen = []
+
+    def run_epoch(active, pg_max_old, pg_min_old):
+        seen.append(active)
+        return 5, 1.0, -1.0, 1  # half the samples set aside, a wide projected-gradient spread (never "solved")
+
+    def certify(b_eff):
+        return DualCertificate(1.0, 0.5, np.zeros(2), 0.0, scale=1.0)  # the same gap every time
+
+    run = ascend(run_epoch, certify, n_total=10, sums=np.zeros(2), rho=0.0, free=False, tol=1e-6, check_every=2,
+                 max_iter=12, name="test", verbose=False, unshrink_after=2)
+    epochs = run.history.arrays()["iteration"]
+    assert len(epochs) >= 3
+    stalled = int(epochs[2])  # the third certificate is the second in a row that did not halve: restore after it
+    assert seen[stalled] == 10
+    assert all(a == 5 for a in seen[1:stalled])  # shrunk in between (the first epoch sees all 10)
+    never = []
+    run_epoch_never = lambda *a: (never.append(a[0]), (5, 1.0, -1.0, 1))[1]  # noqa: E731
+    ascend(run_epoch_never, certify, n_total=10, sums=np.zeros(2), rho=0.0, free=False, tol=1e-6, check_every=2,
+           max_iter=12, name="test", verbose=False, unshrink_after=0)
+    assert never[0] == 10 and all(a == 5 for a in never[1:])
+
+
+def test_unshrinking_after_stalls_reaches_the_same_optimum(wdbc, monkeypatch):
+    """With and without the restore after stalled certificates, the certified answers bracket the same optimum."""
+    import robustsvm.backends.dcd as dcd_module
+
+    X, t, _ = wdbc
+    n = t.size
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1 / n), intercept=True)
+    with_restore = prob.solve(X, t, solver="dcd", random_state=1, tol=1e-6, max_iter=20000)
+    monkeypatch.setattr(dcd_module, "UNSHRINK_AFTER", 0)
+    without = prob.solve(X, t, solver="dcd", random_state=1, tol=1e-6, max_iter=20000)
+    for a, b in ((with_restore, without), (without, with_restore)):
+        assert a.status == "optimal"
+        assert a.objective - a.gap <= b.objective + 1e-12  # each lower bound is below the other's feasible value

@@ -746,3 +746,67 @@ def test_single_precision_early_gram_still_certifies(monkeypatch, set_name):
     assert sol.status == "optimal"
     assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc
     assert sol.gap <= TOL * abs(sol.objective) * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("set_name", ["box-widths", "ellipsoid"])
+def test_single_precision_throughout_at_a_tight_tolerance(monkeypatch, set_name):
+    """With the size threshold lowered, every Gram matrix of a solve at tol 1e-9 may be single precision (the
+    residuals stay double): the counters say which were, and the answer is certified against Clarabel."""
+    from robustsvm.backends import _ipm_newton
+
+    monkeypatch.setattr(_ipm_newton.Design, "BLOCK", 100)
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=5)
+    d = X.shape[1]
+    V = _make_set(set_name, d, BASE_RADIUS[set_name])
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), uncertainty=V)
+    tol = 1e-9
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sol = prob.solve(X, y, solver="feature-ipm", tol=tol)
+    counts = sol.extra["ipm_counts"]
+    assert counts["gram_float32"] >= 1
+    assert counts["gram_float32"] + counts["gram_float64"] >= counts["iterations"] >= 1
+    assert counts["passes"] >= 2 * counts["iterations"]
+    ref = _clarabel_optimum(prob, X, y, V, BASE_RADIUS[set_name], l2=0.01)
+    acc = SLACK * ref.scale()
+    P = prob.objective(X, y, sol.w, sol.b)
+    assert ref.bound - acc <= P <= ref.objective + sol.gap + acc
+    if sol.status == "optimal":
+        assert sol.gap <= tol * abs(P) * (1 + 1e-9)
+    else:  # short of 1e-9: said so, and still a bound
+        assert math.isfinite(sol.gap)
+
+
+def test_counters_of_a_double_precision_solve():
+    """Small data: one double-precision Gram matrix per iteration, reported in ``extra["ipm_counts"]``."""
+    X, y = _standardized("wdbc", DATASETS["wdbc"], seed=2)
+    sol = rs.Problem(penalty=rs.L2(0.01), uncertainty=rs.Ball(0.3)).solve(X, y, solver="feature-ipm")
+    counts = sol.extra["ipm_counts"]
+    assert counts["gram_float32"] == 0
+    assert counts["gram_float64"] == counts["iterations"] == sol.iterations
+    assert counts["certificates"] >= 1 and counts["points"] == 1
+
+
+def test_large_ellipsoid_goes_to_feature_ipm_under_auto():
+    """robust-dcd refuses an ellipsoid in more than ELLIPSOID_MAX_FEATURES dimensions (its coordinate step costs
+    O(d²) per inner step there) and names feature-ipm; "auto" solves it by feature-ipm, certified against
+    Clarabel's optimum."""
+    from robustsvm.backends.robust_dcd import ELLIPSOID_MAX_FEATURES
+    from robustsvm.solve_path import choose_backend
+
+    rng = np.random.default_rng(7)
+    n, d = 150, ELLIPSOID_MAX_FEATURES + 6
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, :3].sum(axis=1) + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    V = rs.Ellipsoid(_ellipsoid_shape(d), 0.3)
+    prob = rs.Problem(penalty=rs.L2(0.05), uncertainty=V)
+    with pytest.raises(UnsupportedModelError, match=r"at most .* dimensions.*feature-ipm"):
+        prob.solve(X, y, solver="robust-dcd")
+    assert choose_backend(prob, d) == "feature-ipm"
+    small = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Ellipsoid(_ellipsoid_shape(8), 0.3))
+    assert choose_backend(small, 8) == "feature-ipm"
+    sol = prob.solve(X, y, solver="auto", tol=1e-7)
+    assert sol.status == "optimal" and sol.extra.get("auto_fallback") is None
+    ref = _clarabel_optimum(prob, X, y, V, 0.3, l2=0.05)
+    acc = SLACK * ref.scale()
+    assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc

@@ -131,6 +131,8 @@ def test_dual_operator_and_initial_point():
     assert np.allclose(dual.eta, eta)
     assert np.allclose(dual.solve_eta(), np.linalg.solve(Q, eta))
     assert dual.pq_dual_value(u) == pytest.approx(eta @ u - 0.5 * u @ Q @ u)
+    # the factored form the reduced iteration uses, from Bᵀu and the α block alone
+    assert dual.pq_dual_value(u[:25], Btu=dual.Bt(u)) == pytest.approx(eta @ u - 0.5 * u @ Q @ u)
     from robustsvm.backends.pq import largest_eigenvalue
 
     assert largest_eigenvalue(dual) == pytest.approx(np.linalg.eigvalsh(Q)[-1], rel=1e-6)

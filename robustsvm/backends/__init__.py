@@ -1,5 +1,7 @@
 """Registered backends. Importing this package registers every built-in one."""
 
+from ..distributed import cocoa as _distributed_cocoa  # noqa: F401  (registers dask-cocoa)
+from ..distributed import ipm as _distributed_ipm  # noqa: F401  (registers dask-ipm)
 from . import (
     conic,  # noqa: F401  (registers clarabel, scs, ...)
     dcd,  # noqa: F401  (registers dcd)

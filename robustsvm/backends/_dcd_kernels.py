@@ -27,7 +27,7 @@ from numba.extending import overload
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
            "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
            "epoch_sparse",
-           "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
+           "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
            "restrict_columns", "shuffle",
            "unbounded", "weighted_quantile"]
 
@@ -67,6 +67,20 @@ def _box_unbounded(box, h):
     return box.lo[h] != 0.0 and box.up[h] != 0.0
 
 
+def _signs_free_at(box, h, wh):
+    return 1.0 if (wh != 0.0) | (box.sg[h] == 0) else 0.0
+
+
+def _box_free_at(box, h, wh):
+    return 1.0 if (wh != 0.0) | ((box.lo[h] != 0.0) & (box.up[h] != 0.0)) else 0.0
+
+
+def free_at(box, h, wh):
+    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or :func:`unbounded`), else 0.0; written with
+    bitwise operators so that the compiled epochs multiply by it instead of branching on an unpredictable test."""
+    return (_signs_free_at if isinstance(box, DcdSigns) else _box_free_at)(box, h, wh)
+
+
 def clipped_weight(box, h, vh, inv_lam):
     """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
     (the same value; compiled, the choice is made once per type of ``box``)."""
@@ -85,6 +99,11 @@ def _is_signs(box_type) -> bool:
 @overload(clipped_weight)
 def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
     return _signs_weight if _is_signs(box) else _box_weight
+
+
+@overload(free_at)
+def _free_at(box, h, wh):  # pragma: no cover - compiled
+    return _signs_free_at if _is_signs(box) else _box_free_at
 
 
 @overload(unbounded)
@@ -247,9 +266,10 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
             x = data[k]
             wh = w[h]
             acc += x * wh
-            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0)
-            if local and (wh != 0.0 or unbounded(box, h)):
-                q_free += x * x
+            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
+            # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
+            if local:
+                q_free += x * x * free_at(box, h, wh)
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai

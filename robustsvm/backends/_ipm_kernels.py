@@ -11,7 +11,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["cho_solve_batch", "normal_matrices", "weighted_gram_upper"]
+__all__ = ["cho_solve_batch", "normal_matrices", "sample_complementarity", "sample_rho", "sample_steps",
+           "weighted_gram_upper"]
 
 
 @nb.njit(cache=True)
@@ -82,4 +83,83 @@ def weighted_gram_upper(A: np.ndarray, w: np.ndarray) -> np.ndarray:  # pragma: 
             for b in range(a, D):
                 out[pos] += wa * A[i, b]
                 pos += 1
+    return out
+
+
+@nb.njit(cache=True)
+def sample_rho(squared: bool, rs: np.ndarray, rxi: np.ndarray, rhs_s: np.ndarray, rhs_xi: np.ndarray,
+               s: np.ndarray, alpha: np.ndarray, xi: np.ndarray, beta: np.ndarray, c: np.ndarray,
+               e: np.ndarray):  # pragma: no cover - compiled
+    """The eliminated right-hand side ``ρ`` of the per-sample equations and ``ρ/e`` (arrays of shape (P, n)).
+
+    Hinge: ``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β + rhs_s/α``; squared hinge: ``ρ = −r_s + r_ξ/(2c) + rhs_s/α``
+    (``rhs_xi`` and ``beta`` are not read).
+    """
+    P, n = rs.shape
+    rho = np.empty((P, n))
+    v = np.empty((P, n))
+    for p in range(P):
+        for i in range(n):
+            if squared:
+                r = -rs[p, i] + rxi[p, i] / (2.0 * c[i]) + rhs_s[p, i] / alpha[p, i]
+            else:
+                r = -rs[p, i] - (rhs_xi[p, i] - xi[p, i] * rxi[p, i]) / beta[p, i] + rhs_s[p, i] / alpha[p, i]
+            rho[p, i] = r
+            v[p, i] = r / e[p, i]
+    return rho, v
+
+
+@nb.njit(cache=True)
+def sample_steps(squared: bool, rho: np.ndarray, gxd: np.ndarray, e: np.ndarray, rhs_s: np.ndarray,
+                 rhs_xi: np.ndarray, rxi: np.ndarray, s: np.ndarray, alpha: np.ndarray, xi: np.ndarray,
+                 beta: np.ndarray, c: np.ndarray):  # pragma: no cover - compiled
+    """The per-sample steps ``Δα = (ρ − GΔx)/e``, ``Δs = (rhs_s − sΔα)/α``, and ``Δξ, Δβ`` (hinge:
+    ``Δβ = r_ξ − Δα``, ``Δξ = (rhs_ξ − ξ r_ξ + ξΔα)/β``; squared hinge: ``Δξ = (Δα − r_ξ)/(2c)``, ``Δβ`` unused),
+    with the largest step ``a`` per point that keeps ``s, α, ξ, β ≥ 0`` (``inf`` if none decreases)."""
+    P, n = rho.shape
+    da = np.empty((P, n))
+    ds = np.empty((P, n))
+    dxi = np.empty((P, n))
+    db = np.empty((P, n)) if not squared else np.empty((P, 0))
+    amax = np.full(P, np.inf)
+    for p in range(P):
+        best = np.inf
+        for i in range(n):
+            a_i = (rho[p, i] - gxd[p, i]) / e[p, i]
+            s_i = (rhs_s[p, i] - s[p, i] * a_i) / alpha[p, i]
+            da[p, i], ds[p, i] = a_i, s_i
+            if a_i < 0.0:
+                best = min(best, -alpha[p, i] / a_i)
+            if s_i < 0.0:
+                best = min(best, -s[p, i] / s_i)
+            if squared:
+                dxi[p, i] = (a_i - rxi[p, i]) / (2.0 * c[i])
+            else:
+                b_i = rxi[p, i] - a_i
+                x_i = (rhs_xi[p, i] - xi[p, i] * rxi[p, i] + xi[p, i] * a_i) / beta[p, i]
+                db[p, i], dxi[p, i] = b_i, x_i
+                if b_i < 0.0:
+                    best = min(best, -beta[p, i] / b_i)
+                if x_i < 0.0:
+                    best = min(best, -xi[p, i] / x_i)
+        amax[p] = best
+    return da, ds, dxi, db, amax
+
+
+@nb.njit(cache=True)
+def sample_complementarity(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: np.ndarray, beta: np.ndarray,
+                           ds: np.ndarray, da: np.ndarray, dxi: np.ndarray, db: np.ndarray,
+                           a: np.ndarray):  # pragma: no cover - compiled
+    """``Σ_i (s + aΔs)(α + aΔα) [+ (ξ + aΔξ)(β + aΔβ)]`` per point (the hinge adds the bracket), without
+    forming the advanced point."""
+    P, n = s.shape
+    out = np.zeros(P)
+    for p in range(P):
+        t = a[p]
+        acc = 0.0
+        for i in range(n):
+            acc += (s[p, i] + t * ds[p, i]) * (alpha[p, i] + t * da[p, i])
+            if not squared:
+                acc += (xi[p, i] + t * dxi[p, i]) * (beta[p, i] + t * db[p, i])
+        out[p] = acc
     return out

@@ -18,9 +18,17 @@ import scipy.sparse as sp
 
 from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
-from ._ipm_kernels import cho_solve_batch, normal_matrices, weighted_gram_upper
+from ._ipm_kernels import (
+    cho_solve_batch,
+    normal_matrices,
+    sample_complementarity,
+    sample_rho,
+    sample_steps,
+    weighted_gram_upper,
+)
 
-__all__ = ["Batch", "Design", "Iterate", "Layout", "Newton", "advance", "rowdot", "start"]
+__all__ = ["Batch", "Design", "Direction", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot",
+           "start"]
 
 
 class Layout:
@@ -82,51 +90,74 @@ class Layout:
 
 
 class Design:
-    """``A = [y∘X, r, y]`` (dense or CSR), shared by every point of a batch, and its products."""
+    """The rows ``a_i = (y_i x_i, r_i, y_i)`` of ``A`` (dense or CSR), shared by every point of a batch, and
+    their products.
+
+    A dense ``X`` is kept as it is (no copy): since ``y_i² = 1``, ``a_i a_iᵀ = ã_i ã_iᵀ`` with
+    ``ã_i = (x_i, y_i r_i, 1)``, so the weighted Gram matrix ``Aᵀ diag(w) A`` is formed block by block of rows
+    from ``X`` itself, and ``A z = y ∘ (X z_x) + r z_r + y z_b``, ``Aᵀ v = (Xᵀ(y∘v), rᵀv, yᵀv)``. A single-precision
+    copy of ``X`` is made once, the first time a Gram matrix in single precision is asked for. :attr:`counts`
+    records the work of a solve: Gram matrices in double and single precision and passes over the data
+    (products ``A z`` or ``Aᵀ v``, one per vector; ``passes_float32`` those over the single-precision copy).
+    """
 
     #: rows of the (points × samples × columns) block formed at once by the batched Gram product
     BLOCK = 4_000_000
+    #: rows per block of the single-point Gram product (the scaled block stays in cache)
+    ROWS = 2048
 
     def __init__(self, X, y: np.ndarray, r: np.ndarray) -> None:
-        if sp.issparse(X):
-            self.A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr")
-        else:
-            n, d = X.shape
-            self.A = np.empty((n, d + 2))  # filled in place: one pass, no temporary
-            np.multiply(X, y[:, None], out=self.A[:, :d])
-            self.A[:, d], self.A[:, d + 1] = r, y
-        self.sparse = sp.issparse(self.A)
+        self.sparse = sp.issparse(X)
+        self.X, self.y, self.r = X, y, r
+        n, d = X.shape
+        self.n, self.d = n, d
+        self._A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr") if self.sparse else None
         self._outer = None
         self._single = None
-        D = self.A.shape[1]
+        self._yr = y * r
+        D = d + 2
         self.upper = np.triu_indices(D)
         self.position = np.zeros((D, D), dtype=np.int64)
         self.position[self.upper] = np.arange(self.upper[0].size)
         self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
+        self.counts = {"gram_float64": 0, "gram_float32": 0, "passes": 0, "passes_float32": 0}
+
+    @property
+    def A(self):  # noqa: N802 - the matrix A of the derivation
+        """``A`` itself (formed on first use: the batched products of small data need it)."""
+        if self._A is None:
+            n, d = self.n, self.d
+            A = np.empty((n, d + 2))
+            np.multiply(self.X, self.y[:, None], out=A[:, :d])
+            A[:, d], A[:, d + 1] = self.r, self.y
+            self._A = A
+        return self._A
 
     def gram(self, weights: np.ndarray, coarse: bool = False) -> np.ndarray:
         """The upper triangles of ``Aᵀ diag(weights_p) A`` for each row ``p`` of ``weights`` (P, n), flattened
-        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column."""
-        A = self.A
+        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column.
+
+        ``coarse``: one point of large dense data is formed in single precision (accumulated in double
+        precision over the blocks of rows), in about half the time.
+        """
         P, n = weights.shape
         iu, ju = self.upper
         if self.sparse:
+            self.counts["gram_float64"] += P
+            A = self._A
             return np.stack([np.asarray((A.T @ A.multiply(w[:, None]).tocsr()).todense())[iu, ju] for w in weights])
-        if P > 1 and n * iu.size <= self.BLOCK:
+        if P == 1:
+            if n * iu.size >= self.BLOCK:
+                return self._gram_blocks(weights[0], coarse)[iu, ju][None]
+            self.counts["gram_float64"] += 1
+            return weighted_gram_upper(self.A, weights[0])[None]  # small: a compiled loop, no BLAS threads
+        self.counts["gram_float64"] += P
+        A = self.A
+        if n * iu.size <= self.BLOCK:
             # many points, small data: one GEMM of the weights with the rows' outer products
             if self._outer is None:
                 self._outer = A[:, iu] * A[:, ju]
             return weights @ self._outer
-        if P == 1:
-            if n * iu.size >= self.BLOCK:  # large: one GEMM BᵀB (NumPy's BLAS; faster here than a SYRK)
-                if coarse:  # far from the optimum a single-precision product steers as well, in half the time
-                    if self._single is None:
-                        self._single = A.astype(np.float32)
-                    B = self._single * np.sqrt(weights[0]).astype(np.float32)[:, None]
-                    return (B.T @ B)[iu, ju].astype(np.float64)[None]
-                B = A * np.sqrt(weights[0])[:, None]
-                return (B.T @ B)[iu, ju][None]
-            return weighted_gram_upper(A, weights[0])[None]  # small: a compiled loop, no BLAS threads
         out = np.empty((P, iu.size))
         step = max(1, self.BLOCK // max(n * A.shape[1], 1))
         for lo in range(0, P, step):
@@ -134,13 +165,79 @@ class Design:
             out[lo:lo + step] = np.matmul(B.transpose(0, 2, 1), B)[:, iu, ju]
         return out
 
+    def gram_tdot(self, weights: np.ndarray, V: np.ndarray, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`gram` and :meth:`tdot` of ``V`` (P, n); for one point of large dense data in one pass: ``Aᵀv``
+        is the Gram matrix's entry of an extra column ``y∘v/√w`` (``Σ_i w_i ã_i y_i v_i/w_i``), in the Gram's
+        precision (single precision when ``coarse``: for quantities that only steer, such as the predictor)."""
+        P, n = weights.shape
+        if self.sparse or P != 1 or n * self.upper[0].size < self.BLOCK:
+            return self.gram(weights, coarse), self.tdot(V)
+        C = self._gram_blocks(weights[0], coarse, V[0])
+        D = self.d + 2
+        return C[:D, :D][self.upper][None], C[:D, D][None]
+
+    def _gram_blocks(self, w: np.ndarray, coarse: bool, v: np.ndarray | None = None) -> np.ndarray:
+        """``Σ_i w_i ã_i ã_iᵀ`` over blocks of :attr:`ROWS` rows (a GEMM per block, scaled in cache), with the
+        column ``y∘v/√w`` appended to ``ã`` when ``v`` is given."""
+        X, n, d = self.X, self.n, self.d
+        self.counts["gram_float32" if coarse else "gram_float64"] += 1
+        if coarse and self._single is None:
+            self._single = X.astype(np.float32)
+        sw = np.sqrt(w)
+        dtype = np.float32 if coarse else np.float64
+        source = self._single if coarse else X
+        rows = min(self.ROWS, n)
+        D = d + 2 + (v is not None)
+        buf = np.empty((rows, D), dtype=dtype)
+        swr = (sw * self._yr).astype(dtype, copy=False)
+        swd = sw.astype(dtype, copy=False)
+        extra = None if v is None else (self.y * v / sw).astype(dtype, copy=False)
+        C = np.zeros((D, D))
+        for lo in range(0, n, rows):
+            hi = min(n, lo + rows)
+            b = buf[:hi - lo]
+            np.multiply(source[lo:hi], swd[lo:hi, None], out=b[:, :d])
+            b[:, d], b[:, d + 1] = swr[lo:hi], swd[lo:hi]
+            if extra is not None:
+                b[:, d + 2] = extra[lo:hi]
+            C += b.T @ b
+        return C
+
+    def dot_coarse(self, Z: np.ndarray) -> np.ndarray:
+        """:meth:`dot` from the single-precision copy of ``X`` when there is one (half the memory traffic; for
+        quantities that only steer)."""
+        if self._single is None or self.sparse or Z.shape[0] != 1:
+            return self.dot(Z)
+        self.counts["passes_float32"] += 1
+        d = self.d
+        out = (self._single @ Z[0, :d].astype(np.float32)).astype(np.float64)[None]
+        out *= self.y
+        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
+        return out
+
     def dot(self, Z: np.ndarray) -> np.ndarray:
         """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
-        return (self.A @ Z.T).T
+        self.counts["passes"] += Z.shape[0]
+        if self.sparse:
+            return (self._A @ Z.T).T
+        d = self.d
+        out = (self.X @ Z[0, :d])[None] if Z.shape[0] == 1 else (self.X @ Z[:, :d].T).T
+        out *= self.y
+        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
+        return out
 
     def tdot(self, V: np.ndarray) -> np.ndarray:
         """``Aᵀ v_p`` for each row of ``V`` (P, n) → (P, D)."""
-        return (self.A.T @ V.T).T
+        self.counts["passes"] += V.shape[0]
+        if self.sparse:
+            return (self._A.T @ V.T).T
+        d = self.d
+        out = np.empty((V.shape[0], d + 2))
+        yv = V * self.y
+        out[:, :d] = (self.X.T @ yv.T).T if V.shape[0] > 1 else (yv[0] @ self.X)[None]
+        out[:, d] = V @ self.r
+        out[:, d + 1] = yv.sum(axis=1)
+        return out
 
 
 class Iterate:
@@ -151,23 +248,30 @@ class Iterate:
 
     def take(self, rows) -> Iterate:
         out = Iterate()
-        for name in self.__slots__:
+        for name in Iterate.__slots__:
             value = getattr(self, name)
             setattr(out, name, None if value is None else value[rows])
         return out
 
     def zero(self, rows) -> None:
         """Set the rows ``rows`` of every array to 0 (a step that must not move those points)."""
-        for name in self.__slots__:
+        for name in Iterate.__slots__:
             value = getattr(self, name)
             if value is not None:
                 value[rows] = 0.0
 
     def put(self, rows, part: Iterate) -> None:
-        for name in self.__slots__:
+        for name in Iterate.__slots__:
             value = getattr(self, name)
             if value is not None:
                 value[rows] = getattr(part, name)
+
+
+class Direction(Iterate):
+    """A Newton direction: the steps of every variable of an :class:`Iterate`, and ``sample_step``, the largest
+    step per point that keeps the per-sample variables ``s, α, ξ, β`` nonnegative."""
+
+    __slots__ = ("sample_step",)
 
 
 def rowdot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -227,13 +331,18 @@ class Batch:
                                np.ascontiguousarray(self.rscale, dtype=np.float64), np.ascontiguousarray(diag))
 
     # products with G_p = A T_pᵀ
-    def g(self, x: np.ndarray) -> np.ndarray:
+    def g(self, x: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """``G_p x_p`` (``coarse``: from the single-precision copy of the data, :meth:`Design.dot_coarse`)."""
         z = x @ self.lay.T  # T_pᵀ x_p: the layout's rows, the radius column scaled by ρ_p
         z[:, self.lay.d] *= self.rscale
-        return self.design.dot(z)
+        return self.design.dot_coarse(z) if coarse else self.design.dot(z)
 
     def gt(self, v: np.ndarray) -> np.ndarray:
-        z = self.design.tdot(v)
+        return self.from_a(self.design.tdot(v))
+
+    def from_a(self, z: np.ndarray) -> np.ndarray:
+        """``G_pᵀ v_p = T_p (Aᵀ v_p)`` from ``z = Aᵀ v`` (P, D)."""
+        z = z.copy()
         z[:, self.lay.d] *= self.rscale
         return z @ self.lay.T.T
 
@@ -255,6 +364,17 @@ class Batch:
         """The conic QP's objective of each point (``Σ c_i ℓ(ξ_i)`` from the ξ variables)."""
         loss = it.xi * it.xi if self.squared else it.xi
         return 0.5 * rowdot(self.qdiag, it.x * it.x) + rowdot(self.f, it.x) + loss @ self.c
+
+    def gap_after(self, it: Iterate, d: Iterate, a: np.ndarray) -> np.ndarray:
+        """:meth:`gap_measure` of ``advance(it, d, a)`` without forming the advanced point."""
+        m = self.lay.m
+        beta, db = (it.alpha, d.alpha) if self.squared else (it.beta, d.beta)
+        total = sample_complementarity(self.squared, it.s, it.alpha, it.xi, beta, d.s, d.alpha, d.xi, db, a)
+        step = a[:, None]
+        total += rowdot(it.x[:, :m] + step * d.x[:, :m], it.nu + step * d.nu)
+        if self.lay.cone:
+            total += rowdot((it.x + step * d.x) @ self.lay.H.T, it.zeta + step * d.zeta)
+        return total / self.degree
 
     def gap_measure(self, it: Iterate) -> np.ndarray:
         """``(sᵀα + ξᵀβ + uᵀν + qᵀζ)/degree`` of each point."""
@@ -307,6 +427,10 @@ class _Factor:
         return cho_solve_batch(self.L, np.ascontiguousarray(rhs))
 
 
+#: the factorization, public for the distributed interior point (robustsvm.distributed.ipm)
+Factor = _Factor
+
+
 def _is_pd(K: np.ndarray) -> bool:
     try:
         np.linalg.cholesky(K)
@@ -318,8 +442,11 @@ def _is_pd(K: np.ndarray) -> bool:
 class Newton:
     """The factored Newton systems of a batch (shared by the predictor and the corrector)."""
 
-    def __init__(self, batch: Batch, it: Iterate, coarse: bool = False) -> None:
-        self.batch, self.it = batch, it
+    def __init__(self, batch: Batch, it: Iterate, coarse: bool = False, res=None) -> None:
+        """``res``: the residuals of ``it`` (:meth:`Batch.residuals`); given, the predictor's product ``Gᵀ(ρ/e)``
+        is formed with the Gram matrix (:meth:`Design.gram_tdot`) and :meth:`direction` ``(predictor=True)``
+        reuses it."""
+        self.batch, self.it, self.coarse = batch, it, coarse
         lay, c = batch.lay, batch.c
         m = lay.m
         if batch.squared:
@@ -328,7 +455,16 @@ class Newton:
             self.e = it.xi / it.beta + it.s / it.alpha
         self.diag = batch.qdiag.copy()
         self.diag[:, :m] += it.nu / it.x[:, :m]
-        K = batch.normal_matrices(batch.design.gram(1.0 / self.e, coarse), self.diag)  # Gᵀdiag(1/e)G + diag
+        self.predictor = None
+        if res is None:
+            C = batch.design.gram(1.0 / self.e, coarse)
+        else:  # the predictor's ρ (rhs_s = −sα, rhs_ξ = −ξβ) and Gᵀ(ρ/e) from the Gram pass
+            rhs_s, rhs_xi = -it.s * it.alpha, (it.alpha if batch.squared else -it.xi * it.beta)
+            rho, v = sample_rho(batch.squared, res[2], res[1], rhs_s, rhs_xi, it.s, it.alpha, it.xi,
+                                it.alpha if batch.squared else it.beta, batch.c, self.e)
+            C, atv = batch.design.gram_tdot(1.0 / self.e, v, coarse)
+            self.predictor = (rho, batch.from_a(atv))
+        K = batch.normal_matrices(C, self.diag)  # Gᵀdiag(1/e)G + diag
         self.W = None
         apex = np.zeros(K.shape[0], dtype=bool)
         if lay.cone:
@@ -339,61 +475,60 @@ class Newton:
             apex = ~self.W.valid
         self.factor = _Factor(K)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
-            self.__init__(batch, it, coarse=False)
+            self.__init__(batch, it, coarse=False, res=res)
             return
         #: points without a Newton step, and why
         self.failed = self.factor.failed | apex
         self.why = np.where(apex, "the cone point (t, N u) reached the cone's boundary in floating point (w → 0 "
                                   "at this scaling)", "the normal matrix is not positive definite")
 
-    def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c) -> Iterate:
+    def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c, predictor: bool = False) -> Direction:
         """Solve the linearized KKT systems for the complementarity right-hand sides ``rhs_*``.
 
         ``rhs_s = σμ − sα − (correction)`` and alike; ``rhs_c`` is the cone's in the scaled form
-        ``λ ∘ (W⁻¹Δq + WΔζ) = rhs_c``.
+        ``λ ∘ (W⁻¹Δq + WΔζ) = rhs_c``. ``predictor``: the affine-scaling direction (``rhs_s = −sα``,
+        ``rhs_ξ = −ξβ``), from the product formed with the Gram matrix when there is one; in a single-precision
+        iteration its products are single precision too (the predictor only steers: the step length, the
+        centering and the corrector's second-order term).
         """
         batch, it, lay = self.batch, self.it, self.batch.lay
         m = lay.m
         rx, rxi, rs = res
-        if batch.squared:
-            rho = -rs + rxi / (2.0 * batch.c) + rhs_s / it.alpha
+        squared = batch.squared
+        beta = it.alpha if squared else it.beta  # not read for the squared hinge
+        xi_rhs = rhs_s if squared else rhs_xi
+        if predictor and self.predictor is not None:
+            rho, g_rho = self.predictor
         else:
-            rho = -rs - (rhs_xi - it.xi * rxi) / it.beta + rhs_s / it.alpha
-        g_rho = batch.gt(rho / self.e)
+            rho, v = sample_rho(squared, rs, rxi, rhs_s, xi_rhs, it.s, it.alpha, it.xi, beta, batch.c, self.e)
+            g_rho = batch.gt(v)
         rhs = -rx + g_rho
         rhs[:, :m] += rhs_u / it.x[:, :m]
         kappa = None
         if lay.cone:
             kappa = soc.jordan_solve(self.W.lam, rhs_c)
             rhs += self.W.apply_inverse(kappa) @ lay.H
-        d = Iterate()
+        d = Direction()
         d.x = self.factor.solve(rhs)
-        d.gx = batch.g(d.x)
-        d.alpha = (rho - d.gx) / self.e
+        d.gx = batch.g(d.x, coarse=predictor and self.coarse)
+        d.alpha, d.s, d.xi, d.beta, d.sample_step = sample_steps(squared, rho, d.gx, self.e, rhs_s, xi_rhs, rxi,
+                                                                 it.s, it.alpha, it.xi, beta, batch.c)
         # Gᵀ Δα = g_rho − Gᵀdiag(1/e)G Δx, and K Δx = rhs gives the last product without forming it again
         gg_dx = rhs - self.diag * d.x
         if lay.cone:
             gg_dx -= np.einsum("pab,pb->pa", self.Winv2, d.x @ lay.H.T) @ lay.H
         d.gta = g_rho - gg_dx
-        d.s = (rhs_s - it.s * d.alpha) / it.alpha
-        if batch.squared:
-            d.xi = (d.alpha - rxi) / (2.0 * batch.c)
+        if squared:
             d.beta = None
-        else:
-            d.beta = rxi - d.alpha
-            d.xi = (rhs_xi - it.xi * rxi + it.xi * d.alpha) / it.beta
         d.nu = (rhs_u - it.nu * d.x[:, :m]) / it.x[:, :m]
         d.zeta = None
         if lay.cone:
             d.zeta = self.W.apply_inverse(kappa - self.W.apply_inverse(d.x @ lay.H.T))
         return d
 
-    def max_step(self, d: Iterate) -> np.ndarray:
+    def max_step(self, d: Direction) -> np.ndarray:
         it, m = self.it, self.batch.lay.m
-        pairs = [(it.s, d.s), (it.alpha, d.alpha), (it.x[:, :m], d.x[:, :m]), (it.nu, d.nu)]
-        if not self.batch.squared:
-            pairs += [(it.xi, d.xi), (it.beta, d.beta)]
-        a = _step_to_boundary(pairs)
+        a = np.minimum(d.sample_step, _step_to_boundary([(it.x[:, :m], d.x[:, :m]), (it.nu, d.nu)]))
         if self.batch.lay.cone:
             a = np.minimum(a, np.minimum(soc.max_step(self.q, d.x @ self.batch.lay.H.T),
                                          soc.max_step(it.zeta, d.zeta)))

@@ -62,6 +62,10 @@ NEEDS = Needs(
 
 #: freeze the features clipped by their sign at two certificates in a row (sparse data with signs)
 FEATURE_SHRINKING = True
+#: certificates in a row that do not halve the gap before the shrunk samples are all restored (0: never)
+UNSHRINK_AFTER = 2
+#: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch_sparse`)
+LOCAL_STEP = True
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
@@ -152,7 +156,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     sg, lam = arrays.sg, arrays.l2
     dii = 0.5 if arrays.squared else 0.0
     # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
-    local = bool(np.any(sg != 0)) and arrays.box is None
+    local = LOCAL_STEP and bool(np.any(sg != 0)) and arrays.box is None
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
@@ -187,7 +191,10 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     tol : float, default 1e-4
         Stop when the relative duality gap ``(P − D)/|P|`` is at most ``tol``.
     max_iter : int, default 1000
-        Maximum number of epochs (one pass over the active samples each).
+        The budget in passes over the data: an epoch over the active samples that shrinking leaves counts as
+        their fraction of all samples (at least :data:`.dual_ascent.MIN_PASS`), so the many cheap epochs a
+        shrunk, ill-conditioned problem needs at the end (standardized KEEL sets at ``λ = 1/n``) do not exhaust
+        a budget meant for full passes.
     verbose : bool
         Print one line per certificate evaluation.
     random_state : int, optional
@@ -213,9 +220,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         certificate (``iteration`` = epoch, ``objective`` = best P so far, ``dual`` = best D so far, ``gap``,
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
         ``rho``, the time spent evaluating certificates (``time_certificates``), the number of
-        features frozen at the end (``frozen_features``) and of rebuilds of the restricted rows
-        (``restrictions``). Data whose squared row norms overflow get the status ``"numerical_error"``
-        and the point ``w = 0``.
+        features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
+        (``restrictions``) and of passes over the data (``passes``, the budget's unit). Data whose squared row
+        norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
     tol = DEFAULTS["tol"] if tol is None else float(tol)
@@ -266,12 +273,14 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         return new
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
-                 check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose,
+                 check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
+                 unshrink_after=UNSHRINK_AFTER,
                  after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
-                                   "restrictions": 0 if features is None else features.rebuilds})
+                                   "restrictions": 0 if features is None else features.rebuilds,
+                                   "passes": run.passes})
 
 
 register(

@@ -25,8 +25,8 @@ from ..objective import optimal_intercept
 from . import _dcd_kernels as kern
 from .registry import History, Result
 
-__all__ = ["Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "ascend", "best_intercept",
-           "certified_result", "intercept_rho", "next_check", "stalls"]
+__all__ = ["MIN_PASS", "Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "ascend",
+           "best_intercept", "certified_result", "intercept_rho", "next_check", "stalls"]
 
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
@@ -140,6 +140,11 @@ class Shrinking:
         self.pg_max_old, self.pg_min_old = np.inf, -np.inf
         self.pg_eps = PG_EPS0
 
+    def restore(self) -> None:
+        """Make every sample active again, with no shrinking threshold for the next epoch."""
+        self.active = self.n_total
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+
     def after_epoch(self, active: int, pg_max_new: float, pg_min_new: float) -> bool:
         """Record an epoch's active count and projected-gradient extremes; True when the active set looked solved."""
         self.active = active
@@ -193,10 +198,11 @@ class CertificateSchedule:
         self.last = None  # (epoch, relative gap) of the previous certificate
         self.stalls = 0
 
-    def due(self, epoch: int, looked_solved: bool) -> bool:
-        """Count one epoch; True (and restart the count) when a certificate is due after it."""
+    def due(self, epoch: int, looked_solved: bool, last: bool = False) -> bool:
+        """Count one epoch; True (and restart the count) when a certificate is due after it (``last``: the budget
+        ends with it)."""
         self.since += 1
-        due = self.since >= self.next or epoch == self.max_iter or (looked_solved and self.since >= 2)
+        due = self.since >= self.next or last or epoch == self.max_iter or (looked_solved and self.since >= 2)
         if due:
             self.since = 0
         return due
@@ -209,6 +215,11 @@ class CertificateSchedule:
         self.last = now
 
 
+#: in a budget counted in passes (``ascend(passes=True)``), an epoch costs at least this fraction of a pass (its
+#: fixed cost: the call, the shrinking bookkeeping), so the number of epochs stays below ``max_iter / MIN_PASS``
+MIN_PASS = 0.02
+
+
 @dataclass
 class Ascent:
     """What :func:`ascend` ran to: its best certificate, status, epochs, history and time spent certifying."""
@@ -219,11 +230,13 @@ class Ascent:
     history: History
     time_certificates: float
     t_start: float
+    passes: float = 0.0
 
 
 def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.ndarray, rho: float, free: bool,
            tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
-           after_epoch: Callable | None = None, first: DualCertificate | None = None) -> Ascent:
+           after_epoch: Callable | None = None, first: DualCertificate | None = None,
+           passes: bool = False, unshrink_after: int = 0) -> Ascent:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
@@ -232,26 +245,35 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
     :class:`CertificateSchedule` says so, ``certify(b_eff)`` (``b_eff = sums[0] + ρ sums[1]``) evaluates a
     :class:`DualCertificate`; the best primal point and the best dual value so far are kept, and the loop stops
     when the relative gap is at most ``tol`` (status ``"optimal"``) or after ``max_iter`` epochs. ``first``, when
-    given, is a certificate from before the first epoch (already below ``tol``: no epoch runs).
+    given, is a certificate from before the first epoch (already below ``tol``: no epoch runs). With ``passes``
+    the budget ``max_iter`` counts passes over the data: an epoch over ``a`` of the ``n_total`` samples (the
+    active set liblinear's shrinking leaves) costs ``max(a/n_total, MIN_PASS)``, so that the cheap epochs of a
+    shrunk problem do not exhaust the budget of a full pass. With ``unshrink_after = k > 0``, ``k`` certificates
+    in a row that do not halve the gap while samples are set aside restore every sample (the shrunk problem has
+    stalled: what it lacks is among the samples set aside).
     """
     hist = History()
     shrink = Shrinking(n_total)
-    schedule = CertificateSchedule(tol, check_every, max_iter)
+    schedule = CertificateSchedule(tol, check_every, 0 if passes else max_iter)  # passes: `last` ends it
     status, cert, time_cert, epoch = "max_iter", first, 0.0, 0
+    work = 0.0  # passes over the data so far
     hist.restart()
     t_start = time.perf_counter()
     if first is not None:
         hist.record(0, first.P, first.gap, dual=first.D, rel_gap=first.rel_gap, active=n_total)
         if first.rel_gap <= tol:
             return Ascent(first, "optimal", 0, hist, 0.0, t_start)
-    while epoch < max_iter:
-        active, pg_max_new, pg_min_new, _ = run_epoch(shrink.active, shrink.pg_max_old, shrink.pg_min_old)
+    while (work if passes else epoch) < max_iter:
+        visited = shrink.active
+        active, pg_max_new, pg_min_new, _ = run_epoch(visited, shrink.pg_max_old, shrink.pg_min_old)
         epoch += 1
+        work += max(visited / max(n_total, 1), MIN_PASS)
         if free:
             sums[0] += rho * sums[1]  # multiplier step of the augmented Lagrangian
         if after_epoch is not None:
             after_epoch()
-        if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new)):
+        last = passes and work >= max_iter
+        if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new), last):
             continue
         t_cert = time.perf_counter()
         new = certify(sums[0] + rho * sums[1])
@@ -259,6 +281,8 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
         schedule.record(epoch, cert.rel_gap)
+        if unshrink_after and schedule.stalls >= unshrink_after and shrink.active < n_total:
+            shrink.restore()
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
         if verbose:
             print(f"{name} epoch {epoch:5d}  P={cert.P:.10g}  D={cert.D:.10g}  rel.gap={cert.rel_gap:.3e}  "
@@ -268,7 +292,7 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
             break
     if cert is None:  # max_iter < 1 is refused by the callers
         raise RuntimeError(f"{name} evaluated no certificate")
-    return Ascent(cert, status, epoch, hist, time_cert, t_start)
+    return Ascent(cert, status, epoch, hist, time_cert, t_start, work)
 
 
 def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, multipliers: np.ndarray, extra: dict,

@@ -66,7 +66,11 @@ _RESYNC = 5
 #: certify a point once its ``degree·μ`` is below this multiple of the tolerance times its objective
 _CERTIFY_FROM = 3.0
 #: a Gram matrix in single precision while every point's ``degree·μ`` exceeds this multiple of tol·|objective|
-_COARSE = 1e3
+#: (the residuals stay in double precision, so the single-precision steps converge as far as the certificate
+#: needs on well-scaled data; measured in ``benchmarks/results/robust.md``)
+_COARSE = 1.0
+#: a single-precision step shorter than this fraction of the way makes every later Gram double precision
+_COARSE_STEP = 0.5
 #: fraction of the step to the boundary taken
 _STEP = 0.99
 
@@ -97,6 +101,27 @@ class _Outcome:
         self.alpha = alpha
 
 
+class _Precision:
+    """When a batch forms its Gram matrices in single precision: while every point's ``degree·μ`` exceeds
+    :data:`_COARSE` ``· tol · |objective|``, and until a single-precision step is shorter than :data:`_COARSE_STEP`
+    for a point whose steps were already that long; from then on in double precision."""
+
+    def __init__(self, P: int, tol: float) -> None:
+        self.tol, self.precise, self.switched = tol, False, False
+        self.long_step = np.zeros(P, dtype=bool)
+
+    def coarse(self, batch: Batch, it, mu: np.ndarray) -> bool:
+        """Single precision for this iteration? (``switched``: this is the first double-precision one.)"""
+        coarse = not self.precise and bool(np.all(mu * batch.degree > _COARSE * self.tol * np.abs(batch.value(it))))
+        self.switched = not coarse and not self.precise
+        self.precise |= not coarse
+        return coarse
+
+    def stepped(self, active: np.ndarray, a: np.ndarray, coarse: bool) -> None:
+        self.precise |= coarse and bool(np.any((a < _COARSE_STEP) & self.long_step[active]))
+        self.long_step[active] |= a >= _COARSE_STEP
+
+
 def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_iter, verbose,
                  hist: History | None):
     """Run the interior point on every point of the batch; each stops at its own certified gap.
@@ -112,7 +137,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
     mode, squared = arrays.intercept.mode, arrays.squared
     layout = Layout(d, arrays.sg, arrays.description, mode, robust)
-    design = Design(X[keep], y[keep], r[keep])
+    design = Design(X, y, r) if keep.size == n else Design(X[keep], y[keep], r[keep])
     full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared)
     ops = Products(X)
     work = Workspace(d)
@@ -120,7 +145,10 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     outcomes = [_Outcome() for _ in range(P)]
     points = [arrays.point(l2=lam2[p], l1=lam1[p], r=rscale[p] * r, primal=primals[p]) for p in range(P)]
 
+    n_cert = [0]
+
     def certify(p: int, x: np.ndarray, alpha: np.ndarray) -> None:
+        n_cert[0] += 1
         alpha_full = np.zeros(n)
         alpha_full[keep] = alpha / c[keep]
         b_iter = float(x[layout.b]) if layout.b is not None else 0.0
@@ -136,12 +164,17 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     it_all = start(full)
     active = np.flatnonzero(~trivial)
     iteration = 0
+    precision = _Precision(P, tol)
     while active.size and iteration < max_iter:
         batch = full.take(active) if active.size < P else full
         it = it_all.take(active) if active.size < P else it_all
         res = batch.residuals(it)
         mu_now = batch.gap_measure(it)
-        newton = Newton(batch, it, coarse=bool(np.all(mu_now * batch.degree > _COARSE * tol * np.abs(batch.value(it)))))
+        coarse = precision.coarse(batch, it, mu_now)
+        if precision.switched and iteration % _RESYNC:  # the first double-precision step starts from exact products
+            it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
+            res = batch.residuals(it)
+        newton = Newton(batch, it, coarse=coarse, res=res)
         for j in np.flatnonzero(newton.failed):  # no step from here: the last iterate is certified as it is
             p = active[j]
             certify(p, it.x[j], it.alpha[j])
@@ -156,10 +189,10 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         m = layout.m
         cone_rhs = None if not layout.cone else -soc.jordan(newton.W.lam, newton.W.lam)
         aff = newton.direction(res, -it.s * it.alpha, None if squared else -it.xi * it.beta, -it.x[:, :m] * it.nu,
-                               cone_rhs)
+                               cone_rhs, predictor=True)
         a_aff = np.minimum(1.0, newton.max_step(aff))
         with np.errstate(divide="ignore", invalid="ignore"):
-            sigma = np.where(mu_now > 0, (batch.gap_measure(advance(it, aff, a_aff)) / mu_now) ** 3, 0.0)
+            sigma = np.where(mu_now > 0, (batch.gap_after(it, aff, a_aff) / mu_now) ** 3, 0.0)
         target = (sigma * mu_now)[:, None]
         # corrector
         rhs_s = target - it.s * it.alpha - aff.s * aff.alpha
@@ -171,6 +204,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
             cone_rhs = -soc.jordan(W.lam, W.lam) + target * soc.identity(*W.lam.shape) - corr
         step = newton.direction(res, rhs_s, rhs_xi, rhs_u, cone_rhs)
         a = np.minimum(1.0, _STEP * newton.max_step(step))
+        precision.stepped(active, a, coarse)
         if np.any(newton.failed):
             a[newton.failed] = 0.0
             step.zero(newton.failed)
@@ -210,8 +244,14 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
             if outcomes[active[j]].alpha is None:
                 outcomes[active[j]].alpha = it.alpha[j]
         active = active[~done]
-    for p in range(P):
-        out = outcomes[p]
+    _finish(outcomes, it_all, iteration, tol, certify)
+    counts = {**design.counts, "certificates": n_cert[0], "points": P}
+    return outcomes, keep, counts
+
+
+def _finish(outcomes: list[_Outcome], it_all, iteration: int, tol: float, certify) -> None:
+    """Certify the points the loop left uncertified and write every point's status message."""
+    for p, out in enumerate(outcomes):
         if out.cert is None:
             certify(p, it_all.x[p], it_all.alpha[p])
             out.iterations = iteration
@@ -222,18 +262,18 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         if not out.message:
             out.message = (f"relative duality gap {out.cert.rel_gap:.3g} after {out.iterations} interior-point "
                            f"iterations" + ("" if out.status == "optimal" else f" (tolerance {tol:g} not reached)"))
-    return outcomes, keep
 
 
 def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: History, t_start: float,
-            t_solve0: float) -> Result:
+            t_solve0: float, counts: dict) -> Result:
     n, c = arrays.c.size, arrays.c
     alpha_full = np.zeros(n)
     alpha_full[keep] = out.alpha
     run = Ascent(out.cert, out.status, out.iterations, hist, 0.0, t_solve0)
     return certified_result(run, tol=math.nan, intercept=arrays.intercept, t_start=t_start, message=out.message,
                             multipliers=alpha_full,
-                            extra={"dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0)})
+                            extra={"dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0),
+                                   "ipm_counts": counts})
 
 
 def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
@@ -293,9 +333,9 @@ def _solve_arrays(arrays: SharedSetArrays, *, tol: float, max_iter: int, verbose
     hist = History()
     t_solve0 = time.perf_counter()
     hist.restart()
-    outcomes, keep = _solve_batch(arrays, np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1),
-                                  [arrays.primal], tol, max_iter, verbose, hist)
-    return _result(outcomes[0], keep, arrays, hist, t_start, t_solve0)
+    outcomes, keep, counts = _solve_batch(arrays, np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1),
+                                          [arrays.primal], tol, max_iter, verbose, hist)
+    return _result(outcomes[0], keep, arrays, hist, t_start, t_solve0, {**counts, "iterations": outcomes[0].iterations})
 
 
 def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=False, random_state=None):
@@ -356,10 +396,11 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
         if group.size == 0:
             continue
         t_solve0 = time.perf_counter()
-        outcomes, keep = _solve_batch(arrays, lam2[group], lam1[group], rscale[group], [primals[p] for p in group],
-                                      tol, max_iter, verbose, None)
+        outcomes, keep, counts = _solve_batch(arrays, lam2[group], lam1[group], rscale[group],
+                                              [primals[p] for p in group], tol, max_iter, verbose, None)
         for p, out in zip(group, outcomes, strict=True):
-            results[p] = _result(out, keep, arrays, History(), t_start, t_solve0)
+            results[p] = _result(out, keep, arrays, History(), t_start, t_solve0,
+                                 {**counts, "iterations": out.iterations})
     return results
 
 

@@ -218,8 +218,7 @@ def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, ac
         z, grad, margins, gp, gq = _evaluate(dual, a)
         residual = float(np.max(np.abs(a - np.maximum(a - grad, 0.0))))
         primal = dual.objective((z[:d] - z[d:2 * d]) * sl, float(z[2 * d]), margins)
-        quad = float(a @ (dual.dinv * a)) + float(z @ z)
-        dual_val = scale * (float(a.sum()) - 0.5 * quad)
+        dual_val = scale * dual.pq_dual_value(a, Btu=z)
         hist.record(it, primal, primal - dual_val, dual=dual_val, residual=residual)
         if residual <= tol:
             status = "optimal"

@@ -41,22 +41,30 @@ __all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Wo
            "overflow_result", "shared_set_needs", "trivial_certificate"]
 
 
-def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str) -> Needs:
+def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str, *,
+                     ellipsoid_max_dim: int | None = None, ellipsoid_hint: str = "") -> Needs:
     """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
 
     Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
-    (radii may differ per sample), a ball's p among ``exponents``; the hints end the refusals.
+    (radii may differ per sample), a ball's p among ``exponents``, an ellipsoid in at most ``ellipsoid_max_dim``
+    dimensions (None: any); the hints end the refusals.
     """
     allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
 
     def ball_exponent(problem) -> list[str]:
         unc = problem.uncertainty
         sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
+        out = []
         bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in exponents})
         if bad:
-            return [f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
-                    f"{exponent_hint}"]
-        return []
+            out.append(f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
+                       f"{exponent_hint}")
+        big = [s.shape.shape[0] for s in sets if type(s) is Ellipsoid and ellipsoid_max_dim is not None
+               and s.shape.shape[0] > ellipsoid_max_dim]
+        if big:
+            out.append(f"{name} solves an Ellipsoid in at most {ellipsoid_max_dim} dimensions (this one has "
+                       f"{max(big)}){ellipsoid_hint}")
+        return out
 
     return Needs(
         losses=frozenset({"hinge", "squared_hinge"}),

@@ -208,8 +208,15 @@ class PQDual(Reduction):
         return self.to_nqp()
 
     # ----------------------------------------------------------- values
-    def pq_dual_value(self, u: np.ndarray, Qu: np.ndarray | None = None) -> float:
-        """``ηᵀu − ½uᵀQu``: the pq primal's dual objective."""
+    def pq_dual_value(self, u: np.ndarray, Qu: np.ndarray | None = None, *, Btu: np.ndarray | None = None) -> float:
+        """``ηᵀu − ½uᵀQu``: the pq primal's dual objective.
+
+        With ``Btu = Bᵀu`` given, ``uᵀQu = ‖Bᵀu‖² + Σ_i D⁻¹_i u_i²`` (the diagonal lives on the α block
+        only), so only ``u[:m]`` is read: ``u`` may be that block alone.
+        """
+        if Btu is not None:
+            alpha = u[:self.m]
+            return float(alpha.sum() - 0.5 * (alpha @ (self.dinv * alpha) + Btu @ Btu))
         Qu = self.matvec(u) if Qu is None else Qu
         return float(u[:self.m].sum() - 0.5 * u @ Qu)
 

@@ -4,11 +4,13 @@ from .ball import Ball
 from .base import UncertaintySet, check_radius
 from .box import Box
 from .certificate import RobustCheck, robust_check
+from .coordinate_ellipsoid import CoordinateEllipsoid
 from .ellipsoid import Ellipsoid
 from .from_data import Replicates, from_replicates
 from .heuristics import radius_upper_bound
 from .intersection import Intersection
 from .layout import RobustLayout, resolve_uncertainty, sample_radii
+from .missing import ConditionalGaussian, MissingValues, fit_gaussian, missing_as_uncertainty
 from .polyhedron import Polyhedron
 from .serialize import SET_TYPES, uncertainty_from_dict
 from .spectrahedron import Spectrahedron
@@ -16,8 +18,11 @@ from .spectrahedron import Spectrahedron
 __all__ = [
     "Ball",
     "Box",
+    "ConditionalGaussian",
+    "CoordinateEllipsoid",
     "Ellipsoid",
     "Intersection",
+    "MissingValues",
     "Polyhedron",
     "Replicates",
     "SET_TYPES",
@@ -26,7 +31,9 @@ __all__ = [
     "Spectrahedron",
     "UncertaintySet",
     "check_radius",
+    "fit_gaussian",
     "from_replicates",
+    "missing_as_uncertainty",
     "radius_upper_bound",
     "resolve_uncertainty",
     "robust_check",

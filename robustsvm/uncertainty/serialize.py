@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ball, box, ellipsoid, intersection, polyhedron, spectrahedron  # noqa: F401  (define the set types)
+from . import ball, box, coordinate_ellipsoid, ellipsoid, intersection, polyhedron, spectrahedron  # noqa: F401  (define the set types)
 from .base import SET_TYPES
 
 __all__ = ["SET_TYPES", "uncertainty_from_dict"]

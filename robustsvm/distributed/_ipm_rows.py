@@ -1,0 +1,215 @@
+"""The per-sample half of the distributed feature-space interior point (:mod:`.ipm`), run on each partition.
+
+A partition keeps the per-sample variables of its rows (the loss ``ξ_i``, the slack ``s_i`` of the margin row,
+the multipliers ``α_i, β_i``, ``g_iᵀx``) in a :class:`RowState`; the client keeps ``x = (u, [t], [b])``, ``ν``,
+``ζ`` and ``Gᵀα``. Each round function takes the block, its state and the client's few numbers, updates the
+state and returns sums over its rows: the upper triangle of ``Aᵀ diag(1/e) A`` (``A = [y∘X, r, y]``, the
+``Design`` of :mod:`robustsvm.backends._ipm_newton`), products ``Aᵀv`` and scalars. The formulas are those of
+``_ipm_newton.Newton.direction`` with the per-sample elimination done where the rows are.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ..backends._ipm_newton import Design
+from .data import Block
+
+__all__ = ["RowState", "advance_and_newton", "certificate_sums", "corrector_step", "predictor_step", "start"]
+
+
+class RowState:
+    """The per-sample variables of a partition's rows with ``c_i > 0`` and the arrays of the current iteration."""
+
+    def __init__(self, block: Block, c_scale: float, radius: float, squared: bool) -> None:
+        c = c_scale * block.weight
+        self.keep = np.flatnonzero(c > 0)
+        self.c = np.ascontiguousarray(c[self.keep])
+        self.y = np.ascontiguousarray(block.y[self.keep])
+        self.radius, self.squared = float(radius), bool(squared)
+        self.cached = None if block.on_disk else list(self._build(block))
+        self.s = self.xi = self.alpha = self.beta = self.gx = None
+        self.e = self.rxi = self.rs = None
+        self.aff = self.step = None  # (ds, dα, dξ, dβ, dgx) of the predictor / the corrector
+        self.rho0 = self.rho1 = None
+
+    def _build(self, block: Block):
+        """``(j0, j1, Design)`` over the kept rows, a slice of rows at a time."""
+        j = 0
+        for lo, hi, X in block.row_slices():
+            rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
+            if rows.size == 0:
+                continue
+            Xs = X[rows]
+            yield j, j + rows.size, Design(Xs, self.y[j:j + rows.size], np.full(rows.size, self.radius))
+            j += rows.size
+
+    def designs(self, block: Block):
+        return self.cached if self.cached is not None else self._build(block)
+
+    # products with A = [y∘X, r, y] over the kept rows
+    def dot(self, block: Block, z: np.ndarray) -> np.ndarray:
+        out = np.empty(self.c.size)
+        for j0, j1, des in self.designs(block):
+            out[j0:j1] = des.dot(z[None])[0]
+        return out
+
+    def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray) -> tuple:
+        """The upper triangle of ``Aᵀ diag(weights) A`` (None: not formed) and ``A_ᵀ v`` for each row of ``V``."""
+        D = None
+        gram, prods = None, None
+        for j0, j1, des in self.designs(block):
+            D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
+            if weights is not None:
+                part = des.gram(weights[None, j0:j1])[0]
+                gram = part if gram is None else gram + part
+            p = des.tdot(V[:, j0:j1])
+            prods = p if prods is None else prods + p
+        if D is None:  # a partition without weighted rows adds nothing
+            return None, None
+        return gram, prods
+
+
+def _sums(st: RowState) -> dict:
+    """The scalars the client needs from the current point: ``sᵀα``, ``ξᵀβ``, ``Σ c ℓ(ξ)`` and the row count."""
+    out = {"s_alpha": float(st.s @ st.alpha), "rows": int(st.c.size)}
+    if st.squared:
+        out["xi_beta"], out["loss"] = 0.0, float(st.c @ (st.xi * st.xi))
+    else:
+        out["xi_beta"], out["loss"] = float(st.xi @ st.beta), float(st.c @ st.xi)
+    return out
+
+
+def start(block: Block, state, z0: np.ndarray, c_scale: float, radius: float, squared: bool):
+    """The interior start of ``_ipm_newton.start`` for the rows: ``ξ = max(1 − g x, 0) + 1``, ``s = g x + ξ − 1``,
+    ``α = c/2 = β`` (hinge) or ``α = c``; returns ``Aᵀα`` and the scalars."""
+    st = RowState(block, c_scale, radius, squared)
+    st.gx = st.dot(block, z0)
+    st.xi = np.maximum(1.0 - st.gx, 0.0) + 1.0
+    st.s = st.gx + st.xi - 1.0
+    st.alpha = st.c.copy() if squared else 0.5 * st.c
+    st.beta = None if squared else st.alpha.copy()
+    _, prods = st.gram_and_tdot(block, None, st.alpha[None])
+    return st, {"ta": None if prods is None else prods[0], **_sums(st)}
+
+
+def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray | None):
+    """Take the step ``a`` of the last corrector (0 in the first round), recompute ``g x`` from ``z = Tᵀx``
+    when ``z_sync`` is given, and form the Newton system's sums: the Gram matrix with weights ``1/e`` and
+    ``Aᵀ(ρ/e)`` for the predictor (``rhs_s = −sα``, ``rhs_ξ = −ξβ``), with ``Aᵀα`` after a resync.
+
+    Every round works on a copy of the state (its arrays are replaced, never written): a round run again, or
+    recomputed from its lineage after a worker is lost, starts from the same state.
+    """
+    st = copy.copy(st)
+    if st.step is not None and a > 0:
+        ds, da, dxi, db, dgx = st.step
+        st.s = st.s + a * ds
+        st.alpha = st.alpha + a * da
+        st.xi = st.xi + a * dxi
+        if db is not None:
+            st.beta = st.beta + a * db
+        st.gx = st.gx + a * dgx
+    st.step = st.aff = None
+    if z_sync is not None:
+        st.gx = st.dot(block, z_sync)
+    if st.squared:
+        st.e = 1.0 / (2.0 * st.c) + st.s / st.alpha
+        st.rxi = 2.0 * st.c * st.xi - st.alpha
+    else:
+        st.e = st.xi / st.beta + st.s / st.alpha
+        st.rxi = st.c - st.alpha - st.beta
+    st.rs = st.gx + st.xi - 1.0 - st.s
+    rho = _rho(st, -st.s * st.alpha, None if st.squared else -st.xi * st.beta)
+    V = np.vstack([rho / st.e, st.alpha]) if z_sync is not None else (rho / st.e)[None]
+    gram, prods = st.gram_and_tdot(block, 1.0 / st.e, V)
+    out = {"gram": gram, "g_rho": None if prods is None else prods[0],
+           "ta": None if prods is None or z_sync is None else prods[1], **_sums(st)}
+    return st, out
+
+
+def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> np.ndarray:
+    """``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β + rhs_s/α`` (hinge) or ``−r_s + r_ξ/(2c) + rhs_s/α`` (squared hinge)."""
+    if st.squared:
+        return -st.rs + st.rxi / (2.0 * st.c) + rhs_s / st.alpha
+    return -st.rs - (rhs_xi - st.xi * st.rxi) / st.beta + rhs_s / st.alpha
+
+
+def _direction(block: Block, st: RowState, z: np.ndarray, rho: np.ndarray, rhs_s: np.ndarray,
+               rhs_xi: np.ndarray | None) -> tuple:
+    """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``Δ(gx), Δα, Δs, Δξ, Δβ``."""
+    dgx = st.dot(block, z)
+    da = (rho - dgx) / st.e
+    ds = (rhs_s - st.s * da) / st.alpha
+    if st.squared:
+        dxi, db = (da - st.rxi) / (2.0 * st.c), None
+    else:
+        db = st.rxi - da
+        dxi = (rhs_xi - st.xi * st.rxi + st.xi * da) / st.beta
+    return ds, da, dxi, db, dgx
+
+
+def _max_step(st: RowState, step: tuple) -> float:
+    """The largest ``a`` keeping ``s, α, ξ, β ≥ 0`` on these rows (∞ when nothing decreases)."""
+    ds, da, dxi, db, _ = step
+    pairs = [(st.s, ds), (st.alpha, da)] + ([] if st.squared else [(st.xi, dxi), (st.beta, db)])
+    best = np.inf
+    for v, dv in pairs:
+        neg = dv < 0
+        if np.any(neg):
+            best = min(best, float(np.min(-v[neg] / dv[neg])))
+    return best
+
+
+def predictor_step(block: Block, st: RowState, z: np.ndarray):
+    """The affine step for ``z = TᵀΔx_aff``: its largest step, the coefficients of the gap measure along it
+    (``Σ(s + a Δs)(α + a Δα) + …`` as a polynomial in ``a``) and ``Aᵀ(ρ₀/e)``, ``Aᵀ(ρ₁/e)`` with
+    ``ρ_corrector = ρ₀ + σμ ρ₁`` (the corrector's right-hand side is linear in its target ``σμ``)."""
+    st = copy.copy(st)
+    rhs_s = -st.s * st.alpha
+    rhs_xi = None if st.squared else -st.xi * st.beta
+    rho = _rho(st, rhs_s, rhs_xi)
+    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    ds, da, dxi, db, _ = st.aff
+    coef = [float(st.s @ st.alpha), float(st.s @ da + ds @ st.alpha), float(ds @ da)]
+    if not st.squared:
+        coef = [coef[0] + float(st.xi @ st.beta), coef[1] + float(st.xi @ db + dxi @ st.beta),
+                coef[2] + float(dxi @ db)]
+    # corrector: rhs_s = σμ − sα − Δs Δα, rhs_ξ = σμ − ξβ − Δξ Δβ
+    base_s = -st.s * st.alpha - ds * da
+    if st.squared:
+        st.rho0 = _rho(st, base_s, None)
+        st.rho1 = 1.0 / st.alpha
+    else:
+        base_xi = -st.xi * st.beta - dxi * db
+        st.rho0 = _rho(st, base_s, base_xi)
+        st.rho1 = 1.0 / st.alpha - 1.0 / st.beta
+    _, prods = st.gram_and_tdot(block, None, np.vstack([st.rho0 / st.e, st.rho1 / st.e]))
+    return st, {"max_step": _max_step(st, st.aff), "gap_coef": coef,
+                "g_rho": None if prods is None else prods}
+
+
+def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
+    """The combined step for ``z = TᵀΔx`` and the target ``σμ``: kept for the next round; returns its largest
+    step on these rows."""
+    st = copy.copy(st)
+    ds, da, dxi, db, _ = st.aff
+    rhs_s = target - st.s * st.alpha - ds * da
+    rhs_xi = None if st.squared else target - st.xi * st.beta - dxi * db
+    rho = st.rho0 + target * st.rho1
+    st.step = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    return st, {"max_step": _max_step(st, st.step)}
+
+
+def certificate_sums(block: Block, st: RowState, upper: float):
+    """The sums of the dual certificate at ``α̃ = clip(α/c, 0, upper)``: per class (``y = +1``, ``y = −1``)
+    ``Aᵀ(c α̃)`` (the class images ``Σ c α̃ y x``, ``Σ c α̃ r``, ``Σ c α̃ y``) and ``Σ c α̃``, ``Σ c α̃²``."""
+    at = np.clip(st.alpha / st.c, 0.0, upper)
+    ca = st.c * at
+    pos = st.y > 0
+    _, prods = st.gram_and_tdot(block, None, np.vstack([np.where(pos, ca, 0.0), np.where(pos, 0.0, ca)]))
+    m1 = [float(ca[pos].sum()), float(ca[~pos].sum())]
+    m2 = [float((ca * at)[pos].sum()), float((ca * at)[~pos].sum())]
+    return st, {"images": prods, "m1": np.array(m1), "m2": np.array(m2)}

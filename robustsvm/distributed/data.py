@@ -1,0 +1,429 @@
+"""Row partitions of a Dask array kept on the workers, and rounds of small results over them.
+
+:func:`partition` turns a row-chunked ``dask.array.Array`` ``X`` (dense or scipy.sparse chunks) and labels
+``y`` (a Dask or NumPy array) into :class:`Partitions`: one pinned future per row chunk, held by the worker
+that computed it, whose value is a :class:`Block` ``(X_k, y_k, weight_k)`` with the labels mapped to ±1.
+``X`` is never gathered on the client; the client keeps only what a round returns.
+
+A round (:meth:`Partitions.map`, :meth:`Partitions.map_state`) runs one function on every block where it
+lives and gathers its small results (sums of d or d² numbers). When a worker is lost mid-round the
+scheduler recomputes the blocks it held from their source graph (the tasks that loaded them from files,
+zarr or an in-memory array) and the round's lost tasks run again (``retries``); if a round still fails it is
+submitted again, up to ``round_retries`` times, from the inputs the client holds. A round that cannot be
+completed raises :class:`WorkerLostError`: a caller never sums an incomplete set of partitions.
+
+A chunk that is a whole ``.npy`` file opened with ``mmap_mode`` (``dask.array.from_npy_stack(...,
+mmap_mode="r")``) stays on disk: its :class:`Block` holds a :class:`DiskRows` reference and every pass reads
+the rows in slices (:meth:`Block.row_slices`), so a worker holds at most one slice of them in memory and data
+larger than its ``memory_limit`` can be fitted.
+
+Use by a backend (the API the distributed backends share)::
+
+    parts = partition(X, y, client=client, sample_weight=None)
+    sums = parts.map(lambda block, w: block.X @ w ... )        # one result per partition, in order
+    states, out = parts.map_state(step, states, *args)         # per-partition state kept on the workers
+
+``func(block, *args)`` (``map``) and ``func(block, state, *args) -> (new_state, small)`` (``map_state``)
+must be picklable (module-level functions); ``state`` is None in the first round.
+"""
+
+from __future__ import annotations
+
+import itertools
+import mmap
+import operator
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_X
+
+__all__ = ["Block", "DiskRows", "Partitions", "WorkerLostError", "get_client", "is_dask_array", "partition"]
+
+#: rows of one slice of a block read or formed at once (:meth:`Block.row_slices`)
+SLICE_ROWS = 65_536
+#: how often a failed round is submitted again before :class:`WorkerLostError`
+ROUND_RETRIES = 3
+#: how often the scheduler reruns one task of a round whose worker died (``client.submit(retries=)``)
+TASK_RETRIES = 2
+
+
+class WorkerLostError(RuntimeError):
+    """A round could not be completed on every partition (workers lost beyond what can be recomputed)."""
+
+
+def is_dask_array(X: Any) -> bool:
+    """Whether ``X`` is a ``dask.array.Array`` (without importing Dask when it is not loaded)."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks") and hasattr(X, "to_delayed")
+
+
+def get_client(client: Any = None):
+    """``client`` checked, or the current ``dask.distributed`` client.
+
+    Raises
+    ------
+    TypeError
+        ``client`` is not a ``distributed.Client``.
+    ValueError
+        No client was given and none is running (start one: ``distributed.Client(LocalCluster())``).
+    """
+    from distributed import Client
+
+    if client is not None:
+        if not isinstance(client, Client):
+            raise TypeError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+        return client
+    from distributed import get_client as current
+
+    try:
+        return current()
+    except ValueError:
+        raise ValueError("a dask array X needs a dask.distributed client: pass client= or start one first "
+                         "(for instance distributed.Client(distributed.LocalCluster()))") from None
+
+
+# ------------------------------------------------------------------------------------------------- blocks
+@dataclass(frozen=True)
+class DiskRows:
+    """The rows of a C-ordered ``.npy`` file on disk: ``shape`` rows of ``dtype`` from byte ``offset``."""
+
+    path: str
+    offset: int
+    shape: tuple
+    dtype: str
+
+    def read(self, lo: int, hi: int) -> np.ndarray:
+        """Rows ``lo:hi`` as a float64 array (one read; the file's pages are not mapped into the process)."""
+        d = self.shape[1]
+        dt = np.dtype(self.dtype)
+        with open(self.path, "rb") as f:
+            f.seek(self.offset + lo * d * dt.itemsize)
+            out = np.fromfile(f, dtype=dt, count=(hi - lo) * d).reshape(hi - lo, d)
+        return out.astype(np.float64, copy=False)
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One row partition on a worker.
+
+    Attributes
+    ----------
+    X : float64 ndarray (C order), CSR matrix or :class:`DiskRows`
+        The rows (read in slices by :meth:`row_slices` when on disk).
+    y : ndarray of shape (n_k,)
+        Labels −1/+1 (``classes[1]`` is +1).
+    weight : ndarray of shape (n_k,)
+        Sample weights ``s_i`` (the loss coefficients are ``c_i = c_scale · s_i``, ``c_scale`` the model's).
+    start : int
+        Index of the first row in the whole ``X``.
+    """
+
+    X: Any
+    y: np.ndarray
+    weight: np.ndarray
+    start: int
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def on_disk(self) -> bool:
+        return isinstance(self.X, DiskRows)
+
+    def rows(self, lo: int = 0, hi: int | None = None):
+        """Rows ``lo:hi`` of ``X`` (in memory: a view; on disk: read)."""
+        hi = self.n if hi is None else hi
+        if self.on_disk:
+            return self.X.read(lo, hi)
+        return self.X[lo:hi]
+
+    def row_slices(self, rows: int = SLICE_ROWS) -> Iterator[tuple[int, int, Any]]:
+        """``(lo, hi, X[lo:hi])`` over the block in slices of at most ``rows`` rows (one slice in memory)."""
+        if not self.on_disk:
+            rows = max(rows, self.n)
+        for lo in range(0, self.n, rows):
+            hi = min(lo + rows, self.n)
+            yield lo, hi, self.rows(lo, hi)
+
+
+def _as_rows(x: Any, name: str) -> Any:
+    """A chunk of ``X`` as float64 C-ordered rows, CSR rows, or :class:`DiskRows` for a whole mapped ``.npy``."""
+    if isinstance(x, np.memmap) and isinstance(x.base, mmap.mmap) and x.flags.c_contiguous and x.ndim == 2 \
+            and x.dtype.kind == "f" and x.filename and x.offset + x.nbytes == os.path.getsize(x.filename):
+        rows = DiskRows(str(x.filename), int(x.offset), tuple(x.shape), x.dtype.str)
+        for lo in range(0, x.shape[0], SLICE_ROWS):  # one check of the values, a slice at a time
+            check_X(rows.read(lo, min(lo + SLICE_ROWS, x.shape[0])), name=name)
+        return rows
+    if not sp.issparse(x) and hasattr(x, "tocsr"):  # pydata sparse chunks
+        x = x.tocsr()
+    return check_X(x, name=name)
+
+
+def _raw_block(x: Any, y: Any, weight: Any, start: int) -> tuple[Block, dict]:
+    """The block of one chunk with its labels as given, and its summary (rows, labels, weight sum)."""
+    n = x.shape[0]
+    X = _as_rows(x, name=f"X (rows {start}-{start + n - 1})")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.shape != (n,):
+        raise ValueError(f"y has shape {y.shape} in rows {start}-{start + n - 1} of X, expected ({n},)")
+    w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
+    labels = np.unique(y)
+    return Block(X, y, w, start), {"n": n, "labels": labels, "weight_sum": float(w.sum()),
+                                   "weight_ok": bool(np.all(np.isfinite(w)) and np.all(w >= 0))}
+
+
+def _signed_block(raw: tuple[Block, dict], positive: Any) -> Block:
+    """The block with the labels mapped to ±1 (``positive`` is ``classes[1]``)."""
+    block = raw[0]
+    return Block(block.X, np.where(block.y == positive, 1.0, -1.0), block.weight, block.start)
+
+
+def _summary(raw: tuple[Block, dict]) -> dict:
+    return raw[1]
+
+
+def _call(func: Callable, block: Block, args: tuple, kwargs: dict) -> Any:
+    return func(block, *args, **kwargs)
+
+
+def _call_state(func: Callable, block: Block, previous: Any, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    state = None if previous is None else previous[0]
+    return func(block, state, *args, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------- partitions
+class Partitions:
+    """The row partitions of one data set, kept on the workers as pinned futures.
+
+    Attributes
+    ----------
+    client : distributed.Client
+    futures : list of distributed.Future
+        One per partition, in row order; each holds a :class:`Block`. Kept while this object lives.
+    sizes : ndarray of int
+        Rows per partition.
+    n, d : int
+    classes : ndarray of shape (2,)
+        The two labels, sorted (``classes[1]`` is +1 in every block).
+    weight_sum : float
+        ``Σ_i s_i`` over all rows.
+    sparse : bool
+        Whether the chunks are scipy.sparse.
+    rounds, bytes_sent : int
+        Rounds run so far and the bytes of the small results gathered (what the client received).
+    """
+
+    def __init__(self, client, futures: list, sizes: np.ndarray, d: int, classes: np.ndarray, weight_sum: float,
+                 sparse: bool) -> None:
+        self.client, self.futures, self.sizes, self.d = client, futures, np.asarray(sizes), int(d)
+        self.classes, self.weight_sum, self.sparse = classes, float(weight_sum), bool(sparse)
+        self.n = int(self.sizes.sum())
+        self.rounds = 0
+        self.bytes_sent = 0
+        self.bytes_received = 0
+        self.resubmitted = 0
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n, self.d)
+
+    @property
+    def k(self) -> int:
+        """The number of partitions."""
+        return len(self.futures)
+
+    # ------------------------------------------------------------------------------------------ rounds
+    def _gather(self, make: Callable[[], list], what: str) -> list:
+        """Submit the tasks ``make()`` returns and gather them; on a failure submit them again."""
+        from distributed.utils import CancelledError
+
+        errors: list[str] = []
+        for _ in range(ROUND_RETRIES + 1):
+            futures = make()
+            try:
+                out = self.client.gather(futures)
+            except (CancelledError, OSError, TimeoutError, RuntimeError) as exc:  # KilledWorker is a RuntimeError
+                if type(exc).__name__ not in ("KilledWorker", "CancelledError", "CommClosedError",
+                                              "FutureCancelledError", "TimeoutError", "OSError", "StreamClosedError"):
+                    raise
+                errors.append(f"{type(exc).__name__}: {exc}")
+                self.resubmitted += 1
+                continue
+            if len(out) != self.k:
+                raise WorkerLostError(f"{what}: {len(out)} of {self.k} partitions answered")
+            self.rounds += 1
+            self.bytes_received += sum(_nbytes(o) for o in out)
+            return out
+        raise WorkerLostError(f"{what} failed {ROUND_RETRIES + 1} times on the cluster: " + "; ".join(errors[-2:]))
+
+    def map(self, func: Callable, *args: Any, **kwargs: Any) -> list:
+        """``[func(block_k, *args, **kwargs) for every partition k]``, run where each block lives.
+
+        The arguments travel to every worker (keep them small: vectors of d numbers); the results come back
+        to the client in partition order. A lost worker costs the round, never a partial sum.
+        """
+        self.bytes_sent += self.k * (_nbytes(args) + _nbytes(kwargs))
+
+        def make() -> list:
+            return [self.client.submit(_call, func, f, args, kwargs, pure=False, retries=TASK_RETRIES)
+                    for f in self.futures]
+
+        return self._gather(make, f"the round {getattr(func, '__name__', func)}")
+
+    def map_state(self, func: Callable, states: Sequence | None, *args: Any, **kwargs: Any) -> tuple[list, list]:
+        """One round of a stateful method: ``func(block_k, state_k, *args) -> (new_state_k, small_k)``.
+
+        ``states`` are the futures this method returned last time (None in the first round: ``state_k`` is
+        None). Returns the new state futures (kept on the workers; pass them to the next round) and the small
+        results gathered in partition order. A state lost with its worker is recomputed by the scheduler from
+        the rounds that produced it (its lineage); the client keeps the states of the last completed round,
+        so a failed round is submitted again from them.
+        """
+        self.bytes_sent += self.k * (_nbytes(args) + _nbytes(kwargs))
+        prev = [None] * self.k if states is None else list(states)
+        made: list = []
+
+        def make() -> list:
+            made[:] = [self.client.submit(_call_state, func, f, s, args, kwargs, pure=False, retries=TASK_RETRIES)
+                       for f, s in zip(self.futures, prev, strict=True)]
+            return [self.client.submit(operator.getitem, m, 1, pure=False, retries=TASK_RETRIES) for m in made]
+
+        small = self._gather(make, f"the round {getattr(func, '__name__', func)}")
+        return list(made), small
+
+    def sum(self, func: Callable, *args: Any, **kwargs: Any) -> Any:
+        """The sum over the partitions of ``func(block_k, *args)`` (arrays or tuples of arrays/floats)."""
+        return _add(self.map(func, *args, **kwargs))
+
+    def release(self) -> None:
+        """Drop the futures (the workers free the blocks)."""
+        self.futures = []
+
+
+def _nbytes(value: Any) -> int:
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, (list, tuple)):
+        return sum(_nbytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, (float, int, np.floating, np.integer, bool)):
+        return 8
+    return 0
+
+
+def _add(parts: list) -> Any:
+    """Elementwise sum of equally structured results (arrays, numbers, tuples/lists/dicts of them)."""
+    first = parts[0]
+    if isinstance(first, dict):
+        return {key: _add([p[key] for p in parts]) for key in first}
+    if isinstance(first, (tuple, list)):
+        return type(first)(_add([p[j] for p in parts]) for j in range(len(first)))
+    total = first.copy() if isinstance(first, np.ndarray) else first
+    for p in parts[1:]:
+        total = total + p
+    return total
+
+
+# ------------------------------------------------------------------------------------------ building
+def _row_pieces(values: Any, chunks: tuple, name: str, n: int) -> list:
+    """``values`` (None, a Dask or a NumPy array of length n) cut along ``chunks`` (delayed or arrays)."""
+    if values is None:
+        return [None] * len(chunks)
+    if is_dask_array(values):
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.ndim != 1 or values.shape[0] != n:
+            raise ValueError(f"{name} must have shape ({n},) like the rows of X, got {values.shape}")
+        return list(values.rechunk({0: chunks}).to_delayed().ravel())
+    arr = np.asarray(values)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr.ravel()
+    if arr.ndim == 0 and name == "sample_weight":
+        arr = np.full(n, float(arr))
+    if arr.shape[:1] != (n,) or arr.ndim != 1:
+        raise ValueError(f"{name} has {arr.shape[0] if arr.ndim else 0} entries but X has {n} samples")
+    edges = np.concatenate([[0], np.cumsum(chunks)])
+    return [arr[lo:hi] for lo, hi in itertools.pairwise(edges)]
+
+
+def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None) -> Partitions:
+    """Persist the row partitions of ``(X, y)`` on the workers of ``client``.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d)
+        Chunked by rows (dense or scipy.sparse chunks). Column chunks are merged into one (``rechunk``: every
+        partition holds whole rows).
+    y : dask.array.Array or ndarray of shape (n,)
+        Labels of any two distinct values.
+    client : distributed.Client, optional
+        The current client by default (:func:`get_client`).
+    sample_weight : dask.array.Array or ndarray of shape (n,), optional
+
+    Returns
+    -------
+    Partitions
+        One pinned future per row chunk; the labels mapped to ±1 on the workers.
+
+    Raises
+    ------
+    TypeError
+        ``X`` is not a dask array, or ``client`` not a client.
+    ValueError
+        ``X`` is not two-dimensional or holds NaN / infinity (the rows are named), ``y`` does not hold two
+        classes, a length differs, or ``sample_weight`` is negative, not finite or zero everywhere.
+    """
+    import dask
+
+    if not is_dask_array(X):
+        raise TypeError(f"X must be a dask.array.Array here, got {type(X).__name__}")
+    if X.ndim != 2:
+        raise ValueError(f"X must be two-dimensional (n_samples, n_features), got shape {X.shape}")
+    if any(np.isnan(s) for s in X.shape):
+        raise ValueError("X has unknown chunk sizes: call X.compute_chunk_sizes() first")
+    n, d = (int(s) for s in X.shape)
+    if n == 0 or d == 0:
+        raise ValueError(f"X is empty: shape {X.shape}")
+    client = get_client(client)
+    if len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    chunks = X.chunks[0]
+    xs = list(X.to_delayed().ravel())
+    ys = _row_pieces(y, chunks, "y", n)
+    ws = _row_pieces(sample_weight, chunks, "sample_weight", n)
+    starts = np.concatenate([[0], np.cumsum(chunks)])[:-1]
+    raw = client.compute([dask.delayed(_raw_block, pure=True)(x, yk, wk, int(s))
+                          for x, yk, wk, s in zip(xs, ys, ws, starts, strict=True)])
+    summaries = client.gather([client.submit(_summary, r, pure=False) for r in raw])
+    if not all(s["weight_ok"] for s in summaries):
+        raise ValueError("sample_weight must be finite and non-negative")
+    weight_sum = float(sum(s["weight_sum"] for s in summaries))
+    if sample_weight is not None and not weight_sum > 0:
+        raise ValueError("sample_weight must have at least one positive entry")
+    try:
+        classes = np.unique(np.concatenate([s["labels"] for s in summaries]))
+    except TypeError as exc:
+        raise TypeError(f"y holds labels that cannot be compared: {exc}") from exc
+    if classes.size != 2:
+        raise ValueError(f"y must hold exactly two classes, got {classes.size}: {classes[:5].tolist()}")
+    blocks = [client.submit(_signed_block, r, classes[1], pure=False) for r in raw]
+    client.gather([client.submit(_nrows, b, pure=False) for b in blocks])  # the blocks exist before raw goes
+    del raw
+    sparse = bool(client.submit(_is_sparse, blocks[0], pure=False).result())
+    return Partitions(client, blocks, np.array([s["n"] for s in summaries]), d, classes, weight_sum, sparse)
+
+
+def _nrows(block: Block) -> int:
+    return block.n
+
+
+def _is_sparse(block: Block) -> bool:
+    return sp.issparse(block.X)

@@ -1,0 +1,373 @@
+"""``dask-ipm``: the feature-space interior point of ``feature-ipm`` on data partitioned over a Dask cluster.
+
+The model and the algorithm are ``feature-ipm``'s (:mod:`robustsvm.backends.feature_ipm`, the derivation in
+``docs/derivations/feature_ipm.md``): a Mehrotra predictor-corrector on the conic QP in ``x = (u, [t], [b])``
+whose per-sample variables are eliminated, so each iteration factors the ``k × k`` matrix
+``K = Q + Tᵀ(Aᵀ diag(1/e) A)T + diag(ν/u) + Hᵀ W⁻² H`` with ``A = [y∘X, r, y]``. Here the rows and their
+variables stay on the workers (:mod:`._ipm_rows`); the client holds ``x``, ``ν``, ``ζ`` and ``Gᵀα`` and per
+iteration runs three rounds:
+
+1. *Newton*: each partition takes the last step, returns the upper triangle of its ``Aᵀ diag(1/e) A``
+   (``(d+2)(d+3)/2`` numbers) and ``Aᵀ(ρ/e)``; the client factors ``K`` and solves the predictor;
+2. *predictor*: each partition forms its part of the affine step and returns its largest step, three
+   coefficients of the gap measure along it and two vectors ``Aᵀ(ρ₀/e)``, ``Aᵀ(ρ₁/e)``; the client picks the
+   centering ``σ`` and solves the corrector;
+3. *corrector*: each partition forms the combined step and returns its largest step.
+
+Certificate (two rounds, once the interior point's own gap ``degree·μ`` is near the tolerance): the
+partitions return the class images ``Σ c α̃ y x`` and the scalars of the dual point ``α̃ = clip(α/c)``; the
+client builds the dual value ``D_u(α̃)`` of :func:`robustsvm.backends.shared_set.dual_certificate` (the free
+intercept's class balance, the saddle point ``u`` of the set) and two primal candidates, ``w = M u`` of the
+iterate and ``w(α̃)``, whose objectives the partitions sum (:func:`.model.margin_terms_many`). The fit stops
+when that relative gap is at most ``tol``, else at ``max_iter`` or ``time_limit`` with that status.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from ..backends import _second_order_cone as soc
+from ..backends._ipm_newton import Batch, Design, Factor, Layout
+from ..backends._shared_set_kernels import softclip
+from ..backends.dual_ascent import DualCertificate
+from ..backends.registry import Backend, History, Result, register
+from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace, shared_set_needs
+from ..duality import class_balance
+from ..uncertainty import Ellipsoid
+from . import _ipm_rows as rows
+from .data import WorkerLostError
+from .model import DISTRIBUTED, DistributedModel, as_distributed, margin_terms_many
+
+__all__ = ["DEFAULTS", "NEEDS", "solve_dask_ipm"]
+
+#: what dask-ipm solves: feature-ipm's models (one shared set, scalar radius on a dask array)
+NEEDS = shared_set_needs("dask-ipm", (2.0, math.inf), "); dask-cocoa solves p = 1 on a dask array",
+                         "solve other sets in memory with the conic backends")
+#: ``tol`` (relative duality gap) and ``max_iter`` when the caller gives none
+DEFAULTS = {"tol": 1e-6, "max_iter": 100}
+_RESYNC, _CERTIFY_FROM, _STEP = 5, 3.0, 0.99
+
+
+def _add(parts, key):
+    vals = [p[key] for p in parts if p[key] is not None]
+    return None if not vals else sum(vals[1:], vals[0].copy() if isinstance(vals[0], np.ndarray) else vals[0])
+
+
+def _client_arrays(model: DistributedModel) -> SharedSetArrays:
+    """The model's set, signs and parameters as :class:`SharedSetArrays` without rows (the client's half)."""
+    empty = np.zeros(0)
+    return SharedSetArrays(X=np.zeros((0, model.d)), y=empty, c=empty, r=empty, sqn=empty,
+                           sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=model.l2, l1=model.l1,
+                           intercept=model.intercept, loss=model.loss,
+                           V=model.uncertainty if model.robust else None, primal=None)
+
+
+class _Run:
+    """The client's half of one distributed solve: the layout, the small variables and the certificates."""
+
+    def __init__(self, model: DistributedModel) -> None:
+        self.model, self.data = model, model.data
+        self.arrays = _client_arrays(model)
+        self.squared = model.loss.name == "squared_hinge"
+        robust = model.robust
+        mode = model.intercept.mode
+        self.lay = Layout(model.d, model.signs, self.arrays.description, mode, robust)
+        self.batch = Batch(Design(np.zeros((0, model.d)), np.zeros(0), np.zeros(0)), self.lay, np.zeros(0),
+                           np.array([model.l2]), np.array([model.l1]), np.ones(1), model.intercept.mu, mode,
+                           self.squared)
+        self.radius = model.radius if robust else 0.0
+        self.work = Workspace(model.d)
+        self.cert: DualCertificate | None = None
+        self.states = None
+
+    # the products with T (the radius scale is 1: the radius is in A's column)
+    def tz(self, x: np.ndarray) -> np.ndarray:
+        return x @ self.lay.T
+
+    def gt(self, p: np.ndarray) -> np.ndarray:
+        return self.lay.T @ p
+
+    def round(self, func, *args) -> list:
+        self.states, out = self.data.map_state(func, self.states, *args)
+        return out
+
+    # ----------------------------------------------------------------------------------------- certificate
+    def certify(self, x: np.ndarray) -> DualCertificate:
+        """The certificate of the current multipliers and of ``w = M u`` (two rounds); merged into the best."""
+        model, arrays, d = self.model, self.arrays, self.model.d
+        out = self.round(rows.certificate_sums, float(model.loss.dual_upper))
+        images = _add(out, "images")
+        m1, m2 = _add(out, "m1"), _add(out, "m2")
+        VV = images[:, :d]
+        a_pos, a_neg = float(images[0, d]), float(images[1, d])
+        s_pos, s_neg = float(images[0, d + 1]), float(images[1, d + 1])
+        v, A, S = VV[0] + VV[1], a_pos + a_neg, s_pos + s_neg
+        prm = arrays.params(rho=0.0)
+        lam, l1, sg = model.l2, model.l1, arrays.sg
+        if A > 0:
+            self.work.refresh(arrays.set_kernel, prm, v, A, CERT_INNER)
+            w_dual = self.work.state.w.copy()
+        else:
+            w_dual = softclip(v, l1, sg, 1.0 / lam)
+        b_iter = float(x[self.lay.b]) if self.lay.b is not None else 0.0
+        points = []
+        for w in (w_dual, self.lay.weights(x)):
+            bs = {"free": [b_iter], "ridge": [model.intercept.from_dual(S), b_iter], "none": [0.0]}
+            for b in bs[model.intercept.mode]:
+                points.append((w, float(b), model.shifts(w)))
+        sums = self.data.map(margin_terms_many, points, model.loss, model.c_scale)
+        P_best, w_best, b_best = math.inf, None, 0.0
+        for j, (w, b, _) in enumerate(points):
+            P = float(model.penalty.value(w) + model.intercept.value(b) + sum(s[j][0] for s in sums))
+            if P < P_best:
+                P_best, w_best, b_best = P, w, b
+        fp, fn = (1.0, 1.0)
+        if model.intercept.mode == "free":
+            fp, fn = class_balance(s_pos, -s_neg)
+        v_t, A_t = fp * VV[0] + fn * VV[1], fp * a_pos + fn * a_neg
+        S_t = 0.0 if model.intercept.mode == "free" else S
+        f = np.array([fp, fn])
+        loss_dual = float(f @ m1 - (0.25 * (f * f) @ m2 if self.squared else 0.0))
+        if A_t <= 0:
+            us = [None]
+        else:
+            self.work.refresh(arrays.set_kernel, prm, v_t, A_t, CERT_INNER)
+            us = [self.work.state.u.copy()]
+            if isinstance(model.uncertainty, Ellipsoid):
+                us.append(model.uncertainty.worst_case(w_best))
+        D = -math.inf
+        for u in us:
+            if u is None:
+                wd = softclip(v_t, l1, sg, 1.0 / lam)
+            else:
+                g = arrays.description.gauge(u)
+                wd = softclip(v_t - A_t * (u / g if g > 1.0 else u), l1, sg, 1.0 / lam)
+            D = max(D, loss_dual - 0.5 * lam * float(wd @ wd) + model.intercept.dual_value(S_t))
+        new = DualCertificate(P_best, D, w_best, b_best, scale=model.c_sum)
+        self.cert = new if self.cert is None else self.cert.merge(new)
+        return self.cert
+
+
+def _client_steps(x_u, dx_u, nu, dnu, lay, q, dq, zeta, dzeta) -> float:
+    """The largest step keeping ``u, ν ≥ 0`` and the cone points inside the cone."""
+    best = math.inf
+    for v, dv in ((x_u, dx_u), (nu, dnu)):
+        neg = dv < 0
+        if np.any(neg):
+            best = min(best, float(np.min(-v[neg] / dv[neg])))
+    if lay.cone:
+        best = min(best, float(soc.max_step(q[None], dq[None])[0]), float(soc.max_step(zeta[None], dzeta[None])[0]))
+    return best
+
+
+class _Newton:
+    """The factored Newton system of the current iterate (client side) and its directions."""
+
+    def __init__(self, lay, qdiag, f, x, nu, zeta, q, gta, gram, batch) -> None:
+        m = lay.m
+        self.lay, self.x, self.nu = lay, x, nu
+        rx = qdiag * x + f - gta
+        rx[:m] -= nu
+        diag = qdiag.copy()
+        diag[:m] += nu / x[:m]
+        K = batch.normal_matrices(gram[None], diag[None])  # Tᵀ(Aᵀdiag(1/e)A)T + diag
+        self.W = self.Winv2 = None
+        apex = False
+        if lay.cone:
+            self.W = soc.NTScaling(q[None], zeta[None])
+            self.Winv2 = self.W.inverse_squared()
+            K += lay.H.T @ self.Winv2 @ lay.H
+            apex = not bool(self.W.valid[0])
+            rx -= zeta @ lay.H
+        self.rx, self.diag = rx, diag
+        self.factor = Factor(K)
+        self.failed = bool(self.factor.failed[0]) or apex
+        self.why = ("the cone point reached the cone's boundary" if apex
+                    else "the normal matrix is not positive definite")
+
+    def direction(self, g_rho, rhs_u, cone_rhs):
+        """``(Δx, Δν, Δζ, Δ(Gᵀα))`` for ``g_rho = Gᵀ(ρ/e)`` and the right-hand sides of ``u∘ν`` and the cone."""
+        lay, x, W, m = self.lay, self.x, self.W, self.lay.m
+        rhs = -self.rx + g_rho
+        rhs[:m] += rhs_u / x[:m]
+        kappa = None
+        if lay.cone:
+            kappa = soc.jordan_solve(W.lam, cone_rhs[None])
+            rhs += (W.apply_inverse(kappa) @ lay.H)[0]
+        dx = self.factor.solve(rhs[None])[0]
+        gg_dx = rhs - self.diag * dx  # Gᵀdiag(1/e)G Δx without forming it again
+        dzeta = None
+        if lay.cone:
+            gg_dx -= (self.Winv2[0] @ (lay.H @ dx)) @ lay.H
+            dzeta = W.apply_inverse(kappa - W.apply_inverse((lay.H @ dx)[None]))[0]
+        return dx, (rhs_u - self.nu * dx[:m]) / x[:m], dzeta, g_rho - gg_dx
+
+
+def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbose: bool, hist: History):
+    """The interior-point iterations; returns ``(status, message, iterations)`` (the certificate in ``run``)."""
+    lay, batch, squared = run.lay, run.batch, run.squared
+    m, k = lay.m, lay.k
+    qdiag, f = batch.qdiag[0], batch.f[0]
+    t0 = time.perf_counter()
+    x = np.zeros(k)
+    x[:m] = 1.0 / math.sqrt(max(m, 1))
+    if lay.cone:
+        x[lay.t] = float(np.linalg.norm(lay.H[1:, :m] @ x[:m])) + 1.0
+    out = run.round(rows.start, run.tz(x), run.model.c_scale, run.radius, squared)
+    N = sum(p["rows"] for p in out)
+    if N == 0:
+        raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
+    gta = run.gt(_add(out, "ta"))
+    mu0 = sum(p["s_alpha"] for p in out) / N
+    nu = mu0 / x[:m]
+    zeta = None
+    if lay.cone:
+        q = lay.H @ x
+        zeta = soc.identity(1, q.size)[0] * (mu0 / q[0])
+    degree = N * (1 if squared else 2) + m + (1 if lay.cone else 0)
+    a_prev, sync, iteration = 0.0, None, 0
+    while True:
+        out = run.round(rows.advance_and_newton, a_prev, sync)
+        if sync is not None:
+            gta = run.gt(_add(out, "ta"))
+        q = lay.H @ x if lay.cone else None
+        s_total = sum(p["s_alpha"] + p["xi_beta"] for p in out) + float(x[:m] @ nu) + (
+            float(q @ zeta) if lay.cone else 0.0)
+        mu_now = s_total / degree
+        value = 0.5 * float(qdiag @ (x * x)) + float(f @ x) + sum(p["loss"] for p in out)
+        if iteration > 0:
+            timed_out = time_limit is not None and time.perf_counter() - t0 > time_limit
+            if mu_now * degree <= _CERTIFY_FROM * tol * abs(value) or iteration >= max_iter or timed_out \
+                    or a_prev < 1e-10:
+                cert = run.certify(x)
+                hist.record(iteration, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, mu=mu_now)
+                if cert.rel_gap <= tol:
+                    return "optimal", "", iteration
+                if iteration >= max_iter:
+                    return "max_iter", "", iteration
+                if timed_out:
+                    return "time_limit", f"time limit {time_limit:g} s reached", iteration
+                if a_prev < 1e-10:
+                    return "stalled", f"step {a_prev:.1e}: the interior point cannot move", iteration
+        newton = _Newton(lay, qdiag, f, x, nu, zeta, q, gta, _add(out, "gram"), batch)
+        if newton.failed:
+            cert = run.certify(x)
+            if cert.rel_gap <= tol:
+                return "optimal", "", iteration
+            return "numerical_error", f"no Newton step after {iteration} iterations: {newton.why}", iteration
+        W = newton.W
+        cone_rhs = -soc.jordan(W.lam, W.lam)[0] if lay.cone else None
+        dx_a, dnu_a, dzeta_a, _ = newton.direction(run.gt(_add(out, "g_rho")), -x[:m] * nu, cone_rhs)
+        out = run.round(rows.predictor_step, run.tz(dx_a))
+        dq_a = lay.H @ dx_a if lay.cone else None
+        a_aff = min(1.0, min(p["max_step"] for p in out),
+                    _client_steps(x[:m], dx_a[:m], nu, dnu_a, lay, q, dq_a, zeta, dzeta_a))
+        c0, c1, c2 = (sum(p["gap_coef"][j] for p in out) for j in range(3))
+        mu_aff = c0 + a_aff * c1 + a_aff ** 2 * c2 + float((x[:m] + a_aff * dx_a[:m]) @ (nu + a_aff * dnu_a))
+        if lay.cone:
+            mu_aff += float((q + a_aff * dq_a) @ (zeta + a_aff * dzeta_a))
+        mu_aff /= degree
+        target = (mu_aff / mu_now) ** 3 * mu_now if mu_now > 0 else 0.0
+        rhs_u = target - x[:m] * nu - dx_a[:m] * dnu_a
+        if lay.cone:
+            corr = soc.jordan(W.apply_inverse(dq_a[None]), W.apply(dzeta_a[None]))
+            cone_rhs = (-soc.jordan(W.lam, W.lam) + target * soc.identity(1, q.size) - corr)[0]
+        g_rho = _add(out, "g_rho")
+        dx, dnu, dzeta, dgta = newton.direction(run.gt(g_rho[0] + target * g_rho[1]), rhs_u, cone_rhs)
+        out = run.round(rows.corrector_step, run.tz(dx), float(target))
+        dq = lay.H @ dx if lay.cone else None
+        a = min(1.0, _STEP * min(min(p["max_step"] for p in out),
+                                 _client_steps(x[:m], dx[:m], nu, dnu, lay, q, dq, zeta, dzeta)))
+        x, nu, gta = x + a * dx, nu + a * dnu, gta + a * dgta
+        if lay.cone:
+            zeta = zeta + a * dzeta
+        iteration += 1
+        sync = run.tz(x) if iteration % _RESYNC == 0 else None
+        a_prev = a
+        if verbose:
+            print(f"dask-ipm it {iteration:3d}  mu {mu_now:.2e}  step {a:.3f}  rounds {run.data.rounds}")
+
+
+def solve_dask_ipm(model, *, tol=None, max_iter=None, time_limit=None, verbose=False, random_state=None,
+                   client=None) -> Result:
+    """Solve a robust (or nominal) hinge / squared-hinge model on a Dask cluster by the feature-space interior
+    point.
+
+    Parameters
+    ----------
+    model : DistributedModel or Model
+        A model on partitioned data; an in-memory :class:`~robustsvm.model.Model` is partitioned over the
+        workers of ``client`` first.
+    tol : float, default 1e-6
+        Stop when the certified relative duality gap ``(P − D)/|P|`` is at most ``tol``.
+    max_iter : int, default 100
+        Interior-point iterations (three rounds each).
+    time_limit : float, optional
+        Seconds; the fit stops with status ``"time_limit"`` (certified at the last iterate) after it.
+    verbose : bool
+    random_state : ignored
+    client : distributed.Client, optional
+        Only for an in-memory model (the current client by default).
+
+    Returns
+    -------
+    Result
+        ``gap`` and ``dual_value`` from the partition sums (``dual_feasible``); ``extra`` holds the rounds,
+        the partitions and the bytes the client received.
+    """
+    t_start = time.perf_counter()
+    if not isinstance(model, DistributedModel):
+        model = as_distributed(model, client)
+    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
+    if not model.l2 > 0:
+        raise ValueError(f"l2 must be positive, got {model.l2!r}")
+    run = _Run(model)
+    hist = History()
+    hist.restart()
+    rounds0, bytes0 = model.data.rounds, model.data.bytes_received
+    try:
+        status, message, iterations = _solve(run, tol, max_iter, time_limit, verbose, hist)
+    except WorkerLostError as exc:
+        if run.cert is None:
+            raise
+        status, message, iterations = "worker_lost", f"{exc}; the last certificate is reported", -1
+    finally:
+        run.states = None  # the workers free the rows' variables
+    cert = run.cert
+    rounds = model.data.rounds - rounds0
+    if not message:
+        message = (f"relative duality gap {cert.rel_gap:.3g} after {iterations} interior-point iterations"
+                   + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"))
+    return Result(w=cert.w, b=float(cert.b) if model.intercept.present else 0.0, status=status, gap=cert.gap,
+                  iterations=max(iterations, 0), history=hist.arrays(), time_solve=time.perf_counter() - t_start,
+                  message=message, dual_value=cert.D, dual_feasible=True, multipliers=None,
+                  extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
+                         "rounds": rounds, "partitions": model.data.k,
+                         "bytes_received": model.data.bytes_received - bytes0,
+                         "bytes_per_round": (model.data.bytes_received - bytes0) / max(rounds, 1),
+                         "resubmitted_rounds": model.data.resubmitted})
+
+
+register(
+    Backend(
+        name="dask-ipm",
+        solve=solve_dask_ipm,
+        needs=NEEDS,
+        summary="feature-space interior point on a Dask cluster (tall data, n ≫ d): per iteration each "
+                "partition sends its (d+2)² Gram part and a few vectors; feature-ipm's models; certified by the "
+                "duality gap from partition sums",
+        options=frozenset({"time_limit", "client"}),
+        kind=DISTRIBUTED,
+        certificate="duality gap P(w, b) − D_u(α) from partition sums (absolute)",
+        defaults=DEFAULTS,
+    ),
+    replace=True,
+)

@@ -1,0 +1,289 @@
+"""Data on a Dask cluster: partitions kept on the workers, rounds over them, and the distributed interior point.
+
+One LocalCluster of two worker processes per module. Every fit is compared with an independent in-memory
+solve (feature-ipm, Clarabel) through intervals the certificates prove: the reference's own
+``[objective − gap, objective]`` must meet the distributed fit's ``[objective − gap, objective]``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import robustsvm as rs
+from robustsvm.distributed.data import partition
+
+from .conftest import make_classification
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  memory_limit="1GB") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    # not the default client: a call without client= must find none and say so
+    with distributed.Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+def _pid(block):
+    return os.getpid()
+
+
+def _row_sums(block, w):
+    return np.asarray(block.rows() @ w).ravel().sum(), block.n, float(block.y.sum())
+
+
+def _tall(n=1200, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ np.linspace(1.0, -0.5, d) + 0.7 * rng.standard_normal(n) > 0, "yes", "no")
+    return X, y
+
+
+# ------------------------------------------------------------------------------------------ partitions
+def test_partitions_stay_on_the_workers_and_rounds_sum_them(client):
+    X, y = _tall()
+    Xd = da.from_array(X, chunks=(300, 3))  # column chunks are merged: each partition holds whole rows
+    parts = partition(Xd, y, client=client)
+    assert parts.k == 4 and parts.n == 1200 and parts.d == 6
+    assert list(parts.classes) == ["no", "yes"]
+    w = np.arange(6.0)
+    out = parts.map(_row_sums, w)
+    assert [o[1] for o in out] == [300] * 4
+    np.testing.assert_allclose(sum(o[0] for o in out), (X @ w).sum(), rtol=1e-12)
+    assert sum(o[2] for o in out) == np.sum(y == "yes") - np.sum(y == "no")  # ±1 with classes[1] = +1
+    assert len(set(parts.map(_pid))) == 2  # both workers hold partitions
+    assert parts.rounds == 2 and parts.bytes_received > 0
+
+
+def test_partition_refuses_bad_input_by_name(client):
+    X, y = _tall(200, 3)
+    bad = X.copy()
+    bad[150, 1] = np.nan
+    with pytest.raises(ValueError, match=r"X \(rows 100-199\) contains NaN"):
+        partition(da.from_array(bad, chunks=(100, 3)), y, client=client)
+    with pytest.raises(ValueError, match="exactly two classes"):
+        partition(da.from_array(X, chunks=(100, 3)), np.arange(200) % 3, client=client)
+    with pytest.raises(ValueError, match="y has 199 entries"):
+        partition(da.from_array(X, chunks=(100, 3)), y[:199], client=client)
+    with pytest.raises(ValueError, match=r"sample_weight must be finite and non-negative"):
+        partition(da.from_array(X, chunks=(100, 3)), y, client=client, sample_weight=-np.ones(200))
+    with pytest.raises(TypeError, match=r"dask\.array"):
+        partition(X, y, client=client)
+    with pytest.raises(ValueError, match=r"needs a dask\.distributed client"):
+        partition(da.from_array(X, chunks=(100, 3)), y)
+
+
+def test_a_killed_worker_costs_a_round_not_the_data(client):
+    """The blocks a dead worker held are recomputed from their graph; the round's sums stay exact."""
+    X, y = _tall(800, 4, seed=3)
+    parts = partition(da.from_array(X, chunks=(200, 4)), y, client=client)
+    w = np.ones(4)
+    before = parts.map(_row_sums, w)
+    victim = parts.map(_pid)[0]
+    os.kill(victim, signal.SIGKILL)
+    after = parts.map(_row_sums, w)
+    np.testing.assert_allclose([a[0] for a in after], [b[0] for b in before], rtol=1e-12)
+    assert victim not in set(parts.map(_pid))
+    client.wait_for_workers(2, timeout=60)
+
+
+def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
+    X, y = _tall(1000, 5, seed=4)
+    da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
+    Xd = da.from_npy_stack(str(tmp_path), mmap_mode="r")
+    parts = partition(Xd, y, client=client)
+    assert all(parts.map(_on_disk))
+    np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
+
+
+def _on_disk(block):
+    return block.on_disk
+
+
+# --------------------------------------------------------------------------------------- the interior point
+def _interval(sol):
+    return sol.objective - sol.gap, sol.objective
+
+
+def _agree(a, b, slack=1e-9):
+    """The optimum lies in both certified intervals, so they must meet (up to rounding)."""
+    lo_a, hi_a = _interval(a)
+    lo_b, hi_b = _interval(b)
+    scale = slack * max(1.0, abs(hi_a))
+    assert lo_a <= hi_b + scale and lo_b <= hi_a + scale, (_interval(a), _interval(b))
+
+
+@pytest.mark.parametrize("unc", [pytest.param(None, marks=pytest.mark.slow), rs.Box(0.05),
+                                 pytest.param(rs.Ball(0.1), marks=pytest.mark.slow),
+                                 pytest.param(rs.Ball(0.05, p=np.inf), marks=pytest.mark.slow)],
+                         ids=["nominal", "box", "ball2", "ballinf"])
+def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
+    X, y = make_classification(900, 6, seed=7)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1) + rs.L1(0.01), uncertainty=unc,
+                         signs=[1, 0, -1, 0, 0, 0])
+    sol = problem.solve(da.from_array(X, chunks=(300, 6)), y, "dask-ipm", client=client, tol=1e-7)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-9)
+    assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
+    _agree(sol, ref)
+    assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
+    assert sol.extra["rounds"] > 0 and sol.extra["partitions"] == 3
+    np.testing.assert_array_equal(sol.classes, ref.classes)
+
+
+# ------------------------------------------------------------------------------ results are ordinary solutions
+def test_a_distributed_solution_validates_predicts_and_round_trips(client, tmp_path):
+    X, y = _tall(1500, 5, seed=11)
+    Xd = da.from_array(X, chunks=(500, 5))
+    problem = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.5), uncertainty=rs.Box(0.02), intercept=rs.L2(2.0))
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-8)
+    assert sol.status == "optimal"
+    # the objective computed in partitions is the in-memory one
+    assert sol.objective == pytest.approx(problem.objective(X, y, sol.w, sol.b), rel=1e-12)
+    report = rs.validate(sol, Xd, y, client=client)
+    assert report.ok, report.mismatches
+    assert rs.validate(sol, X, y).objective_recomputed == pytest.approx(report.objective_recomputed, rel=1e-12)
+    moved = sol.w.copy()
+    moved[0] += 0.1
+    tampered = rs.Solution(**{**sol.__dict__, "w": moved})
+    assert not rs.validate(tampered, Xd, y, client=client).ok
+    scores = sol.decision_function(Xd)
+    assert isinstance(scores, da.Array)
+    np.testing.assert_allclose(client.compute(scores).result(), X @ sol.w + sol.b, rtol=1e-12)
+    np.testing.assert_array_equal(client.compute(sol.predict(Xd)).result(), sol.predict(X))
+    path = tmp_path / "sol.json"
+    sol.to_json(path)
+    back = rs.Solution.from_json(path)
+    assert rs.validate(back, Xd, y, client=client).ok
+    check = sol.robust_check(Xd, y)
+    memory = sol.robust_check(X, y)
+    assert check.holds == memory.holds is True
+    np.testing.assert_allclose(client.compute(check.robust_margins).result(), memory.robust_margins, rtol=1e-12)
+    assert check.max_disagreement == pytest.approx(memory.max_disagreement, abs=1e-12)
+
+
+@pytest.mark.slow
+def test_the_estimator_fits_and_predicts_a_dask_array(client):
+    X, y = _tall(1000, 4, seed=12)
+    est = rs.RobustSVC(l2=0.5, uncertainty=rs.Ball(0.05), solver="auto", solver_options={"client": client})
+    est.fit(da.from_array(X, chunks=(250, 4)), y)
+    assert est.solution_.solver == "dask-ipm" and est.solution_.status == "optimal"
+    assert list(est.classes_) == ["no", "yes"]
+    ref = rs.RobustSVC(l2=0.5, uncertainty=rs.Ball(0.05), solver="feature-ipm").fit(X, y)
+    _agree(est.solution_, ref.solution_)
+    pred = est.predict(da.from_array(X, chunks=(250, 4)))
+    np.testing.assert_array_equal(client.compute(pred).result(), est.predict(X))
+    with pytest.raises(ValueError, match="class_weight is not available on a dask array"):
+        rs.RobustSVC(class_weight="balanced", solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+
+
+def test_auto_on_a_dask_array_and_refusals(client):
+    X, y = _tall(600, 4, seed=13)
+    Xd = da.from_array(X, chunks=(200, 4))
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    assert problem.solve(Xd, y, "auto", client=client).solver == "dask-ipm"
+    with pytest.raises(rs.UnsupportedModelError, match="needs X in memory"):
+        problem.solve(Xd, y, "clarabel", client=client)
+    with pytest.raises(rs.UnsupportedModelError, match="dask-ipm"):
+        rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1)).solve(
+            Xd, y, "dask-ipm", client=client)
+    with pytest.raises(ValueError, match="one number for every sample"):
+        problem.solve(Xd, y, "dask-ipm", client=client, radius=np.full(600, 0.1))
+
+
+# ------------------------------------------------------------------------- real data, every term, the certificate
+@pytest.mark.slow
+@pytest.mark.parametrize("unc", [rs.Box(0.02), rs.Ball(0.1), rs.Ball(0.02, p=np.inf)], ids=["box", "ball2", "ballinf"])
+def test_dask_ipm_agrees_with_clarabel_and_feature_ipm_on_wdbc(client, wdbc, unc):
+    X, y, _ = wdbc
+    signs = np.zeros(30, dtype=int)
+    signs[:5], signs[20:23] = 1, -1
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), uncertainty=unc, signs=signs)
+    sol = problem.solve(da.from_array(X, chunks=(150, 30)), y, "dask-ipm", client=client, tol=1e-7)
+    assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
+    assert np.all(signs * sol.w >= 0)
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-9))
+    _agree(sol, problem.solve(X, y, "clarabel"), slack=1e-7)
+
+
+@pytest.fixture(scope="module")
+def magic():
+    from .conftest import standardized
+
+    return standardized("magic", 4000, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("intercept, loss", [(True, rs.Hinge()), (False, rs.Hinge()), (rs.L2(0.5), rs.Hinge()),
+                                             (True, rs.SquaredHinge(reduction="sum"))],
+                         ids=["free", "none", "ridge", "squared-sum"])
+def test_dask_ipm_agrees_on_keel_magic_with_l1_signs_and_each_intercept(client, magic, intercept, loss):
+    X, y = magic
+    problem = rs.Problem(loss=loss, penalty=rs.L2(0.02) + rs.L1(0.01), uncertainty=rs.Ball(0.05),
+                         signs=[1, 0, 0, -1, 0, 0, 0, 0, 0, 1], intercept=intercept)
+    sol = problem.solve(da.from_array(X, chunks=(1000, 10)), y, "dask-ipm", client=client, tol=1e-8)
+    assert sol.status == "optimal"
+    if intercept is False:
+        assert sol.b == 0.0
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-10))
+
+
+def test_the_gap_is_never_below_the_true_excess(client, wdbc):
+    """Stopped after a few iterations, the certified gap still bounds the distance to the optimum: the
+    optimum is at most the objective of two independent in-memory solves, and at least their bounds."""
+    X, y, _ = wdbc
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05) + rs.L1(0.005), uncertainty=rs.Ball(0.1),
+                         signs=[1] * 5 + [0] * 25, intercept=rs.L2(1.0))
+    refs = [problem.solve(X, y, "feature-ipm", tol=1e-10), problem.solve(X, y, "clarabel")]
+    upper = min(r.objective for r in refs)  # ≥ P*
+    lower = max(r.objective - r.gap for r in refs)  # ≤ P*
+    Xd = da.from_array(X, chunks=(200, 30))
+    for max_iter in (2, 5):
+        with pytest.warns(rs.ConvergenceWarning):
+            sol = problem.solve(Xd, y, "dask-ipm", client=client, max_iter=max_iter, tol=1e-12)
+        assert sol.status == "max_iter" and sol.iterations == max_iter
+        excess_at_least = sol.objective - upper
+        assert excess_at_least > 0  # the comparison can fail: the point is not optimal yet
+        assert sol.gap >= excess_at_least
+        assert sol.objective - sol.gap <= upper  # the dual bound is below a feasible value
+        assert sol.objective >= lower - 1e-12
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_fit_does_not_lose_the_fit(client, monkeypatch):
+    """A worker process is killed in the tenth round of an interior-point fit: its partitions and the rows'
+    variables are recomputed (from the source graph and the rounds' lineage), and the fit ends certified."""
+    from robustsvm.distributed.data import Partitions
+
+    X, y = _tall(2000, 6, seed=21)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), uncertainty=rs.Box(0.05))
+    original = Partitions.map_state
+    calls = {"n": 0, "killed": None}
+
+    def map_state(self, func, states, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 10:
+            calls["killed"] = self.map(_pid)[0]
+            os.kill(calls["killed"], signal.SIGKILL)
+        return original(self, func, states, *args, **kwargs)
+
+    monkeypatch.setattr(Partitions, "map_state", map_state)
+    sol = problem.solve(da.from_array(X, chunks=(500, 6)), y, "dask-ipm", client=client, tol=1e-8)
+    monkeypatch.setattr(Partitions, "map_state", original)
+    assert calls["killed"] is not None and calls["n"] > 10
+    assert sol.status == "optimal"
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-10))
+    client.wait_for_workers(2, timeout=60)
