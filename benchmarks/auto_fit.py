@@ -156,9 +156,43 @@ def fit(cells: list[dict], old: dict | None = None) -> tuple[dict, list[str]]:
     return table, notes
 
 
+def replay(cells: list[dict], table: dict) -> dict:
+    """What the rule with ``table`` would pick in each measured cell, scored by the measured times: the ratio
+    of the pick's time to the fastest certified one (the pick not certified: it would fall back)."""
+    ratios, fell, unmeasured = [], 0, 0
+    for c in cells:
+        certified = {b: r["time"] for b, r in c["runs"].items() if r["certified"]}
+        if not certified:
+            continue
+        pick = cost.predict_all(c["accepting"], inputs_of(c), table)[0].backend
+        run = c["runs"].get(pick)
+        if run is None:
+            unmeasured += 1
+        elif not run["certified"]:
+            fell += 1
+        else:
+            ratios.append(run["time"] / min(certified.values()))
+    r = np.array(ratios)
+    return {"cells": len(r), "within_1.3": int(np.sum(r <= 1.3)), "worst": float(r.max()) if r.size else math.nan,
+            "fall_backs": fell, "unmeasured": unmeasured}
+
+
+def read_report(path: Path) -> dict:
+    """A grid run: the JSON report, or the cells of a run that was stopped (``auto_grid.partial.jsonl``)."""
+    text = Path(path).read_text(encoding="utf-8")
+    if Path(path).suffix == ".jsonl":
+        cells = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return {"cells": cells, "machine": {"date": "", "commit": "", "load": math.nan}}
+    return json.loads(text)
+
+
 def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
-    report = json.loads(Path(path).read_text(encoding="utf-8"))
+    report = read_report(path)
     table, notes = fit(report["cells"])
+    check = replay(report["cells"], table)
+    notes.append(f"replayed on the measured cells, the refit's choice is within 1.3× of the fastest certified "
+                 f"backend on {check['within_1.3']} of {check['cells']} (worst {check['worst']:.2f}), picks a "
+                 f"backend that did not certify on {check['fall_backs']}, an unmeasured one on {check['unmeasured']}")
     table["_fit"] = {"results": str(Path(path).relative_to(ROOT)) if Path(path).is_relative_to(ROOT) else str(path),
                      "date": report["machine"]["date"], "commit": report["machine"]["commit"],
                      "load": report["machine"]["load"], "cells": len(report["cells"]), "notes": notes}

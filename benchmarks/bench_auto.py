@@ -30,6 +30,7 @@ for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import platform  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -51,15 +52,17 @@ from robustsvm.solve_path import choose_backend  # noqa: E402
 RESULTS = ROOT / "benchmarks" / "results"
 OUT_JSON = RESULTS / "auto_grid.json"
 OUT_MD = RESULTS / "auto.md"
+#: the cells finished so far, one JSON object a line (``auto_fit.py --results`` reads it too)
+PARTIAL = RESULTS / "auto_grid.partial.jsonl"
 
 #: (n, d, density): density None is dense
 FULL_SHAPES = [
-    (1000, 5, None), (1000, 50, None), (1000, 500, None), (1000, 2000, None), (1000, 10000, None),
-    (10000, 5, None), (10000, 50, None), (10000, 200, None), (20000, 400, None),
-    (100000, 5, None), (100000, 50, None),
-    (2000, 10000, 5e-3), (10000, 10000, 1e-3), (20000, 2000, 5e-3), (100000, 10000, 2e-4),
+    (1000, 5, None), (1000, 50, None), (1000, 300, None), (1000, 3000, None),
+    (5000, 5, None), (5000, 50, None), (5000, 200, None),
+    (20000, 20, None), (20000, 100, None), (20000, 400, None), (100000, 5, None), (100000, 50, None),
+    (2000, 10000, 5e-3), (10000, 5000, 2e-3), (100000, 10000, 2e-4),
 ]
-QUICK_SHAPES = [(1000, 50, None), (10000, 50, None), (2000, 500, None), (5000, 5000, 2e-3)]
+QUICK_SHAPES = [(1000, 50, None), (20000, 100, None), (2000, 10000, 5e-3)]
 #: λ·n of the grid (λ = 1/n and 10/n)
 LAMBDA_N = (1.0, 10.0)
 SETS = ("none", "box", "ball", "ellipsoid")
@@ -157,23 +160,35 @@ def run_cell(cell: dict, X, y) -> dict:
     inputs = cost.cost_inputs(problem, shape)
     able = [b for b in cost.CANDIDATES if rs.backends.get_backend(b).accepts(problem)]
     preds = {p.backend: p for p in cost.predict_all(able, inputs)}
-    best_pred = min(p.seconds for p in preds.values())
+    runnable = [p.seconds for b, p in preds.items() if cap(b, cell, problem, X) is None]
+    best_pred = min(runnable) if runnable else math.inf
     out = {**cell, "nnz": shape.nnz, "sparse": shape.sparse, "C": inputs.C, "accepting": able,
            "predicted": {b: {"seconds": p.seconds, "iterations": p.iterations, "falls_back": p.falls_back}
                          for b, p in preds.items()},
            "runs": {}, "skipped": {}}
     for name in able:
         why = cap(name, cell, problem, X)
-        if why is None and preds[name].seconds > SKIP_FACTOR * best_pred:
-            why = f"predicted {preds[name].seconds:.3g} s > {SKIP_FACTOR:g}× the best prediction"
+        own = preds[name].terms.get("own", preds[name].seconds)  # what running it here costs
+        if why is None and own > SKIP_FACTOR * best_pred:
+            why = f"predicted {own:.3g} s > {SKIP_FACTOR:g}× the best prediction"
         if why is not None:
             out["skipped"][name] = why
             continue
         if VERBOSE:
             print(f"    {_label(cell)}: {name} (predicted {preds[name].seconds:.3g} s)", flush=True)
         out["runs"][name] = timed_solve(problem, X, y, name)
-    out["auto"] = {"pick": choose_backend(problem, shape), **timed_solve(problem, X, y, "auto")}
+    out["auto"] = run_auto(cell, problem, X, y)
     return summarize(out)
+
+
+def run_auto(cell: dict, problem, X, y) -> dict:
+    """``solver="auto"`` as a user runs it; not run when its choice is beyond the grid's caps (a failure)."""
+    pick = choose_backend(problem, cost.DataShape.of(X))
+    why = cap(pick, cell, problem, X)
+    if why is not None:
+        return {"pick": pick, "time": float("inf"), "status": f"not run: {why}", "certified": False,
+                "fell_back": False}
+    return {"pick": pick, **timed_solve(problem, X, y, "auto")}
 
 
 def summarize(cell: dict) -> dict:
@@ -197,6 +212,8 @@ def run_shape(args: tuple) -> list[dict]:
     for cell in cells:
         t = time.perf_counter()
         out.append(run_cell(cell, X, y))
+        with PARTIAL.open("a", encoding="utf-8") as f:  # kept when the run is stopped
+            f.write(json.dumps(out[-1], default=float) + "\n")
         print(f"  {_label(cell)}: auto {out[-1]['auto']['pick']} {out[-1]['auto']['time']:.3g} s, fastest "
               f"{out[-1]['fastest']}, ratio {out[-1]['ratio']:.2f} ({time.perf_counter() - t:.1f} s)", flush=True)
     return out
@@ -238,7 +255,7 @@ def machine() -> dict:
 
 def fragment(report: dict) -> str:
     cells = report["cells"]
-    ratios = np.array([c["ratio"] for c in cells if np.isfinite(c["ratio"])])
+    ratios = np.array([c["ratio"] for c in cells if c["fastest"] is not None])
     needless = sum(c["needless_fallback"] for c in cells)
     m = report["machine"]
     lines = [
@@ -308,7 +325,7 @@ def rerun_changed(cells: list[dict]) -> int:
         pick = choose_backend(problem, cost.DataShape.of(X))
         if pick != cell["auto"]["pick"]:
             changed += 1
-            cell["auto"] = {"pick": pick, "before_refit": cell["auto"]["pick"], **timed_solve(problem, X, y, "auto")}
+            cell["auto"] = {"before_refit": cell["auto"]["pick"], **run_auto(cell, problem, X, y)}
             summarize(cell)
     return changed
 
@@ -326,6 +343,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="shapes solved in parallel (one process each)")
     parser.add_argument("--shapes", nargs="+", metavar="NxD[:DENSITY]",
                         help="run these shapes instead of the grid (e.g. 1000x50 5000x5000:0.002)")
+    parser.add_argument("--resume", type=Path, metavar="JSONL",
+                        help="keep the cells of a stopped run (auto_grid.partial.jsonl) and run only the others")
     parser.add_argument("--verbose", action="store_true", help="print each run before it starts")
     parser.add_argument("--no-refit", action="store_true", help="keep the constants file as it is")
     args = parser.parse_args(argv)
@@ -335,13 +354,21 @@ def main(argv: list[str] | None = None) -> int:
     global VERBOSE
     VERBOSE = args.verbose
     start = time.perf_counter()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    kept = []
+    if args.resume is not None:
+        kept = [json.loads(line) for line in args.resume.read_text(encoding="utf-8").splitlines() if line.strip()]
+    done = {(c["n"], c["d"], c["density"]) for c in kept}
+    if args.resume is None or args.resume.resolve() != PARTIAL.resolve():
+        PARTIAL.unlink(missing_ok=True)
     if args.jobs <= 1:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
         (" --shapes " + " ".join(args.shapes) if args.shapes else "")
     report = {"command": command, "quick": args.quick or bool(args.shapes),
               "grid": "a quick" if args.quick else "a reduced" if args.shapes else "the full",
-              "machine": machine(), "cells": run_grid(shapes, args.jobs)}
+              "machine": machine(),
+              "cells": kept + run_grid([s for s in shapes if s not in done], args.jobs)}
     key = {s: i for i, s in enumerate(shapes)}
     report["cells"].sort(key=lambda c: (key[(c["n"], c["d"], c["density"])], SETS.index(c["set"]), c["lambda_n"]))
     refit = not args.quick and not args.no_refit

@@ -200,7 +200,8 @@ def reload_constants() -> None:
 @dataclass(frozen=True)
 class Prediction:
     """A backend's predicted solve: ``seconds`` (its fall-back included when likely), ``iterations`` and
-    whether it is likely to stop short of its tolerance and fall back."""
+    whether it is likely to stop short of its tolerance and fall back; ``terms["own"]`` is the time of the
+    backend's own run (without the fall-back)."""
 
     backend: str
     seconds: float
@@ -247,7 +248,7 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
         likely = epochs > FALL_BACK_FRACTION * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
         seconds = spent * per + k["fixed"] + k.get("setup", 0.0) * x.nnz
-        return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per})
+        return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
 
     return form
 
