@@ -113,7 +113,8 @@ class CostInputs:
     """The numbers a cost form reads: the shape, the set, the loss, the conditioning and the constraints.
 
     ``set_kind`` is ``"none"``, ``"box"``, ``"ball"`` (p = 2 or ∞), ``"ball1"``, ``"ellipsoid"`` or ``"other"``;
-    ``C = c̄/λ2`` (``math.inf`` without an L2 penalty).
+    ``C = c̄/λ2`` (``math.inf`` without an L2 penalty); ``points`` grid points are solved on the same data
+    (``feature-ipm`` batches them: one Gram product per iteration for all; the others solve them one by one).
     """
 
     n: int
@@ -127,6 +128,7 @@ class CostInputs:
     l1: bool
     intercept: str
     epoch_budget: int = EPOCH_BUDGET
+    points: int = 1
 
     @property
     def density(self) -> float:
@@ -166,7 +168,7 @@ def _free_features(problem: Any, shape: DataShape) -> int:
     return int(np.count_nonzero(arr == 0)) if arr.shape == (shape.d,) else shape.d
 
 
-def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None) -> CostInputs:
+def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, points: int = 1) -> CostInputs:
     """The :class:`CostInputs` of ``problem`` on ``data`` (anything :meth:`DataShape.of` reads)."""
     shape = DataShape.of(data)
     loss = problem.loss
@@ -176,7 +178,7 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None) -> 
         n=shape.n, d=shape.d, nnz=shape.nnz, sparse=shape.sparse, set_kind=_set_kind(problem.uncertainty),
         loss=loss.name, C=mean_c / l2 if l2 > 0 else math.inf, free=_free_features(problem, shape),
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
-        epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
+        epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET, points=max(1, int(points)),
     )
 
 
@@ -231,7 +233,7 @@ def gram_work(x: CostInputs) -> float:
 def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
     iters = float(k["iterations"].get(x.set_kind, k["iterations"]["default"]))
     m = x.d + x.free + 2.0
-    per = k["gram"] * gram_work(x) + k["factor"] * m ** 3 + k["pass"] * x.nnz
+    per = k["gram"] * gram_work(x) + x.points * (k["factor"] * m ** 3 + k["pass"] * x.nnz)
     return Prediction("feature-ipm", iters * per + k["fixed"] + k["setup"] * x.nnz, iters,
                       terms={"per_iteration": per})
 
@@ -247,15 +249,15 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
         likely = epochs > FALL_BACK_FRACTION * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
-        seconds = spent * per + k["fixed"] + k.get("setup", 0.0) * x.nnz
+        seconds = x.points * (spent * per + k["fixed"]) + k.get("setup", 0.0) * x.nnz
         return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
 
     return form
 
 
 def _conic(x: CostInputs, k: Mapping) -> Prediction:
-    seconds = (k["fixed"] + k["nnz"] * (x.nnz + x.n) + k["factor"] * x.n * min(x.n, x.d) ** 2
-               + k["cube"] * x.d ** 3)
+    seconds = (k["fixed"] + k["nnz"] * (x.nnz + x.n)  # compiled once for a grid, solved at every point
+               + x.points * (k["factor"] * x.n * min(x.n, x.d) ** 2 + k["cube"] * x.d ** 3))
     if x.set_kind == "ellipsoid":
         seconds += k["nnz"] * x.d ** 2
     return Prediction("clarabel", seconds, float(k.get("iterations", 20.0)))
