@@ -25,6 +25,7 @@ FIGURES = {
     "02_sign_constraints": ["nb2_convergence", "nb2_weights", "nb2_pairwise_auc"],
     "03_m3_kernels": ["nb3_m3_coefficients", "nb3_m3_objective"],
     "04_robust_svms": ["nb4_boundaries", "nb4_accuracy_radius", "nb4_features_selected", "nb4_pq_convergence"],
+    "05_missing_values": ["nb5_coverage", "nb5_one_set", "nb5_accuracy_level"],
 }
 
 

@@ -454,7 +454,8 @@ def _chosen_points(model: Model, a: np.ndarray) -> _MovedSamples | None:
     """The moved samples with the points :func:`robustsvm.duality.optimal_points` chooses for ``a`` (None: failed)."""
     ay = a * model.y
     points = optimal_points(model.layout, model.y, ay, np.asarray(model.X.T @ ay).ravel(), model.l1,
-                            np.asarray(model.signs, dtype=np.float64), model.l2)
+                            np.asarray(model.signs, dtype=np.float64), model.l2,
+                            box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None)
     return None if points is None else _MovedSamples(model, np.zeros(model.X.shape[1]), points)
 
 

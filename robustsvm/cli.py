@@ -25,7 +25,7 @@ from . import cli_data
 from .cli_data import load_data
 from .losses import LOSSES
 
-__all__ = ["build_parser", "load_data", "main", "parse_intercept", "parse_kernel", "parse_signs",
+__all__ = ["build_parser", "load_data", "main", "parse_bounds", "parse_intercept", "parse_kernel", "parse_signs",
            "parse_uncertainty", "problem_from_args", "reproductions"]
 
 #: reproductions known to the command line even before their module is installed
@@ -95,6 +95,51 @@ def parse_signs(text: str) -> dict:
         out[int(key) if key.lstrip("-").isdigit() else key] = values[value]
     if not out:
         raise argparse.ArgumentTypeError("--signs is empty")
+    return out
+
+
+def _bound_side(text: str, absent: float, item: str, key: Any) -> float:
+    import math
+
+    text = text.strip().lower()
+    if text in ("", "none"):
+        return absent
+    try:
+        value = float(text.replace("∞", "inf"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid bound for {key!r} in {item!r}: {text!r} is not a number (use inf, -inf or leave a side empty)"
+        ) from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"invalid bound for {key!r} in {item!r}: NaN is not a bound")
+    return value
+
+
+def parse_bounds(text: str) -> dict:
+    """``"age=0:inf,dose=-1:1,3=:0.5"`` → ``{"age": (0, inf), "dose": (-1, 1), 3: (-inf, 0.5)}``.
+
+    Each item is ``FEATURE=LOWER:UPPER`` (a feature name or integer column index); a side may be a
+    number, ``inf`` / ``-inf`` or empty (free). Raises ``argparse.ArgumentTypeError`` naming the
+    feature on a bad item or an empty interval (``LOWER > UPPER``).
+    """
+    out: dict = {}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.rpartition("=")
+        key = key.strip()
+        if not sep or not key or value.count(":") != 1:
+            raise argparse.ArgumentTypeError(
+                f"invalid bound {item!r}: use FEATURE=LOWER:UPPER (e.g. age=0:inf,dose=-1:1), comma-separated")
+        key = int(key) if key.lstrip("-").isdigit() else key
+        lo_text, up_text = value.split(":")
+        lo = _bound_side(lo_text, -float("inf"), item, key)
+        up = _bound_side(up_text, float("inf"), item, key)
+        if lo > up or lo == float("inf") or up == -float("inf"):
+            raise argparse.ArgumentTypeError(f"--bounds leave no value for {key!r}: lower {lo:g} > upper {up:g}")
+        if key in out:
+            raise argparse.ArgumentTypeError(f"--bounds gives {key!r} twice")
+        out[key] = (lo, up)
+    if not out:
+        raise argparse.ArgumentTypeError("--bounds is empty")
     return out
 
 
@@ -169,6 +214,9 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--l2", type=_nonneg_float, default=1e-2, help="λ2 of (λ2/2)‖w‖² (default: 0.01)")
     g.add_argument("--l1", type=_nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
     g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
+    g.add_argument("--bounds", type=parse_bounds, metavar="FEATURE=LOWER:UPPER,...",
+                   help="bounds on the weights of the model's features (standardized unless --no-standardize), "
+                        "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs")
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
                    help="the set around every sample: box:R, ball:R:p=P, ellipsoid:R:shape=FILE, "
                         "polyhedron:R:G=FILE:h=FILE, spectrahedron:R:A0=FILE:A=FILE, or A&B (an intersection); "
@@ -192,7 +240,7 @@ def problem_from_args(args: argparse.Namespace):
 
     loss = LOSSES[args.loss.replace("-", "_")]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
-                   signs=args.signs, uncertainty=args.uncertainty,
+                   signs=args.signs, bounds=getattr(args, "bounds", None), uncertainty=args.uncertainty,
                    intercept=True if args.intercept is None else args.intercept, kernel=args.kernel)
 
 

@@ -178,6 +178,8 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
                                         categorical=args.categorical, standardize=args.standardize)
     raw = [c for c in map(str, frame.columns) if c != target]
     args.signs = translate_signs(args.signs, rules, raw)
+    if getattr(args, "bounds", None) is not None:
+        args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
     X, names = prepared.X, rules.feature_names
     if target is not None:
         what = f"{what}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
@@ -207,8 +209,9 @@ def _same_number(label: Any, text: str) -> bool:
         return False
 
 
-def translate_signs(signs: dict | None, rules: Any, raw: list[str]) -> dict | None:
-    """``--signs`` in the user's column names (or indices of ``raw``, the feature columns) as preprocessed features.
+def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: str = "--signs") -> dict | None:
+    """``--signs`` (or ``--bounds``: ``option``) in the user's column names (or indices of ``raw``, the feature
+    columns) as preprocessed features.
 
     A name is kept when it is a feature (a numeric column, or a dummy ``site=A``); an index is kept
     when it is the same column among the raw and the preprocessed features, and named otherwise.
@@ -222,7 +225,7 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str]) -> dict | No
         name = key
         if isinstance(key, int):
             if not -len(raw) <= key < len(raw):
-                raise ValueError(f"--signs: column index {key} is out of range: the data have {len(raw)} feature "
+                raise ValueError(f"{option}: column index {key} is out of range: the data have {len(raw)} feature "
                                  f"columns (the label column not counted)")
             name = raw[key]
             if -len(names) <= key < len(names) and names[key] == name:
@@ -230,15 +233,15 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str]) -> dict | No
         elif key not in names:
             rule = rules.column(key)
             if rule is not None and rule.kind == "categorical":
-                raise ValueError(f"--signs: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
-                                 f"give a sign to one of those features")
+                raise ValueError(f"{option}: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
+                                 f"give {'a sign' if option == '--signs' else 'bounds'} to one of those features")
             if key in rules.dropped:
-                raise ValueError(f"--signs: column {key!r} is left out (--drop or --categorical drop)")
+                raise ValueError(f"{option}: column {key!r} is left out (--drop or --categorical drop)")
             if key == rules.target:
-                raise ValueError(f"--signs: {key!r} is the label column")
-            raise ValueError(f"--signs: {key!r} is not a column of the data; features: {names}")
+                raise ValueError(f"{option}: {key!r} is the label column")
+            raise ValueError(f"{option}: {key!r} is not a column of the data; features: {names}")
         if name in out and out[name] != sign:
-            raise ValueError(f"--signs gives {name!r} two different signs")
+            raise ValueError(f"{option} gives {name!r} two different {'signs' if option == '--signs' else 'bounds'}")
         out[name] = sign
     return out
 

@@ -330,17 +330,17 @@ def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:
 
 
 def optimal_shift(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
-                  signs: np.ndarray, l2: float = 1.0) -> np.ndarray | None:
+                  signs: np.ndarray, l2: float = 1.0, box: tuple | None = None) -> np.ndarray | None:
     """``Σ_i a_i y_i r_i u_i`` with the points ``u_i ∈ V_i`` of :func:`optimal_points`; None when its solve fails."""
-    found = optimal_points(layout, y, ay, s0, l1, signs, l2)
+    found = optimal_points(layout, y, ay, s0, l1, signs, l2, box=box)
     if found is None:
         return None
     inverse, Vv = found
     return np.bincount(inverse, weights=ay * layout.radius, minlength=Vv.shape[0]) @ Vv
 
 
-def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float,
-                   signs: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, np.ndarray] | None:
+def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l1: float, signs: np.ndarray,
+                   l2: float = 1.0, box: tuple | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Points ``u_i = V[inverse[i]] ∈ V_i`` minimizing ``‖T(s0 + Σ_i a_i y_i r_i u_i)‖²``: ``(inverse, V)``.
 
     For fixed multipliers the bound depends on the points only through
@@ -351,6 +351,10 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     ``v_j`` (its largest entry when ``λ2 = 0``) is a small conic program
     (Clarabel); its points are pulled back
     into their sets (:meth:`UncertaintySet.retract`). None when the solve fails.
+
+    With bounds ``box = (l, u)`` (λ2 > 0) the minimized function is the box conjugate of the penalty instead,
+    ``Σ_h max_{l_h ≤ w_h ≤ u_h} s_h w_h − λ1|w_h| − (λ2/2)w_h²``, written as
+    ``min_{p, q ≥ 0} ‖(|s − p + q| − λ1)₊‖²/(2λ2) + u·p − l·q`` (the dual of the box's clip).
     """
 
     # one point per (set, label): even a symmetric set's two classes may use different points of a face
@@ -378,6 +382,8 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     norm = max(float(np.max(np.abs(s0))), l1, float(np.max(np.abs(coef), initial=0.0)))
     norm = norm if norm > 0 else 1.0
     objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
+    if box is not None and l2 > 0:
+        objective = _box_conjugate_cvx(s_expr, box, l1, l2, norm)
     prob = cp.Problem(cp.Minimize(objective), cons)
     try:
         with warnings.catch_warnings():  # an inaccurate solve only gives a weaker (still valid) bound
@@ -391,6 +397,15 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     for j in range(J):
         Vv[j] = _retract(layout.sets[set_index[j]], Vv[j])
     return inverse, Vv
+
+
+def _box_conjugate_cvx(s_expr: Any, box: tuple, l1: float, l2: float, norm: float) -> Any:
+    """The box conjugate of the penalty at ``s_expr`` over ``norm²``, as CVXPY (:func:`optimal_points`)."""
+    fin_up, fin_lo = np.isfinite(box[1]), np.isfinite(box[0])
+    p, q = cp.Variable(fin_up.size, nonneg=True), cp.Variable(fin_lo.size, nonneg=True)  # unused on infinite sides
+    t = s_expr - cp.multiply(fin_up.astype(float), p) + cp.multiply(fin_lo.astype(float), q)
+    linear = np.where(fin_up, box[1], 0.0) @ p - np.where(fin_lo, box[0], 0.0) @ q
+    return cp.sum_squares(cp.pos(cp.abs(t) - l1) / norm) / (2.0 * l2) + linear / norm**2
 
 
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -542,7 +557,7 @@ def certify(
         # conic solve, spent only where the verdict on a claimed optimum depends on it)
         ay = a * model.y
         s0 = np.asarray(model.X.T @ ay).ravel() - (0.0 if linear is None else linear.A.T @ nu)
-        vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2)
+        vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2, box=box)
         if vec is not None:
             bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1,
                                          signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec, **terms)

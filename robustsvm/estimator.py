@@ -38,7 +38,7 @@ __all__ = ["RobustSVC"]
 #: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
 CLARABEL_TOL = 1e-9
 #: what ``RobustSVC(missing=...)`` does with NaN in ``X``
-MISSING_MODES = ("error", "uncertain", "mean", "drop")
+MISSING_MODES = ("error", "uncertain", "conditional_mean", "mean", "drop")
 #: folds of the internal cross-validation behind ``probability=True`` (StratifiedKFold, not shuffled)
 PROBABILITY_FOLDS = 5
 
@@ -113,6 +113,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         Start each ``fit`` from the previous fit's dual point where the backend
         takes one (``robust-dcd``) and the samples are as many; other backends
         start afresh (scikit-learn's meaning, like solvers that ignore it).
+    bounds, constraints : optional
+        Bounds ``l ≤ w ≤ u`` (meeting ``signs``) and linear constraints (``LinearConstraint``, ``rs.ordered``) as
+        in :class:`~robustsvm.Problem`, towards ``positive_class`` like signs; ``PerClass`` as for signs.
     uncertainty : UncertaintySet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
@@ -150,16 +153,17 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         then agree with a refit on repeated samples to about 1e-9. With other
         sets (second-order and other cones, where 1e-9 is not always reached)
         it keeps its default 1e-8.
-    missing : {"error", "uncertain", "mean", "drop"}, default "error"
+    missing : {"error", "uncertain", "conditional_mean", "mean", "drop"}, default "error"
         What NaN in a dense ``X`` means. ``"error"``: a ``ValueError`` naming the columns.
         ``"uncertain"``: missing values as uncertainty (Shivaswamy et al., 2006): a Gaussian is fitted to
         the training rows by EM, each row with missing values is moved to its conditional mean given its
         observed values and gets an ellipsoid over its missing coordinates (shape the conditional
         covariance, radius ``√(χ²_k⁻¹(missing_level))`` for ``k`` missing values), solved by the conic path
-        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"mean"``: the column
+        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"conditional_mean"``: the
+        same centres without the sets (imputation by the EM Gaussian's conditional means). ``"mean"``: the column
         means of the observed values. ``"drop"``: fit on the complete rows only (complete-case analysis).
         :meth:`predict` and :meth:`decision_function` replace a missing value by its conditional mean
-        under the fitted Gaussian (``"uncertain"``) or by the column mean of the rows fitted on
+        under the fitted Gaussian (``"uncertain"``, ``"conditional_mean"``) or by the column mean of the rows fitted on
         (``"mean"``, ``"drop"``): ``imputation_``.
     missing_level : float in (0, 1), default 0.9
         With ``missing="uncertain"``: the probability that a row's set holds its true values.
@@ -213,6 +217,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         warm_start: bool = False,
         missing: str = "error",
         missing_level: float = 0.9,
+        bounds: Any = None, constraints: Any = None,
     ) -> None:
         self.loss = loss
         self.l2 = l2
@@ -230,6 +235,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.missing = missing
         self.missing_level = missing_level
+        self.bounds, self.constraints = bounds, constraints
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -293,10 +299,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         each one-vs-rest fit starts from (per-class signs or sets are given to it by :meth:`fit`)."""
         signs = None if isinstance(self.signs, PerClass) else self.signs
         unc = None if isinstance(self.uncertainty, PerClass) else self.uncertainty
-        return self._problem(signs, unc, self.positive_class)
+        bounds, constraints = ((None if isinstance(v, PerClass) else v) for v in (self.bounds, self.constraints))
+        return self._problem(signs, unc, self.positive_class, (bounds, constraints))
 
-    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any) -> Problem:
-        """The binary model with these signs, set and positive class, and the estimator's other parameters."""
+    def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, weights: tuple = (None, None)) -> Problem:
+        """The binary model with these signs, set, positive class, ``weights`` (bounds, constraints) and the rest."""
         intercept: bool | L2 = self._intercept()
         l2, l1 = self._strength("l2"), self._strength("l1")
         penalty = L2(l2) + L1(l1)
@@ -304,6 +311,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             loss=self._loss(),
             penalty=penalty,
             signs=signs,
+            bounds=weights[0],
+            constraints=weights[1],
             uncertainty=uncertainty,
             intercept=intercept,
             kernel=self.kernel,
@@ -351,7 +360,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         X, y, sw, sets = self._missing_rows(X, y, sw, radius)
         previous = self._previous_solutions(classes)
         if classes.size == 2:
-            for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
+            for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty"), (self.bounds, "bounds"),
+                               (self.constraints, "constraints")):
                 if isinstance(spec, PerClass):
                     raise ValueError(f"{what}=PerClass(...) needs more than two classes; with two, give the "
                                      f"{what} of the one model (and positive_class for the class signs point to)")
@@ -363,11 +373,13 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             targets = [((y == c).astype(np.intp), for_class(self.signs, c, classes, name="signs"),
                         sets if sets is not None else for_class(self.uncertainty, c, classes, name="uncertainty"),
                         None) for c in classes]
+        weights = [(for_class(self.bounds, c, classes, name="bounds"), for_class(
+            self.constraints, c, classes, name="constraints")) for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
         for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
             checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
             solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
-                                              None if previous is None else previous[k]))
+                                              None if previous is None else previous[k], weights[k]))
         self.classes_ = classes
         if classes.size > 2:  # each model's summary names its class
             for sol, c in zip(solutions, classes, strict=True):
@@ -388,12 +400,15 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         if self.missing == "error" or hasattr(X, "tocsr"):  # sparse: NaN was refused by check_finite
             return X, y, sw, None
         X = check_incomplete(X)
-        if self.missing == "uncertain" and not np.isnan(X).any():
+        if self.missing in ("uncertain", "conditional_mean") and not np.isnan(X).any():
             try:  # nothing missing to fit on: the complete rows' (shrunk) Gaussian imputes at prediction
                 self.imputation_ = fit_gaussian(X, method="complete")
             except ValueError:
                 self.imputation_ = _column_means(X)
             return X, y, sw, None
+        if self.missing == "conditional_mean":
+            self.imputation_ = fit_gaussian(X)
+            return self.imputation_.impute(X), y, sw, None
         if self.missing == "uncertain":
             if self.uncertainty is not None:
                 raise ValueError("missing='uncertain' builds the uncertainty sets from the missing values; "
@@ -423,7 +438,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             if isinstance(spec, PerClass):
                 raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
                                  "with two")
-        problem = self._problem(self.signs, self.uncertainty, self.positive_class)
+        problem = self._problem(self.signs, self.uncertainty, self.positive_class, (self.bounds, self.constraints))
         sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
                                stacklevel=3, **dict(self.solver_options or {}))
         for name in ("feature_names_in_", "sigmoids_"):
@@ -442,10 +457,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return None
         return previous
 
-    def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous):
-        """Solve one binary model (labels ``y``, ``classes[1]`` positive) with the estimator's solver."""
+    def _fit_binary(self, X, y, sw, radius, signs, uncertainty, positive_class, previous, weights=(None, None)):
+        """Solve one binary model (``classes[1]`` positive; ``weights``: bounds, constraints) with the solver."""
         n = X.shape[0]
-        problem = self._problem(signs, uncertainty, positive_class)
+        problem = self._problem(signs, uncertainty, positive_class, weights)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
         backend = solve_path.lookup(self.solver, problem, X)

@@ -25,6 +25,7 @@ backend that raises on the data (extreme scales), is solved again by :data:`FALL
 
 from __future__ import annotations
 
+import copy
 import time
 import warnings
 from collections.abc import Mapping
@@ -311,6 +312,9 @@ def solve_distributed(problem: Any, X: Any, y: Any, solver: str, *, sample_weigh
                                         f"solver='auto' or one of: {', '.join(able) if able else 'none registered'}")
     model = distributed_model(problem, X, y, client=client, sample_weight=sample_weight,
                               feature_names=feature_names, radius=radius)
+    if radius is not None:  # the solution's problem carries the radius it was solved with
+        problem = copy.copy(problem)
+        problem.uncertainty = model.uncertainty.with_radius(model.radius)
     note = unnamed_direction(model.classes, getattr(problem, "positive_class", None), model.signs)
     if note is not None:
         warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)

@@ -100,3 +100,23 @@ def test_isolated_worker_measures_and_caps(tmp_path):
 def test_bad_arguments(tmp_path, extra, match):
     with pytest.raises(ValueError, match=match):
         bench.run(_args(tmp_path, *extra))
+
+
+def test_dcd_benchmark_row_is_certified_and_has_the_ratios():
+    """bench_dcd's machinery on a small case: every dcd solve certified at its defaults, liblinear timed beside."""
+    from benchmarks import bench_dcd
+    from tests.conftest import make_classification
+
+    X, y = make_classification(300, 6, seed=2)
+    y = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    signs = bench_dcd.signs_for(6)
+    res = bench_dcd.run_case(np.ascontiguousarray(X, dtype=np.float64), y, signs, True, repeats=2, seed=0)
+    assert set(res) == set(bench_dcd.SOLVERS)
+    for name in ("dcd", "dcd (no signs)"):
+        assert res[name]["status"] == "optimal"
+        assert res[name]["max_rel_gap"] <= 1e-4 * (1 + 1e-9)
+        assert 0 < res[name]["max_passes"] <= 1000
+    row = bench_dcd._row("small", X.shape, True, res)
+    cells = [c.strip() for c in row.strip().strip("|").split("|")]
+    assert cells[0] == "small 300×6" and cells[1] == "free"
+    assert cells[5].endswith("×") and float(cells[5][:-1]) > 0

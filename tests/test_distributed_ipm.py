@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.distributed.data import partition
+from robustsvm.distributed.data import ROUND_RETRIES, WorkerLostError, partition
 
 from .conftest import make_classification
 
@@ -101,6 +101,21 @@ def test_a_killed_worker_costs_a_round_not_the_data(client):
     client.wait_for_workers(2, timeout=60)
 
 
+def test_a_round_that_keeps_failing_is_a_clear_error_never_a_partial_sum(client, monkeypatch):
+    X, y = _tall(400, 3, seed=5)
+    parts = partition(da.from_array(X, chunks=(100, 3)), y, client=client)
+    seen = {"n": 0}
+
+    def gather(futures, *args, **kwargs):
+        seen["n"] += 1
+        raise distributed.client.FutureCancelledError("x", reason="the worker went away")
+
+    monkeypatch.setattr(parts.client, "gather", gather)
+    with pytest.raises(WorkerLostError, match=f"failed {ROUND_RETRIES + 1} times"):
+        parts.map(_row_sums, np.ones(3))
+    assert seen["n"] == ROUND_RETRIES + 1 and parts.resubmitted == ROUND_RETRIES + 1
+
+
 def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
     X, y = _tall(1000, 5, seed=4)
     da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
@@ -135,8 +150,10 @@ def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
     X, y = make_classification(900, 6, seed=7)
     problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1) + rs.L1(0.01), uncertainty=unc,
                          signs=[1, 0, -1, 0, 0, 0])
-    sol = problem.solve(da.from_array(X, chunks=(300, 6)), y, "dask-ipm", client=client, tol=1e-7)
-    ref = problem.solve(X, y, "feature-ipm", tol=1e-9)
+    weight = np.where(np.arange(900) % 10 == 3, 0.0, 1.0 + (np.arange(900) % 3))  # rows weighted 0 drop out
+    sol = problem.solve(da.from_array(X, chunks=(300, 6)), y, "dask-ipm", client=client, tol=1e-7,
+                        sample_weight=weight)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-9, sample_weight=weight)
     assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
     _agree(sol, ref)
     assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
@@ -200,6 +217,10 @@ def test_auto_on_a_dask_array_and_refusals(client):
     with pytest.raises(rs.UnsupportedModelError, match="dask-ipm"):
         rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1)).solve(
             Xd, y, "dask-ipm", client=client)
+    at_radius = problem.solve(Xd, y, "dask-ipm", client=client, radius=0.2, tol=1e-8)
+    assert at_radius.problem.uncertainty.radius == 0.2 and problem.uncertainty.radius == 0.1
+    _agree(at_radius, problem.solve(X, y, "feature-ipm", radius=0.2, tol=1e-10))
+    assert rs.validate(at_radius, Xd, y, client=client).ok
     with pytest.raises(ValueError, match="one number for every sample"):
         problem.solve(Xd, y, "dask-ipm", client=client, radius=np.full(600, 0.1))
 
@@ -287,3 +308,49 @@ def test_a_worker_killed_mid_fit_does_not_lose_the_fit(client, monkeypatch):
     assert sol.status == "optimal"
     _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-10))
     client.wait_for_workers(2, timeout=60)
+
+
+def test_a_time_limit_stops_with_that_status_and_a_valid_gap(client, wdbc):
+    X, y, _ = wdbc
+    problem = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.05), uncertainty=rs.Box(0.05))
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-10)
+    with pytest.warns(rs.ConvergenceWarning, match="time_limit"):
+        sol = problem.solve(da.from_array(X, chunks=(300, 30)), y, "dask-ipm", client=client, time_limit=1e-6,
+                            tol=1e-12)
+    assert sol.status == "time_limit" and sol.iterations == 1
+    assert sol.objective - sol.gap <= ref.objective and sol.gap >= sol.objective - ref.objective > 0
+
+
+@pytest.mark.slow
+def test_in_memory_and_sparse_data_through_dask_ipm(client):
+    import scipy.sparse as sp
+
+    X, y = make_classification(800, 12, seed=5, sparse=True, density=0.4)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), uncertainty=rs.Ball(0.05), intercept=False)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-10)
+    chunks = [sp.csr_matrix(X[lo:lo + 200]) for lo in range(0, 800, 200)]
+    Xd = da.concatenate([da.from_array(c, chunks=c.shape, asarray=False) for c in chunks], axis=0)
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-8)
+    assert sol.status == "optimal"
+    _agree(sol, ref)
+    # an in-memory X is partitioned over the workers of the client given
+    dense = problem.solve(X.toarray(), y, "dask-ipm", client=client, tol=1e-8)
+    assert dense.status == "optimal"
+    _agree(dense, ref)
+
+
+def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_cocoa():
+    from types import SimpleNamespace
+
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, choose_distributed_backend
+
+    box = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=50)) == "dask-ipm"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=True, d=50)) == "dask-cocoa"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=DASK_IPM_MAX_FEATURES + 1)) \
+        == "dask-cocoa"
+    one_ball = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1))
+    assert choose_distributed_backend(one_ball, SimpleNamespace(is_sparse=False, d=50)) == "dask-cocoa"
+    with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
+        choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
+                                   SimpleNamespace(is_sparse=False, d=50))

@@ -552,6 +552,12 @@ def test_nt_scaling(k):
         assert np.allclose(Wm[p] @ Wi[p], np.eye(k), atol=1e-10)
         Wi2 = Wi[p] @ Wi[p]
         assert np.allclose(W.inverse_squared()[p], Wi2, rtol=1e-10, atol=1e-12 * np.abs(Wi2).max())
+    # Hᵀ W⁻² H by the rank-two form against the product of the matrices W⁻¹ formed column by column
+    H = rng.normal(size=(k, k + 4))
+    HWH = W.inverse_squared_congruence(H, H.T @ H)
+    for p in range(P):
+        ref = H.T @ Wi[p] @ Wi[p] @ H
+        assert np.allclose(HWH[p], ref, rtol=1e-9, atol=1e-11 * np.abs(ref).max())
     # λ is inside the cone, and its determinant x₀² − ‖x̄‖² is the geometric mean of those of s and z
     assert np.all(W.lam[:, 0] > np.linalg.norm(W.lam[:, 1:], axis=1))
     assert np.allclose(_det(W.lam), np.sqrt(_det(s) * _det(z)), rtol=1e-9)
@@ -810,3 +816,34 @@ def test_large_ellipsoid_goes_to_feature_ipm_under_auto():
     ref = _clarabel_optimum(prob, X, y, V, 0.3, l2=0.05)
     acc = SLACK * ref.scale()
     assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc
+
+
+@pytest.mark.parametrize("coarse", [False, True], ids=["float64", "float32"])
+def test_block_gram_and_fused_product_match_the_matrices(monkeypatch, coarse):
+    """The Gram matrix of X summed over blocks of rows (with the product Aᵀv as an extra column) against
+    ``Aᵀdiag(w)A`` and ``Aᵀv`` from ``A = [y∘X, r, y]`` written out; single precision within its rounding."""
+    from robustsvm.backends import _ipm_newton
+
+    monkeypatch.setattr(_ipm_newton.Design, "BLOCK", 100)
+    monkeypatch.setattr(_ipm_newton.Design, "ROWS", 64)  # several blocks and a short last one
+    rng = np.random.default_rng(11)
+    n, d = 300, 7
+    X = rng.normal(size=(n, d)) * np.logspace(-1, 1, d)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    r = rng.uniform(0.0, 0.3, size=n)
+    w = np.exp(rng.uniform(-6.0, 6.0, size=n))  # weights over a wide range, as near the optimum
+    v = rng.normal(size=n)
+    A = np.column_stack([y[:, None] * X, r, y])
+    design = _ipm_newton.Design(X, y, r)
+    C, atv = design.gram_tdot(w[None], v[None], coarse)
+    full = A.T @ (w[:, None] * A)
+    iu = np.triu_indices(d + 2)
+    rtol = 1e-5 if coarse else 1e-12
+    scale = np.abs(A).T @ (w[:, None] * np.abs(A))  # bounds the rounding of every entry
+    assert np.all(np.abs(C[0] - full[iu]) <= rtol * scale[iu] + 1e-300)
+    assert np.all(np.abs(atv[0] - A.T @ v) <= rtol * (np.abs(A).T @ np.abs(v)))
+    assert np.allclose(design.tdot(v[None])[0], A.T @ v, rtol=1e-12, atol=1e-12 * np.abs(A).T @ np.abs(v))
+    z = rng.normal(size=d + 2)
+    assert np.allclose(design.dot(z[None])[0], A @ z, rtol=1e-12, atol=1e-12 * np.abs(A) @ np.abs(z))
+    counts = design.counts
+    assert counts["gram_float32" if coarse else "gram_float64"] == 1 and counts["passes"] == 2

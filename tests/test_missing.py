@@ -305,6 +305,24 @@ def test_estimator_mean_and_drop_are_the_baselines():
     np.testing.assert_allclose(drop.imputation_.mean, Xm[keep].mean(axis=0))
 
 
+def test_estimator_conditional_mean_is_em_imputation():
+    _, Xm, y = _toy(n=60, seed=15)
+    est = rs.RobustSVC(l2=0.05, missing="conditional_mean").fit(Xm, y)
+    ref = rs.RobustSVC(l2=0.05).fit(fit_gaussian(Xm).impute(Xm), y)
+    assert abs(est.solution_.objective - ref.solution_.objective) <= est.gap_ + ref.gap_ + 1e-9
+
+
+def test_em_shrinks_a_singular_estimate():
+    """Fewer rows than features: the EM estimate is singular, so the correlations are shrunk (Ledoit-Wolf)."""
+    rng = np.random.default_rng(16)
+    X = _mcar(rng.standard_normal((8, 12)), 0.2, 17)
+    g = fit_gaussian(X)
+    eig = np.linalg.eigvalsh(g.covariance)
+    assert eig[0] > 1e-8 * eig[-1]
+    with pytest.raises(ValueError, match="singular"):
+        fit_gaussian(X, shrinkage=0.0)
+
+
 def test_estimator_missing_parameters_and_errors():
     _, Xm, y = _toy(n=40, seed=14)
     est = rs.RobustSVC(missing="uncertain")

@@ -12,7 +12,7 @@ import pytest
 from scipy.optimize import Bounds, LinearConstraint
 
 import robustsvm as rs
-from robustsvm.backends.registry import capable_backends
+from robustsvm.backends.registry import capable_backends, get_backend
 from robustsvm.duality import box_maximizer, certify, penalty_conjugate
 from robustsvm.exceptions import SolverError, UnsupportedModelError
 from robustsvm.weight_constraints import resolve_bounds, resolve_constraints
@@ -135,18 +135,64 @@ def test_box_conjugate_is_the_clipped_soft_threshold(l2, l1):
 
 
 # --------------------------------------------------- bounds reducing to signs
-@pytest.mark.parametrize("solver", ["clarabel", "dcd"])
-def test_bounds_that_are_signs_give_the_signs_solution(solver):
+_SIGN_MODELS = {"nominal": {}, "box": {"uncertainty": rs.Box(radius=0.05)}, "ball": {"uncertainty": rs.Ball(0.05)}}
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """One local Dask cluster for the module (the distributed backends need a client)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.mark.parametrize("kind", sorted(_SIGN_MODELS))
+def test_bounds_that_are_signs_give_the_signs_solution(kind, dask_client):
+    """Every backend that solves the signs' model: bounds that are signs are the signs' model (the same arrays),
+    hence the same answer."""
     X, y = _data()
-    signs = rs.Problem(penalty=rs.L2(0.1), signs={"a": 1, "b": -1}, positive_class="yes")
-    bounds = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None), "b": (-np.inf, 0)}, positive_class="yes")
+    extra = _SIGN_MODELS[kind]
+    signs = rs.Problem(penalty=rs.L2(0.1), signs={"a": 1, "b": -1}, positive_class="yes", **extra)
+    bounds = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None), "b": (-np.inf, 0), "c": (None, None)},
+                        positive_class="yes", **extra)
     assert not bounds.has_bounds and bounds.has_signs
     m1, m2 = signs.normalize(X, y), bounds.normalize(X, y)
     np.testing.assert_array_equal(m1.signs, m2.signs)
-    s1 = signs.solve(X, y, solver=solver, tol=1e-10, random_state=0)
-    s2 = bounds.solve(X, y, solver=solver, tol=1e-10, random_state=0)
-    np.testing.assert_array_equal(s1.w, s2.w)
-    assert s1.b == s2.b and s1.gap == s2.gap
+    assert not m2.has_bounds and not m2.has_constraints  # the box is the signs': the sign path of every backend
+    able = capable_backends(signs)
+    assert able == capable_backends(bounds) and len(able) >= 3
+    for solver in able:
+        extra_opts = {"client": dask_client} if "client" in get_backend(solver).options else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s1 = signs.solve(X, y, solver=solver, random_state=0, **extra_opts)
+            s2 = bounds.solve(X, y, solver=solver, random_state=0, **extra_opts)
+        # the same model: two runs agree to rounding (BLAS reductions may differ between runs), and both
+        # certified points lie within √(2 gap/λ2) of the one optimum (λ2-strong convexity)
+        reach = np.sqrt(2 * s1.gap / 0.1) + np.sqrt(2 * s2.gap / 0.1)
+        assert np.linalg.norm(s1.w - s2.w) <= reach + 1e-12 * max(1.0, np.linalg.norm(s1.w)), solver
+        assert abs(s1.objective - s2.objective) <= s1.gap + s2.gap + 1e-12, solver
+        assert s2.w[0] >= 0 and s2.w[1] <= 0, solver
+
+
+@pytest.mark.parametrize("solver, unc", [("dcd", None), ("robust-dcd", None), ("robust-dcd", rs.Box(radius=0.05)),
+                                         ("robust-dcd", rs.Ball(radius=0.05, p=np.inf))])
+def test_bounds_path_agrees_with_the_signs_path(solver, unc):
+    """Bounds with an inactive finite side take the clipped (box) path; the signs' model takes the sign path:
+    both certified, their points within the distance strong convexity allows, ‖w − w*‖ ≤ √(2 gap/λ2)."""
+    X, y = _data(n=120)
+    lam = 0.1
+    signs = rs.Problem(penalty=rs.L2(lam), signs={"a": 1, "b": -1}, uncertainty=unc, positive_class="yes")
+    bounds = rs.Problem(penalty=rs.L2(lam), bounds={"a": (0, 1e6), "b": (-1e6, 0)}, uncertainty=unc,
+                        positive_class="yes")
+    assert bounds.has_bounds and not signs.has_bounds
+    s1 = signs.solve(X, y, solver=solver, tol=1e-9, random_state=0)
+    s2 = bounds.solve(X, y, solver=solver, tol=1e-9, random_state=0)
+    assert s1.status == s2.status == "optimal"
+    assert abs(s1.objective - s2.objective) <= s1.gap + s2.gap + 1e-14
+    reach = np.sqrt(2 * s1.gap / lam) + np.sqrt(2 * s2.gap / lam)
+    assert np.linalg.norm(s1.w - s2.w) <= reach + 1e-12
 
 
 # ----------------------------------------------- real data against CVXPY models
@@ -193,7 +239,7 @@ def _cvxpy_reference(prob, X, y, names):
                 "up": (up_rows, lin.A[up_rows] @ w <= lin.ub[up_rows]),
                 "lo": (lo_rows, lin.A[lo_rows] @ w >= lin.lb[lo_rows])}
     cons += [c for mask, c in rows.values() if mask.any()]
-    objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + cp.sum(xi) / n
+    objective = 0.5 * prob.penalty.l2 * cp.sum_squares(w) + prob.penalty.l1 * cp.norm1(w) + cp.sum(xi) / n
     cp.Problem(cp.Minimize(objective), cons).solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11,
                                                    tol_feas=1e-11)
     nu = np.zeros(0 if lin is None else lin.k)
@@ -272,12 +318,65 @@ def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
         assert sol.objective >= ref.dual_value - 1e-12
 
 
-@pytest.mark.parametrize("solver", ["robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
+@pytest.mark.parametrize("name", ["wdbc", "pima", "sonar"])
+@pytest.mark.parametrize("unc, l1", [(rs.Box(radius=0.05), 0.0), (rs.Ball(radius=0.03, p=np.inf), 0.01)])
+def test_robust_dcd_solves_bounds_against_a_cvxpy_model(name, unc, l1):
+    """robust-dcd with a Box set: the prox is separable, clip(soft(v, λ1 + Aδ)/λ2, l, u); bounds excluding 0 with a
+    free intercept (pima's Plas, wdbc's worst texture), infinite sides, L1; dense and CSR rows."""
+    import scipy.sparse as sp
+
+    X, y, names = _standardized(name)
+    prob = rs.Problem(penalty=rs.L2(0.05) + rs.L1(l1), bounds=_cases()[name]["bounds"], uncertainty=unc)
+    assert "robust-dcd" in capable_backends(prob) and prob.has_bounds
+    model, ref, _, own = _cvxpy_reference(prob, X, y, names)
+    assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective)), ref.message
+    assert own == pytest.approx(ref.objective, rel=1e-7)  # the test's CVXPY model is the package's objective
+    for data in (X, sp.csr_matrix(X)):
+        sol = prob.solve(data, y, solver="robust-dcd", feature_names=names, tol=1e-8, random_state=0)
+        assert sol.status == "optimal", sol.message
+        assert model.feasible.box_violation(sol.w) == 0.0
+        assert sol.objective - ref.objective <= sol.gap + 1e-12
+        assert sol.objective - sol.gap <= ref.objective + 1e-12
+        assert sol.objective >= ref.dual_value - 1e-12
+
+
+def test_robust_dcd_bounds_flip_with_the_positive_class():
+    """positive_class = classes[0]: [l, u] bounds the weight towards it, −w; the answer is the conic one."""
+    X, y, names = _standardized("pima")
+    classes = np.unique(y)
+    spec = {"Plas": (0.2, 0.5), "Age": (None, 0.1), "Pedi": (-0.05, 0.05)}
+    prob = rs.Problem(penalty=rs.L2(0.05), bounds=spec, uncertainty=rs.Box(radius=0.05), positive_class=classes[0])
+    sol = prob.solve(X, y, solver="robust-dcd", feature_names=names, tol=1e-9)
+    ref = prob.solve(X, y, solver="clarabel", feature_names=names, tol=1e-10)
+    assert sol.status == "optimal"
+    toward = -sol.w  # sol.w points to classes[1]
+    k = {n: i for i, n in enumerate(names)}
+    assert 0.2 <= toward[k["Plas"]] <= 0.5 and toward[k["Age"]] <= 0.1 and -0.05 <= toward[k["Pedi"]] <= 0.05
+    assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + 1e-12
+    assert np.linalg.norm(sol.w - ref.w) <= np.sqrt(2 * sol.gap / 0.05) + np.sqrt(2 * ref.gap / 0.05) + 1e-9
+
+
+@pytest.mark.parametrize("solver", ["feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
 def test_backends_without_bounds_refuse_naming_the_reason(solver):
     X, y = _data()
-    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01))
-    with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs"):
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, 0.5)}, uncertainty=rs.Box(radius=0.01), positive_class="yes")
+    with pytest.raises(UnsupportedModelError, match="takes no bounds on the weights beyond signs") as info:
         prob.solve(X, y, solver=solver)
+    if solver == "feature-ipm":  # the reason names who solves them
+        assert "robust-dcd" in str(info.value) and "conic" in str(info.value)
+
+
+@pytest.mark.parametrize("unc", [rs.Ball(radius=0.05, p=2), rs.Ball(radius=0.05, p=1),
+                                 rs.Ellipsoid(radius=0.05, shape=np.diag([1.0, 2.0, 0.5, 1.0]))])
+def test_robust_dcd_refuses_bounds_where_the_prox_is_not_a_clip(unc):
+    X, y = _data()
+    prob = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.5)}, uncertainty=unc, positive_class="yes")
+    with pytest.raises(UnsupportedModelError, match=r"Box or Ball\(p=∞\) set only.*clarabel, scs"):
+        prob.solve(X, y, solver="robust-dcd")
+    assert "robust-dcd" not in capable_backends(prob)
+    # signs (a cone) stay exact with every set
+    signs = rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0, None)}, uncertainty=unc, positive_class="yes")
+    assert "robust-dcd" in capable_backends(signs)
 
 
 @pytest.mark.parametrize("solver", ["dcd", "robust-dcd", "feature-ipm", "frank-wolfe", "pegasos", "m3", "pq"])
@@ -369,3 +468,141 @@ def test_bounds_without_positive_class_say_which_class_they_point_to():
     with warnings.catch_warnings():
         warnings.simplefilter("error", rs.exceptions.SignDirectionWarning)
         rs.Problem(penalty=rs.L2(0.1), bounds={"a": (0.1, 0.4)}, positive_class="yes").solve(X, y)
+
+
+# ------------------------------------------------ the prox of a set plus bounds
+def _cvxpy_prox(z, tau, lower, upper, kind):
+    """``argmin_{l ≤ w ≤ u} ½‖w − z‖² + τ σ(w)`` with σ the 1-norm (Box) or the 2-norm (2-ball), by CVXPY."""
+    w = cp.Variable(z.size)
+    sigma = cp.norm1(w) if kind == "box" else cp.norm(w, 2)
+    cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w - z) + tau * sigma), [w >= lower, w <= upper]).solve(
+        solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return w.value
+
+
+def test_the_bounded_prox_is_a_clip_for_the_box_and_not_for_the_ball():
+    """docs/derivations/robust_dcd.md, "Bounds": with a Box set the prox is clip(soft(z, τ), l, u) for every box;
+    with the 2-ball neither order of clip and shrink is the prox of a box that is not a cone, but
+    clip(s·z, l, u) is, for the scalar s ∈ (0, 1] solving ‖clip(s z, l, u)‖(1 − s) = τ s."""
+    from scipy.optimize import brentq
+
+    rng = np.random.default_rng(5)
+    lower = np.array([-0.5, 0.2, -np.inf, -1.0, -0.1, 0.0])
+    upper = np.array([0.4, 1.0, -0.3, np.inf, 0.1, np.inf])
+    shrink = 0
+    for _ in range(5):
+        z, tau = 2.0 * rng.normal(size=6), 0.3 + rng.uniform()
+        exact = _cvxpy_prox(z, tau, lower, upper, "box")
+        np.testing.assert_allclose(np.clip(np.sign(z) * np.maximum(np.abs(z) - tau, 0), lower, upper), exact,
+                                   atol=1e-7)
+        exact = _cvxpy_prox(z, tau, lower, upper, "ball")
+        s = brentq(_ball_equation, 1e-12, 1.0, args=(z, tau, lower, upper))
+        np.testing.assert_allclose(np.clip(s * z, lower, upper), exact, atol=1e-6)
+        wrong = max(np.abs(np.clip(_ball_shrink(z, tau), lower, upper) - exact).max(),
+                    np.abs(_ball_shrink(np.clip(z, lower, upper), tau) - exact).max())
+        shrink += wrong > 1e-3
+    assert shrink >= 3  # the clip-and-shrink shortcuts are wrong in most draws
+    # a cone (signs): shrink after the clip is exact
+    cone_lo, cone_up = np.array([0.0, -np.inf, 0.0]), np.array([np.inf, 0.0, np.inf])
+    z = np.array([1.0, 2.0, -0.5])
+    exact = _cvxpy_prox(z, 0.4, cone_lo, cone_up, "ball")
+    np.testing.assert_allclose(_ball_shrink(np.clip(z, cone_lo, cone_up), 0.4), exact, atol=1e-7)
+
+
+def _ball_shrink(p, tau):
+    """The 2-ball prox without bounds: ``max(0, 1 − τ/‖p‖) p``."""
+    return max(0.0, 1 - tau / np.linalg.norm(p)) * p
+
+
+def _ball_equation(s, z, tau, lower, upper):
+    """``‖clip(s z, l, u)‖(1 − s) − τ s``, decreasing in s; its root gives the bounded 2-ball prox."""
+    return np.linalg.norm(np.clip(s * z, lower, upper)) * (1 - s) - tau * s
+
+
+# ------------------------------------------------------ estimator, CLI, files
+def test_estimator_takes_bounds_and_constraints_as_parameters():
+    from sklearn.base import clone
+
+    data = rs.datasets.load("pima")
+    X = pd.DataFrame((data.X - data.X.mean(0)) / data.X.std(0), columns=list(data.feature_names))
+    spec = {"Plas": (0.2, 0.5), "Age": (None, 0.1)}
+    cons = [rs.ordered(["Preg", "Mass", "Pedi"])]
+    est = rs.RobustSVC(l2=0.05, bounds=spec, constraints=cons, positive_class=1)
+    assert est.get_params()["bounds"] is spec and est.get_params()["constraints"] is cons
+    twin = clone(est)
+    assert twin.get_params()["bounds"] == spec
+    est.fit(X, data.y)
+    ref = rs.Problem(penalty=rs.L2(0.05), bounds=spec, constraints=cons, positive_class=1).solve(
+        X, data.y, tol=1e-9)
+    w = est.coef_[0]
+    k = {n: i for i, n in enumerate(data.feature_names)}
+    assert 0.2 <= w[k["Plas"]] <= 0.5 and w[k["Age"]] <= 0.1
+    assert w[k["Preg"]] <= w[k["Mass"]] + 1e-9 and w[k["Mass"]] <= w[k["Pedi"]] + 1e-9
+    assert abs(est.solution_.objective - ref.objective) <= est.solution_.gap + ref.gap + 1e-12
+    est.set_params(bounds=None, constraints=None, solver="robust-dcd", uncertainty=rs.Box(radius=0.01))
+    est.set_params(bounds={"Plas": (0.2, 0.5)})
+    est.fit(X, data.y)
+    assert est.solution_.status == "optimal" and 0.2 <= est.coef_[0, k["Plas"]] <= 0.5
+
+
+def test_estimator_bounds_with_three_classes_apply_to_every_model():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(150, 3))
+    y = np.argmax(X @ rng.normal(size=(3, 3)) + 0.2 * rng.normal(size=(150, 3)), axis=1)
+    est = rs.RobustSVC(l2=0.1, bounds={0: (-0.2, 0.2)}).fit(X, y)
+    assert est.coef_.shape == (3, 3) and np.all(np.abs(est.coef_[:, 0]) <= 0.2)
+    per_class = rs.RobustSVC(l2=0.1, bounds=rs.PerClass({0: {0: (0.1, 0.3)}}, default=None)).fit(X, y)
+    assert 0.1 <= per_class.coef_[0, 0] <= 0.3
+    with pytest.raises(ValueError, match="bounds=PerClass"):
+        rs.RobustSVC(bounds=rs.PerClass({0: {0: (0, 1)}})).fit(X, (y > 0).astype(int))
+
+
+def test_cli_parses_bounds_and_names_the_feature_on_errors():
+    import argparse
+
+    from robustsvm.cli import parse_bounds
+
+    assert parse_bounds("age=0:inf,dose=-1:1,3=:0.5, mean radius = -inf: ") == {
+        "age": (0.0, np.inf), "dose": (-1.0, 1.0), 3: (-np.inf, 0.5), "mean radius": (-np.inf, np.inf)}
+    for text, match in [("dose=1:-1", "no value for 'dose'"), ("dose=1", "FEATURE=LOWER:UPPER"),
+                        ("dose=a:1", "bound for 'dose'.*not a number"), ("age=0:1,age=0:2", "'age' twice"),
+                        ("", "empty")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=match):
+            parse_bounds(text)
+
+
+def test_cli_fit_with_bounds_meets_them_and_writes_them_to_the_file(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "sol.json"
+    cmd = [sys.executable, "-m", "robustsvm", "fit", "pima", "--bounds", "Plas=0.2:0.5,Age=:0.1,0=-0.1:0.1",
+           "--positive", "1", "--solver", "dcd", "--tol", "1e-8", "--json", "--output", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    w = doc["solution"]["w"]
+    sol = rs.io.read_solution(out)
+    names = list(sol.feature_names)
+    assert 0.2 <= w[names.index("Plas")] <= 0.5 and w[names.index("Age")] <= 0.1 and abs(w[0]) <= 0.1
+    assert sol.problem.has_bounds and doc["solution"]["status"] == "optimal"
+    bad = subprocess.run([*cmd[:6], "Plas=0.5:0.2"], capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "'Plas'" in bad.stderr
+    bad = subprocess.run([*cmd[:6], "Glucose=0:1"], capture_output=True, text=True, timeout=600)
+    assert bad.returncode != 0 and "'Glucose'" in bad.stderr and "--bounds" in bad.stderr
+
+
+def test_a_solution_with_bounds_and_constraints_survives_its_file(tmp_path):
+    X, y, names = _standardized("pima")
+    prob = rs.Problem(penalty=rs.L2(0.05), **_cases()["pima"])
+    sol = prob.solve(X, y, feature_names=names, tol=1e-9)
+    path = sol.to_json(tmp_path / "s.json", X, y)
+    back = rs.io.read_solution(path)
+    report = rs.validate(back, X, y)
+    assert report.ok, str(report)
+    f1 = prob.normalize(X, y, feature_names=names).feasible
+    f2 = back.problem.normalize(X, y, feature_names=names).feasible
+    np.testing.assert_array_equal(f1.lower, f2.lower)
+    np.testing.assert_array_equal(f1.linear.A, f2.linear.A)
+    assert f2.violation(back.w) <= 1e-9

@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["cho_solve_batch", "normal_matrices", "sample_complementarity", "sample_rho", "sample_steps",
-           "weighted_gram_upper"]
+           "transposed_product", "weighted_gram_upper"]
 
 
 @nb.njit(cache=True)
@@ -162,4 +162,19 @@ def sample_complementarity(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: 
             if not squared:
                 acc += (xi[p, i] + t * dxi[p, i]) * (beta[p, i] + t * db[p, i])
         out[p] = acc
+    return out
+
+
+@nb.njit(cache=True)
+def transposed_product(X: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``Xᵀv`` for a C-ordered ``X`` (n, d): one pass over the rows, ``out += v_i x_i`` (in cache); faster here than
+    BLAS's transposed matrix-vector product on row-major data."""
+    n, d = X.shape
+    out = np.zeros(d)
+    for i in range(n):
+        vi = v[i]
+        if vi == 0.0:
+            continue
+        for j in range(d):
+            out[j] += vi * X[i, j]
     return out

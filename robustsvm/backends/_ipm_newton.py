@@ -24,6 +24,7 @@ from ._ipm_kernels import (
     sample_complementarity,
     sample_rho,
     sample_steps,
+    transposed_product,
     weighted_gram_upper,
 )
 
@@ -81,6 +82,7 @@ class Layout:
             H[0, self.t] = 1.0
             H[1:, :m] = N
             self.H = H
+            self.HtH = H.T @ H
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         """``w = M u``."""
@@ -234,7 +236,12 @@ class Design:
         d = self.d
         out = np.empty((V.shape[0], d + 2))
         yv = V * self.y
-        out[:, :d] = (self.X.T @ yv.T).T if V.shape[0] > 1 else (yv[0] @ self.X)[None]
+        if V.shape[0] > 1:
+            out[:, :d] = (self.X.T @ yv.T).T
+        elif self.X.flags.c_contiguous and self.X.dtype == np.float64:
+            out[0, :d] = transposed_product(self.X, yv[0])
+        else:
+            out[0, :d] = yv[0] @ self.X
         out[:, d] = V @ self.r
         out[:, d + 1] = yv.sum(axis=1)
         return out
@@ -471,7 +478,7 @@ class Newton:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
             self.Winv2 = self.W.inverse_squared()
-            K += lay.H.T @ self.Winv2 @ lay.H
+            K += self.W.inverse_squared_congruence(lay.H, lay.HtH)
             apex = ~self.W.valid
         self.factor = _Factor(K)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly

@@ -100,6 +100,18 @@ class NTScaling:
         """``W⁻¹ x = (2 J v (vᵀ J x) − J x)/β``."""
         return (2.0 * _dot(self.Jv, x)[:, None] * self.Jv + self._reflect(x)) / self.beta[:, None]
 
+    def inverse_squared_congruence(self, H: np.ndarray, HtH: np.ndarray) -> np.ndarray:
+        """``Hᵀ W⁻² H`` (P, k, k) for a fixed map ``H`` ((q, k), with ``HtH = HᵀH``) from the rank-two form of
+        :meth:`inverse_squared`: ``(4 (vᵀv) a aᵀ − 2 (a bᵀ + b aᵀ) + HᵀH)/β²`` with ``a = HᵀJv``, ``b = Hᵀv``, in
+        O(kq + k²) per point instead of O(k²q)."""
+        a, b = self.Jv @ H, self.v @ H
+        vv = 4.0 * _dot(self.v, self.v)
+        M = vv[:, None, None] * (a[:, :, None] * a[:, None, :])
+        ab = a[:, :, None] * b[:, None, :]
+        M -= 2.0 * (ab + ab.transpose(0, 2, 1))
+        M += HtH[None]
+        return M / (self.beta ** 2)[:, None, None]
+
     def inverse_squared(self) -> np.ndarray:
         """The dense matrices ``W⁻² = (4 (vᵀv) J v vᵀ J − 2 (J v vᵀ + v vᵀ J) + I)/β²``, shape (P, k, k)."""
         Jv, v = self.Jv, self.v

@@ -5,7 +5,9 @@ is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, 
 ``v = Σ_i c_i y_i α_i x_i`` and ``A = Σ_i c_i α_i r_i``; equality holds at the saddle point ``u*(v, A)``.
 :func:`refresh` computes ``u`` and ``w = w_u`` from ``v`` and ``A``:
 
-* ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``;
+* ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``, clipped to
+  ``[lo, hi]`` when the model has bounds (the prox stays separable, ``docs/derivations/robust_dcd.md`` §
+  "Bounds");
 * ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``;
 * ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
 * ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
@@ -30,8 +32,10 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
 #: the set and signs: ``kind``, signs ``sg`` (int8), ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is
-#: allowed), box widths ``delta``, ellipsoid factor ``L`` and ``‖L‖²``; the maintained vectors, ``sums = [b0, S, A]``
-SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2"])
+#: allowed), box widths ``delta``, ellipsoid factor ``L`` and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the
+#: signs (±1e300 where a side is free; read only when ``bounded``, by the box set); the maintained vectors,
+#: ``sums = [b0, S, A]``
+SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums"])
 #: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
@@ -130,8 +134,9 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
 
     Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
-    (θ: the last ℓ1-projection level) of the :data:`State` ``st``. O(d) for kinds 0–2, O(inner·d²) for the
-    ellipsoid.
+    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; with bounds (box set) ``scal[3]`` is
+    ``2h*(v − Au)/λ2`` (= ‖w‖² without them): ``−(λ2/2)Δscal[3]`` is the exact change of the dual.
+    O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
     """
     _refresh_core(setk, st, A, prm, inner)
     v, w, u, scal = st.v, st.w, st.u, st.scal
@@ -141,7 +146,8 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
         wh = w[h]
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
-    scal[3] = ww
+    # with bounds h*(p) ≠ (λ2/2)‖w‖² where w sits at a nonzero bound: the entry is 2h*(v − Au)/λ2 instead
+    scal[3] = scal[2] if setk.bounded and setk.kind == KIND_BOX else ww
     scal[4] = ua
 
 
@@ -159,7 +165,9 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
     tau = A * inv_lam
     uw = 0.0
     uu = 0.0
-    if kind == KIND_BOX:
+    if kind == KIND_BOX and setk.bounded:
+        uw, uu = _refresh_box_bounded(st, setk, tau, prm)
+    elif kind == KIND_BOX:
         if tau > 0.0:  # branch-free (vectorizable): w = soft(z, τδ), u = clip(z/τ, −δ, δ)
             inv_tau = 1.0 / tau
             for h in range(d):
@@ -204,6 +212,51 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
         uw, uu = _refresh_linf(st, sg, tau, prm)
     scal[0] = uw
     scal[1] = uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
+    """:func:`_refresh_core` for the box set with bounds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)``
+    where the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
+    Branch-free, as the unbounded loop; writes ``scal[2] = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
+    ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
+    v, z, w, u = st.v, st.z, st.w, st.u
+    okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
+    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    A = tau * lam
+    uw = 0.0
+    uu = 0.0
+    hs = 0.0
+    if tau > 0.0:
+        inv_tau = 1.0 / tau
+        for h in range(v.size):
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+            z[h] = zh
+            t = tau * delta[h]
+            wh = min(max(max(zh - t, 0.0) + min(zh + t, 0.0), lo[h]), hi[h])
+            uc = min(max(zh * inv_tau, -delta[h]), delta[h])
+            f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
+            uh = uc + abs(f) * (f * delta[h] - uc)
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+            hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    else:
+        for h in range(v.size):
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+            z[h] = zh
+            wh = min(max(zh, lo[h]), hi[h])
+            uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
+            w[h] = wh
+            u[h] = uh
+            uw += uh * wh
+            uu += uh * uh
+            hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    st.scal[2] = 2.0 * hs * inv_lam
+    return uw, uu
 
 
 @nb.njit(cache=True, fastmath=_FM)

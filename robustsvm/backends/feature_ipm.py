@@ -56,7 +56,10 @@ __all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solv
 #: what feature-ipm solves: robust-dcd's models except the 1-ball
 NEEDS = shared_set_needs("feature-ipm", (2.0, math.inf),
                          "); robust-dcd solves p = 1 and the conic backends (clarabel, scs) any p",
-                         "the conic backends (clarabel, scs) solve other sets")
+                         "the conic backends (clarabel, scs) solve other sets",
+                         no_bounds_hint="its split w = Mu, u ≥ 0 carries the signs only (a finite bound needs an "
+                                        "upper bound on each part, which its Newton system has no slack for); "
+                                        "robust-dcd (Box or Ball(p=∞) sets) and the conic backends solve bounds")
 
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)

@@ -57,7 +57,9 @@ NEEDS = shared_set_needs(
     "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them",
     ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES,
     ellipsoid_hint=": its coordinate step costs O(d²) per inner step there; feature-ipm solves it in O(n d²) per "
-                   "interior-point iteration, the conic backends (clarabel, scs) too")
+                   "interior-point iteration, the conic backends (clarabel, scs) too",
+    bounds_hint="with a 2-ball, ℓ1-ball or ellipsoid the prox of the support function plus the box is not "
+                "a clip (signs are: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
@@ -140,7 +142,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     ops = Products(arrays.X)
     setk = arrays.set_kernel
     # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
-    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0)) and arrays.kind != KIND_ELLIPSOID
+    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0) or arrays.box is not None) and arrays.kind != KIND_ELLIPSOID
     prm = arrays.params(rho=rho, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=bool(shrinking))
     main = Workspace(d)
     st = main.state

@@ -37,21 +37,37 @@ from ._dcd_kernels import CsrRows, DenseRows
 from .dual_ascent import DualCertificate, Products, best_intercept
 from .registry import Needs, Result
 
-__all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "dual_certificate",
-           "overflow_result", "shared_set_needs", "trivial_certificate"]
+#: a finite stand-in for ±∞ in the compiled bounds
+_HUGE = 1e300
+
+__all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "bounded_prox_is_separable",
+           "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate"]
+
+
+def bounded_prox_is_separable(unc) -> bool:
+    """Whether the prox of ``λ1‖w‖₁ + A σ_V(w)`` plus the indicator of a box ``[l, u]`` is the clip of the
+    unbounded one, coordinate by coordinate: the nominal model, a ``Box`` and ``Ball(p=∞)`` (``σ_V`` separable).
+
+    For the other sets it is not (``docs/derivations/robust_dcd.md``, "Bounds").
+    """
+    sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
+    return all(type(s) is Box or (type(s) is Ball and s.p == math.inf) for s in sets)
 
 
 def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str, *,
-                     ellipsoid_max_dim: int | None = None, ellipsoid_hint: str = "") -> Needs:
+                     ellipsoid_max_dim: int | None = None, ellipsoid_hint: str = "",
+                     bounds_hint: str | None = None, no_bounds_hint: str | None = None) -> Needs:
     """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
 
     Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
     (radii may differ per sample), a ball's p among ``exponents``, an ellipsoid in at most ``ellipsoid_max_dim``
-    dimensions (None: any); the hints end the refusals.
+    dimensions (None: any); the hints end the refusals. With ``bounds_hint`` the backend also takes bounds
+    beyond signs for the sets whose bounded prox is separable (:func:`bounded_prox_is_separable`), and refuses
+    them for the others with that hint; without it bounds are refused, with ``no_bounds_hint``.
     """
     allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
 
-    def ball_exponent(problem) -> list[str]:
+    def extra(problem) -> list[str]:
         unc = problem.uncertainty
         sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
         out = []
@@ -64,16 +80,23 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         if big:
             out.append(f"{name} solves an Ellipsoid in at most {ellipsoid_max_dim} dimensions (this one has "
                        f"{max(big)}){ellipsoid_hint}")
+        if bounds_hint and getattr(problem, "has_bounds", False) and not bounded_prox_is_separable(unc):
+            kinds = ", ".join(sorted({type(s).__name__ + (f"(p={s.p:g})" if type(s) is Ball else "")
+                                      for s in sets}))
+            out.append(f"{name} takes bounds on the weights beyond signs with a Box or Ball(p=∞) set only, not "
+                       f"{kinds}: {bounds_hint}")
         return out
 
     return Needs(
         losses=frozenset({"hinge", "squared_hinge"}),
         l2="required",
         l1=True,
+        bounds=bounds_hint is not None,
         sets=tuple(KERNEL_SETS),
         per_sample_sets=False,
-        why={"loss": f"{name} needs a soft-margin loss", "sets": sets_hint},
-        extra=ball_exponent,
+        why={"loss": f"{name} needs a soft-margin loss", "sets": sets_hint,
+             **({"bounds": no_bounds_hint} if no_bounds_hint else {})},
+        extra=extra,
     )
 
 
@@ -242,8 +265,11 @@ class SharedSetArrays:
     def set_kernel(self) -> kern.SetKernel:
         """The set and the signs for the compiled kernels (:data:`._robust_dcd_kernels.SetKernel`)."""
         sg, desc = self.sg, self.description
+        d = sg.size
+        lo, hi = (np.full(d, -_HUGE), np.full(d, _HUGE)) if self.box is None else (
+            np.clip(self.box[0], -_HUGE, _HUGE), np.clip(self.box[1], -_HUGE, _HUGE))
         return kern.SetKernel(desc.kind, sg, (sg >= 0).astype(np.float64), (sg <= 0).astype(np.float64),
-                              desc.delta, desc.L, float(desc.lnorm2))
+                              desc.delta, desc.L, float(desc.lnorm2), lo, hi, self.box is not None)
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
@@ -251,6 +277,11 @@ class SharedSetArrays:
                            float(inner_tol), bool(local), bool(shrinking))
 
     # ------------------------------------------------------------------------------------------------- maths
+    def weight(self, p: np.ndarray) -> np.ndarray:
+        """``∇h*(p) = clip(T(p)/λ2, l, u)``: the minimizer of ``h(w) − p·w`` (the clip when the model has bounds)."""
+        w = kern.softclip(p, self.l1, self.sg, 1.0 / self.l2)
+        return w if self.box is None else np.clip(w, self.box[0], self.box[1])
+
     def support(self, w: np.ndarray) -> float:
         """``σ_V(w)`` by the set's own formula (0 for the nominal model)."""
         return 0.0 if self.V is None else float(self.V.support(w))
@@ -330,7 +361,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     divided by its gauge if rounding put it outside V, so ``u ∈ V`` exactly. Without robust mass (``A = 0``:
     the nominal model) ``w_u = T(v)/λ2`` for every ``u`` and ``work`` is not used (it may be None).
     """
-    y, c, r, lam = arrays.y, arrays.c, arrays.r, arrays.l2
+    y, c, r = arrays.y, arrays.c, arrays.r
     alpha = np.clip(alpha, 0.0, arrays.upper)
     pos = y > 0
     cya = c * y * alpha
@@ -347,7 +378,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         work.mu_primal = work.state.mu.copy()
         candidates.insert(0, work.state.w.copy())
     elif dual_primal:
-        candidates.insert(0, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / lam))
+        candidates.insert(0, arrays.weight(v))
     best = None
     for w in candidates:
         zmarg = (ops.matvec(w) if np.any(w) else np.zeros(y.size)) + arrays.robust_shift(w)
@@ -382,13 +413,12 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         g = arrays.description.gauge(u)
         if g > 1.0:
             u = u / g
-        wd = kern.softclip(v_t - A_t * u, arrays.l1, arrays.sg, 1.0 / lam)
-        D = max(D, arrays.dual_value(alpha_t, wd, S_t))
+        D = max(D, _nominal_dual(arrays, alpha_t, v_t - A_t * u, S_t))
     return DualCertificate(P, D, w, b, scale=float(c.sum()), images=VV)
 
 
 def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: float) -> float:
-    """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model.
+    """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model; ``D_u(α)`` at ``v = v − A u``.
 
     Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
     conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``).

@@ -25,9 +25,11 @@ class RowState:
 
     def __init__(self, block: Block, c_scale: float, radius: float, squared: bool) -> None:
         c = c_scale * block.weight
-        self.keep = np.flatnonzero(c > 0)
-        self.c = np.ascontiguousarray(c[self.keep])
-        self.y = np.ascontiguousarray(block.y[self.keep])
+        weighted = c > 0
+        #: the rows with c_i > 0 (None: every row, and no copies of the labels)
+        self.keep = None if np.all(weighted) else np.flatnonzero(weighted)
+        self.c = np.ascontiguousarray(c if self.keep is None else c[self.keep])
+        self.y = block.y if self.keep is None else np.ascontiguousarray(block.y[self.keep])
         self.radius, self.squared = float(radius), bool(squared)
         self.cached = None if block.on_disk else list(self._build(block))
         self.s = self.xi = self.alpha = self.beta = self.gx = None
@@ -39,12 +41,15 @@ class RowState:
         """``(j0, j1, Design)`` over the kept rows, a slice of rows at a time."""
         j = 0
         for lo, hi, X in block.row_slices():
-            rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
-            if rows.size == 0:
+            if self.keep is None:
+                Xs, count = X, hi - lo
+            else:
+                rows = self.keep[(self.keep >= lo) & (self.keep < hi)] - lo
+                Xs, count = X[rows], rows.size
+            if count == 0:
                 continue
-            Xs = X[rows]
-            yield j, j + rows.size, Design(Xs, self.y[j:j + rows.size], np.full(rows.size, self.radius))
-            j += rows.size
+            yield j, j + count, Design(Xs, self.y[j:j + count], np.full(count, self.radius))
+            j += count
 
     def designs(self, block: Block):
         return self.cached if self.cached is not None else self._build(block)
@@ -62,10 +67,13 @@ class RowState:
         gram, prods = None, None
         for j0, j1, des in self.designs(block):
             D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
-            if weights is not None:
-                part = des.gram(weights[None, j0:j1])[0]
-                gram = part if gram is None else gram + part
-            p = des.tdot(V[:, j0:j1])
+            if weights is not None:  # the Gram matrix and the first product in one pass where it pays
+                part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1])
+                gram = part[0] if gram is None else gram + part[0]
+                if V.shape[0] > 1:
+                    p = np.vstack([p, des.tdot(V[1:, j0:j1])])
+            else:
+                p = des.tdot(V[:, j0:j1])
             prods = p if prods is None else prods + p
         if D is None:  # a partition without weighted rows adds nothing
             return None, None
@@ -200,6 +208,7 @@ def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
     rhs_xi = None if st.squared else target - st.xi * st.beta - dxi * db
     rho = st.rho0 + target * st.rho1
     st.step = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.aff = st.rho0 = st.rho1 = None  # the predictor's arrays are not needed any more
     return st, {"max_step": _max_step(st, st.step)}
 
 

@@ -36,7 +36,7 @@ __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "c
 #: ``tol`` (relative duality gap) and ``max_iter`` (rounds) when the caller gives none
 DEFAULTS = {"tol": 1e-4, "max_iter": 500}
 #: robust-dcd epochs of each block per round when the caller gives none
-LOCAL_EPOCHS = 5
+LOCAL_EPOCHS = 2
 
 
 def default_rho(intercept, rho, c, sq_norms, lam: float, K: int) -> float:
@@ -245,7 +245,7 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
         Seed of the local epochs' orders (a round is a deterministic function of its inputs).
     client : distributed.Client, optional
         Only for an in-memory model (the current client by default).
-    local_epochs : int, default 5
+    local_epochs : int, default 2
         robust-dcd epochs of each block per round.
     rho : float, optional
         Augmented-Lagrangian weight of a free intercept (:func:`default_rho`).

@@ -29,6 +29,8 @@ must be picklable (module-level functions); ``state`` is None in the first round
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import itertools
 import mmap
 import operator
@@ -50,6 +52,11 @@ SLICE_ROWS = 65_536
 ROUND_RETRIES = 3
 #: how often the scheduler reruns one task of a round whose worker died (``client.submit(retries=)``)
 TASK_RETRIES = 2
+
+
+#: errors of a lost worker or connection (a round is submitted again after them); others are raised
+_LOST: tuple[type, ...] = (concurrent.futures.CancelledError, asyncio.CancelledError, ConnectionError, TimeoutError)
+_LOST_NAMES = frozenset({"KilledWorker", "CommClosedError", "StreamClosedError", "FutureCancelledError"})
 
 
 class WorkerLostError(RuntimeError):
@@ -241,17 +248,14 @@ class Partitions:
 
     # ------------------------------------------------------------------------------------------ rounds
     def _gather(self, make: Callable[[], list], what: str) -> list:
-        """Submit the tasks ``make()`` returns and gather them; on a failure submit them again."""
-        from distributed.utils import CancelledError
-
+        """Submit the tasks ``make()`` returns and gather them; on a lost worker submit them again."""
         errors: list[str] = []
         for _ in range(ROUND_RETRIES + 1):
             futures = make()
             try:
                 out = self.client.gather(futures)
-            except (CancelledError, OSError, TimeoutError, RuntimeError) as exc:  # KilledWorker is a RuntimeError
-                if type(exc).__name__ not in ("KilledWorker", "CancelledError", "CommClosedError",
-                                              "FutureCancelledError", "TimeoutError", "OSError", "StreamClosedError"):
+            except Exception as exc:  # only the errors of a lost worker or connection are retried
+                if not isinstance(exc, _LOST) and type(exc).__name__ not in _LOST_NAMES:
                     raise
                 errors.append(f"{type(exc).__name__}: {exc}")
                 self.resubmitted += 1

@@ -252,7 +252,7 @@ def objective_and_violation(model: DistributedModel, w: np.ndarray, b: float = 0
     v = float(np.max(-model.signs * w)) if model.has_signs else 0.0
     if model.loss.is_constraint:
         v = max(v, 1.0 - smallest)
-    return float(model.penalty.value(w) + model.intercept.value(b) + loss_sum), max(v, 0.0)
+    return float(model.penalty.value(w) + model.intercept.value(b) + loss_sum), max(0.0, v)
 
 
 def violation(model: DistributedModel, w: np.ndarray, b: float = 0.0) -> float:

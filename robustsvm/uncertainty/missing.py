@@ -158,9 +158,11 @@ def fit_gaussian(X: Any, *, method: str = "em", shrinkage: float | None = None) 
         variances. ``"complete"``: the sample mean and covariance of the rows without missing values.
     shrinkage : float in [0, 1), optional
         ``δ`` in ``Σ ← (1 − δ) Σ + δ diag(Σ)`` (the correlations shrunk towards 0; with EM, at every M-step).
-        None: 0 for ``"em"``; for ``"complete"``, Ledoit and Wolf's (2004) intensity for the correlation
-        matrix of the complete rows (scikit-learn's ``ledoit_wolf`` on the standardized rows), which keeps
-        the estimate positive definite when complete rows are few.
+        None: for ``"complete"``, Ledoit and Wolf's (2004) intensity for the correlation matrix of the
+        complete rows (scikit-learn's ``ledoit_wolf`` on the standardized rows), which keeps the estimate
+        positive definite when complete rows are few; for ``"em"``, 0 unless the EM estimate is singular
+        (fewer rows than the features need), then Ledoit and Wolf's intensity for the rows filled by that
+        estimate, and EM is run again with it.
 
     Raises
     ------
@@ -175,13 +177,29 @@ def fit_gaussian(X: Any, *, method: str = "em", shrinkage: float | None = None) 
         mean, cov = _complete_rows_gaussian(X, delta)
     elif method == "em":
         mean, cov = _em_gaussian(X, 0.0 if delta is None else delta)
+        if delta is None and _singular(cov):  # too few rows for d: shrink with Ledoit-Wolf's intensity, refit
+            filled = ConditionalGaussian(mean, cov + 1e-8 * np.diag(np.diag(cov)))._expectations(X, np.isnan(X))[0]
+            mean, cov = _em_gaussian(X, _ledoit_wolf_intensity(filled))
     else:
         raise ValueError(f"method must be 'em' or 'complete', got {method!r}")
-    eig = np.linalg.eigvalsh(cov)
-    if eig[0] <= 1e-10 * max(eig[-1], 1e-300):
-        raise ValueError(f"the fitted covariance is singular (smallest eigenvalue {eig[0]:.3g}); "
+    if _singular(cov):
+        raise ValueError(f"the fitted covariance is singular (smallest eigenvalue {np.linalg.eigvalsh(cov)[0]:.3g}); "
                          "pass shrinkage > 0 (or more rows)")
     return ConditionalGaussian(mean=mean, covariance=cov)
+
+
+def _singular(cov: np.ndarray) -> bool:
+    eig = np.linalg.eigvalsh(cov)
+    return bool(eig[0] <= 1e-10 * max(eig[-1], 1e-300))
+
+
+def _ledoit_wolf_intensity(rows: np.ndarray) -> float:
+    """Ledoit and Wolf's (2004) shrinkage intensity for the correlation matrix of ``rows`` (scikit-learn's
+    ``ledoit_wolf`` on the standardized rows)."""
+    from sklearn.covariance import ledoit_wolf
+
+    sd = rows.std(axis=0, ddof=1)
+    return float(ledoit_wolf((rows - rows.mean(axis=0)) / np.where(sd > 0, sd, 1.0))[1])
 
 
 def _complete_rows_gaussian(X: np.ndarray, delta: float | None) -> tuple[np.ndarray, np.ndarray]:
@@ -194,11 +212,7 @@ def _complete_rows_gaussian(X: np.ndarray, delta: float | None) -> tuple[np.ndar
     sd = np.sqrt(np.diag(cov))
     if np.any(sd <= 0):
         raise ValueError(f"the complete rows have no spread in column(s) {np.flatnonzero(sd <= 0).tolist()}")
-    if delta is None:
-        from sklearn.covariance import ledoit_wolf
-
-        _, delta = ledoit_wolf((full - mean) / sd)
-    return mean, _shrink(cov, float(delta))
+    return mean, _shrink(cov, _ledoit_wolf_intensity(full) if delta is None else delta)
 
 
 def _em_gaussian(X: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +231,7 @@ def _em_gaussian(X: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
         change = max(np.max(np.abs(new_mean - mean)) / max(1.0, np.max(np.abs(mean))),
                      np.max(np.abs(new_cov - cov)) / np.max(np.abs(cov)))
         mean, cov = new_mean, 0.5 * (new_cov + new_cov.T)
-        if change < EM_TOL:
+        if change < EM_TOL or (delta == 0.0 and _singular(cov)):  # a singular Σ: fit_gaussian shrinks it
             break
     return mean, cov
 
