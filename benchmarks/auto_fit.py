@@ -186,9 +186,27 @@ def read_report(path: Path) -> dict:
     return json.loads(text)
 
 
+#: the margins tried for the first-order backends (the smallest of the best is kept)
+MARGINS = (1.0, 1.2, 1.5, 2.0, 3.0)
+
+
+def choose_margins(cells: list[dict], table: dict) -> dict:
+    """The first-order margin whose replay leaves the fewest cells above 1.3× (then the smallest worst ratio)."""
+    best, key = None, None
+    for m in MARGINS:
+        trial = {**table, "margins": {"dcd": m, "robust-dcd": m}}
+        r = replay(cells, trial)
+        score = (r["cells"] - r["within_1.3"] + r["fall_backs"] + r["unmeasured"], r["worst"])
+        if key is None or score < key:
+            best, key = m, score
+    return {"dcd": best, "robust-dcd": best}
+
+
 def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
     report = read_report(path)
     table, notes = fit(report["cells"])
+    table["margins"] = choose_margins(report["cells"], table)
+    notes.append(f"first-order margin ×{table['margins'].get('dcd', 1.0):g}")
     check = replay(report["cells"], table)
     notes.append(f"replayed on the measured cells, the refit's choice is within 1.3× of the fastest certified "
                  f"backend on {check['within_1.3']} of {check['cells']} (worst {check['worst']:.2f}), picks a "

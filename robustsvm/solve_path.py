@@ -64,7 +64,7 @@ _NUMERICAL_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError, SolverE
 
 
 # ----------------------------------------------------------------- choosing
-def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None = None, *, points: int = 1) -> str:
+def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None = None) -> str:
     """The backend ``"auto"`` stands for, for ``problem`` on ``data``.
 
     ``data`` is what :meth:`robustsvm.backends.cost.DataShape.of` reads: the model or the validated data, an
@@ -74,8 +74,8 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
     (:mod:`robustsvm.backends.cost`, fitted to the shape grid of ``benchmarks/bench_auto.py``; ``docs/auto.md``).
     A first-order backend predicted to need more than half its epoch budget is charged its budget plus a
     Clarabel solve, so a backend likely to fall back is never preferred; a model no candidate accepts goes to
-    :data:`FALLBACK`. ``points`` is the number of grid points solved on the same data (``grid_search``): the
-    interior point solves them in one batch, the others one by one.
+    :data:`FALLBACK`. A :class:`~robustsvm.backends.cost.DataShape` with ``points > 1`` stands for a grid
+    (``grid_search``): the interior point solves its points in one batch, the others one by one.
 
     On data partitioned over a cluster (``distributed``, from a dask array) the choice is
     :func:`robustsvm.distributed.model.choose_distributed_backend`'s: ``dask-ipm`` for tall dense data,
@@ -95,7 +95,7 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
         able = _accepting(cost.CANDIDATES, problem)
     if not able:
         return FALLBACK
-    return cost.predict_all(able, cost.cost_inputs(problem, shape, points=points))[0].backend
+    return cost.predict_all(able, cost.cost_inputs(problem, shape))[0].backend
 
 
 def _accepting(names: tuple[str, ...], problem: Any) -> list[str]:
@@ -110,8 +110,9 @@ def lookup(solver: str, problem: Any = None, data: Any = None, *, points: int = 
     if isinstance(solver, str) and solver.lower() == AUTO:
         if problem is None or data is None:
             raise ValueError('solver="auto" needs the model and the data (or their shape) to choose a backend')
-        return registry.get_backend(choose_backend(problem, data, points=points) if points != 1
-                                    else choose_backend(problem, data))
+        if points != 1:
+            data = replace(cost.DataShape.of(data), points=int(points))
+        return registry.get_backend(choose_backend(problem, data))
     return registry.get_backend(solver)
 
 

@@ -65,7 +65,7 @@ class DataShape:
     """What the rule reads of the data: ``n``, ``d``, the non-zeros, whether it is sparse or distributed.
 
     ``free`` is the number of features without a sign constraint when the signs are resolved (None: unknown,
-    read from the problem).
+    read from the problem); ``points`` the number of grid points to solve on these data.
     """
 
     n: int
@@ -74,6 +74,7 @@ class DataShape:
     sparse: bool = False
     distributed: bool = False
     free: int | None = None
+    points: int = 1
 
     @classmethod
     def of(cls, data: Any, n_samples: int | None = None) -> DataShape:
@@ -168,7 +169,7 @@ def _free_features(problem: Any, shape: DataShape) -> int:
     return int(np.count_nonzero(arr == 0)) if arr.shape == (shape.d,) else shape.d
 
 
-def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, points: int = 1) -> CostInputs:
+def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, points: int | None = None) -> CostInputs:
     """The :class:`CostInputs` of ``problem`` on ``data`` (anything :meth:`DataShape.of` reads)."""
     shape = DataShape.of(data)
     loss = problem.loss
@@ -178,7 +179,8 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, poi
         n=shape.n, d=shape.d, nnz=shape.nnz, sparse=shape.sparse, set_kind=_set_kind(problem.uncertainty),
         loss=loss.name, C=mean_c / l2 if l2 > 0 else math.inf, free=_free_features(problem, shape),
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
-        epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET, points=max(1, int(points)),
+        epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
+        points=max(1, int(shape.points if points is None else points)),
     )
 
 
@@ -298,7 +300,13 @@ def predict(name: str, x: CostInputs, table: Mapping | None = None) -> Predictio
 
 
 def predict_all(names: tuple[str, ...] | list[str], x: CostInputs, table: Mapping | None = None) -> list[Prediction]:
-    """:func:`predict` for each of ``names``, cheapest first (ties in the order given)."""
+    """:func:`predict` for each of ``names``, cheapest first (ties in the order given).
+
+    The order weighs each prediction by the backend's ``margins`` entry of the table (fitted: the first-order
+    epochs are the least certain part of the model, so a first-order backend must be predicted faster by that
+    factor to be preferred)."""
+    table = constants() if table is None else table
+    margins = table.get("margins", {})
     preds = [predict(name, x, table) for name in names]
-    order = sorted(range(len(preds)), key=lambda i: (preds[i].seconds, i))
+    order = sorted(range(len(preds)), key=lambda i: (preds[i].seconds * margins.get(preds[i].backend, 1.0), i))
     return [preds[i] for i in order]
