@@ -35,12 +35,15 @@ import robustsvm as rs
 
 OUT = Path(__file__).resolve().parent / "results" / "bounds.md"
 VARIANTS = ("signs", "sign bounds", "inactive bounds", "active bounds")
-BACKENDS = ("dcd", "robust-dcd")
+#: what is measured: label → (backend, set); robust-dcd with a Box of radius 0.2/√d (σ = r‖w‖₁ grows with d) and
+#: a 2-ball of radius 0.2 (its bounded prox is a clip at the root of a scalar equation, no O(nnz) sparse step)
+BACKENDS = {"dcd": ("dcd", None), "robust-dcd Box": ("robust-dcd", "box"), "robust-dcd 2-ball": ("robust-dcd", "ball")}
 
 
-def uncertainty(solver: str, d: int):
-    """robust-dcd's set: a Box of radius 0.2/√d (σ = r‖w‖₁ grows with d), none for dcd."""
-    return rs.Box(radius=0.2 / np.sqrt(d)) if solver == "robust-dcd" else None
+def uncertainty(kind: str | None, d: int):
+    if kind == "box":
+        return rs.Box(radius=0.2 / np.sqrt(d))
+    return rs.Ball(radius=0.2) if kind == "ball" else None
 
 
 def generated(n: int, d: int, density: float | None, seed: int = 0):
@@ -86,9 +89,10 @@ def cpu_solve(prob: rs.Problem, X, y, solver: str, tol: float):
     return time.process_time() - t0, sol
 
 
-def measure(name: str, X, y, solver: str, repeats: int, tol: float) -> list[dict]:
+def measure(name: str, X, y, label: str, repeats: int, tol: float) -> list[dict]:
+    solver, kind = BACKENDS[label]
     signs = sign_vector(X.shape[1])
-    unc = uncertainty(solver, X.shape[1])
+    unc = uncertainty(kind, X.shape[1])
     first = rs.Problem(penalty=rs.L2(1e-2), signs=signs, uncertainty=unc, positive_class=1).solve(
         X, y, solver=solver, tol=tol, random_state=0)  # also compiles the kernels
     probs = problems(signs, unc, float(np.max(np.abs(first.w))))
@@ -107,7 +111,7 @@ def measure(name: str, X, y, solver: str, repeats: int, tol: float) -> list[dict
     for v in VARIANTS:
         med = float(np.median(times[v]))
         sol = last[v]
-        rows.append(dict(data=name, solver=solver, variant=v, median=med, ratio=med / base, epochs=sol.iterations,
+        rows.append(dict(data=name, solver=label, variant=v, median=med, ratio=med / base, epochs=sol.iterations,
                          status=sol.status, rel_gap=sol.relative_gap,
                          same=bool(np.array_equal(sol.w, last["signs"].w))))
     return rows
@@ -125,20 +129,23 @@ def main(argv: list[str] | None = None) -> int:
             f"sparse 2 % ({n} × 2000)": generated(n, 2000, 0.02)}
     rows = []
     for name, (X, y) in sets.items():
-        for solver in BACKENDS:
-            rows.extend(measure(name, X, y, solver, repeats, tol))
-            print(f"{name} {solver}: " + ", ".join(f"{r['variant']} ×{r['ratio']:.2f}" for r in rows[-4:]),
+        for label in BACKENDS:
+            rows.extend(measure(name, X, y, label, repeats, tol))
+            print(f"{name} {label}: " + ", ".join(f"{r['variant']} ×{r['ratio']:.2f}" for r in rows[-4:]),
                   flush=True)
     cmd = "python benchmarks/bench_bounds.py" + (" --quick" if args.quick else "")
     lines = ["## Bounds on the weights against signs (dcd, robust-dcd)", "",
              f"Command: `{cmd}` (Python {sys.version.split()[0]}, numpy {np.__version__}, {platform.machine()}, "
-             f"{repeats} interleaved rounds, tol = {tol:g}, λ2 = 0.01; robust-dcd with Box(radius = 0.2/√d)).",
+             f"{repeats} interleaved rounds, tol = {tol:g}, λ2 = 0.01; robust-dcd with Box(radius = 0.2/√d) or "
+             "Ball(radius = 0.2)).",
              "",
              "CPU time (median over the rounds) of one solve, and its ratio to the signs' median of the same run. "
-             "*sign bounds* is the signs' model written as bounds (the same model: the same point, bit for bit); "
+             "*sign bounds* is the signs' model written as bounds (the same model, hence the same path); "
              "*inactive bounds* adds a far finite side (the kernels' clipped path, the same optimum); *active "
              "bounds* caps each signed weight at half the largest |w_h| of the signs' solution (a different "
-             "optimum, shown for scale).",
+             "optimum, shown for scale). The spread of the *sign bounds* ratio around 1 is the timing noise of the "
+             "run. The 2-ball's bounded prox is a clip at the root of a scalar equation (a few O(d) passes per "
+             "step) and loses the O(nnz) sparse 2-ball step, which the Box's clip keeps at O(d) like its signs.",
              "",
              "| data | backend | model | CPU [s] | × signs | epochs | status | relative gap | same w as signs |",
              "|---|---|---|---:|---:|---:|---|---:|---|"]

@@ -51,7 +51,7 @@ def main() -> None:
         problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Box(0.01), signs=signs,
                              positive_class="case")
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory_limit,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
             sol = problem.solve(X, y, "auto", client=client, tol=1e-4)
             print(sol.summary())
             print(f"rounds {sol.extra['rounds']}, bytes to the client per round {sol.extra['bytes_per_round']:,.0f}")

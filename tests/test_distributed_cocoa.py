@@ -297,3 +297,13 @@ def test_a_killed_worker_costs_rounds_not_the_certificate(client):
     assert sol.status == "optimal", sol.message
     assert sol.objective - hi <= sol.gap + acc
     assert sol.objective >= lo - acc
+
+
+def test_auto_chooses_dask_cocoa_for_sparse_chunks(client):
+    X, y = _sparse_set(300, 120, seed=5)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), uncertainty=rs.Ball(0.02, p=1), intercept=False)
+    sol = prob.solve(_dask(X, parts=2), y, "auto", client=client, tol=1e-3)
+    assert sol.solver == "dask-cocoa" and sol.status == "optimal"
+    lo, hi = _in_memory_interval(prob, X, y, "robust-dcd")
+    assert sol.objective - hi <= sol.gap + SLACK * max(1.0, hi)
+    assert sol.objective >= lo - SLACK * max(1.0, hi)

@@ -209,9 +209,13 @@ def test_robust_model_against_a_written_out_socp_and_a_brute_force_worst_case():
     sol = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(l2), uncertainty=mv.uncertainty).solve(mv.X, y,
                                                                                             solver="clarabel")
     assert sol.status == "optimal" and np.isfinite(sol.gap) and sol.gap <= 1e-6
-    ref_value, _, _ = _cvxpy_reference(mv, y, l2)
+    ref_value, w_ref, b_ref = _cvxpy_reference(mv, y, l2)
     # the package's objective is an upper bound within its certified gap of the optimum
     assert sol.objective - sol.gap - 1e-7 <= ref_value <= sol.objective + 1e-7
+    # the written-out model's point, certified by the package's own dual construction over the sets
+    cert = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(l2), uncertainty=mv.uncertainty).certify(mv.X, y, w_ref, b_ref)
+    assert 0.0 <= cert.gap <= 1e-5
+    assert cert.objective == pytest.approx(ref_value, abs=1e-7)
     chk = rs.robust_check(sol, mv.X, y)
     assert chk.holds
     # brute force: the smallest margin over each set's boundary is the robust margin
@@ -275,6 +279,10 @@ def test_errors_name_their_argument():
         missing_as_uncertainty(sp.csr_matrix(np.nan_to_num(Xm)))
     with pytest.raises(TypeError, match="imputer"):
         missing_as_uncertainty(Xm, imputer="mean")
+    with pytest.raises(ValueError, match="covariance must be positive definite"):
+        ConditionalGaussian(np.zeros(2), [[1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="gaussian has 2 features but X has 4"):
+        missing_as_uncertainty(Xm, gaussian=ConditionalGaussian(np.zeros(2), np.eye(2)))
 
 
 # ------------------------------------------------------------------ the estimator
@@ -348,3 +356,22 @@ def test_check_estimator_with_missing_values_as_uncertainty():
 
     check_estimator(rs.RobustSVC(missing="uncertain"))
     check_estimator(rs.RobustSVC(missing="drop"))
+
+
+def test_the_benchmark_table_and_page_block(tmp_path):
+    from benchmarks import bench_missing as bench
+
+    ok = {"accuracy": 0.9, "brier": 0.1, "log_loss": 0.3, "max_gap": 1e-9, "all_optimal": True}
+    rows = [{"data": "pima", "rate": 0.3, "repeat": k, "method": label,
+             "result": None if label == "complete case" else dict(ok, accuracy=0.9 + 0.1 * k)}
+            for k in range(2) for label, _ in bench.METHODS]
+    text = bench.table(rows, 2)
+    assert "| pima | 30% | complete case | — | — | — | 0/2 | — |" in text
+    assert "| pima | 30% | mean imputation | 0.950 ± 0.071 | 0.100 ± 0.000 | 0.300 ± 0.000 | 2/2 | 1.0e-09 |" in text
+    page = tmp_path / "page.md"
+    page.write_text(f"# P\n\nbefore\n\n{bench.BEGIN}\nold\n{bench.END}\n\nafter\n")
+    bench.write_block(page, "new table")
+    assert page.read_text() == f"# P\n\nbefore\n\n{bench.BEGIN}\nnew table\n{bench.END}\n\nafter\n"
+    page.write_text("# P\n")
+    with pytest.raises(ValueError, match="no block"):
+        bench.write_block(page, "x")

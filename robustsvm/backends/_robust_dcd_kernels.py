@@ -285,9 +285,9 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
     The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
-    2-ball, whose step is O(nnz(x_i)) (:func:`_epoch_sparse_ball2`).
+    2-ball without bounds, whose step is O(nnz(x_i)) (:func:`_epoch_sparse_ball2`).
     """
-    if setk.kind == KIND_BALL2:
+    if setk.kind == KIND_BALL2 and not setk.bounded:
         return _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                                    pg_min_old)
     indptr, indices, data = rows.indptr, rows.indices, rows.data

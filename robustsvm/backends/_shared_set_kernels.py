@@ -8,7 +8,8 @@ is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, 
 * ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``, clipped to
   ``[lo, hi]`` when the model has bounds (the prox stays separable, ``docs/derivations/robust_dcd.md`` §
   "Bounds");
-* ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``;
+* ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``; with bounds ``w = clip(s z, lo, hi)`` for the
+  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s`` (``docs/derivations/robust_dcd.md`` § "Bounds");
 * ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
 * ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
   (not exact: every step still ascends ``D_u``, a lower bound of ``D``),
@@ -147,7 +148,7 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
     # with bounds h*(p) ≠ (λ2/2)‖w‖² where w sits at a nonzero bound: the entry is 2h*(v − Au)/λ2 instead
-    scal[3] = scal[2] if setk.bounded and setk.kind == KIND_BOX else ww
+    scal[3] = scal[2] if setk.bounded and (setk.kind == KIND_BOX or setk.kind == KIND_BALL2) else ww
     scal[4] = ua
 
 
@@ -167,6 +168,8 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
     uu = 0.0
     if kind == KIND_BOX and setk.bounded:
         uw, uu = _refresh_box_bounded(st, setk, tau, prm)
+    elif kind == KIND_BALL2 and setk.bounded:
+        uw, uu = _refresh_ball2_bounded(st, setk, tau, prm)
     elif kind == KIND_BOX:
         if tau > 0.0:  # branch-free (vectorizable): w = soft(z, τδ), u = clip(z/τ, −δ, δ)
             inv_tau = 1.0 / tau
@@ -255,6 +258,90 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
             uw += uh * wh
             uu += uh * uh
             hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    st.scal[2] = 2.0 * hs * inv_lam
+    return uw, uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _clipped_norm(z, s, lo, hi):  # pragma: no cover - compiled
+    """``(‖clip(s z, lo, hi)‖², Σ over the clipped coordinates of their bound²)``."""
+    n2 = 0.0
+    c2 = 0.0
+    for h in range(z.size):
+        t = s * z[h]
+        c = min(max(t, lo[h]), hi[h])
+        n2 += c * c
+        c2 += c * c * (c != t)
+    return n2, c2
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _ball2_level(z, tau, lo, hi, s0):  # pragma: no cover - compiled
+    """The root ``s ∈ (0, 1)`` of ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing) and
+    ``‖clip(s z, lo, hi)‖²`` there: safeguarded Newton from ``s0`` inside the bracket ``G(a) > 0 > G(b)``,
+    bisection when a step leaves it. From the unbounded shrink ``1 − τ/‖z‖`` it ends in one evaluation when no
+    bound is active there."""
+    a = 0.0
+    b = 1.0
+    s = s0 if 0.0 < s0 < 1.0 else 0.5
+    n2 = 0.0
+    for _ in range(200):
+        n2, c2 = _clipped_norm(z, s, lo, hi)
+        g = np.sqrt(n2) / s
+        G = g * (1.0 - s) - tau
+        if abs(G) <= 1e-15 * (tau + g) or b - a <= 1e-16:
+            break
+        if G > 0.0:
+            a = s
+        else:
+            b = s
+        dG = -g - (c2 / (s * s * s * g) if g > 0.0 else 0.0) * (1.0 - s)  # G'(s) = g'(1 − s) − g
+        t = s - G / dG if dG < 0.0 else 0.5 * (a + b)
+        s = t if a < t < b else 0.5 * (a + b)
+    return s, n2
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _refresh_ball2_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
+    """:func:`_refresh_core` for the 2-ball with bounds: ``w = clip(s z, lo, hi)`` at the root ``s`` of
+    :func:`_ball2_level` (started from the unbounded shrink, else from the last root, kept in ``mu[0]``),
+    ``u = w/‖w‖`` (``z/τ`` when ``w = 0``); writes ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
+    v, z, w, u, mu = st.v, st.z, st.w, st.u, st.mu
+    okp, okn, lo, hi = setk.okp, setk.okn, setk.lo, setk.hi
+    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    d = v.size
+    nz2 = 0.0
+    forced = False  # some bound excludes 0: w ≠ 0
+    for h in range(d):
+        p = v[h]
+        zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
+        z[h] = zh
+        nz2 += zh * zh
+        forced = forced or lo[h] > 0.0 or hi[h] < 0.0
+    nz = np.sqrt(nz2)
+    if tau <= 0.0:
+        s = 1.0
+        nw2 = _clipped_norm(z, 1.0, lo, hi)[0]
+    elif not forced and nz <= tau:
+        s = 0.0
+        nw2 = 0.0
+    else:
+        s, nw2 = _ball2_level(z, tau, lo, hi, 1.0 - tau / nz if nz > tau else mu[0])
+        mu[0] = s
+    nw = np.sqrt(nw2)
+    fu = 1.0 / nw if nw > 0.0 else (1.0 / tau if tau > 0.0 else 0.0)
+    uw = 0.0
+    uu = 0.0
+    hs = 0.0
+    A = tau * lam
+    for h in range(d):
+        wh = min(max(s * z[h], lo[h]), hi[h])
+        uh = fu * (wh if nw > 0.0 else z[h])
+        w[h] = wh
+        u[h] = uh
+        uw += uh * wh
+        uu += uh * uh
+        hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
     st.scal[2] = 2.0 * hs * inv_lam
     return uw, uu
 

@@ -59,7 +59,7 @@ NEEDS = shared_set_needs("feature-ipm", (2.0, math.inf),
                          "the conic backends (clarabel, scs) solve other sets",
                          no_bounds_hint="its split w = Mu, u ≥ 0 carries the signs only (a finite bound needs an "
                                         "upper bound on each part, which its Newton system has no slack for); "
-                                        "robust-dcd (Box or Ball(p=∞) sets) and the conic backends solve bounds")
+                                        "robust-dcd (Box, Ball(p=2, ∞)) and the conic backends solve bounds")
 
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)

@@ -58,8 +58,8 @@ NEEDS = shared_set_needs(
     ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES,
     ellipsoid_hint=": its coordinate step costs O(d²) per inner step there; feature-ipm solves it in O(n d²) per "
                    "interior-point iteration, the conic backends (clarabel, scs) too",
-    bounds_hint="with a 2-ball, ℓ1-ball or ellipsoid the prox of the support function plus the box is not "
-                "a clip (signs are: the box is then a cone); the conic backends (clarabel, scs) solve it")
+    bounds_hint="with the ℓ1-ball or an ellipsoid the prox of the support function plus the box has no exact "
+                "form (signs do: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:

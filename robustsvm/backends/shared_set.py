@@ -40,18 +40,18 @@ from .registry import Needs, Result
 #: a finite stand-in for ±∞ in the compiled bounds
 _HUGE = 1e300
 
-__all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "bounded_prox_is_separable",
+__all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "bounded_prox_is_exact",
            "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate"]
 
 
-def bounded_prox_is_separable(unc) -> bool:
-    """Whether the prox of ``λ1‖w‖₁ + A σ_V(w)`` plus the indicator of a box ``[l, u]`` is the clip of the
-    unbounded one, coordinate by coordinate: the nominal model, a ``Box`` and ``Ball(p=∞)`` (``σ_V`` separable).
-
-    For the other sets it is not (``docs/derivations/robust_dcd.md``, "Bounds").
+def bounded_prox_is_exact(unc) -> bool:
+    """Whether the prox of ``λ1‖w‖₁ + A σ_V(w)`` plus the indicator of a box ``[l, u]`` has the kernels' exact
+    form: the nominal model, a ``Box`` and ``Ball(p=∞)`` (the clip of the separable prox) and ``Ball(p=2)``
+    (``clip(s z, l, u)`` at the root of a monotone scalar equation), ``docs/derivations/robust_dcd.md``,
+    "Bounds". Not the ℓ1-ball nor the ellipsoid.
     """
     sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
-    return all(type(s) is Box or (type(s) is Ball and s.p == math.inf) for s in sets)
+    return all(type(s) is Box or (type(s) is Ball and s.p in (2.0, math.inf)) for s in sets)
 
 
 def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str, *,
@@ -62,7 +62,7 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
     Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
     (radii may differ per sample), a ball's p among ``exponents``, an ellipsoid in at most ``ellipsoid_max_dim``
     dimensions (None: any); the hints end the refusals. With ``bounds_hint`` the backend also takes bounds
-    beyond signs for the sets whose bounded prox is separable (:func:`bounded_prox_is_separable`), and refuses
+    beyond signs for the sets whose bounded prox is exact (:func:`bounded_prox_is_exact`), and refuses
     them for the others with that hint; without it bounds are refused, with ``no_bounds_hint``.
     """
     allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
@@ -80,11 +80,11 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         if big:
             out.append(f"{name} solves an Ellipsoid in at most {ellipsoid_max_dim} dimensions (this one has "
                        f"{max(big)}){ellipsoid_hint}")
-        if bounds_hint and getattr(problem, "has_bounds", False) and not bounded_prox_is_separable(unc):
+        if bounds_hint and getattr(problem, "has_bounds", False) and not bounded_prox_is_exact(unc):
             kinds = ", ".join(sorted({type(s).__name__ + (f"(p={s.p:g})" if type(s) is Ball else "")
                                       for s in sets}))
-            out.append(f"{name} takes bounds on the weights beyond signs with a Box or Ball(p=∞) set only, not "
-                       f"{kinds}: {bounds_hint}")
+            out.append(f"{name} takes bounds on the weights beyond signs with a Box or Ball(p=2, ∞) set only, "
+                       f"not {kinds}: {bounds_hint}")
         return out
 
     return Needs(

@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..backends.dual_ascent import intercept_rho
-from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.registry import Backend, register
+from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
@@ -104,7 +104,8 @@ def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, m
         extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
                "bytes_down": run.bytes_down, "bytes_up": run.bytes_up,
                "bytes_per_round": (run.bytes_down + run.bytes_up) / max(run.rounds, 1),
-               "restarted_blocks": run.restarts, "undone_local_epochs": run.undone, **extra},
+               "restarted_blocks": run.restarts, "undone_local_epochs": run.undone, "time_rounds": run.time_rounds,
+               **extra},
     )
 
 

@@ -77,6 +77,12 @@ class ConditionalGaussian:
         if self.mean.ndim != 1 or self.covariance.shape != (d, d):
             raise ValueError(f"mean must have shape (d,) and covariance (d, d), got {self.mean.shape} and "
                              f"{self.covariance.shape}")
+        if not (np.all(np.isfinite(self.mean)) and np.allclose(self.covariance, self.covariance.T)):
+            raise ValueError("mean must be finite and covariance symmetric")
+        try:
+            np.linalg.cholesky(self.covariance)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError("covariance must be positive definite") from exc
         self.precision = np.linalg.inv(self.covariance)
 
     def conditional(self, pattern: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
