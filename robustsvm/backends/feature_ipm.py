@@ -72,8 +72,9 @@ _CERTIFY_FROM = 3.0
 #: (the residuals stay in double precision, so the single-precision steps converge as far as the certificate
 #: needs on well-scaled data; measured in ``benchmarks/results/robust.md``)
 _COARSE = 1.0
-#: a single-precision step shorter than this fraction of the way makes every later Gram double precision
-_COARSE_STEP = 0.5
+#: single precision stops when, at a recomputation of Gᵀα, the drift of the carried product exceeds this
+#: fraction of the true stationarity residual (the rounding then costs progress)
+_DRIFT = 0.5
 #: fraction of the step to the boundary taken
 _STEP = 0.99
 
@@ -106,23 +107,30 @@ class _Outcome:
 
 class _Precision:
     """When a batch forms its Gram matrices in single precision: while every point's ``degree·μ`` exceeds
-    :data:`_COARSE` ``· tol · |objective|``, and until a single-precision step is shorter than :data:`_COARSE_STEP`
-    for a point whose steps were already that long; from then on in double precision."""
+    :data:`_COARSE` ``· tol · |objective|``, and until the product ``Gᵀα`` carried along single-precision steps has
+    drifted from the recomputed one by more than :data:`_DRIFT` times the stationarity residual ``r_x`` (the
+    single-precision normal matrix then steers the steps off); from then on in double precision."""
 
-    def __init__(self, P: int, tol: float) -> None:
-        self.tol, self.precise, self.switched = tol, False, False
-        self.long_step = np.zeros(P, dtype=bool)
+    def __init__(self, tol: float) -> None:
+        self.tol, self.precise, self.switched, self.used = tol, False, False, False
 
     def coarse(self, batch: Batch, it, mu: np.ndarray) -> bool:
         """Single precision for this iteration? (``switched``: this is the first double-precision one.)"""
         coarse = not self.precise and bool(np.all(mu * batch.degree > _COARSE * self.tol * np.abs(batch.value(it))))
         self.switched = not coarse and not self.precise
         self.precise |= not coarse
+        self.used |= coarse
         return coarse
 
-    def stepped(self, active: np.ndarray, a: np.ndarray, coarse: bool) -> None:
-        self.precise |= coarse and bool(np.any((a < _COARSE_STEP) & self.long_step[active]))
-        self.long_step[active] |= a >= _COARSE_STEP
+    def resync(self, batch: Batch, it) -> None:
+        """Recompute ``Gx`` and ``Gᵀα`` from the data; judge the drift of the carried ``Gᵀα``."""
+        carried = it.gta
+        it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
+        if self.used and not self.precise:
+            rx = batch.residuals(it)[0]
+            drift = np.linalg.norm(it.gta - carried, axis=1)
+            self.precise = bool(np.any(drift > _DRIFT * np.linalg.norm(rx, axis=1)))
+        self.used = False
 
 
 def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_iter, verbose,
@@ -167,7 +175,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     it_all = start(full)
     active = np.flatnonzero(~trivial)
     iteration = 0
-    precision = _Precision(P, tol)
+    precision = _Precision(tol)
     while active.size and iteration < max_iter:
         batch = full.take(active) if active.size < P else full
         it = it_all.take(active) if active.size < P else it_all
@@ -207,14 +215,13 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
             cone_rhs = -soc.jordan(W.lam, W.lam) + target * soc.identity(*W.lam.shape) - corr
         step = newton.direction(res, rhs_s, rhs_xi, rhs_u, cone_rhs)
         a = np.minimum(1.0, _STEP * newton.max_step(step))
-        precision.stepped(active, a, coarse)
         if np.any(newton.failed):
             a[newton.failed] = 0.0
             step.zero(newton.failed)
         it = advance(it, step, a)
         iteration += 1
         if iteration % _RESYNC == 0:
-            it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
+            precision.resync(batch, it)
         mu_new = batch.gap_measure(it)
         # certify (O(nd) per point) once a point's own gap, degree·μ, is near the tolerance, and at the end
         due = (mu_new * batch.degree <= _CERTIFY_FROM * tol * np.abs(batch.value(it))) | (iteration == max_iter)
