@@ -3,7 +3,7 @@
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_auto.py            # the full grid (<= 10 min on 2 quiet cores), then refit
-    .venv/bin/python benchmarks/bench_auto.py --quick    # a few cells, a minute; no refit
+    .venv/bin/python benchmarks/bench_auto.py --quick    # a few cells, a few minutes; printed, no refit
     .venv/bin/python benchmarks/auto_fit.py              # refit from benchmarks/results/auto_grid.json only
 
 Each cell of the grid is a shape (n from 10³ to 10⁵, d from 5 to 10⁴, dense or sparse), a set (none, ``Box``,
@@ -390,6 +390,10 @@ def main(argv: list[str] | None = None) -> int:
                          "refit changed")
         json_path.write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     report["seconds"] = time.perf_counter() - start
+    if args.quick:  # a check under load: printed, never written into the documentation
+        print(fragment(report))
+        print(f"wrote {json_path} in {report['seconds']:.0f} s")
+        return 0
     OUT_MD.write_text(fragment(report), encoding="utf-8")
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "assemble.py")], cwd=ROOT, check=False)
     print(f"wrote {json_path} and {OUT_MD} in {report['seconds']:.0f} s")

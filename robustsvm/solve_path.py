@@ -100,8 +100,15 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
 
 def _accepting(names: tuple[str, ...], problem: Any) -> list[str]:
     """The registered backends among ``names`` that accept ``problem``."""
-    registered = set(registry.capable_backends(problem))
-    return [name for name in names if name in registered]
+    out = []
+    for name in names:
+        try:
+            backend = registry.get_backend(name)
+        except ValueError:  # not registered (a distributed backend without its extra installed)
+            continue
+        if backend.accepts(problem):
+            out.append(name)
+    return out
 
 
 def lookup(solver: str, problem: Any = None, data: Any = None, *, points: int = 1) -> Backend:
