@@ -81,3 +81,15 @@ def test_register_twice_is_an_error(toy):
         register(TOY)
     with pytest.raises(ValueError, match="no backend named"):
         unregister("no-such-backend")
+
+
+def test_default_lists_leave_the_distributed_backends_out():
+    """``compare`` and the CLI's default list run on in-memory data: no backend that needs a cluster."""
+    from robustsvm.backends.conic import default_backends
+    from robustsvm.backends.registry import capable_backends, get_backend
+
+    for problem in (rs.Problem(), rs.Problem(uncertainty=rs.Ball(0.1)), rs.Problem(uncertainty=rs.Box(0.1))):
+        listed = default_backends(problem)
+        assert "clarabel" in listed
+        assert all(get_backend(name).kind != "distributed" for name in listed)
+        assert {"dask-ipm", "dask-cocoa"} & set(capable_backends(problem))  # they exist, they are only left out
