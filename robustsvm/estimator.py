@@ -135,9 +135,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         backend that solves the dual (see ``rs.solvers()``). None is the
         linear primal model.
     solver : str, default "clarabel"
-        A backend name from ``rs.solvers()``, or ``"auto"``: for a robust model with a shared Box, Ball or
-        Ellipsoid and L2 > 0, ``feature-ipm`` up to 128 features and ``robust-dcd`` beyond (or for a
-        1-ball), ``clarabel`` otherwise (:func:`robustsvm.solve_path.choose_backend`). When the chosen
+        A backend name from ``rs.solvers()``, or ``"auto"``: the backend with the smallest predicted time among
+        ``dcd``, ``robust-dcd``, ``feature-ipm`` and ``clarabel`` that accept the model, by a cost model
+        fitted to a grid of shapes (:func:`robustsvm.solve_path.choose_backend`, ``docs/auto.md``). When the chosen
         backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
         λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
         ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
@@ -463,7 +463,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self._problem(signs, uncertainty, positive_class, weights)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        backend = solve_path.lookup(self.solver, problem, X.shape[1])
+        backend = solve_path.lookup(self.solver, problem, X)
         dual_start = backend.kind != "conic" and "warm_start" in backend.options  # takes a dual point
         if options.get("warm_start") is True or (self.warm_start and dual_start):
             # start from the previous fit's dual point (same n)

@@ -17,8 +17,8 @@ takes these steps, in this module only:
 5. **report**: build the :class:`Solution` and warn when the status is not ``"optimal"``
    (:func:`to_solution`).
 
-``"auto"`` picks ``feature-ipm``, ``robust-dcd`` or ``clarabel`` from the model and the
-data's shape (:func:`choose_backend`); a first answer short of its tolerance, or a
+``"auto"`` picks the backend with the smallest predicted time among those that accept the model
+(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`); a first answer short of its tolerance, or a
 backend that raises on the data (extreme scales), is solved again by :data:`FALLBACK`
 (:func:`solve`), and the attempt is recorded in ``Solution.extra["auto_fallback"]``.
 """
@@ -36,7 +36,7 @@ import numpy as np
 
 from . import objective as objective_module
 from ._validation import check_fit_data, unnamed_direction
-from .backends import registry
+from .backends import cost, registry
 from .backends.registry import Backend
 from .distributed import certify as distributed_certify
 from .distributed.data import is_dask_array
@@ -47,7 +47,7 @@ from .model import Model, normalize, solved_problem
 from .result import Result
 from .solution import Solution
 
-__all__ = ["AUTO", "FALLBACK", "FEATURE_IPM_MAX_FEATURES", "FAILED", "OPTIMAL", "certify", "check_options",
+__all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
            "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed", "solve_model",
            "solve_normalized", "to_solution"]
 
@@ -55,8 +55,6 @@ __all__ = ["AUTO", "FALLBACK", "FEATURE_IPM_MAX_FEATURES", "FAILED", "OPTIMAL", 
 AUTO = "auto"
 #: the conic backend ``"auto"`` falls back to (and routes models the others refuse to)
 FALLBACK = "clarabel"
-#: the largest number of features for which ``"auto"`` prefers ``feature-ipm`` to ``robust-dcd``
-FEATURE_IPM_MAX_FEATURES = 128
 #: the status that passes silently; every other one warns
 OPTIMAL = "optimal"
 #: statuses for which no usable point exists: raise
@@ -66,44 +64,62 @@ _NUMERICAL_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError, SolverE
 
 
 # ----------------------------------------------------------------- choosing
-def choose_backend(problem: Any, n_features: int, distributed: DistributedModel | None = None) -> str:
-    """The backend ``"auto"`` stands for, for ``problem`` on data with ``n_features`` columns.
+def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None = None) -> str:
+    """The backend ``"auto"`` stands for, for ``problem`` on ``data``.
+
+    ``data`` is what :meth:`robustsvm.backends.cost.DataShape.of` reads: the model or the validated data, an
+    array (dense or sparse), or the number of features alone. Among the candidates
+    (:data:`~robustsvm.backends.cost.CANDIDATES`: ``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``)
+    that accept the model (``Backend.check``), the one with the smallest predicted time
+    (:mod:`robustsvm.backends.cost`, fitted to the shape grid of ``benchmarks/bench_auto.py``; ``docs/auto.md``).
+    A first-order backend predicted to need more than half its epoch budget is charged its budget plus a
+    Clarabel solve, so a backend likely to fall back is never preferred; a model no candidate accepts goes to
+    :data:`FALLBACK`. A :class:`~robustsvm.backends.cost.DataShape` with ``points > 1`` stands for a grid
+    (``grid_search``): the interior point solves its points in one batch, the others one by one.
 
     On data partitioned over a cluster (``distributed``, from a dask array) the choice is
     :func:`robustsvm.distributed.model.choose_distributed_backend`'s: ``dask-ipm`` for tall dense data,
-    ``dask-cocoa`` for wide or sparse data.
-
-    The rule, measured in ``benchmarks/results/robust.md``: a robust model that
-    ``feature-ipm`` accepts, with at most :data:`FEATURE_IPM_MAX_FEATURES` features, goes to the
-    feature-space interior point (``O(n d²)`` per iteration, 15–25 iterations whatever the
-    conditioning); a robust model with more features that ``robust-dcd`` accepts, to the dual
-    coordinate ascent (``O(nnz)`` per epoch); one that only ``feature-ipm`` accepts (an ellipsoid in
-    more dimensions than ``robust-dcd`` takes) to ``feature-ipm``; anything else (a nominal model, an L2
-    strength of zero, a set neither accepts) to :data:`FALLBACK`.
+    ``dask-cocoa`` for wide or sparse data (the place for their cost forms:
+    :data:`~robustsvm.backends.cost.DISTRIBUTED_CANDIDATES`, :func:`~robustsvm.backends.cost.register_cost_form`).
 
     Returns
     -------
     str
-        ``"feature-ipm"``, ``"robust-dcd"`` or ``"clarabel"`` (a distributed backend for ``distributed``).
+        The registered name of the chosen backend.
     """
     if distributed is not None:
         return choose_distributed_backend(problem, distributed)
-    if problem.uncertainty is not None:
-        if n_features <= FEATURE_IPM_MAX_FEATURES and registry.get_backend("feature-ipm").accepts(problem):
-            return "feature-ipm"
-        if registry.get_backend("robust-dcd").accepts(problem):
-            return "robust-dcd"
-        if registry.get_backend("feature-ipm").accepts(problem):  # e.g. an ellipsoid too large for robust-dcd
-            return "feature-ipm"
-    return FALLBACK
+    shape = cost.DataShape.of(data)
+    able = _accepting(cost.DISTRIBUTED_CANDIDATES, problem) if shape.distributed else []
+    if not able:
+        able = _accepting(cost.CANDIDATES, problem)
+    if not able:
+        return FALLBACK
+    return cost.predict_all(able, cost.cost_inputs(problem, shape))[0].backend
 
 
-def lookup(solver: str, problem: Any = None, n_features: int | None = None) -> Backend:
-    """The registered backend named ``solver``; for ``"auto"`` the one :func:`choose_backend` picks."""
+def _accepting(names: tuple[str, ...], problem: Any) -> list[str]:
+    """The registered backends among ``names`` that accept ``problem``."""
+    out = []
+    for name in names:
+        try:
+            backend = registry.get_backend(name)
+        except ValueError:  # not registered (a distributed backend without its extra installed)
+            continue
+        if backend.accepts(problem):
+            out.append(name)
+    return out
+
+
+def lookup(solver: str, problem: Any = None, data: Any = None, *, points: int = 1) -> Backend:
+    """The registered backend named ``solver``; for ``"auto"`` the one :func:`choose_backend` picks for ``problem``
+    on ``data`` (the data, the model or the number of features) and ``points`` grid points."""
     if isinstance(solver, str) and solver.lower() == AUTO:
-        if problem is None or n_features is None:
-            raise ValueError('solver="auto" needs the model and the number of features to choose a backend')
-        return registry.get_backend(choose_backend(problem, n_features))
+        if problem is None or data is None:
+            raise ValueError('solver="auto" needs the model and the data (or their shape) to choose a backend')
+        if points != 1:
+            data = replace(cost.DataShape.of(data), points=int(points))
+        return registry.get_backend(choose_backend(problem, data))
     return registry.get_backend(solver)
 
 
@@ -320,8 +336,8 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
                      warn: bool = True, stacklevel: int = 1, **options: Any) -> Solution:
     """:func:`solve` on an already normalized model (a grid search's fold): choose, refuse, run, certify, report.
 
-    With ``solver="auto"`` the backend is :func:`choose_backend`'s choice for ``problem`` and
-    ``model.d`` features; its options are those of ``options`` it declares. A first answer that
+    With ``solver="auto"`` the backend is :func:`choose_backend`'s choice for ``problem`` on
+    ``model``'s data; its options are those of ``options`` it declares. A first answer that
     is not certified optimal, or an error of that backend on the data, is solved again by
     :data:`FALLBACK` with only ``tol`` and ``verbose`` carried over, the attempt recorded in
     ``Solution.extra["auto_fallback"]``.
@@ -331,7 +347,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
         backend = registry.get_backend(solver)
         opts = {**defaults.get(backend.name, {}), **options}
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
-    backend = lookup(AUTO, problem, model.d)
+    backend = lookup(AUTO, problem, model)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
     if backend.name == FALLBACK:
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)

@@ -81,3 +81,17 @@ def test_register_twice_is_an_error(toy):
         register(TOY)
     with pytest.raises(ValueError, match="no backend named"):
         unregister("no-such-backend")
+
+
+def test_default_lists_leave_the_distributed_backends_out():
+    """``compare`` and the CLI's default list run on in-memory data: no backend that needs a cluster."""
+    import robustsvm.backends  # noqa: F401  (every backend registered, the distributed ones included)
+    from robustsvm.backends.conic import default_backends
+    from robustsvm.backends.registry import capable_backends, get_backend
+
+    for V in (None, rs.Ball(0.1), rs.Box(0.1)):
+        problem = rs.Problem(penalty=rs.L2(0.1), uncertainty=V)
+        listed = default_backends(problem)
+        assert "clarabel" in listed
+        assert all(get_backend(name).kind != "distributed" for name in listed)
+        assert {"dask-ipm", "dask-cocoa"} & set(capable_backends(problem))  # they exist, they are only left out

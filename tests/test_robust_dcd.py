@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
+from robustsvm import solve_path
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 
 from ._reference import Formulation, Reference, certified_reference
@@ -370,18 +371,21 @@ def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, m
 
 
 def test_estimator_auto_solver_choice(wdbc_small):
-    """"auto": feature-ipm for few features, robust-dcd for many (or a 1-ball), Clarabel for what neither takes;
-    options meant for another backend are left out."""
+    """"auto": the cost model's choice among the backends that accept the model (feature-ipm, robust-dcd, dcd,
+    Clarabel), certified; the 1-ball goes to a backend that takes it; options meant for another backend are left
+    out."""
     X, y = wdbc_small
     opts = {"tol": 1e-8, "warm_start": True, "check_every": 1}
-    est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="auto", solver_options=opts).fit(X, y)
-    assert est.solution_.solver == "feature-ipm" and est.solution_.status == "optimal"
-    ref = rs.RobustSVC(uncertainty=rs.Ball(0.1)).fit(X, y)
-    assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-6
-    assert rs.RobustSVC(uncertainty=rs.Ball(0.1, p=1), solver="auto").fit(X, y).solution_.solver == "robust-dcd"
-    wide = np.hstack([X] * 5)  # 150 features
-    est = rs.RobustSVC(uncertainty=rs.Box(0.01), solver="auto", solver_options=opts).fit(wide, y)
-    assert est.solution_.solver == "robust-dcd"
+    for V, data in ((rs.Ball(0.1), X), (rs.Ball(0.1, p=1), X), (rs.Box(0.01), np.hstack([X] * 5))):
+        est = rs.RobustSVC(uncertainty=V, solver="auto", solver_options=opts).fit(data, y)
+        problem = rs.Problem(penalty=rs.L2(est.l2), uncertainty=V)
+        chosen = solve_path.choose_backend(problem, data)
+        assert est.solution_.solver == chosen and est.solution_.status == "optimal"
+        assert rs.backends.get_backend(chosen).accepts(problem)
+        ref = rs.RobustSVC(uncertainty=V).fit(data, y)
+        assert ref.solution_.solver == "clarabel"
+        assert abs(est.solution_.objective - ref.solution_.objective) <= est.solution_.gap + ref.solution_.gap + 1e-6
+    assert solve_path.choose_backend(rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Ball(0.1, p=1)), X) != "feature-ipm"
 
 
 def test_estimator_warm_refits(wdbc_small):
@@ -402,25 +406,28 @@ def test_estimator_warm_refits(wdbc_small):
 
 
 @pytest.mark.parametrize("width", [1, 5])  # 30 features: feature-ipm first; 150: robust-dcd first
-def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_short(wdbc_small, width):
+def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_short(wdbc_small, width, monkeypatch):
     """A tiny λ2 on nearly separable data and 5 iterations: the first backend cannot certify, "auto" hands over
-    to Clarabel."""
+    to Clarabel (the first backend is set here; the cost model would go to Clarabel directly)."""
     X, y = wdbc_small
     X = np.hstack([X] * width)
     kwargs = dict(loss=rs.Hinge(reduction="sum"), l2=2.0**-10, uncertainty=rs.Box(1e-3))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ConvergenceWarning)  # the stopped attempt is not reported as a warning
-        est = rs.RobustSVC(**kwargs, solver="auto", solver_options={"max_iter": 5}).fit(X, y)
+    forced = "feature-ipm" if width == 1 else "robust-dcd"
+    with monkeypatch.context() as patch:
+        patch.setattr(solve_path, "choose_backend", lambda problem, data: forced)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)  # the stopped attempt is not reported as a warning
+            est = rs.RobustSVC(**kwargs, solver="auto", solver_options={"max_iter": 5}).fit(X, y)
+        # an attempt that certifies is kept as it is
+        easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
     assert est.solution_.solver == "clarabel" and est.solution_.status == "optimal"
     first = est.solution_.extra["auto_fallback"]
-    assert first["solver"] == ("feature-ipm" if width == 1 else "robust-dcd")
+    assert first["solver"] == forced
     assert first["status"] == "max_iter" and first["iterations"] == 5
     assert first["rel_gap"] > 1e-4
     ref = rs.RobustSVC(**kwargs, solver="clarabel").fit(X, y)
     assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-7 * max(1.0, abs(ref.solution_.objective))
-    # an attempt that certifies is kept as it is
-    easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
-    assert easy.solution_.solver == first["solver"] and "auto_fallback" not in easy.solution_.extra
+    assert easy.solution_.solver == forced and "auto_fallback" not in easy.solution_.extra
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from .._lazy import is_installed
 from ..conic import STATUS, ConicProgram, native_options, solver_output
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
-from .registry import Backend, Needs, Result, capable_backends, register
+from .registry import Backend, Needs, Result, capable_backends, get_backend, register
 
 __all__ = ["solve_conic", "CONIC_SOLVERS", "default_backends", "is_linear_program"]
 
@@ -80,8 +80,9 @@ def is_linear_program(problem) -> bool:
 
 def default_backends(problem) -> list[str]:
     """The backends a default list offers for ``problem``: every one that accepts it, except that a
-    backend of :data:`LP_ONLY_BY_DEFAULT` is left out unless the model is a linear program."""
-    able = capable_backends(problem)
+    backend of :data:`LP_ONLY_BY_DEFAULT` is left out unless the model is a linear program, and the
+    distributed backends (kind ``"distributed"``: they solve a dask array on a cluster) are left out."""
+    able = [name for name in capable_backends(problem) if get_backend(name).kind != "distributed"]
     if any(name in LP_ONLY_BY_DEFAULT for name in able) and not is_linear_program(problem):
         able = [name for name in able if name not in LP_ONLY_BY_DEFAULT]
     return able

@@ -156,7 +156,7 @@ def evaluate_chunk(
     folds = np.asarray(folds)
     fold_ids = np.unique(folds)
     table = _Table(len(points), fold_ids.size, data.d)
-    backend = solve_path.lookup(solver, problem, data.d)
+    backend = solve_path.lookup(solver, problem, data, points=len(points))
     args = (problem, data, folds, fold_ids, points, backend, solver, options, table, callback)
     if compile_once:
         n_compiles = _compiled_once(*args)

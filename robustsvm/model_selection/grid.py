@@ -234,7 +234,7 @@ def grid_search(
         raise ValueError("cross-validation masks need a loss term: a hard-margin model cannot be cross-validated")
     data = check_fit_data(X, y, signs=problem.signs, positive_class=problem.positive_class)
     problem = problem.oriented(data)  # the folds see labels mapped to ±1
-    backend = solve_path.lookup(solver, problem, data.d)  # "auto": the path's choice for the model
+    backend = solve_path.lookup(solver, problem, data, points=len(points))  # "auto": the path's choice
     if compile_once is None:
         compile_once = backend.kind == "conic"
     if compile_once and backend.kind != "conic":

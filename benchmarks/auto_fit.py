@@ -1,0 +1,244 @@
+"""Refit the constants of the backend cost model (``robustsvm/backends/cost_constants.json``) from a grid run.
+
+    .venv/bin/python benchmarks/auto_fit.py [--results benchmarks/results/auto_grid.json] [--dry-run]
+
+Reads the runs that ``benchmarks/bench_auto.py`` recorded and fits, per backend, the constants of its cost form
+(``robustsvm.backends.cost``; the forms and this fit are described in ``docs/auto.md``):
+
+* the work constants by non-negative least squares on the relative error of the time, ``Σ ((T̂ − T)/T)²``,
+  with the measured iterations or epochs in the regressors;
+* ``feature-ipm``'s iterations per set as the 75th percentile of the measured ones (a little pessimistic);
+* the first-order epochs, ``log E = θ·φ``, by ridge least squares (weight 0.1, the intercept free) on the
+  measured epochs; a run stopped at its budget enters at twice the budget (it needed more).
+
+Without ``--dry-run`` it writes the constants file; it prints the fit's median and worst relative errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import nnls
+
+from robustsvm.backends import cost
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_RESULTS = ROOT / "benchmarks" / "results" / "auto_grid.json"
+#: set kinds with their own refresh constant in the first-order per-epoch work
+REFRESH_KINDS = ("none", "box", "ball", "ball1", "ellipsoid")
+#: the ridge weight of the epoch regression
+RIDGE = 0.1
+
+
+def inputs_of(cell: dict) -> cost.CostInputs:
+    return cost.CostInputs(n=cell["n"], d=cell["d"], nnz=cell["nnz"], sparse=cell["sparse"], set_kind=cell["set"],
+                           loss=cell.get("loss", "hinge"), C=cell["C"], free=cell.get("free", cell["d"]),
+                           l1=bool(cell.get("l1", False)), intercept=cell.get("intercept", "free"))
+
+
+def runs_of(cells: list[dict], name: str) -> list[tuple[cost.CostInputs, dict]]:
+    out = []
+    for c in cells:
+        r = c["runs"].get(name)
+        if r is not None and "iterations" in r and r["time"] > 0:
+            out.append((inputs_of(c), r))
+    return out
+
+
+def _nnls_relative(A: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Non-negative ``k`` minimizing ``Σ ((A k − t)/t)²`` (columns scaled to unit norm for conditioning)."""
+    W = A / t[:, None]
+    scale = np.linalg.norm(W, axis=0)
+    scale[scale == 0] = 1.0
+    k, _ = nnls(W / scale, np.ones_like(t))
+    return k / scale
+
+
+def _errors(pred: np.ndarray, t: np.ndarray) -> tuple[float, float]:
+    ratio = np.abs(np.log(pred / t))
+    return float(np.exp(np.median(ratio))), float(np.exp(np.max(ratio)))
+
+
+def fit_feature_ipm(runs, old: dict) -> tuple[dict, str]:
+    if len(runs) < 4:
+        return old, "feature-ipm: too few runs, kept"
+    by_set: dict[str, list[float]] = {}
+    for x, r in runs:
+        by_set.setdefault(x.set_kind, []).append(r["iterations"])
+    iterations = {k: float(np.percentile(v, 75)) for k, v in by_set.items()}
+    iterations["default"] = float(np.percentile([r["iterations"] for _, r in runs], 75))
+    rows, t = [], []
+    for x, r in runs:
+        m = x.d + x.free + 2.0
+        it = r["iterations"]
+        rows.append([it * cost.gram_work(x), it * m ** 3, it * x.nnz, 1.0, x.nnz])
+        t.append(r["time"])
+    A, t = np.array(rows), np.array(t)
+    k = _nnls_relative(A, t)
+    table = {"iterations": iterations, "gram": k[0], "factor": k[1], "pass": k[2], "fixed": max(k[3], 1e-4),
+             "setup": k[4]}
+    pred = np.array([cost.predict("feature-ipm", x, {"feature-ipm": table}).seconds for x, _ in runs])
+    med, worst = _errors(pred, t)
+    return table, f"feature-ipm: {len(runs)} runs, time within ×{med:.2f} (median), ×{worst:.1f} (worst)"
+
+
+def fit_first_order(name: str, runs, old: dict) -> tuple[dict, str]:
+    if len(runs) < 4:
+        return old, f"{name}: too few runs, kept"
+    rows, t = [], []
+    for x, r in runs:
+        E = r["iterations"]
+        row = [E * x.nnz, E * x.n, E * x.d]
+        row += [E * x.n * x.d * (x.set_kind == kind) for kind in REFRESH_KINDS]
+        row += [E * x.n * x.d ** 2 * (x.set_kind == "ellipsoid"), 1.0, x.nnz]
+        rows.append(row)
+        t.append(r["time"])
+    A, t = np.array(rows, dtype=float), np.array(t)
+    k = _nnls_relative(A, t)
+    nk = len(REFRESH_KINDS)
+    # the epochs: ridge least squares on log E (runs stopped at their budget count as twice the budget)
+    Phi = np.array([cost.epoch_features(x) for x, _ in runs])
+    budget = cost.EPOCH_BUDGET
+    target = np.array([math.log(2 * budget) if (r["status"] == "max_iter" or r["iterations"] >= budget)
+                       else math.log(max(r["iterations"], 1)) for _, r in runs])
+    penalty = RIDGE * np.eye(Phi.shape[1])
+    penalty[0, 0] = 0.0
+    theta = np.linalg.solve(Phi.T @ Phi + penalty, Phi.T @ target)
+    table = {"fixed": max(k[4 + nk], 1e-4), "setup": k[5 + nk], "nnz": k[0], "n": k[1], "d": k[2],
+             "refresh": {kind: k[3 + i] for i, kind in enumerate(REFRESH_KINDS)}, "ellipsoid": k[3 + nk],
+             "epochs": {f: float(v) for f, v in zip(cost.EPOCH_FEATURES, theta, strict=True)}}
+    certified = [(x, r) for x, r in runs if r["status"] == "optimal"]
+    pred = np.array([cost.predict(name, x, {name: table, "clarabel": {"fixed": 0, "nnz": 0, "factor": 0, "cube": 0}})
+                     for x, _ in certified], dtype=object)
+    epochs = np.array([p.iterations for p in pred])
+    measured = np.array([r["iterations"] for _, r in certified], dtype=float)
+    med, worst = _errors(np.maximum(epochs, 1.0), np.maximum(measured, 1.0)) if len(certified) else (math.nan,) * 2
+    stopped = [(x, r) for x, r in runs if r["status"] != "optimal"]
+    flagged = sum(cost.predict(name, x, {name: table, "clarabel": {"fixed": 0, "nnz": 0, "factor": 0, "cube": 0}})
+                  .falls_back for x, _ in stopped)
+    return table, (f"{name}: {len(runs)} runs, epochs of the certified ones within ×{med:.2f} (median), "
+                   f"×{worst:.1f} (worst); {flagged} of {len(stopped)} runs that stopped short predicted to fall back")
+
+
+def fit_conic(runs, old: dict) -> tuple[dict, str]:
+    if len(runs) < 3:
+        return old, "clarabel: too few runs, kept"
+    rows, t = [], []
+    for x, r in runs:
+        extra = x.d ** 2 if x.set_kind == "ellipsoid" else 0.0
+        rows.append([1.0, x.nnz + x.n + extra, x.n * min(x.n, x.d) ** 2, x.d ** 3])
+        t.append(r["time"])
+    A, t = np.array(rows, dtype=float), np.array(t)
+    k = _nnls_relative(A, t)
+    table = {"fixed": max(k[0], 1e-3), "nnz": k[1], "factor": k[2], "cube": k[3],
+             "iterations": float(np.median([r["iterations"] for _, r in runs]))}
+    pred = A @ np.array([table["fixed"], k[1], k[2], k[3]])
+    med, worst = _errors(pred, t)
+    return table, f"clarabel: {len(runs)} runs, time within ×{med:.2f} (median), ×{worst:.1f} (worst)"
+
+
+def fit(cells: list[dict], old: dict | None = None) -> tuple[dict, list[str]]:
+    """The refitted constants table and one line per backend on the fit's accuracy."""
+    old = dict(cost.constants() if old is None else old)
+    table, notes = dict(old), []
+    table["feature-ipm"], note = fit_feature_ipm(runs_of(cells, "feature-ipm"), old["feature-ipm"])
+    notes.append(note)
+    for name in ("dcd", "robust-dcd"):
+        table[name], note = fit_first_order(name, runs_of(cells, name), old[name])
+        notes.append(note)
+    table["clarabel"], note = fit_conic(runs_of(cells, "clarabel"), old["clarabel"])
+    notes.append(note)
+    return table, notes
+
+
+def replay(cells: list[dict], table: dict) -> dict:
+    """What the rule with ``table`` would pick in each measured cell, scored by the measured times: the ratio
+    of the pick's time to the fastest certified one (the pick not certified: it would fall back)."""
+    ratios, fell, unmeasured = [], 0, 0
+    for c in cells:
+        certified = {b: r["time"] for b, r in c["runs"].items() if r["certified"]}
+        if not certified:
+            continue
+        pick = cost.predict_all(c["accepting"], inputs_of(c), table)[0].backend
+        run = c["runs"].get(pick)
+        if run is None:
+            unmeasured += 1
+        elif not run["certified"]:
+            fell += 1
+        else:
+            ratios.append(run["time"] / min(certified.values()))
+    r = np.array(ratios)
+    return {"cells": len(r), "within_1.3": int(np.sum(r <= 1.3)), "worst": float(r.max()) if r.size else math.nan,
+            "fall_backs": fell, "unmeasured": unmeasured}
+
+
+def read_report(path: Path) -> dict:
+    """A grid run: the JSON report, or the cells of a run that was stopped (``auto_grid.partial.jsonl``)."""
+    text = Path(path).read_text(encoding="utf-8")
+    if Path(path).suffix == ".jsonl":
+        cells = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return {"cells": cells, "machine": {"date": "", "commit": "", "load": math.nan}}
+    return json.loads(text)
+
+
+#: the margins tried for the first-order backends (the smallest of the best is kept)
+MARGINS = (1.0, 1.2, 1.5, 2.0, 3.0)
+
+
+def choose_margins(cells: list[dict], table: dict) -> dict:
+    """The first-order margin whose replay leaves the fewest cells above 1.3× (then the smallest worst ratio)."""
+    best, key = None, None
+    for m in MARGINS:
+        trial = {**table, "margins": {"dcd": m, "robust-dcd": m}}
+        r = replay(cells, trial)
+        score = (r["cells"] - r["within_1.3"] + r["fall_backs"] + r["unmeasured"], r["worst"])
+        if key is None or score < key:
+            best, key = m, score
+    return {"dcd": best, "robust-dcd": best}
+
+
+def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
+    report = read_report(path)
+    table, notes = fit(report["cells"])
+    table["margins"] = choose_margins(report["cells"], table)
+    notes.append(f"first-order margin ×{table['margins'].get('dcd', 1.0):g}")
+    check = replay(report["cells"], table)
+    notes.append(f"replayed on the measured cells, the refit's choice is within 1.3× of the fastest certified "
+                 f"backend on {check['within_1.3']} of {check['cells']} (worst {check['worst']:.2f}), picks a "
+                 f"backend that did not certify on {check['fall_backs']}, an unmeasured one on {check['unmeasured']}")
+    table["_fit"] = {"results": str(Path(path).relative_to(ROOT)) if Path(path).is_relative_to(ROOT) else str(path),
+                     "date": report["machine"]["date"], "commit": report["machine"]["commit"],
+                     "load": report["machine"]["load"], "cells": len(report["cells"]), "notes": notes}
+    return table
+
+
+def describe(table: dict) -> str:
+    return "; ".join(table.get("_fit", {}).get("notes", []))
+
+
+def write_constants(table: dict, path: Path = cost.CONSTANTS_FILE) -> None:
+    path.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    cost.reload_constants()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--dry-run", action="store_true", help="print the fit, write nothing")
+    args = parser.parse_args(argv)
+    table = fit_file(args.results)
+    for note in table["_fit"]["notes"]:
+        print(note)
+    if not args.dry_run:
+        write_constants(table)
+        print(f"wrote {cost.CONSTANTS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

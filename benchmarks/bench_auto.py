@@ -1,0 +1,404 @@
+"""``solver="auto"`` against every backend that accepts the model, on a grid of shapes; refits the cost model.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_auto.py            # the full grid (<= 10 min on 2 quiet cores), then refit
+    .venv/bin/python benchmarks/bench_auto.py --quick    # a few cells, a few minutes; printed, no refit
+    .venv/bin/python benchmarks/auto_fit.py              # refit from benchmarks/results/auto_grid.json only
+
+Each cell of the grid is a shape (n from 10³ to 10⁵, d from 5 to 10⁴, dense or sparse), a set (none, ``Box``,
+2-``Ball``, ``Ellipsoid``) and λ = 1/n or 10/n (hinge loss, mean reduction, free intercept). Labels are
+``sign(x·w₀/std + 0.5 ε)`` (about 15 % of them on the wrong side: noisy data). In a cell every candidate that
+accepts the model (``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``) is run at its declared defaults and
+certified by the package, unless its predicted time (the cost model of ``robustsvm.backends.cost``, a likely
+fall-back included) exceeds 30× the best prediction, or a hard cap makes it infeasible (a dense system or a
+conic program too large for the run); then ``solver="auto"`` is run as a user would. Times are CPU seconds of
+this process (single-threaded BLAS and Numba), the minimum of a few repeats for solves under 0.1 s. The run
+writes ``benchmarks/results/auto_grid.json`` (every run), refits the constants
+(``robustsvm/backends/cost_constants.json``, by ``benchmarks/auto_fit.py``), re-runs ``"auto"`` on the cells
+whose choice the refit changes, and writes the fragment ``benchmarks/results/auto.md`` and
+``docs/benchmarks.md`` (``benchmarks/assemble.py``).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+           "RAYON_NUM_THREADS"):
+    os.environ[_k] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from multiprocessing import get_context  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import robustsvm as rs  # noqa: E402
+from robustsvm.backends import cost  # noqa: E402
+from robustsvm.solve_path import choose_backend  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results"
+OUT_JSON = RESULTS / "auto_grid.json"
+OUT_MD = RESULTS / "auto.md"
+#: the cells finished so far, one JSON object a line (``auto_fit.py --results`` reads it too)
+PARTIAL = RESULTS / "auto_grid.partial.jsonl"
+
+#: (n, d, density): density None is dense
+FULL_SHAPES = [
+    (1000, 5, None), (1000, 50, None), (1000, 300, None), (1000, 3000, None),
+    (5000, 5, None), (5000, 50, None), (5000, 200, None),
+    (20000, 20, None), (20000, 100, None), (20000, 400, None), (100000, 5, None), (100000, 50, None),
+    (2000, 10000, 5e-3), (10000, 5000, 2e-3), (100000, 10000, 2e-4),
+]
+QUICK_SHAPES = [(1000, 50, None), (20000, 100, None), (2000, 10000, 5e-3)]
+#: λ·n of the grid (λ = 1/n and 10/n)
+LAMBDA_N = (1.0, 10.0)
+SETS = ("none", "box", "ball", "ellipsoid")
+#: a backend predicted slower than this multiple of the best prediction is not run
+SKIP_FACTOR = 30.0
+#: hard caps on what one run may build (memory and time of the whole grid)
+MAX_IPM_SYSTEM = 3000          # feature-ipm: size of the dense factored system d + free + 2
+MAX_CONIC_NNZ = 400_000        # clarabel: non-zeros of the data
+MAX_ELLIPSOID_DENSE = 500      # the ellipsoid's dense d x d shape matrix
+MAX_ELLIPSOID_EPOCH = 2e8      # robust-dcd on an ellipsoid: n d² work per epoch
+#: print each run before it starts (--verbose)
+VERBOSE = False
+#: repeat a solve under this many CPU seconds (at most REPEATS times) and keep the fastest
+SHORT = 0.1
+REPEATS = 5
+
+
+# ------------------------------------------------------------------------------------------------------ data
+def make_data(n: int, d: int, density: float | None, seed: int = 0):
+    """Gaussian features (dense, or sparse with the given density), noisy labels ``sign(s/std(s) + 0.5 ε)``."""
+    rng = np.random.default_rng(seed)
+    if density is None:
+        X = rng.standard_normal((n, d))
+    else:
+        X = sp.random(n, d, density=density, format="csr", random_state=rng, data_rvs=rng.standard_normal)
+    w0 = rng.standard_normal(d)
+    s = X @ w0
+    y = np.sign(s / max(float(np.std(s)), 1e-12) + 0.5 * rng.standard_normal(n))
+    y[y == 0] = 1.0
+    return X, y
+
+
+def make_set(kind: str, d: int, seed: int = 0):
+    if kind == "none":
+        return None
+    if kind == "box":
+        return rs.Box(0.05)
+    if kind == "ball":
+        return rs.Ball(0.2)
+    rng = np.random.default_rng(seed + 1)
+    B = rng.standard_normal((d, d)) / np.sqrt(d)
+    return rs.Ellipsoid(0.5 * np.eye(d) + B @ B.T / 2, 0.2)
+
+
+def cells_of(shapes) -> list[dict]:
+    out = []
+    for n, d, density in shapes:
+        for kind in SETS:
+            if kind == "ellipsoid" and (density is not None or d > MAX_ELLIPSOID_DENSE):
+                continue
+            for lamn in LAMBDA_N:
+                out.append({"n": n, "d": d, "density": density, "set": kind, "lambda_n": lamn})
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ timing
+def timed_solve(problem, X, y, solver: str) -> dict:
+    """One certified solve at the backend's defaults; CPU time (the fastest of a few repeats when short)."""
+    best, sol, spent = np.inf, None, 0.0
+    for _ in range(REPEATS):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = time.process_time()
+            try:
+                sol = problem.solve(X, y, solver=solver)
+            except Exception as exc:  # a backend that raises on the data: recorded, not fatal
+                return {"time": time.process_time() - t, "status": f"error: {exc}"[:200], "certified": False}
+            t = time.process_time() - t
+        best, spent = min(best, t), spent + t
+        if spent > SHORT:
+            break
+    fallback = sol.extra.get("auto_fallback")
+    return {"time": best, "status": sol.status, "certified": sol.status == "optimal", "solver": sol.solver,
+            "iterations": int(sol.iterations), "objective": float(sol.objective), "gap": float(sol.gap),
+            "fell_back": fallback is not None,
+            "first": None if fallback is None else {k: fallback[k] for k in ("solver", "status", "iterations")}}
+
+
+def cap(name: str, cell: dict, problem, X) -> str | None:
+    """Why ``name`` is not run in ``cell`` for the grid's memory and time caps (None: it is run)."""
+    n, d = X.shape
+    if name == "feature-ipm" and d * 2 + 2 > MAX_IPM_SYSTEM:
+        return f"dense system of {2 * d + 2} > {MAX_IPM_SYSTEM}"
+    if name == "clarabel" and (X.nnz if sp.issparse(X) else n * d) > MAX_CONIC_NNZ:
+        return f"conic program of more than {MAX_CONIC_NNZ:,} non-zeros"
+    if name == "robust-dcd" and cell["set"] == "ellipsoid" and n * d * d > MAX_ELLIPSOID_EPOCH:
+        return f"O(n d²) = {n * d * d:.1e} per epoch"
+    return None
+
+
+def run_cell(cell: dict, X, y) -> dict:
+    n, d = X.shape
+    problem = rs.Problem(penalty=rs.L2(cell["lambda_n"] / n), uncertainty=make_set(cell["set"], d))
+    shape = cost.DataShape.of(X)
+    inputs = cost.cost_inputs(problem, shape)
+    able = [b for b in cost.CANDIDATES if rs.backends.get_backend(b).accepts(problem)]
+    preds = {p.backend: p for p in cost.predict_all(able, inputs)}
+    runnable = [p.seconds for b, p in preds.items() if cap(b, cell, problem, X) is None]
+    best_pred = min(runnable) if runnable else math.inf
+    out = {**cell, "nnz": shape.nnz, "sparse": shape.sparse, "C": inputs.C, "accepting": able,
+           "predicted": {b: {"seconds": p.seconds, "iterations": p.iterations, "falls_back": p.falls_back}
+                         for b, p in preds.items()},
+           "runs": {}, "skipped": {}}
+    for name in able:
+        why = cap(name, cell, problem, X)
+        own = preds[name].terms.get("own", preds[name].seconds)  # what running it here costs
+        if why is None and own > SKIP_FACTOR * best_pred:
+            why = f"predicted {own:.3g} s > {SKIP_FACTOR:g}× the best prediction"
+        if why is not None:
+            out["skipped"][name] = why
+            continue
+        if VERBOSE:
+            print(f"    {_label(cell)}: {name} (predicted {preds[name].seconds:.3g} s)", flush=True)
+        out["runs"][name] = timed_solve(problem, X, y, name)
+    out["auto"] = run_auto(cell, problem, X, y)
+    return summarize(out)
+
+
+def run_auto(cell: dict, problem, X, y) -> dict:
+    """``solver="auto"`` as a user runs it; not run when its choice is beyond the grid's caps (a failure)."""
+    pick = choose_backend(problem, cost.DataShape.of(X))
+    why = cap(pick, cell, problem, X)
+    if why is not None:
+        return {"pick": pick, "time": float("inf"), "status": f"not run: {why}", "certified": False,
+                "fell_back": False}
+    return {"pick": pick, **timed_solve(problem, X, y, "auto")}
+
+
+def summarize(cell: dict) -> dict:
+    """The fastest certified run, auto's ratio to it and whether auto fell back where another certified."""
+    certified = {b: r for b, r in cell["runs"].items() if r["certified"]}
+    auto = cell["auto"]
+    cell["fastest"] = min(certified, key=lambda b: certified[b]["time"]) if certified else None
+    if cell["fastest"] is not None:
+        cell["ratio"] = auto["time"] / max(certified[cell["fastest"]]["time"], 1e-9)
+        others = [b for b in certified if b != "clarabel"]
+        cell["needless_fallback"] = bool(auto["fell_back"] and others)
+    else:
+        cell["ratio"], cell["needless_fallback"] = float("nan"), False
+    return cell
+
+
+def run_shape(args: tuple) -> list[dict]:
+    shape, cells = args
+    X, y = make_data(*shape)
+    out = []
+    for cell in cells:
+        t = time.perf_counter()
+        out.append(run_cell(cell, X, y))
+        with PARTIAL.open("a", encoding="utf-8") as f:  # kept when the run is stopped
+            f.write(json.dumps(out[-1], default=float) + "\n")
+        print(f"  {_label(cell)}: auto {out[-1]['auto']['pick']} {out[-1]['auto']['time']:.3g} s, fastest "
+              f"{out[-1]['fastest']}, ratio {out[-1]['ratio']:.2f} ({time.perf_counter() - t:.1f} s)", flush=True)
+    return out
+
+
+def warm_up() -> None:
+    """Compile every kernel the grid reaches (dense and CSR, each set) before anything is timed."""
+    X, y = make_data(200, 6, None)
+    Xs, ys = make_data(200, 30, 0.2)
+    for data, yy in ((X, y), (Xs, ys)):
+        for kind in SETS:
+            if kind == "ellipsoid" and sp.issparse(data):
+                continue
+            problem = rs.Problem(penalty=rs.L2(0.01), uncertainty=make_set(kind, data.shape[1]))
+            for name in cost.CANDIDATES:
+                if rs.backends.get_backend(name).accepts(problem):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        problem.solve(data, yy, solver=name)
+
+
+# ------------------------------------------------------------------------------------------------------ output
+def _label(cell: dict) -> str:
+    dens = "dense" if cell["density"] is None else f"sparse {cell['density']:g}"
+    return f"{cell['n']:,} × {cell['d']:,} {dens}, {cell['set']}, λn = {cell['lambda_n']:g}"
+
+
+def machine() -> dict:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"python": platform.python_version(), "numpy": np.__version__, "cpu": platform.processor() or
+            platform.machine(), "cores": os.cpu_count(), "load": load, "commit": commit,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+def fragment(report: dict) -> str:
+    cells = report["cells"]
+    ratios = np.array([c["ratio"] for c in cells if c["fastest"] is not None])
+    needless = sum(c["needless_fallback"] for c in cells)
+    m = report["machine"]
+    lines = [
+        "## auto: the backend chosen by the cost model",
+        "",
+        f"`{report['command']}` ({report['grid']} grid, {len(cells)} cells; "
+        f"{m['cpu']}, {m['cores']} cores, load average {m['load']:.1f} at the start, {m['date']}, commit "
+        f"{m['commit']}). Every accepting backend at its defaults, certified by the package; CPU seconds "
+        "(single-threaded); the ratio is `auto`'s time (its choice, a fall-back included) over the fastest "
+        "certified backend's. Backends predicted slower than 30× the best were not run (`skip`). The model, "
+        "its fit and the grid: [auto](auto.md).",
+        "",
+        f"`auto` within 1.3× of the fastest certified backend on {int(np.sum(ratios <= 1.3))} of {ratios.size} "
+        f"cells (median ratio {np.median(ratios):.2f}, worst {np.max(ratios):.2f}); a fall-back to Clarabel "
+        f"where another backend certified: {needless} cell(s).",
+        "",
+        "| n × d | data | set | λn | auto's choice | auto (s) | fastest certified (s) | ratio | "
+        "dcd (s) | robust-dcd (s) | feature-ipm (s) | clarabel (s) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in cells:
+        def show(b: str, c=c) -> str:
+            if b in c["runs"]:
+                r = c["runs"][b]
+                return f"{r['time']:.3g}" + ("" if r["certified"] else f" ({r['status']})")
+            if b in c["skipped"]:
+                return "skip"
+            return "—"
+        auto = c["auto"]
+        choice = auto["pick"] + (f" → {auto['solver']}" if auto.get("fell_back") else "")
+        fastest = "—" if c["fastest"] is None else f"{c['runs'][c['fastest']]['time']:.3g} ({c['fastest']})"
+        data = "dense" if c["density"] is None else f"sparse {c['density']:g}"
+        lines.append(f"| {c['n']:,} × {c['d']:,} | {data} | {c['set']} | {c['lambda_n']:g} | {choice} | "
+                     f"{auto['time']:.3g} | {fastest} | {c['ratio']:.2f} | {show('dcd')} | {show('robust-dcd')} | "
+                     f"{show('feature-ipm')} | {show('clarabel')} |")
+    fit = report.get("fit")
+    if fit:
+        lines += ["", f"Refit from this run: {fit}."]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------------ main
+def run_grid(shapes, jobs: int) -> list[dict]:
+    groups = []
+    for shape in shapes:
+        cells = [c for c in cells_of([shape])]
+        groups.append((shape, cells))
+    groups.sort(key=lambda g: -g[0][0] * g[0][1] * (g[0][2] or 1.0))  # the largest first
+    if jobs <= 1:
+        return [c for g in groups for c in run_shape(g)]
+    with get_context("fork").Pool(jobs, initializer=warm_up) as pool:
+        return [c for part in pool.imap_unordered(run_shape, groups) for c in part]
+
+
+def rerun_changed(cells: list[dict]) -> int:
+    """Run ``"auto"`` again on the cells whose choice the refitted constants change; the number of such cells."""
+    cost.reload_constants()
+    changed = 0
+    data_cache: dict = {}
+    for cell in cells:
+        key = (cell["n"], cell["d"], cell["density"])
+        if key not in data_cache:
+            data_cache.clear()
+            data_cache[key] = make_data(*key)
+        X, y = data_cache[key]
+        problem = rs.Problem(penalty=rs.L2(cell["lambda_n"] / cell["n"]), uncertainty=make_set(cell["set"], cell["d"]))
+        pick = choose_backend(problem, cost.DataShape.of(X))
+        if pick != cell["auto"]["pick"]:
+            changed += 1
+            cell["auto"] = {"before_refit": cell["auto"]["pick"], **run_auto(cell, problem, X, y)}
+            fastest = cell.get("fastest")
+            if fastest is not None:  # timed again next to auto's new run, so that the ratio compares like with like
+                cell["runs"][fastest] = {**timed_solve(problem, X, y, fastest), "earlier": cell["runs"][fastest]}
+            summarize(cell)
+    return changed
+
+
+def parse_shape(text: str) -> tuple[int, int, float | None]:
+    """``"1000x50"`` → (1000, 50, None); ``"5000x5000:0.002"`` → a sparse shape of that density."""
+    size, _, density = text.partition(":")
+    n, d = (int(float(v)) for v in size.lower().split("x"))
+    return n, d, float(density) if density else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a few cells, to check a change under load")
+    parser.add_argument("--jobs", type=int, default=2, help="shapes solved in parallel (one process each)")
+    parser.add_argument("--shapes", nargs="+", metavar="NxD[:DENSITY]",
+                        help="run these shapes instead of the grid (e.g. 1000x50 5000x5000:0.002)")
+    parser.add_argument("--resume", type=Path, metavar="JSONL",
+                        help="keep the cells of a stopped run (auto_grid.partial.jsonl) and run only the others")
+    parser.add_argument("--verbose", action="store_true", help="print each run before it starts")
+    parser.add_argument("--no-refit", action="store_true", help="keep the constants file as it is")
+    args = parser.parse_args(argv)
+    shapes = QUICK_SHAPES if args.quick else FULL_SHAPES
+    if args.shapes:
+        shapes = [parse_shape(text) for text in args.shapes]
+    global VERBOSE
+    VERBOSE = args.verbose
+    start = time.perf_counter()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    kept = []
+    if args.resume is not None:
+        kept = [json.loads(line) for line in args.resume.read_text(encoding="utf-8").splitlines() if line.strip()]
+    done = {(c["n"], c["d"], c["density"]) for c in kept}
+    if args.resume is None or args.resume.resolve() != PARTIAL.resolve():
+        PARTIAL.unlink(missing_ok=True)
+    if args.jobs <= 1:
+        warm_up()
+    command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
+        (" --shapes " + " ".join(args.shapes) if args.shapes else "")
+    report = {"command": command, "quick": args.quick or bool(args.shapes),
+              "grid": "a quick" if args.quick else "a reduced" if args.shapes else "the full",
+              "machine": machine(),
+              "cells": kept + run_grid([s for s in shapes if s not in done], args.jobs)}
+    key = {s: i for i, s in enumerate(shapes)}
+    report["cells"].sort(key=lambda c: (key[(c["n"], c["d"], c["density"])], SETS.index(c["set"]), c["lambda_n"]))
+    refit = not args.quick and not args.no_refit
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    json_path = OUT_JSON if not args.quick else RESULTS / "auto_grid_quick.json"
+    json_path.write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    if refit:
+        import auto_fit
+
+        if args.jobs > 1:
+            warm_up()  # the re-runs below are in this process
+        table = auto_fit.fit_file(json_path)
+        auto_fit.write_constants(table)
+        changed = rerun_changed(report["cells"])
+        report["fit"] = (f"{auto_fit.describe(table)}; `auto` re-run on the {changed} cell(s) whose choice the "
+                         "refit changed")
+        json_path.write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    report["seconds"] = time.perf_counter() - start
+    if args.quick:  # a check under load: printed, never written into the documentation
+        print(fragment(report))
+        print(f"wrote {json_path} in {report['seconds']:.0f} s")
+        return 0
+    OUT_MD.write_text(fragment(report), encoding="utf-8")
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "assemble.py")], cwd=ROOT, check=False)
+    print(f"wrote {json_path} and {OUT_MD} in {report['seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

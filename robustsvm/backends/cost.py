@@ -1,0 +1,312 @@
+"""Predicted solve times of the backends ``solver="auto"`` chooses among, fitted to a measured grid.
+
+Each candidate has a cost *form*, a flop count per iteration times a number of iterations, whose
+constants are fitted to ``benchmarks/bench_auto.py``'s shape grid and stored as data in
+``cost_constants.json`` next to this module (``benchmarks/bench_auto.py`` rewrites it; the forms and the
+fit are documented in ``docs/auto.md``):
+
+* ``feature-ipm``: ``T = k_set · (a·G + b·m³ + c·nnz) + e``, with ``G = n(d+2)²`` the weighted Gram of a dense
+  design (``Σ_i nnz_i² ≈ nnz²/n`` for a sparse one), ``m = d + f + 2`` the size of the factored system
+  (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set;
+* ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid]) + e`` (``g_set``:
+  an O(d) refresh of the set's state per coordinate step), with the number
+  of epochs ``E`` log-linear in the conditioning and the shape:
+  ``log E = θ · (1, log C, log min(n, d), log⁺(n/d), log⁺(d/n), log density, set, loss)``,
+  ``C = c̄/λ2`` the dual box of a sample (``1/(λ2 n)`` for a mean loss, liblinear's ``C``);
+* ``clarabel`` (the conic path): ``T = e + a·(nnz + n) + b·n·min(n, d)² + c·d³``.
+
+A first-order backend whose predicted ``E`` exceeds :data:`FALL_BACK_FRACTION` of its epoch budget is
+likely to stop short and be solved again by Clarabel, so its cost is its whole budget plus Clarabel's:
+the rule never prefers a backend that is likely to fall back. The distributed backends (``dask-ipm``,
+``dask-cocoa``, for ``dask.array`` data) take their cost forms through :func:`register_cost_form` from their
+own modules; until one is registered, their in-memory counterparts' forms stand in (:data:`STAND_INS`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..intercept import intercept_term
+from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
+
+__all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
+           "CostInputs", "DataShape", "Prediction", "constants", "cost_inputs", "epoch_features",
+           "predict", "predict_all", "register_cost_form", "reload_constants"]
+
+#: the in-memory backends ``"auto"`` compares, cheapest first on ties
+CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "clarabel")
+#: the backends compared for ``dask.array`` data, once registered (their cost forms come from their modules)
+DISTRIBUTED_CANDIDATES = ("dask-ipm", "dask-cocoa")
+#: the in-memory form a distributed backend is costed by until it registers its own
+STAND_INS = {"dask-ipm": "feature-ipm", "dask-cocoa": "robust-dcd"}
+#: a first-order backend predicted to need more than this fraction of its epoch budget is likely to fall back
+FALL_BACK_FRACTION = 0.5
+#: the epoch budget of the first-order backends when the caller gives none (their declared ``max_iter``)
+EPOCH_BUDGET = 1000
+#: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
+CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
+#: the regressors of ``log E``, in the order of the fitted coefficients
+EPOCH_FEATURES = ("const", "log_C", "log_min", "log_tall", "log_wide", "log_density", "box", "ball", "ball1",
+                  "ellipsoid", "squared_hinge", "l1")
+
+
+# ------------------------------------------------------------------------------------------------------ inputs
+@dataclass(frozen=True)
+class DataShape:
+    """What the rule reads of the data: ``n``, ``d``, the non-zeros, whether it is sparse or distributed.
+
+    ``free`` is the number of features without a sign constraint when the signs are resolved (None: unknown,
+    read from the problem); ``points`` the number of grid points to solve on these data.
+    """
+
+    n: int
+    d: int
+    nnz: int
+    sparse: bool = False
+    distributed: bool = False
+    free: int | None = None
+    points: int = 1
+
+    @classmethod
+    def of(cls, data: Any, n_samples: int | None = None) -> DataShape:
+        """The shape of ``data``: a ``DataShape``, a ``Model`` or ``FitData`` (their ``X`` and signs), a
+        NumPy, SciPy sparse or Dask array, or an int (the number of features, with ``n_samples`` rows when
+        given, else as many rows as features times :data:`_ASSUMED_ROWS_PER_FEATURE`)."""
+        if isinstance(data, DataShape):
+            return data
+        if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+            d = int(data)
+            n = int(n_samples) if n_samples is not None else max(1, _ASSUMED_ROWS_PER_FEATURE * d)
+            return cls(n=n, d=d, nnz=n * d)
+        free = None
+        signs = getattr(data, "signs", None)
+        if hasattr(data, "X"):
+            X = data.X
+            if signs is not None:
+                free = int(np.count_nonzero(np.asarray(signs) == 0))
+        else:
+            X = data
+        shape = getattr(X, "shape", None)
+        if shape is None or len(shape) != 2:
+            raise TypeError(f"data must be a 2-D array, a model or a number of features, got {type(data).__name__}")
+        n, d = int(shape[0]), int(shape[1])
+        if sp.issparse(X):
+            return cls(n=n, d=d, nnz=int(X.nnz), sparse=True, free=free)
+        distributed = type(X).__module__.split(".")[0] == "dask"
+        return cls(n=n, d=d, nnz=n * d, distributed=distributed, free=free)
+
+
+#: rows assumed per feature when only the number of features is known (the tall data the interior point is for)
+_ASSUMED_ROWS_PER_FEATURE = 50
+
+
+@dataclass(frozen=True)
+class CostInputs:
+    """The numbers a cost form reads: the shape, the set, the loss, the conditioning and the constraints.
+
+    ``set_kind`` is ``"none"``, ``"box"``, ``"ball"`` (p = 2 or ∞), ``"ball1"``, ``"ellipsoid"`` or ``"other"``;
+    ``C = c̄/λ2`` (``math.inf`` without an L2 penalty); ``points`` grid points are solved on the same data
+    (``feature-ipm`` batches them: one Gram product per iteration for all; the others solve them one by one).
+    """
+
+    n: int
+    d: int
+    nnz: int
+    sparse: bool
+    set_kind: str
+    loss: str
+    C: float
+    free: int
+    l1: bool
+    intercept: str
+    epoch_budget: int = EPOCH_BUDGET
+    points: int = 1
+
+    @property
+    def density(self) -> float:
+        return self.nnz / max(1, self.n * self.d)
+
+
+def _set_kind(uncertainty: Any) -> str:
+    if uncertainty is None:
+        return "none"
+    sets = list(uncertainty) if isinstance(uncertainty, (list, tuple)) else [uncertainty]
+    if not sets:
+        return "none"
+    if len({s.key() for s in sets if isinstance(s, UncertaintySet)}) > 1:
+        return "other"
+    first = sets[0]
+    if type(first) is Box:
+        return "box"
+    if type(first) is Ball:
+        return "ball1" if first.p == 1 else "ball"
+    if type(first) is Ellipsoid:
+        return "ellipsoid"
+    return "other"
+
+
+def _free_features(problem: Any, shape: DataShape) -> int:
+    if shape.free is not None:
+        return shape.free
+    signs = getattr(problem, "signs", None)
+    if signs is None:
+        return shape.d
+    if isinstance(signs, Mapping):
+        return max(0, shape.d - len(signs))
+    try:
+        arr = np.asarray(signs, dtype=float)
+    except (TypeError, ValueError):
+        return shape.d
+    return int(np.count_nonzero(arr == 0)) if arr.shape == (shape.d,) else shape.d
+
+
+def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, points: int | None = None) -> CostInputs:
+    """The :class:`CostInputs` of ``problem`` on ``data`` (anything :meth:`DataShape.of` reads)."""
+    shape = DataShape.of(data)
+    loss = problem.loss
+    l2 = float(problem.penalty.l2)
+    mean_c = 1.0 / shape.n if getattr(loss, "reduction", "mean") == "mean" else 1.0
+    return CostInputs(
+        n=shape.n, d=shape.d, nnz=shape.nnz, sparse=shape.sparse, set_kind=_set_kind(problem.uncertainty),
+        loss=loss.name, C=mean_c / l2 if l2 > 0 else math.inf, free=_free_features(problem, shape),
+        l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
+        epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
+        points=max(1, int(shape.points if points is None else points)),
+    )
+
+
+# ------------------------------------------------------------------------------------------------------ constants
+@lru_cache(maxsize=4)
+def _read(path: str) -> dict:
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def constants(path: Path | str | None = None) -> dict:
+    """The fitted constants (``cost_constants.json``, or the file ``path``), read once."""
+    return _read(str(CONSTANTS_FILE if path is None else Path(path)))
+
+
+def reload_constants() -> None:
+    """Forget the constants read so far (after the file was rewritten)."""
+    _read.cache_clear()
+
+
+# ------------------------------------------------------------------------------------------------------ the forms
+@dataclass(frozen=True)
+class Prediction:
+    """A backend's predicted solve: ``seconds`` (its fall-back included when likely), ``iterations`` and
+    whether it is likely to stop short of its tolerance and fall back; ``terms["own"]`` is the time of the
+    backend's own run (without the fall-back)."""
+
+    backend: str
+    seconds: float
+    iterations: float
+    falls_back: bool = False
+    terms: dict = field(default_factory=dict)
+
+
+def epoch_features(x: CostInputs) -> np.ndarray:
+    """The regressors of ``log E`` (:data:`EPOCH_FEATURES`) for the first-order backends."""
+    ln, ld = math.log(max(x.n, 1)), math.log(max(x.d, 1))
+    C = min(x.C, 1e12)
+    return np.array([
+        1.0, math.log(C), min(ln, ld), max(ln - ld, 0.0), max(ld - ln, 0.0), math.log(max(x.density, 1e-12)),
+        float(x.set_kind == "box"), float(x.set_kind == "ball"), float(x.set_kind == "ball1"),
+        float(x.set_kind == "ellipsoid"), float(x.loss == "squared_hinge"), float(x.l1),
+    ])
+
+
+def gram_work(x: CostInputs) -> float:
+    """The work of one weighted Gram ``Aᵀ diag(s) A``: ``n(d+2)²`` dense, ``≈ nnz²/n + n`` sparse."""
+    if x.sparse:
+        return x.nnz * (x.nnz / max(x.n, 1) + 4.0) + x.n
+    return x.n * (x.d + 2.0) ** 2
+
+
+def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
+    iters = float(k["iterations"].get(x.set_kind, k["iterations"]["default"]))
+    m = x.d + x.free + 2.0
+    per = k["gram"] * gram_work(x) + x.points * (k["factor"] * m ** 3 + k["pass"] * x.nnz)
+    return Prediction("feature-ipm", iters * per + k["fixed"] + k["setup"] * x.nnz, iters,
+                      terms={"per_iteration": per})
+
+
+def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
+    def form(x: CostInputs, k: Mapping) -> Prediction:
+        theta = np.array([k["epochs"].get(f, 0.0) for f in EPOCH_FEATURES])
+        epochs = float(np.exp(np.clip(theta @ epoch_features(x), 0.0, 30.0)))
+        refresh = k.get("refresh", {})
+        per = (k["nnz"] * x.nnz + k["n"] * x.n + k["d"] * x.d
+               + refresh.get(x.set_kind, refresh.get("default", 0.0)) * x.n * x.d)
+        if x.set_kind == "ellipsoid":
+            per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
+        likely = epochs > FALL_BACK_FRACTION * x.epoch_budget
+        spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
+        seconds = x.points * (spent * per + k["fixed"]) + k.get("setup", 0.0) * x.nnz
+        return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
+
+    return form
+
+
+def _conic(x: CostInputs, k: Mapping) -> Prediction:
+    seconds = (k["fixed"] + k["nnz"] * (x.nnz + x.n)  # compiled once for a grid, solved at every point
+               + x.points * (k["factor"] * x.n * min(x.n, x.d) ** 2 + k["cube"] * x.d ** 3))
+    if x.set_kind == "ellipsoid":
+        seconds += k["nnz"] * x.d ** 2
+    return Prediction("clarabel", seconds, float(k.get("iterations", 20.0)))
+
+
+#: backend name → cost form ``form(inputs, constants) -> Prediction``
+_FORMS: dict[str, Callable[[CostInputs, Mapping], Prediction]] = {
+    "feature-ipm": _feature_ipm, "dcd": _first_order("dcd"), "robust-dcd": _first_order("robust-dcd"),
+    "clarabel": _conic,
+}
+
+
+def register_cost_form(name: str, form: Callable[[CostInputs, Mapping], Prediction], *,
+                       default_constants: Mapping | None = None) -> None:
+    """Give backend ``name`` a cost form (a distributed backend registers its own here, with its constants
+    when the fitted file has none for it)."""
+    _FORMS[name] = form
+    if default_constants is not None:
+        _DEFAULTS[name] = dict(default_constants)
+
+
+_DEFAULTS: dict[str, dict] = {}
+
+
+def predict(name: str, x: CostInputs, table: Mapping | None = None) -> Prediction:
+    """Backend ``name``'s predicted solve of ``x`` with the constants ``table`` (the fitted file by default).
+    A distributed backend without a form of its own is costed as its in-memory counterpart."""
+    table = constants() if table is None else table
+    form_name = name if name in _FORMS else STAND_INS.get(name)
+    if form_name is None:
+        raise KeyError(f"no cost form for backend {name!r}")
+    k = table.get(name) or _DEFAULTS.get(name) or table[form_name]
+    pred = _FORMS[form_name](x, k)
+    if pred.falls_back and name != "clarabel":
+        conic = _conic(x, table["clarabel"])
+        pred = Prediction(name, pred.seconds + conic.seconds, pred.iterations, True, pred.terms)
+    return Prediction(name, pred.seconds, pred.iterations, pred.falls_back, pred.terms)
+
+
+def predict_all(names: tuple[str, ...] | list[str], x: CostInputs, table: Mapping | None = None) -> list[Prediction]:
+    """:func:`predict` for each of ``names``, cheapest first (ties in the order given).
+
+    The order weighs each prediction by the backend's ``margins`` entry of the table (fitted: the first-order
+    epochs are the least certain part of the model, so a first-order backend must be predicted faster by that
+    factor to be preferred)."""
+    table = constants() if table is None else table
+    margins = table.get("margins", {})
+    preds = [predict(name, x, table) for name in names]
+    order = sorted(range(len(preds)), key=lambda i: (preds[i].seconds * margins.get(preds[i].backend, 1.0), i))
+    return [preds[i] for i in order]

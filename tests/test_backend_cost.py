@@ -1,0 +1,194 @@
+"""The cost model behind ``solver="auto"`` (robustsvm.backends.cost) and the choice it makes.
+
+The choice is a function of the model and the data's shape only: these tests never time anything. They check
+that the rule never picks a backend that refuses the model (over a matrix of model kinds), that it picks the
+interior point for the tall noisy robust data where the first-order method falls back (issue 24's 20,000 × 400
+case) and a first-order method for wide sparse nominal data, whatever moderate changes a refit makes to the
+constants, and that the forms behave as flop counts should (more work, more time).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import robustsvm as rs
+from robustsvm import solve_path
+from robustsvm.backends import cost, registry
+
+SHAPES = {
+    "small dense": cost.DataShape(n=200, d=6, nnz=1200),
+    "tall dense": cost.DataShape(n=20000, d=400, nnz=8_000_000),
+    "wide sparse": cost.DataShape(n=2000, d=100_000, nnz=100_000, sparse=True),
+    "very tall": cost.DataShape(n=100_000, d=20, nnz=2_000_000),
+}
+
+
+def _models(d: int) -> dict[str, rs.Problem]:
+    """One model of each kind the language states (losses, penalties, intercepts, signs, sets, kernels)."""
+    ell = rs.Ellipsoid(np.eye(d), 0.1) if d <= 400 else rs.Ball(0.1)
+    sets = {"none": None, "box": rs.Box(0.05), "ball2": rs.Ball(0.1), "ball1": rs.Ball(0.1, p=1),
+            "ballinf": rs.Ball(0.1, p=math.inf), "ball3": rs.Ball(0.1, p=3), "ellipsoid": ell,
+            "box&ball": rs.Box(0.1) & rs.Ball(0.2),
+            "per-sample": [rs.Box(0.1), rs.Ball(0.1)] * 3}
+    out = {}
+    for name, V in sets.items():
+        out[f"hinge/{name}"] = rs.Problem(penalty=rs.L2(1e-3), uncertainty=V)
+    out["squared hinge, L1, signs"] = rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(1e-3) + rs.L1(1e-4),
+                                                 signs=np.r_[1, -1, np.zeros(d - 2)], uncertainty=rs.Box(0.1))
+    out["sum of hinges, ridge intercept"] = rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(1.0),
+                                                       intercept=rs.L2(0.5))
+    out["no intercept, L1 only"] = rs.Problem(penalty=rs.L1(1e-3), intercept=False, uncertainty=rs.Box(0.1))
+    out["L2 = 0 robust"] = rs.Problem(penalty=rs.L2(0.0) + rs.L1(0.01), uncertainty=rs.Ball(0.1))
+    out["hard margin"] = rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0), intercept=False)
+    out["kernel"] = rs.Problem(penalty=rs.L2(0.1), kernel=rs.RBF(1.0), intercept=rs.L2(1.0))
+    out["pq-SVM"] = rs.pq_svm(1.0, 0.1, 0.05)
+    return out
+
+
+@pytest.mark.parametrize("shape_name", list(SHAPES))
+def test_auto_never_picks_a_backend_that_refuses_the_model(shape_name):
+    shape = SHAPES[shape_name]
+    for name, problem in _models(shape.d).items():
+        chosen = solve_path.choose_backend(problem, shape)
+        reasons = registry.get_backend(chosen).check(problem)
+        assert reasons == [], f"{shape_name}, {name}: auto picked {chosen}, which refuses: {reasons}"
+        if chosen != solve_path.FALLBACK:  # a candidate was picked: it is one the cost model knows
+            assert chosen in cost.CANDIDATES
+
+
+def _issue_case(V) -> tuple[rs.Problem, cost.DataShape]:
+    n, d = 20000, 400
+    return rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V), cost.DataShape(n=n, d=d, nnz=n * d)
+
+
+def _wide_sparse_nominal(lam_n: float = 1.0) -> tuple[rs.Problem, cost.DataShape]:
+    n, d = 2000, 100_000
+    return rs.Problem(penalty=rs.L2(lam_n / n)), cost.DataShape(n=n, d=d, nnz=50 * n, sparse=True)
+
+
+@pytest.mark.parametrize("V", [rs.Box(0.05), rs.Ball(0.2)], ids=["box", "ball"])
+def test_tall_noisy_robust_data_go_to_feature_ipm(V):
+    """20,000 × 400 at λ = 1/n: robust-dcd needs thousands of epochs there and falls back to Clarabel (issue 24)."""
+    problem, shape = _issue_case(V)
+    assert solve_path.choose_backend(problem, shape) == "feature-ipm"
+    x = cost.cost_inputs(problem, shape)
+    first_order = cost.predict("robust-dcd", x)
+    assert first_order.falls_back or first_order.seconds > cost.predict("feature-ipm", x).seconds
+
+
+@pytest.mark.parametrize("lam_n", [1.0, 10.0])
+def test_wide_sparse_nominal_data_go_to_a_first_order_method(lam_n):
+    problem, shape = _wide_sparse_nominal(lam_n)
+    assert registry.get_backend("feature-ipm").accepts(problem)  # it could, with a 200,002-square system
+    assert solve_path.choose_backend(problem, shape) in {"dcd", "robust-dcd"}
+
+
+def _perturbed(table: dict, rng: np.random.Generator, spread: float) -> dict:
+    """The constants with every work constant scaled by a factor in [1/spread, spread] and the epochs' level
+    moved by as much."""
+    out = copy.deepcopy(table)
+
+    def scale(d: dict) -> None:
+        for k, v in d.items():
+            if isinstance(v, dict) and k != "epochs":
+                scale(v)
+            elif isinstance(v, float) and k != "iterations":
+                d[k] = v * float(np.exp(rng.uniform(-np.log(spread), np.log(spread))))
+
+    for name in cost.CANDIDATES:
+        scale(out[name])
+        if "epochs" in out[name]:
+            out[name]["epochs"]["const"] += float(rng.uniform(-np.log(spread), np.log(spread)))
+    return out
+
+
+def test_the_clear_decisions_survive_moderate_changes_of_the_constants(monkeypatch):
+    """A refit on another machine moves the constants; the decisions far from a boundary do not move."""
+    base = copy.deepcopy(cost.constants())
+    rng = np.random.default_rng(0)
+    tall_box, tall_shape = _issue_case(rs.Box(0.05))
+    wide, wide_shape = _wide_sparse_nominal()
+    for _ in range(20):
+        table = _perturbed(base, rng, spread=2.0)
+        monkeypatch.setattr(cost, "constants", lambda path=None, table=table: table)
+        assert solve_path.choose_backend(tall_box, tall_shape) == "feature-ipm"
+        assert solve_path.choose_backend(wide, wide_shape) in {"dcd", "robust-dcd"}
+
+
+def test_the_choice_reads_the_shape_only_and_is_deterministic():
+    """No pass over the data (an array whose entries cannot be read is enough), the same answer every time."""
+
+    class ShapeOnly:
+        shape = (20000, 400)
+
+        def __array__(self, *args, **kwargs):
+            raise AssertionError("the rule read the data")
+
+    problem, shape = _issue_case(rs.Box(0.05))
+    picks = {solve_path.choose_backend(problem, ShapeOnly()) for _ in range(5)}
+    assert picks == {solve_path.choose_backend(problem, shape)}
+    X = sp.random(50, 3000, density=0.01, format="csr", random_state=0)
+    read = cost.DataShape.of(X)
+    assert (read.n, read.d, read.nnz, read.sparse) == (50, 3000, X.nnz, True)
+    model = rs.Problem(penalty=rs.L2(0.1), signs=np.r_[1, np.zeros(5)]).normalize(
+        np.random.default_rng(0).normal(size=(30, 6)), np.r_[np.ones(15), -np.ones(15)])
+    assert cost.DataShape.of(model).free == 5  # the resolved signs: one constrained feature
+
+
+def test_the_forms_grow_with_the_work():
+    table = cost.constants()
+    base = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3), uncertainty=rs.Box(0.1)),
+                            cost.DataShape(n=5000, d=50, nnz=250_000))
+    for name in cost.CANDIDATES:
+        t0 = cost.predict(name, base, table).seconds
+        more_rows = cost.predict(name, cost.CostInputs(**{**base.__dict__, "n": 10000, "nnz": 500_000}), table)
+        more_cols = cost.predict(name, cost.CostInputs(**{**base.__dict__, "d": 100, "nnz": 500_000}), table)
+        assert more_rows.seconds >= t0 and more_cols.seconds >= t0, name
+    ipm_signs = cost.predict("feature-ipm", cost.CostInputs(**{**base.__dict__, "free": 0}), table)
+    assert ipm_signs.seconds <= cost.predict("feature-ipm", base, table).seconds  # signs halve the system
+
+
+def test_a_first_order_backend_likely_to_stop_short_is_charged_the_fall_back():
+    """Predicted epochs beyond half the budget: the budget plus a Clarabel solve, so it is never preferred."""
+    x = cost.cost_inputs(rs.Problem(loss=rs.Hinge(reduction="sum"), penalty=rs.L2(2.0**-10), uncertainty=rs.Box(0.1)),
+                         cost.DataShape(n=5000, d=200, nnz=1_000_000))
+    table = cost.constants()
+    for name in ("dcd", "robust-dcd"):
+        short = cost.CostInputs(**{**x.__dict__, "epoch_budget": 1})
+        pred = cost.predict(name, short, table)
+        assert pred.falls_back
+        assert pred.seconds >= cost.predict("clarabel", short, table).seconds
+
+
+def test_distributed_candidates_are_chosen_for_distributed_data(monkeypatch):
+    """A Dask array goes to the distributed candidates once one is registered and accepts the model; their
+    in-memory counterparts' forms stand in until they register their own."""
+    toy = registry.Backend(name="toy-distributed-ipm", solve=lambda model, **o: None,
+                           needs=registry.Needs(sets="any"), summary="a stand-in")
+    registry.register(toy)
+    try:
+        monkeypatch.setattr(cost, "DISTRIBUTED_CANDIDATES", ("toy-distributed-ipm",))
+        monkeypatch.setitem(cost.STAND_INS, "toy-distributed-ipm", "feature-ipm")
+        problem, shape = _issue_case(rs.Box(0.05))
+        dask_shape = cost.DataShape(n=shape.n, d=shape.d, nnz=shape.nnz, distributed=True)
+        assert solve_path.choose_backend(problem, dask_shape) == "toy-distributed-ipm"
+        assert solve_path.choose_backend(problem, shape) == "feature-ipm"  # in memory: the usual candidates
+        x = cost.cost_inputs(problem, shape)
+        assert cost.predict("toy-distributed-ipm", x).seconds == cost.predict("feature-ipm", x).seconds
+    finally:
+        registry.unregister(toy.name)
+
+
+def test_lookup_and_choose_take_the_number_of_features_alone():
+    """Callers that know only d (the old signature) still get an answer: tall data are assumed."""
+    problem = rs.Problem(penalty=rs.L2(1e-3), uncertainty=rs.Box(0.1))
+    assert solve_path.lookup("auto", problem, 30).name == solve_path.choose_backend(problem, 30)
+    with pytest.raises(ValueError, match="needs the model and the data"):
+        solve_path.lookup("auto", problem)
+    with pytest.raises(TypeError, match="2-D array"):
+        cost.DataShape.of(np.ones(3))
