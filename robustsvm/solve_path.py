@@ -48,7 +48,8 @@ from .result import Result
 from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
-           "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed", "solve_model",
+           "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
+           "solve_model",
            "solve_normalized", "to_solution"]
 
 #: the solver name that lets this module choose the backend
@@ -96,6 +97,23 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
     if not able:
         return FALLBACK
     return cost.predict_all(able, cost.cost_inputs(problem, shape))[0].backend
+
+
+def auto_probe(problem: Any, data: Any) -> cost.Probe | None:
+    """The bounded first-order attempt ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
+
+    See :func:`robustsvm.backends.cost.probe`: when the cheapest predicted backend is an interior point or a
+    conic solve of a second or more, the accepting first-order backend runs first for a fifth of that
+    predicted time; its answer is kept only when certified optimal.
+    """
+    shape = cost.DataShape.of(data)
+    if shape.distributed:
+        return None
+    able = _accepting(cost.CANDIDATES, problem)
+    if not able:
+        return None
+    x = cost.cost_inputs(problem, shape)
+    return cost.probe(cost.predict_all(able, x), x)
 
 
 def _accepting(names: tuple[str, ...], problem: Any) -> list[str]:
@@ -352,16 +370,44 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if backend.name == FALLBACK:
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
     start = time.perf_counter()
+    trial = None if "max_iter" in options or "time_limit" in options else auto_probe(problem, model)
+    if trial is not None and trial.chosen == backend.name:
+        attempt, record = _attempt(problem, model, trial, options, defaults)
+        if attempt is not None:
+            return attempt
     try:
         with warnings.catch_warnings():  # a first attempt that stops short is solved again below, not reported
             warnings.simplefilter("ignore", ConvergenceWarning)
             first: Solution | Exception = solve_model(problem, backend, model, opts, warn=False)
     except _NUMERICAL_ERRORS as exc:
         first = exc
+    if isinstance(first, Solution) and trial is not None and trial.chosen == backend.name:
+        first.extra["auto_probe"] = record
     if isinstance(first, Solution) and first.status == OPTIMAL:
         return first
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start)
+
+
+def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
+             defaults: Mapping[str, dict]) -> tuple[Solution | None, dict]:
+    """Run ``trial`` (a bounded first-order attempt); its solution when certified optimal, and its record."""
+    backend = registry.get_backend(trial.backend)
+    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), "time_limit": trial.time_limit}
+    record = {"solver": trial.backend, "time_limit": trial.time_limit, "instead_of": trial.chosen,
+              "predicted_seconds_of_the_choice": trial.chosen_seconds}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            sol = solve_model(problem, backend, model, opts, warn=False)
+    except _NUMERICAL_ERRORS as exc:
+        return None, {**record, "status": f"error: {exc}"}
+    record.update(status=sol.status, iterations=sol.iterations, time=float(sol.time),
+                  rel_gap=float(sol.extra.get("rel_gap", np.nan)))
+    if sol.status == OPTIMAL:
+        sol.extra["auto_probe"] = record
+        return sol, record
+    return None, record
 
 
 def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
@@ -376,6 +422,8 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
     kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
     sol = solve_model(problem, registry.get_backend(FALLBACK), model, {**defaults.get(FALLBACK, {}), **kept},
                       warn=warn, stacklevel=stacklevel + 1)
+    if isinstance(first, Solution) and "auto_probe" in first.extra:
+        sol.extra["auto_probe"] = first.extra["auto_probe"]
     if isinstance(first, Solution):
         sol.extra["auto_fallback"] = {
             "solver": first.solver, "status": first.status, "iterations": first.iterations,

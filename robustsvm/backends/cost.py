@@ -39,8 +39,9 @@ from ..intercept import intercept_term
 from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
-           "CostInputs", "DataShape", "Prediction", "constants", "cost_inputs", "epoch_features",
-           "predict", "predict_all", "register_cost_form", "reload_constants"]
+           "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS", "CostInputs", "DataShape",
+           "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "predict", "predict_all", "probe",
+           "register_cost_form", "reload_constants"]
 
 #: the in-memory backends ``"auto"`` compares, cheapest first on ties
 CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "clarabel")
@@ -52,6 +53,14 @@ STAND_INS = {"dask-ipm": "feature-ipm", "dask-cocoa": "robust-dcd"}
 FALL_BACK_FRACTION = 0.5
 #: the epoch budget of the first-order backends when the caller gives none (their declared ``max_iter``)
 EPOCH_BUDGET = 1000
+#: the first-order candidates (their cost is epochs × a per-epoch cost; the epochs are the uncertain part)
+FIRST_ORDER = ("dcd", "robust-dcd")
+#: a chosen second-order or conic solve predicted to take at least this long is preceded by a bounded
+#: first-order attempt (:func:`probe`) limited to ``PROBE_FRACTION`` of that prediction
+PROBE_MIN_SECONDS = 1.0
+PROBE_FRACTION = 0.2
+#: an attempt with room for fewer predicted epochs than this is not made
+PROBE_MIN_EPOCHS = 20
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
 #: the regressors of ``log E``, in the order of the fitted coefficients
@@ -310,3 +319,42 @@ def predict_all(names: tuple[str, ...] | list[str], x: CostInputs, table: Mappin
     preds = [predict(name, x, table) for name in names]
     order = sorted(range(len(preds)), key=lambda i: (preds[i].seconds * margins.get(preds[i].backend, 1.0), i))
     return [preds[i] for i in order]
+
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A bounded first attempt of ``"auto"``: ``backend`` run for at most ``time_limit`` seconds before
+    ``chosen`` (predicted to take ``chosen_seconds``)."""
+
+    backend: str
+    time_limit: float
+    chosen: str
+    chosen_seconds: float
+
+
+def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
+    """The first-order attempt worth making before ``predictions[0]`` (cheapest first), or None.
+
+    The epoch count of a first-order backend depends on the data's conditioning, which the shape does not
+    tell (unit-norm, nearly separable rows need tens of epochs where noisy Gaussian rows of the same shape
+    need thousands). So when the cheapest prediction is an interior point or a conic solve of at least
+    :data:`PROBE_MIN_SECONDS`, the accepting first-order backend predicted fastest runs first for at most
+    ``PROBE_FRACTION · T_chosen`` seconds (its ``time_limit``; skipped when that is less than
+    :data:`PROBE_MIN_EPOCHS` predicted epochs): a certified answer is returned, otherwise the chosen backend
+    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. Grids (``points > 1``) are
+    not probed.
+    """
+    if not predictions or x.points > 1:
+        return None
+    best = predictions[0]
+    if best.backend in FIRST_ORDER or best.seconds < PROBE_MIN_SECONDS:
+        return None
+    first = [p for p in predictions if p.backend in FIRST_ORDER and p.terms.get("per_epoch", 0.0) > 0.0]
+    if not first:
+        return None
+    fastest = min(first, key=lambda p: p.terms.get("own", p.seconds))
+    limit = PROBE_FRACTION * best.seconds
+    if PROBE_MIN_EPOCHS * fastest.terms["per_epoch"] > limit:
+        return None
+    return Probe(fastest.backend, float(limit), best.backend, float(best.seconds))

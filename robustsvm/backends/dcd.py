@@ -198,7 +198,7 @@ class _Specialized:
 
 
 def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
-              shrinking=True, check_every=10, rho=None) -> Result:
+              shrinking=True, check_every=10, rho=None, time_limit=None) -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
 
     Parameters
@@ -229,6 +229,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     rho : float, optional
         Augmented-Lagrangian weight for a free intercept; default ``0.1·mean‖x_i‖²/λ`` (tuned on the
         benchmark shapes: see ``docs/derivations/dcd.md``).
+    time_limit : float, optional
+        Seconds after which the epochs stop (status ``"time_limit"`` unless the certificate taken then reaches
+        ``tol``); no limit by default.
 
     Returns
     -------
@@ -291,7 +294,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
-                 unshrink_after=UNSHRINK_AFTER,
+                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit,
                  after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
@@ -307,7 +310,7 @@ register(
         needs=NEEDS,
         summary="dual coordinate descent (liblinear-style, compiled): hinge/squared hinge + L2, signs, "
                 "free or ridge intercept; certified by the duality gap",
-        options=frozenset({"shrinking", "check_every", "rho"}),
+        options=frozenset({"shrinking", "check_every", "rho", "time_limit"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D(α, β) (absolute); history has the relative gap",
         defaults=DEFAULTS,

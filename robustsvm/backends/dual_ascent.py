@@ -236,7 +236,7 @@ class Ascent:
 def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.ndarray, rho: float, free: bool,
            tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
            after_epoch: Callable | None = None, first: DualCertificate | None = None,
-           passes: bool = False, unshrink_after: int = 0) -> Ascent:
+           passes: bool = False, unshrink_after: int = 0, time_limit: float | None = None) -> Ascent:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
@@ -250,7 +250,9 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
     active set liblinear's shrinking leaves) costs ``max(a/n_total, MIN_PASS)``, so that the cheap epochs of a
     shrunk problem do not exhaust the budget of a full pass. With ``unshrink_after = k > 0``, ``k`` certificates
     in a row that do not halve the gap while samples are set aside restore every sample (the shrunk problem has
-    stalled: what it lacks is among the samples set aside).
+    stalled: what it lacks is among the samples set aside). With ``time_limit`` (seconds), the first epoch that
+    ends past it is followed by a certificate, and the loop stops there with status ``"time_limit"`` unless
+    that certificate reaches ``tol``.
     """
     hist = History()
     shrink = Shrinking(n_total)
@@ -272,7 +274,8 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
             sums[0] += rho * sums[1]  # multiplier step of the augmented Lagrangian
         if after_epoch is not None:
             after_epoch()
-        last = passes and work >= max_iter
+        timed_out = time_limit is not None and time.perf_counter() - t_start >= time_limit
+        last = (passes and work >= max_iter) or timed_out
         if not schedule.due(epoch, shrink.after_epoch(active, pg_max_new, pg_min_new), last):
             continue
         t_cert = time.perf_counter()
@@ -289,6 +292,9 @@ def ascend(run_epoch: Callable, certify: Callable, *, n_total: int, sums: np.nda
                   f"active={active}/{n_total}")
         if cert.rel_gap <= tol:
             status = "optimal"
+            break
+        if timed_out:
+            status = "time_limit"
             break
     if cert is None:  # max_iter < 1 is refused by the callers
         raise RuntimeError(f"{name} evaluated no certificate")

@@ -99,7 +99,7 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
 
 
 def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
-                     check_every=10, rho=None, warm_start=None, inner=5) -> Result:
+                     check_every=10, rho=None, warm_start=None, inner=5, time_limit=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model with a shared Box, Ball or Ellipsoid set.
 
     Parameters
@@ -118,6 +118,9 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     inner : int, default 5
         Ellipsoid only: projected-gradient steps on the worst-case point after each coordinate step (stopped
         early when they move its parameter by less than :data:`INNER_TOL`).
+    time_limit : float, optional
+        Seconds after which the epochs stop (status ``"time_limit"`` unless the certificate taken then reaches
+        ``tol``); no limit by default.
 
     Returns
     -------
@@ -170,7 +173,8 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
         return new
 
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
-                 check_every=check_every, max_iter=max_iter, name="robust-dcd", verbose=verbose)
+                 check_every=check_every, max_iter=max_iter, name="robust-dcd", verbose=verbose,
+                 time_limit=time_limit)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho})
 
@@ -182,7 +186,7 @@ register(
         needs=NEEDS,
         summary="robust dual coordinate ascent (compiled): hinge/squared hinge + L2 [+ L1], signs, shared Box, "
                 "Ball (p = 1, 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
-        options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner"}),
+        options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner", "time_limit"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D_u(α) (absolute); history has the relative gap",
         defaults=DEFAULTS,
