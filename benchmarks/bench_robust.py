@@ -71,7 +71,20 @@ def solve(problem, X, y, solver, **options):
         sol, t = timed(lambda: problem.solve(X, y, solver=solver, **options))
     return {"solver": solver, "time": t, "objective": sol.objective, "status": sol.status,
             "rel_gap": sol.extra.get("rel_gap", sol.gap / max(abs(sol.objective), 1e-300)),
-            "iterations": sol.iterations}
+            "iterations": sol.iterations, "answered_by": sol.solver, "probe": sol.extra.get("auto_probe")}
+
+
+def auto_row(problem, X, y, label: str, tol: float) -> dict:
+    """``solver="auto"`` as a user runs it: the backend that answered, and its bounded first attempt if any."""
+    row = solve(problem, X, y, "auto", tol=tol)
+    how, attempt = row["answered_by"], row["probe"]
+    if attempt is not None and attempt.get("status") == "optimal" and how == attempt["solver"]:
+        how += f", its first attempt (limit {attempt['time_limit']:.2g} s) instead of {attempt['instead_of']}"
+    elif attempt is not None:
+        spent = attempt.get("time", float("nan"))
+        how += f", after a {attempt['solver']} attempt of {spent:.2g} s ({attempt['status']})"
+    row["solver"], row["label"] = f"auto → {how}", label
+    return row
 
 
 def liblinear(X, y, lam: float, tol: float):
@@ -127,9 +140,10 @@ def shape_case(title: str, X, y, sets: list[tuple[str, object]], *, tol: float, 
                 continue  # a Gram matrix of this many features, and not "auto"'s choice
             opts = {"max_iter": max_iter, "random_state": 0} if solver == "robust-dcd" else {}
             row = solve(prob, X, y, solver, tol=tol, **opts)
-            row["label"] = label + (" (auto's choice)" if solver == auto else "")
+            row["label"] = label + (" (the cost model's pick)" if solver == auto else "")
             group.append(row)
         fast = min(group, key=lambda r: r["time"])
+        group.append(auto_row(prob, X, y, label, tol))
         if clarabel_rows is None:
             cl = solve(prob, X, y, "clarabel")
             cl["label"] = label
@@ -142,7 +156,7 @@ def shape_case(title: str, X, y, sets: list[tuple[str, object]], *, tol: float, 
         for r in group:
             rows.append(fmt_row(r, fast["time"]))
         for r in group[:-1]:
-            bars.append(f"| {title} | {label} | {r['solver']}{' (auto)' if r['solver'] == auto else ''} | "
+            bars.append(f"| {title} | {label} | {r['solver']}{' (cost model)' if r['solver'] == auto else ''} | "
                         f"{r['time']:.3g} s ({r['status']}, gap {r['rel_gap']:.1e}) | "
                         f"{cl['time'] / r['time']:.1f}×{' (subsample)' if clarabel_rows else ''} | "
                         f"{r['time'] / nominal['time']:.2f}× |")
@@ -248,7 +262,9 @@ Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)
 Model: hinge loss, `reduction="mean"`, `L2(λ)` with λ = 1/n (LinearSVC's C = 1), free intercept, one
 uncertainty set shared by every sample. `robust-dcd` and `feature-ipm` stop at a certified relative duality gap
 of {args.tol:g} (or after {args.max_iter} epochs / 100 interior-point iterations: status `max_iter`); `feature-ipm`
-runs up to {IPM_MAX_FEATURES} features and wherever it is `"auto"`'s choice; Clarabel at its default
+runs up to {IPM_MAX_FEATURES} features and wherever it is the cost model's pick; the row `auto → …` is
+`solver="auto"` as a user runs it (the cost model's pick, after a bounded first-order attempt when the pick
+is predicted to take a second or more: `docs/auto.md`); Clarabel at its default
 tolerances; liblinear
 (`LinearSVC(loss="hinge", dual=True)`, tol {args.tol:g}, its own stopping rule, no certificate, intercept
 regularized as a feature) and `dcd` solve the nominal model. Wall time of one solve each, in one process
