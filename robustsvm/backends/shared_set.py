@@ -113,26 +113,41 @@ class SetDescription:
     kind: int
     delta: np.ndarray
     gauge: Callable[[np.ndarray], float]
-    L: np.ndarray = field(default_factory=lambda: np.zeros((1, 1)))
+    L: np.ndarray = field(default_factory=partial(np.zeros, (1, 1)))
     lnorm2: float = 1.0
 
 
+def _box_gauge(delta: np.ndarray, u: np.ndarray) -> float:
+    """``max_h |u_h| / δ_h``."""
+    return float(np.max(np.abs(u) / delta)) if u.size else 0.0
+
+
+def _norm_gauge(p: float, u: np.ndarray) -> float:
+    """``‖u‖_p``."""
+    return float(np.linalg.norm(u, ord=p))
+
+
+def _ellipsoid_gauge(L: np.ndarray, u: np.ndarray) -> float:
+    """``‖L⁻¹u‖₂``."""
+    return float(np.linalg.norm(sla.solve_triangular(L, u, lower=True)))
+
+
+# the gauges are partials of module functions, not closures: a description sent to a Dask worker pickles
 def _box(V: Box | None, d: int) -> SetDescription:
     delta = np.ones(d) if V is None or V.widths is None else np.ascontiguousarray(V.widths, dtype=np.float64)
-    return SetDescription(kern.KIND_BOX, delta, lambda u: float(np.max(np.abs(u) / delta)) if u.size else 0.0)
+    return SetDescription(kern.KIND_BOX, delta, partial(_box_gauge, delta))
 
 
 def _ball(V: Ball, d: int) -> SetDescription:
     if V.p == math.inf:
         return _box(None, d)
     kind = {2.0: kern.KIND_BALL2, 1.0: kern.KIND_LINF}[V.p]
-    return SetDescription(kind, np.ones(d), lambda u: float(np.linalg.norm(u, ord=V.p)))
+    return SetDescription(kind, np.ones(d), partial(_norm_gauge, float(V.p)))
 
 
 def _ellipsoid(V: Ellipsoid, d: int) -> SetDescription:
     L = np.ascontiguousarray(V.L, dtype=np.float64)
-    return SetDescription(kern.KIND_ELLIPSOID, np.ones(d),
-                          lambda u: float(np.linalg.norm(sla.solve_triangular(L, u, lower=True))),
+    return SetDescription(kern.KIND_ELLIPSOID, np.ones(d), partial(_ellipsoid_gauge, L),
                           L, float(np.linalg.eigvalsh(V.shape)[-1]))
 
 
