@@ -153,14 +153,7 @@ class Model:
         ``radius`` is a scalar or one value per sample; ``mu`` needs a ridge
         intercept; ``sample_weight`` recomputes ``c`` with the loss's reduction.
         """
-        changes: dict[str, Any] = {}
-        if l2 is not None or l1 is not None:
-            pen = Penalty(l2=self.l2 if l2 is None else l2, l1=self.l1 if l1 is None else l1)
-            changes.update(l2=pen.l2, l1=pen.l1)
-        if mu is not None:
-            if self.intercept.mode != "ridge":
-                raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
-            changes["intercept"] = Intercept("ridge", mu)
+        changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
         if radius is not None:
             if self.layout is None:
                 raise ValueError("radius applies only to a model with uncertainty")
@@ -169,6 +162,21 @@ class Model:
             sw = check_sample_weight(sample_weight, self.n)
             changes.update(sample_weight=sw, c=self.loss.coefficients(sw))
         return replace(self, **changes)
+
+
+def penalty_changes(model: Any, *, l2: float | None = None, l1: float | None = None,
+                    mu: float | None = None) -> dict[str, Any]:
+    """The validated changes of λ2, λ1 and the ridge intercept's μ for ``model`` (a :class:`Model` or a model
+    of the same fields: ``l2``, ``l1``, ``intercept``), as keyword arguments of ``dataclasses.replace``."""
+    changes: dict[str, Any] = {}
+    if l2 is not None or l1 is not None:
+        pen = Penalty(l2=model.l2 if l2 is None else l2, l1=model.l1 if l1 is None else l1)
+        changes.update(l2=pen.l2, l1=pen.l1)
+    if mu is not None:
+        if model.intercept.mode != "ridge":
+            raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
+        changes["intercept"] = Intercept("ridge", mu)
+    return changes
 
 
 def normalize(problem, data: FitData, *, radius: Any = None) -> Model:

@@ -28,7 +28,7 @@ from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
 from ._local import Block, BlockSums, block_losses, block_sums, local_ascent, make_block
-from .model import DISTRIBUTED
+from .model import DISTRIBUTED, check_limits
 
 __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result",
            "default_rho", "distributed_spec", "solve_cocoa_blocks", "solve_dask_cocoa"]
@@ -266,14 +266,9 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
     tol = DEFAULTS["tol"] if tol is None else float(tol)
     max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     epochs = LOCAL_EPOCHS if local_epochs is None else int(local_epochs)
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_limits(model, max_iter, time_limit)
     if epochs < 1:
         raise ValueError(f"local_epochs must be a positive integer, got {local_epochs!r}")
-    if time_limit is not None and not float(time_limit) > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
-    if not model.l2 > 0:
-        raise ValueError(f"l2 must be positive, got {model.l2!r}")
     spec = distributed_spec(model)
     K = model.data.k
     if model.intercept.mode == "free":

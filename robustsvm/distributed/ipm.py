@@ -39,7 +39,7 @@ from ..duality import class_balance
 from ..uncertainty import Ellipsoid
 from . import _ipm_rows as rows
 from .data import WorkerLostError
-from .model import DISTRIBUTED, DistributedModel, as_distributed, margin_terms_many
+from .model import DISTRIBUTED, DistributedModel, as_distributed, check_limits, margin_terms_many
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_dask_ipm"]
 
@@ -323,12 +323,7 @@ def solve_dask_ipm(model, *, tol=None, max_iter=None, time_limit=None, verbose=F
         model = as_distributed(model, client)
     max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
     tol = DEFAULTS["tol"] if tol is None else float(tol)
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if time_limit is not None and not float(time_limit) > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
-    if not model.l2 > 0:
-        raise ValueError(f"l2 must be positive, got {model.l2!r}")
+    check_limits(model, max_iter, time_limit)
     run = _Run(model)
     hist = History()
     hist.restart()

@@ -22,6 +22,7 @@ from .._validation import check_signs, sign_orientation
 from ..exceptions import UnsupportedModelError
 from ..intercept import Intercept, intercept_term
 from ..losses import Loss
+from ..model import penalty_changes
 from ..penalties import Penalty
 from ..uncertainty import UncertaintySet
 from .data import Block, Partitions, partition
@@ -116,14 +117,7 @@ class DistributedModel:
     def with_values(self, *, l2: float | None = None, l1: float | None = None, mu: float | None = None,
                     radius: Any = None) -> DistributedModel:
         """A copy with new values of λ2, λ1, the ridge intercept's μ or the (scalar) radius."""
-        changes: dict[str, Any] = {}
-        if l2 is not None or l1 is not None:
-            pen = Penalty(l2=self.l2 if l2 is None else l2, l1=self.l1 if l1 is None else l1)
-            changes.update(l2=pen.l2, l1=pen.l1)
-        if mu is not None:
-            if self.intercept.mode != "ridge":
-                raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
-            changes["intercept"] = Intercept("ridge", mu)
+        changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
         if radius is not None:
             if self.uncertainty is None:
                 raise ValueError("radius applies only to a model with uncertainty")
@@ -291,3 +285,14 @@ def choose_distributed_backend(problem: Any, model: DistributedModel) -> str:
         reasons += why
     raise UnsupportedModelError("no distributed backend solves this model on a dask array ("
                                 + "; ".join(reasons) + "); solve it in memory")
+
+
+def check_limits(model: DistributedModel, max_iter: int, time_limit: Any) -> None:
+    """Refuse a non-positive ``max_iter`` or ``time_limit``, and a model without λ2 (both distributed backends
+    need the strongly concave dual)."""
+    if max_iter < 1:
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
+    if not model.l2 > 0:
+        raise ValueError(f"l2 must be positive, got {model.l2!r}")

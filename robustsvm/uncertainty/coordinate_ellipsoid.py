@@ -19,7 +19,7 @@ import scipy.sparse as sp
 from .._lazy import cvxpy as cp
 from .ball import _sphere_gauge
 from .base import UncertaintySet, stack_directions
-from .ellipsoid import check_symmetric
+from .ellipsoid import check_symmetric, cholesky_factor
 
 __all__ = ["CoordinateEllipsoid"]
 
@@ -90,13 +90,7 @@ class CoordinateEllipsoid(UncertaintySet):
         S = check_symmetric(shape, name="shape")
         if S.shape[0] != k:
             raise ValueError(f"shape is {S.shape[0]} × {S.shape[0]} but coordinates lists {k} features")
-        try:
-            L = np.linalg.cholesky(S)
-        except np.linalg.LinAlgError as exc:
-            raise ValueError("shape must be positive definite (its Cholesky factorization failed)") from exc
-        if np.min(np.diag(L)) <= 1e-12 * max(1.0, float(np.max(np.diag(L)))):
-            raise ValueError("shape must be positive definite (it is numerically singular)")
-        self.shape, self.L = S, L
+        self.shape, self.L = S, cholesky_factor(S)
 
     @property
     def dim(self) -> int:

@@ -29,6 +29,18 @@ def check_symmetric(M: Any, *, name: str, rtol: float = 1e-10) -> np.ndarray:
     return 0.5 * (M + M.T)
 
 
+
+def cholesky_factor(M: np.ndarray, *, name: str = "shape") -> np.ndarray:
+    """The lower Cholesky factor ``L`` of ``M = LLᵀ``; a ``ValueError`` naming ``name`` when ``M`` is not
+    (numerically) positive definite: the factorization fails or ``min L_hh ≤ 1e-12 · max(1, max L_hh)``."""
+    try:
+        L = np.linalg.cholesky(M)
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(f"{name} must be positive definite (its Cholesky factorization failed)") from exc
+    if np.min(np.diag(L)) <= 1e-12 * max(1.0, float(np.max(np.diag(L)))):
+        raise ValueError(f"{name} must be positive definite (it is numerically singular)")
+    return L
+
 class Ellipsoid(UncertaintySet):
     """Ellipsoid ``V = {v : vᵀ M⁻¹ v ≤ 1}``, support ``σ_V(z) = ‖Lᵀz‖₂`` with ``M = LLᵀ``.
 
@@ -53,14 +65,8 @@ class Ellipsoid(UncertaintySet):
     def __init__(self, shape: Any, radius: Any = 1.0) -> None:
         super().__init__(radius)
         M = check_symmetric(shape, name="shape")
-        try:
-            L = np.linalg.cholesky(M)
-        except np.linalg.LinAlgError as exc:
-            raise ValueError("shape must be positive definite (its Cholesky factorization failed)") from exc
-        if np.min(np.diag(L)) <= 1e-12 * max(1.0, float(np.max(np.diag(L)))):
-            raise ValueError("shape must be positive definite (it is numerically singular)")
         self.shape = M
-        self.L = L
+        self.L = cholesky_factor(M)
 
     @classmethod
     def from_covariance(cls, S: Any, level: float = 0.95) -> Ellipsoid:
