@@ -370,7 +370,9 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if backend.name == FALLBACK:
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
     start = time.perf_counter()
-    trial = None if "max_iter" in options or "time_limit" in options else auto_probe(problem, model)
+    # an attempt precedes only a second-order or conic choice (no need to cost the candidates again otherwise)
+    trial = (None if "max_iter" in options or "time_limit" in options or backend.name in cost.FIRST_ORDER
+             else auto_probe(problem, model))
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults)
         if attempt is not None:
