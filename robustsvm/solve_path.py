@@ -99,21 +99,30 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
     return cost.predict_all(able, cost.cost_inputs(problem, shape))[0].backend
 
 
-def auto_probe(problem: Any, data: Any) -> cost.Probe | None:
+def auto_predictions(problem: Any, data: Any) -> list[cost.Prediction]:
+    """The predictions of the in-memory candidates that accept ``problem``, cheapest first (empty: none accepts,
+    or the data are distributed). :func:`robustsvm.backends.cost.predict_all` keeps its last answer, so the
+    choice, the attempt and the fall-back order of one ``"auto"`` solve cost the candidates once."""
+    shape = cost.DataShape.of(data)
+    if shape.distributed:
+        return []
+    able = _accepting(cost.CANDIDATES, problem)
+    if not able:
+        return []
+    return cost.predict_all(able, cost.cost_inputs(problem, shape))
+
+
+def auto_probe(problem: Any, data: Any, predictions: list[cost.Prediction] | None = None) -> cost.Probe | None:
     """The bounded first-order attempt ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
 
     See :func:`robustsvm.backends.cost.probe`: when the cheapest predicted backend is an interior point or a
-    conic solve of a second or more, the accepting first-order backend runs first for a fifth of that
-    predicted time; its answer is kept only when certified optimal.
+    conic solve of a second or more, the accepting first-order backend runs first for
+    ``PROBE_FRACTION`` of that predicted time; its answer is kept only when certified optimal.
     """
-    shape = cost.DataShape.of(data)
-    if shape.distributed:
+    preds = auto_predictions(problem, data) if predictions is None else predictions
+    if not preds:
         return None
-    able = _accepting(cost.CANDIDATES, problem)
-    if not able:
-        return None
-    x = cost.cost_inputs(problem, shape)
-    return cost.probe(cost.predict_all(able, x), x)
+    return cost.probe(preds, cost.cost_inputs(problem, cost.DataShape.of(data)))
 
 
 def _accepting(names: tuple[str, ...], problem: Any) -> list[str]:
@@ -356,9 +365,10 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
 
     With ``solver="auto"`` the backend is :func:`choose_backend`'s choice for ``problem`` on
     ``model``'s data; its options are those of ``options`` it declares. A first answer that
-    is not certified optimal, or an error of that backend on the data, is solved again by
-    :data:`FALLBACK` with only ``tol`` and ``verbose`` carried over, the attempt recorded in
-    ``Solution.extra["auto_fallback"]``.
+    is not certified optimal, or an error of that backend on the data, is solved again by the next backend of
+    :func:`robustsvm.backends.cost.fallback_order` (the accepting candidates expected to certify, by predicted
+    time, :data:`FALLBACK` last) with only ``tol`` and ``verbose`` carried over: each attempt is recorded in
+    ``Solution.extra["auto_attempts"]``, the first one also in ``Solution.extra["auto_fallback"]``.
     """
     defaults = dict(option_defaults or {})
     if not (isinstance(solver, str) and solver.lower() == AUTO):
@@ -367,28 +377,37 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
     backend = lookup(AUTO, problem, model)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
-    if backend.name == FALLBACK:
-        return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
-    start = time.perf_counter()
-    # an attempt precedes only a second-order or conic choice (no need to cost the candidates again otherwise)
+    preds = auto_predictions(problem, model)  # the ones the choice just made: kept by the cost module
+    # an attempt precedes only a second-order or conic choice, and only without a caller's own budget
     trial = (None if "max_iter" in options or "time_limit" in options or backend.name in cost.FIRST_ORDER
-             else auto_probe(problem, model))
+             else auto_probe(problem, model, preds))
+    record = None
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults)
         if attempt is not None:
             return attempt
+    if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
+        sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+        if record is not None:
+            sol.extra["auto_probe"] = record
+            sol.extra["auto_attempts"] = [record]
+        return sol
+    start = time.perf_counter()
     try:
         with warnings.catch_warnings():  # a first attempt that stops short is solved again below, not reported
             warnings.simplefilter("ignore", ConvergenceWarning)
             first: Solution | Exception = solve_model(problem, backend, model, opts, warn=False)
     except _NUMERICAL_ERRORS as exc:
         first = exc
-    if isinstance(first, Solution) and trial is not None and trial.chosen == backend.name:
+    if isinstance(first, Solution) and record is not None:
         first.extra["auto_probe"] = record
+        first.extra["auto_attempts"] = [record]
     if isinstance(first, Solution) and first.status == OPTIMAL:
         return first
+    tried = (backend.name,) + ((trial.backend,) if record is not None else ())
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
-                     stacklevel=stacklevel + 1, first_backend=backend.name, started=start)
+                     stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
+                     order=cost.fallback_order(preds, tried), probe=record)
 
 
 def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
@@ -412,28 +431,53 @@ def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str
     return None, record
 
 
+def _record(first: Solution | Exception, name: str, started: float | None) -> dict:
+    """What ``extra["auto_attempts"]`` keeps of an attempt: its backend, status, iterations, gap and time."""
+    if isinstance(first, Solution):
+        return {"solver": first.solver, "status": first.status, "iterations": first.iterations,
+                "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time)}
+    return {"solver": name, "status": f"error: {first}", "iterations": 0, "rel_gap": float("nan"),
+            "time": time.perf_counter() - started if started is not None else float("nan")}
+
+
 def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
               option_defaults: Mapping[str, dict] | None = None, warn: bool = True, stacklevel: int = 1,
-              first_backend: str = "", started: float | None = None) -> Solution:
-    """Solve ``model`` with :data:`FALLBACK` after ``first`` (a solution short of optimal, or the error raised).
+              first_backend: str = "", started: float | None = None, order: list[str] | None = None,
+              probe: dict | None = None) -> Solution:
+    """Solve ``model`` again after ``first`` (a solution short of optimal, or the error raised).
 
-    Only ``tol`` and ``verbose`` carry over from ``options`` (iteration caps and the first backend's own
-    options do not); the attempt is recorded in ``Solution.extra["auto_fallback"]``.
+    The backends of ``order`` (default: :data:`FALLBACK` alone; :func:`solve_normalized` passes
+    :func:`robustsvm.backends.cost.fallback_order`) are tried in turn until one certifies; the last one's
+    answer is returned whatever its status (a :class:`ConvergenceWarning` when it is not optimal). Only ``tol``
+    and ``verbose`` carry over from ``options`` (iteration caps and the first backend's own options do not).
+    ``Solution.extra["auto_attempts"]`` lists every attempt before the answer in order (the bounded attempt
+    ``probe`` first when one was made, then ``first``), and ``extra["auto_fallback"]`` is ``first``'s.
     """
     defaults = dict(option_defaults or {})
     kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
-    sol = solve_model(problem, registry.get_backend(FALLBACK), model, {**defaults.get(FALLBACK, {}), **kept},
-                      warn=warn, stacklevel=stacklevel + 1)
-    if isinstance(first, Solution) and "auto_probe" in first.extra:
-        sol.extra["auto_probe"] = first.extra["auto_probe"]
-    if isinstance(first, Solution):
-        sol.extra["auto_fallback"] = {
-            "solver": first.solver, "status": first.status, "iterations": first.iterations,
-            "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time),
-        }
-    else:
-        sol.extra["auto_fallback"] = {
-            "solver": first_backend, "status": f"error: {first}", "iterations": 0, "rel_gap": float("nan"),
-            "time": time.perf_counter() - started if started is not None else float("nan"),
-        }
+    names = list(order) if order else [FALLBACK]
+    attempts = [_record(first, first_backend, started)]
+    for i, name in enumerate(names):
+        last = i == len(names) - 1
+        backend = registry.get_backend(name)
+        opts = {**defaults.get(name, {}), **{k: v for k, v in kept.items() if k in registry.COMMON_OPTIONS
+                                              | backend.options}}
+        if last:
+            sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+            break
+        t0 = time.perf_counter()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                sol = solve_model(problem, backend, model, opts, warn=False)
+        except _NUMERICAL_ERRORS as exc:
+            attempts.append(_record(exc, name, t0))
+            continue
+        if sol.status == OPTIMAL:
+            break
+        attempts.append(_record(sol, name, t0))
+    if probe is not None:
+        sol.extra["auto_probe"] = probe
+    sol.extra["auto_fallback"] = attempts[0]
+    sol.extra["auto_attempts"] = ([probe] if probe is not None else []) + attempts
     return sol

@@ -69,8 +69,8 @@ def test_a_time_limit_stops_with_that_status_and_a_valid_gap(wdbc, solver):
 def _forced_probe(monkeypatch, time_limit):
     """``auto`` chooses feature-ipm and makes an attempt with robust-dcd of ``time_limit`` seconds."""
     monkeypatch.setattr(solve_path, "choose_backend", lambda problem, data, distributed=None: "feature-ipm")
-    monkeypatch.setattr(solve_path, "auto_probe",
-                        lambda problem, data: cost.Probe("robust-dcd", time_limit, "feature-ipm", 10.0))
+    trial = cost.Probe("robust-dcd", time_limit, "feature-ipm", 10.0)
+    monkeypatch.setattr(solve_path, "auto_probe", lambda problem, data, predictions=None: trial)
 
 
 def test_a_certified_attempt_is_the_answer(wdbc, monkeypatch):

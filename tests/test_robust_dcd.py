@@ -12,6 +12,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm import solve_path
+from robustsvm.backends import cost
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 
 from ._reference import Formulation, Reference, certified_reference
@@ -408,7 +409,8 @@ def test_estimator_warm_refits(wdbc_small):
 @pytest.mark.parametrize("width", [1, 5])  # 30 features: feature-ipm first; 150: robust-dcd first
 def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_short(wdbc_small, width, monkeypatch):
     """A tiny λ2 on nearly separable data and 5 iterations: the first backend cannot certify, "auto" hands over
-    to Clarabel (the first backend is set here; the cost model would go to Clarabel directly)."""
+    to the next backend of ``cost.fallback_order`` (feature-ipm after robust-dcd; Clarabel after feature-ipm, as
+    robust-dcd is predicted to stop short there) (the first backend is set here)."""
     X, y = wdbc_small
     X = np.hstack([X] * width)
     kwargs = dict(loss=rs.Hinge(reduction="sum"), l2=2.0**-10, uncertainty=rs.Box(1e-3))
@@ -420,7 +422,10 @@ def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_shor
             est = rs.RobustSVC(**kwargs, solver="auto", solver_options={"max_iter": 5}).fit(X, y)
         # an attempt that certifies is kept as it is
         easy = rs.RobustSVC(uncertainty=rs.Box(1e-3), solver="auto").fit(X, y)
-    assert est.solution_.solver == "clarabel" and est.solution_.status == "optimal"
+    problem = rs.Problem(loss=kwargs["loss"], penalty=rs.L2(kwargs["l2"]), uncertainty=kwargs["uncertainty"])
+    order = cost.fallback_order(solve_path.auto_predictions(problem, X), (forced,))
+    assert order[-1] == "clarabel" and forced not in order
+    assert est.solution_.solver == order[0] and est.solution_.status == "optimal"
     first = est.solution_.extra["auto_fallback"]
     assert first["solver"] == forced
     assert first["status"] == "max_iter" and first["iterations"] == 5

@@ -11,7 +11,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm import solve_path
-from robustsvm.backends import registry
+from robustsvm.backends import cost, registry
 from robustsvm.cli import main
 from robustsvm.conic import ConicProgram
 from robustsvm.exceptions import ConvergenceWarning
@@ -178,10 +178,13 @@ def _raising(name: str) -> registry.Backend:
     return registry.Backend(name=name, solve=solve, needs=registry.Needs(sets="any"), summary="raises")
 
 
-def test_auto_falls_back_to_clarabel_when_its_choice_raises_or_stops_short(monkeypatch):
+def test_auto_falls_back_when_its_choice_raises_or_stops_short(monkeypatch):
+    """The next backend is the next accepting candidate expected to certify (``cost.fallback_order``), Clarabel
+    last; every attempt is recorded."""
     X, y = make_classification(60, 4, seed=6)
     problem = rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Box(0.1))
     ref = problem.solve(X, y, solver="clarabel")
+    preds = solve_path.auto_predictions(problem, problem.normalize(X, y))
     backend = registry.register(_raising("raises-on-data"))
     try:
         monkeypatch.setattr(solve_path, "choose_backend", lambda problem, d: "raises-on-data")
@@ -190,15 +193,18 @@ def test_auto_falls_back_to_clarabel_when_its_choice_raises_or_stops_short(monke
     finally:
         registry.unregister(backend.name)
     for s in (sol, est.solution_):
-        assert s.solver == "clarabel" and s.status == "optimal"
+        assert s.solver == cost.fallback_order(preds, ("raises-on-data",))[0] and s.status == "optimal"
         assert s.extra["auto_fallback"]["solver"] == "raises-on-data"
         assert "rho must be positive" in s.extra["auto_fallback"]["status"]
+        assert [a["solver"] for a in s.extra["auto_attempts"]] == ["raises-on-data"]
         assert abs(s.objective - ref.objective) <= s.gap + ref.gap + 1e-9
     # a first answer short of its tolerance: robust-dcd stopped after one epoch
     monkeypatch.setattr(solve_path, "choose_backend", lambda problem, d: "robust-dcd")
     short = problem.solve(X, y, solver="auto", max_iter=1)
-    assert short.solver == "clarabel" and short.extra["auto_fallback"]["solver"] == "robust-dcd"
+    assert short.solver == cost.fallback_order(preds, ("robust-dcd",))[0] != "robust-dcd"
+    assert short.extra["auto_fallback"]["solver"] == "robust-dcd"
     assert short.extra["auto_fallback"]["status"] != "optimal"
+    assert abs(short.objective - ref.objective) <= short.gap + ref.gap + 1e-9
 
 
 def test_the_certifier_reads_typed_fields_not_backend_names():

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,8 +41,8 @@ from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
            "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS", "CostInputs", "DataShape",
-           "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "predict", "predict_all", "probe",
-           "register_cost_form", "reload_constants"]
+           "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
+           "predict_all", "probe", "register_cost_form", "reload_constants", "wide_path_available", "wide_work"]
 
 #: the in-memory backends ``"auto"`` compares, cheapest first on ties
 CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "clarabel")
@@ -58,7 +59,7 @@ FIRST_ORDER = ("dcd", "robust-dcd")
 #: a chosen second-order or conic solve predicted to take at least this long is preceded by a bounded
 #: first-order attempt (:func:`probe`) limited to ``PROBE_FRACTION`` of that prediction
 PROBE_MIN_SECONDS = 1.0
-PROBE_FRACTION = 0.2
+PROBE_FRACTION = 0.15
 #: an attempt with room for fewer predicted epochs than this is not made
 PROBE_MIN_EPOCHS = 20
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
@@ -124,7 +125,8 @@ class CostInputs:
 
     ``set_kind`` is ``"none"``, ``"box"``, ``"ball"`` (p = 2 or ∞), ``"ball1"``, ``"ellipsoid"`` or ``"other"``;
     ``C = c̄/λ2`` (``math.inf`` without an L2 penalty); ``points`` grid points are solved on the same data
-    (``feature-ipm`` batches them: one Gram product per iteration for all; the others solve them one by one).
+    (``feature-ipm`` batches them: one Gram product per iteration for all; the others solve them one by one);
+    ``wide``: ``feature-ipm`` declares a path for n < d (:func:`wide_path_available`), costed by its wide form.
     """
 
     n: int
@@ -139,6 +141,7 @@ class CostInputs:
     intercept: str
     epoch_budget: int = EPOCH_BUDGET
     points: int = 1
+    wide: bool = False
 
     @property
     def density(self) -> float:
@@ -190,6 +193,7 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, poi
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
         epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
         points=max(1, int(shape.points if points is None else points)),
+        wide=shape.n < shape.d and wide_path_available(),
     )
 
 
@@ -207,6 +211,7 @@ def constants(path: Path | str | None = None) -> dict:
 def reload_constants() -> None:
     """Forget the constants read so far (after the file was rewritten)."""
     _read.cache_clear()
+    _LAST.clear()
 
 
 # ------------------------------------------------------------------------------------------------------ the forms
@@ -241,12 +246,47 @@ def gram_work(x: CostInputs) -> float:
     return x.n * (x.d + 2.0) ** 2
 
 
+def wide_path_available() -> bool:
+    """Whether the registered ``feature-ipm`` declares a path for wide data (n < d): a true ``wide_path``
+    attribute on its :class:`~robustsvm.backends.registry.Backend` or on the module of its ``solve``."""
+    from . import registry  # the registry does not import this module; read at call time (a flag set later counts)
+
+    try:
+        backend = registry.get_backend("feature-ipm")
+    except ValueError:
+        return False
+    if getattr(backend, "wide_path", False):
+        return True
+    module = sys.modules.get(getattr(backend.solve, "__module__", ""), None)
+    return bool(getattr(module, "wide_path", False))
+
+
+def wide_work(x: CostInputs) -> tuple[float, float, float]:
+    """The work of one wide iteration (n < d, the n × n system of the Woodbury identity or CG):
+    ``(n²·d, n³, nnz)`` — the product ``A diag(s)⁻¹ Aᵀ`` (``n·nnz`` when sparse), its factorization, a pass."""
+    gram = x.n * x.nnz if x.sparse else x.n * x.n * (x.d + 2.0)
+    return gram, float(x.n) ** 3, float(x.nnz)
+
+
 def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
     iters = float(k["iterations"].get(x.set_kind, k["iterations"]["default"]))
     m = x.d + x.free + 2.0
     per = k["gram"] * gram_work(x) + x.points * (k["factor"] * m ** 3 + k["pass"] * x.nnz)
+    form = "dense"
+    if x.wide and x.n < x.d:  # min(dense form, wide form): the backend takes the cheaper path
+        kw = {**_WIDE_DEFAULTS, **k.get("wide", {})}
+        g, f, p = wide_work(x)
+        wide = x.points * (kw["gram"] * g + kw["factor"] * f + kw["pass"] * p)  # the n × n system: per point
+        if wide < per:
+            per, form = wide, "wide"
     return Prediction("feature-ipm", iters * per + k["fixed"] + k["setup"] * x.nnz, iters,
-                      terms={"per_iteration": per})
+                      terms={"per_iteration": per, "form": form})
+
+
+#: the wide form's constants until a grid run with the wide path fits them (``wide`` in the constants file):
+#: a multiply-add of ``n²·d`` at the rate of the dense form's Gram products (20,000 × 400: 3.2·10⁹ in 76 ms),
+#: ``n³`` and a pass at the dense form's factorization and pass constants
+_WIDE_DEFAULTS = {"gram": 3e-11, "factor": 5e-11, "pass": 6e-9}
 
 
 def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
@@ -313,13 +353,38 @@ def predict_all(names: tuple[str, ...] | list[str], x: CostInputs, table: Mappin
 
     The order weighs each prediction by the backend's ``margins`` entry of the table (fitted: the first-order
     epochs are the least certain part of the model, so a first-order backend must be predicted faster by that
-    factor to be preferred)."""
+    factor to be preferred). The last answer is kept (the inputs are hashable): ``"auto"`` asks for the same
+    predictions to choose, to plan its first-order attempt and its fall-backs, and pays for them once."""
     table = constants() if table is None else table
+    key = (tuple(names), x)
+    last = _LAST.get("predictions")
+    if last is not None and last[0] == key and last[1] is table:
+        return list(last[2])
     margins = table.get("margins", {})
     preds = [predict(name, x, table) for name in names]
     order = sorted(range(len(preds)), key=lambda i: (preds[i].seconds * margins.get(preds[i].backend, 1.0), i))
-    return [preds[i] for i in order]
+    out = [preds[i] for i in order]
+    _LAST["predictions"] = (key, table, tuple(out))  # the table is held: its id is not reused while kept
+    return list(out)
 
+
+#: the last call of :func:`predict_all` (its inputs, its table and its answer)
+_LAST: dict[str, tuple] = {}
+
+
+def fallback_order(predictions: list[Prediction], tried: tuple[str, ...] | list[str] = ()) -> list[str]:
+    """The backends ``"auto"`` turns to, in order, after those of ``tried`` stopped short or failed.
+
+    ``predictions`` are those of the accepting candidates (cheapest first). The next ones are the candidates not
+    tried yet that are expected to certify (not likely to stop short, :attr:`Prediction.falls_back`) and are
+    predicted faster than the conic path, by their own predicted time (the fall-back not included); Clarabel
+    comes last, as the solve of last resort.
+    """
+    conic = next((p.seconds for p in predictions if p.backend == "clarabel"), math.inf)
+    rest = [p for p in predictions if p.backend not in tried and p.backend != "clarabel" and not p.falls_back
+            and p.terms.get("own", p.seconds) <= conic]
+    out = [p.backend for p in sorted(rest, key=lambda p: p.terms.get("own", p.seconds))]
+    return [*out, "clarabel"]
 
 
 @dataclass(frozen=True)
