@@ -12,12 +12,14 @@ Each cell of the grid is a shape (n from 10³ to 10⁵, d from 5 to 10⁴, dense
 accepts the model (``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``) is run at its declared defaults and
 certified by the package, unless its predicted time (the cost model of ``robustsvm.backends.cost``, a likely
 fall-back included) exceeds 30× the best prediction, or a hard cap makes it infeasible (a dense system or a
-conic program too large for the run); then ``solver="auto"`` is run as a user would. Times are CPU seconds of
-this process (single-threaded BLAS and Numba), the minimum of a few repeats for solves under 0.1 s. The run
+conic program too large for the run); ``solver="auto"`` is run as a user would, whatever it picks. Times are CPU
+seconds of this process (single-threaded BLAS and Numba); ``auto`` and the backends are timed in interleaved
+rounds, the median kept (``timed_runs``: after the first round, ``auto`` and the certified backends within 1.6×
+of the fastest are repeated, up to 7 rounds, at least 3 when a round takes under 2.5 s). The run
 writes ``benchmarks/results/auto_grid.json`` (every run), refits the constants
 (``robustsvm/backends/cost_constants.json``, by ``benchmarks/auto_fit.py``), re-runs ``"auto"`` on the cells
-whose choice the refit changes, and writes the fragment ``benchmarks/results/auto.md`` and
-``docs/benchmarks.md`` (``benchmarks/assemble.py``).
+whose choice the refit changes, and writes the fragment ``benchmarks/results/auto.md`` (``docs/benchmarks.md`` is
+assembled from it by ``benchmarks/assemble.py``).
 """
 
 from __future__ import annotations
@@ -75,9 +77,14 @@ MAX_ELLIPSOID_DENSE = 500      # the ellipsoid's dense d x d shape matrix
 MAX_ELLIPSOID_EPOCH = 2e8      # robust-dcd on an ellipsoid: n d² work per epoch
 #: print each run before it starts (--verbose)
 VERBOSE = False
-#: repeat a solve under this many CPU seconds (at most REPEATS times) and keep the fastest
-SHORT = 0.1
-REPEATS = 5
+#: the timing rounds of a cell (``timed_runs``): at most MAX_ROUNDS, as many as fit in ROUND_BUDGET CPU seconds,
+#: at least MIN_ROUNDS when a round is shorter than LONG_ROUND seconds; after the first round only ``auto`` and
+#: the certified runs within CONTENDER of the fastest one are repeated
+MAX_ROUNDS = 7
+MIN_ROUNDS = 3
+ROUND_BUDGET = 0.6
+LONG_ROUND = 2.5
+CONTENDER = 1.6
 
 
 # ------------------------------------------------------------------------------------------------------ data
@@ -119,33 +126,77 @@ def cells_of(shapes) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------------ timing
-def timed_solve(problem, X, y, solver: str) -> dict:
-    """One certified solve at the backend's defaults; CPU time (the fastest of a few repeats when short)."""
-    best, sol, spent = np.inf, None, 0.0
-    for _ in range(REPEATS):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t = time.process_time()
-            try:
-                sol = problem.solve(X, y, solver=solver)
-            except Exception as exc:  # a backend that raises on the data: recorded, not fatal
-                return {"time": time.process_time() - t, "status": f"error: {exc}"[:200], "certified": False}
-            t = time.process_time() - t
-        best, spent = min(best, t), spent + t
-        if spent > SHORT:
-            break
+def solve_once(problem, X, y, solver: str) -> tuple[float, object]:
+    """One certified solve at the backend's defaults: its CPU time and the solution (or the error raised)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.process_time()
+        try:
+            sol = problem.solve(X, y, solver=solver)
+        except Exception as exc:  # a backend that raises on the data: recorded, not fatal
+            return time.process_time() - t, exc
+        return time.process_time() - t, sol
+
+
+def describe_run(times: list[float], sol) -> dict:
+    """The record of a solver's runs in a cell: the median CPU time, the rounds, the status, the work."""
+    if isinstance(sol, Exception):
+        return {"time": float(np.median(times)), "rounds": len(times), "status": f"error: {sol}"[:200],
+                "certified": False, "fell_back": False}
     fallback = sol.extra.get("auto_fallback")
-    return {"time": best, "status": sol.status, "certified": sol.status == "optimal", "solver": sol.solver,
-            "iterations": int(sol.iterations), "objective": float(sol.objective), "gap": float(sol.gap),
-            "fell_back": fallback is not None,
-            "first": None if fallback is None else {k: fallback[k] for k in ("solver", "status", "iterations")}}
+    out = {"time": float(np.median(times)), "rounds": len(times), "times": [float(t) for t in times],
+           "status": sol.status, "certified": sol.status == "optimal", "solver": sol.solver,
+           "iterations": int(sol.iterations), "objective": float(sol.objective), "gap": float(sol.gap),
+           "fell_back": fallback is not None,
+           "first": None if fallback is None else {k: fallback[k] for k in ("solver", "status", "iterations")}}
+    if "passes" in sol.extra:  # dcd's budget unit: an epoch over the samples shrinking left counts as a fraction
+        out["passes"] = float(sol.extra["passes"])
+    if "auto_attempts" in sol.extra:
+        out["attempts"] = [{k: a.get(k) for k in ("solver", "status", "iterations", "time", "time_limit")}
+                           for a in sol.extra["auto_attempts"]]
+    if "auto_probe" in sol.extra:
+        out["probe"] = {k: sol.extra["auto_probe"].get(k) for k in ("solver", "status", "time_limit")}
+    return out
+
+
+def timed_runs(problem, X, y, solvers: list[str]) -> dict[str, dict]:
+    """Every solver of ``solvers`` timed in interleaved rounds (the order rotated each round), the median kept.
+
+    The first round runs them all. The later rounds run ``"auto"`` and the contenders (the certified runs within
+    :data:`CONTENDER` of the fastest certified one) only, so that ``auto`` and the fastest backend are timed the
+    same way: the same rounds, interleaved, the median. Rounds are added up to :data:`MAX_ROUNDS` while they fit
+    in :data:`ROUND_BUDGET` CPU seconds, and at least :data:`MIN_ROUNDS` are made when a round is shorter than
+    :data:`LONG_ROUND` seconds.
+    """
+    times: dict[str, list[float]] = {s: [] for s in solvers}
+    last: dict[str, object] = {}
+    order = list(solvers)
+    for name in order:
+        t, last[name] = solve_once(problem, X, y, name)
+        times[name].append(t)
+    certified = {s: min(times[s]) for s in solvers
+                 if not isinstance(last[s], Exception) and last[s].status == "optimal" and s != "auto"}
+    best = min(certified.values()) if certified else math.inf
+    again = [s for s in solvers if s == "auto" or (s in certified and certified[s] <= CONTENDER * best)]
+    if len(again) < 2:
+        return {s: describe_run(times[s], last[s]) for s in solvers}
+    round_time = sum(times[s][0] for s in again)
+    rounds = min(MAX_ROUNDS, max(int(ROUND_BUDGET / max(round_time, 1e-9)),
+                                 MIN_ROUNDS if round_time < LONG_ROUND else 1))
+    for r in range(1, rounds):
+        k = r % len(again)
+        for name in again[k:] + again[:k]:
+            t, last[name] = solve_once(problem, X, y, name)
+            times[name].append(t)
+    return {s: describe_run(times[s], last[s]) for s in solvers}
 
 
 def cap(name: str, cell: dict, problem, X) -> str | None:
     """Why ``name`` is not run in ``cell`` for the grid's memory and time caps (None: it is run)."""
     n, d = X.shape
-    if name == "feature-ipm" and d * 2 + 2 > MAX_IPM_SYSTEM:
-        return f"dense system of {2 * d + 2} > {MAX_IPM_SYSTEM}"
+    system = min(2 * d + 2, n) if n < d and cost.wide_path_available() else 2 * d + 2  # the wide path: n × n
+    if name == "feature-ipm" and system > MAX_IPM_SYSTEM:
+        return f"dense system of {system} > {MAX_IPM_SYSTEM}"
     if name == "clarabel" and (X.nnz if sp.issparse(X) else n * d) > MAX_CONIC_NNZ:
         return f"conic program of more than {MAX_CONIC_NNZ:,} non-zeros"
     if name == "robust-dcd" and cell["set"] == "ellipsoid" and n * d * d > MAX_ELLIPSOID_EPOCH:
@@ -163,9 +214,11 @@ def run_cell(cell: dict, X, y) -> dict:
     runnable = [p.seconds for b, p in preds.items() if cap(b, cell, problem, X) is None]
     best_pred = min(runnable) if runnable else math.inf
     out = {**cell, "nnz": shape.nnz, "sparse": shape.sparse, "C": inputs.C, "accepting": able,
+           "wide_path": cost.wide_path_available(),
            "predicted": {b: {"seconds": p.seconds, "iterations": p.iterations, "falls_back": p.falls_back}
                          for b, p in preds.items()},
            "runs": {}, "skipped": {}}
+    run = []
     for name in able:
         why = cap(name, cell, problem, X)
         own = preds[name].terms.get("own", preds[name].seconds)  # what running it here costs
@@ -174,21 +227,13 @@ def run_cell(cell: dict, X, y) -> dict:
         if why is not None:
             out["skipped"][name] = why
             continue
-        if VERBOSE:
-            print(f"    {_label(cell)}: {name} (predicted {preds[name].seconds:.3g} s)", flush=True)
-        out["runs"][name] = timed_solve(problem, X, y, name)
-    out["auto"] = run_auto(cell, problem, X, y)
+        run.append(name)
+    if VERBOSE:
+        print(f"    {_label(cell)}: {', '.join(run)} and auto", flush=True)
+    runs = timed_runs(problem, X, y, [*run, "auto"])
+    out["auto"] = {"pick": choose_backend(problem, shape), **runs.pop("auto")}
+    out["runs"] = runs
     return summarize(out)
-
-
-def run_auto(cell: dict, problem, X, y) -> dict:
-    """``solver="auto"`` as a user runs it; not run when its choice is beyond the grid's caps (a failure)."""
-    pick = choose_backend(problem, cost.DataShape.of(X))
-    why = cap(pick, cell, problem, X)
-    if why is not None:
-        return {"pick": pick, "time": float("inf"), "status": f"not run: {why}", "certified": False,
-                "fell_back": False}
-    return {"pick": pick, **timed_solve(problem, X, y, "auto")}
 
 
 def summarize(cell: dict) -> dict:
@@ -199,7 +244,7 @@ def summarize(cell: dict) -> dict:
     if cell["fastest"] is not None:
         cell["ratio"] = auto["time"] / max(certified[cell["fastest"]]["time"], 1e-9)
         others = [b for b in certified if b != "clarabel"]
-        cell["needless_fallback"] = bool(auto["fell_back"] and others)
+        cell["needless_fallback"] = bool(auto["fell_back"] and auto.get("solver") == "clarabel" and others)
     else:
         cell["ratio"], cell["needless_fallback"] = float("nan"), False
     return cell
@@ -264,8 +309,10 @@ def fragment(report: dict) -> str:
         f"`{report['command']}` ({report['grid']} grid, {len(cells)} cells; "
         f"{m['cpu']}, {m['cores']} cores, load average {m['load']:.1f} at the start, {m['date']}, commit "
         f"{m['commit']}). Every accepting backend at its defaults, certified by the package; CPU seconds "
-        "(single-threaded); the ratio is `auto`'s time (its choice, a fall-back included) over the fastest "
-        "certified backend's. Backends predicted slower than 30× the best were not run (`skip`). The model, "
+        "(single-threaded), the median of interleaved rounds in which `auto` and the fastest backends are run "
+        "alike; the ratio is `auto`'s time (its choice, its attempts and fall-backs included) over the fastest "
+        "certified backend's; `a → b`: `auto` chose `a`, `b` answered (its bounded attempt or a fall-back). "
+        "Backends predicted slower than 30× the best were not run (`skip`). The model, "
         "its fit and the grid: [auto](auto.md).",
         "",
         f"`auto` within 1.3× of the fastest certified backend on {int(np.sum(ratios <= 1.3))} of {ratios.size} "
@@ -285,7 +332,8 @@ def fragment(report: dict) -> str:
                 return "skip"
             return "—"
         auto = c["auto"]
-        choice = auto["pick"] + (f" → {auto['solver']}" if auto.get("fell_back") else "")
+        answered = auto.get("solver", auto["pick"])
+        choice = auto["pick"] + (f" → {answered}" if answered != auto["pick"] else "")
         fastest = "—" if c["fastest"] is None else f"{c['runs'][c['fastest']]['time']:.3g} ({c['fastest']})"
         data = "dense" if c["density"] is None else f"sparse {c['density']:g}"
         lines.append(f"| {c['n']:,} × {c['d']:,} | {data} | {c['set']} | {c['lambda_n']:g} | {choice} | "
@@ -325,10 +373,14 @@ def rerun_changed(cells: list[dict]) -> int:
         pick = choose_backend(problem, cost.DataShape.of(X))
         if pick != cell["auto"]["pick"]:
             changed += 1
-            cell["auto"] = {"before_refit": cell["auto"]["pick"], **run_auto(cell, problem, X, y)}
-            fastest = cell.get("fastest")
-            if fastest is not None:  # timed again next to auto's new run, so that the ratio compares like with like
-                cell["runs"][fastest] = {**timed_solve(problem, X, y, fastest), "earlier": cell["runs"][fastest]}
+            certified = {b: r["time"] for b, r in cell["runs"].items() if r["certified"]}
+            best = min(certified.values()) if certified else math.inf
+            again = [b for b, t in certified.items() if t <= CONTENDER * best]
+            # auto timed again next to the contenders, in the same rounds, so that the ratio compares like with like
+            runs = timed_runs(problem, X, y, [*again, "auto"])
+            cell["auto"] = {"before_refit": cell["auto"]["pick"], "pick": pick, **runs.pop("auto")}
+            for b, r in runs.items():
+                cell["runs"][b] = {**r, "earlier": cell["runs"][b]}
             summarize(cell)
     return changed
 
@@ -394,8 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         print(fragment(report))
         print(f"wrote {json_path} in {report['seconds']:.0f} s")
         return 0
-    OUT_MD.write_text(fragment(report), encoding="utf-8")
-    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "assemble.py")], cwd=ROOT, check=False)
+    OUT_MD.write_text(fragment(report), encoding="utf-8")  # docs/benchmarks.md is assembled from it later
     print(f"wrote {json_path} and {OUT_MD} in {report['seconds']:.0f} s")
     return 0
 

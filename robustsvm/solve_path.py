@@ -18,9 +18,11 @@ takes these steps, in this module only:
    (:func:`to_solution`).
 
 ``"auto"`` picks the backend with the smallest predicted time among those that accept the model
-(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`); a first answer short of its tolerance, or a
-backend that raises on the data (extreme scales), is solved again by :data:`FALLBACK`
-(:func:`solve`), and the attempt is recorded in ``Solution.extra["auto_fallback"]``.
+(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a bounded first-order attempt
+when that pick is a second-order or conic solve of a second or more (:func:`auto_probe`); a first answer short of
+its tolerance, or a backend that raises on the data (extreme scales), is solved again by the next accepting
+backend expected to certify, :data:`FALLBACK` last (:func:`fall_back`,
+:func:`robustsvm.backends.cost.fallback_order`), each attempt recorded in ``Solution.extra["auto_attempts"]``.
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
 
 #: the solver name that lets this module choose the backend
 AUTO = "auto"
-#: the conic backend ``"auto"`` falls back to (and routes models the others refuse to)
+#: the conic backend ``"auto"`` falls back to last (and routes models the others refuse to)
 FALLBACK = "clarabel"
 #: the status that passes silently; every other one warns
 OPTIMAL = "optimal"

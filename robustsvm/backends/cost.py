@@ -7,17 +7,22 @@ fit are documented in ``docs/auto.md``):
 
 * ``feature-ipm``: ``T = k_set · (a·G + b·m³ + c·nnz) + e``, with ``G = n(d+2)²`` the weighted Gram of a dense
   design (``Σ_i nnz_i² ≈ nnz²/n`` for a sparse one), ``m = d + f + 2`` the size of the factored system
-  (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set;
+  (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set; for
+  n < d, when the backend declares a wide path (:func:`wide_path_available`), the per-iteration work is the
+  smaller of that and the wide form ``a'·n²d + b'·n³ + c'·nnz`` (:func:`wide_work`, its own constants);
 * ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid]) + e`` (``g_set``:
   an O(d) refresh of the set's state per coordinate step), with the number
-  of epochs ``E`` log-linear in the conditioning and the shape:
+  of epochs ``E`` (in the unit of the backend's budget: dcd's passes over the data) log-linear in the
+  conditioning and the shape:
   ``log E = θ · (1, log C, log min(n, d), log⁺(n/d), log⁺(d/n), log density, set, loss)``,
   ``C = c̄/λ2`` the dual box of a sample (``1/(λ2 n)`` for a mean loss, liblinear's ``C``);
 * ``clarabel`` (the conic path): ``T = e + a·(nnz + n) + b·n·min(n, d)² + c·d³``.
 
 A first-order backend whose predicted ``E`` exceeds :data:`FALL_BACK_FRACTION` of its epoch budget is
 likely to stop short and be solved again by Clarabel, so its cost is its whole budget plus Clarabel's:
-the rule never prefers a backend that is likely to fall back. The distributed backends (``dask-ipm``,
+the rule never prefers a backend that is likely to fall back. :func:`fallback_order` gives the backends ``"auto"``
+turns to when an answer is not certified (the next accepting ones expected to certify, Clarabel last).
+The distributed backends (``dask-ipm``,
 ``dask-cocoa``, for ``dask.array`` data) take their cost forms through :func:`register_cost_form` from their
 own modules; until one is registered, their in-memory counterparts' forms stand in (:data:`STAND_INS`).
 """
