@@ -15,7 +15,8 @@ fall-back included) exceeds 30× the best prediction, or a hard cap makes it inf
 conic program too large for the run); ``solver="auto"`` is run as a user would, whatever it picks. Times are CPU
 seconds of this process (single-threaded BLAS and Numba); ``auto`` and the backends are timed in interleaved
 rounds, the median kept (``timed_runs``: after the first round, ``auto`` and the certified backends within 1.6×
-of the fastest are repeated, up to 7 rounds, at least 3 when a round takes under 2.5 s). The run
+of the fastest are repeated, up to 7 rounds, at least 3 when a round takes under 2.5 s); in the first round
+``dcd`` and ``robust-dcd`` stop at 4× the fastest certified time of the cell so far. The run
 writes ``benchmarks/results/auto_grid.json`` (every run), refits the constants
 (``robustsvm/backends/cost_constants.json``, by ``benchmarks/auto_fit.py``), re-runs ``"auto"`` on the cells
 whose choice the refit changes, and writes the fragment ``benchmarks/results/auto.md`` (``docs/benchmarks.md`` is
@@ -85,6 +86,11 @@ MIN_ROUNDS = 3
 ROUND_BUDGET = 0.6
 LONG_ROUND = 2.5
 CONTENDER = 1.6
+#: the first-order backends of the first round stop at LIMIT_FACTOR × the fastest certified time of the cell
+#: (at least LIMIT_FLOOR seconds): their slow runs, far from being contenders, were half of the grid's time
+TIME_LIMITED = ("dcd", "robust-dcd")
+LIMIT_FACTOR = 4.0
+LIMIT_FLOOR = 0.05
 
 
 # ------------------------------------------------------------------------------------------------------ data
@@ -126,13 +132,13 @@ def cells_of(shapes) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------------ timing
-def solve_once(problem, X, y, solver: str) -> tuple[float, object]:
+def solve_once(problem, X, y, solver: str, **options) -> tuple[float, object]:
     """One certified solve at the backend's defaults: its CPU time and the solution (or the error raised)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.process_time()
         try:
-            sol = problem.solve(X, y, solver=solver)
+            sol = problem.solve(X, y, solver=solver, **options)
         except Exception as exc:  # a backend that raises on the data: recorded, not fatal
             return time.process_time() - t, exc
         return time.process_time() - t, sol
@@ -162,20 +168,24 @@ def describe_run(times: list[float], sol) -> dict:
 def timed_runs(problem, X, y, solvers: list[str]) -> dict[str, dict]:
     """Every solver of ``solvers`` timed in interleaved rounds (the order rotated each round), the median kept.
 
-    The first round runs them all. The later rounds run ``"auto"`` and the contenders (the certified runs within
-    :data:`CONTENDER` of the fastest certified one) only, so that ``auto`` and the fastest backend are timed the
-    same way: the same rounds, interleaved, the median. Rounds are added up to :data:`MAX_ROUNDS` while they fit
-    in :data:`ROUND_BUDGET` CPU seconds, and at least :data:`MIN_ROUNDS` are made when a round is shorter than
-    :data:`LONG_ROUND` seconds.
+    The first round runs them all, in the order given; a first-order backend (:data:`TIME_LIMITED`) run after a
+    certified one gets ``time_limit = LIMIT_FACTOR ×`` the fastest certified time so far (a run far slower than
+    the fastest is not a contender; ``auto_fit`` reads its epochs as a censored value). The later rounds run
+    ``"auto"`` and the contenders (the certified runs within :data:`CONTENDER` of the fastest certified one) only,
+    so that ``auto`` and the fastest backend are timed the same way: the same rounds, interleaved, the median.
+    Rounds are added up to :data:`MAX_ROUNDS` while they fit in :data:`ROUND_BUDGET` CPU seconds, and at least
+    :data:`MIN_ROUNDS` are made when a round is shorter than :data:`LONG_ROUND` seconds.
     """
     times: dict[str, list[float]] = {s: [] for s in solvers}
     last: dict[str, object] = {}
-    order = list(solvers)
-    for name in order:
-        t, last[name] = solve_once(problem, X, y, name)
+    certified: dict[str, float] = {}
+    for name in solvers:  # cheapest predicted first (the caller's order), "auto" last
+        best = min(certified.values()) if certified else math.inf
+        limit = {"time_limit": max(LIMIT_FACTOR * best, LIMIT_FLOOR)} if name in TIME_LIMITED and certified else {}
+        t, last[name] = solve_once(problem, X, y, name, **limit)
         times[name].append(t)
-    certified = {s: min(times[s]) for s in solvers
-                 if not isinstance(last[s], Exception) and last[s].status == "optimal" and s != "auto"}
+        if name != "auto" and not isinstance(last[name], Exception) and last[name].status == "optimal":
+            certified[name] = t
     best = min(certified.values()) if certified else math.inf
     again = [s for s in solvers if s == "auto" or (s in certified and certified[s] <= CONTENDER * best)]
     if len(again) < 2:
@@ -230,6 +240,7 @@ def run_cell(cell: dict, X, y) -> dict:
         run.append(name)
     if VERBOSE:
         print(f"    {_label(cell)}: {', '.join(run)} and auto", flush=True)
+    run.sort(key=lambda b: preds[b].terms.get("own", preds[b].seconds))  # the likely fastest first
     runs = timed_runs(problem, X, y, [*run, "auto"])
     out["auto"] = {"pick": choose_backend(problem, shape), **runs.pop("auto")}
     out["runs"] = runs
@@ -278,6 +289,42 @@ def warm_up() -> None:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         problem.solve(data, yy, solver=name)
+
+
+def overhead(shape=(1000, 5, None), pairs: int = 60) -> dict:
+    """``auto``'s own cost on the grid's smallest cells: the choice alone (``choose_backend``), and the median over
+    interleaved pairs of ``solver="auto"`` minus its choice named directly (both through ``Problem.solve``)."""
+    X, y = make_data(*shape)
+    out = []
+    for kind in SETS:
+        for lamn in LAMBDA_N:
+            problem = rs.Problem(penalty=rs.L2(lamn / shape[0]), uncertainty=make_set(kind, shape[1]))
+            pick = choose_backend(problem, X)
+            for name in ("auto", pick) * 2:  # warm
+                solve_once(problem, X, y, name)
+            t = time.process_time()
+            for _ in range(200):
+                choose_backend(problem, X)
+            choose = (time.process_time() - t) / 200
+            diff, base = [], []
+            for i in range(pairs):
+                order = ("auto", pick) if i % 2 else (pick, "auto")
+                ts = {name: solve_once(problem, X, y, name)[0] for name in order}
+                diff.append(ts["auto"] - ts[pick])
+                base.append(ts[pick])
+            out.append({"set": kind, "lambda_n": lamn, "pick": pick, "choose_ms": 1e3 * choose,
+                        "solve_ms": 1e3 * float(np.median(base)), "auto_minus_pick_ms": 1e3 * float(np.median(diff))})
+    return {"shape": list(shape), "cells": out}
+
+
+def overhead_line(o: dict) -> str:
+    rel = [c["auto_minus_pick_ms"] / c["solve_ms"] for c in o["cells"]]
+    choose = [c["choose_ms"] for c in o["cells"]]
+    n, d = o["shape"][:2]
+    return (f"`auto`'s own overhead on the {n:,} × {d:,} cells (solves of "
+            f"{min(c['solve_ms'] for c in o['cells']):.1f}–{max(c['solve_ms'] for c in o['cells']):.1f} ms): the "
+            f"choice takes {min(choose):.3f}–{max(choose):.3f} ms; `auto` minus its choice named directly, median "
+            f"of interleaved pairs: {100 * min(rel):+.1f} % to {100 * max(rel):+.1f} % of the solve.")
 
 
 # ------------------------------------------------------------------------------------------------------ output
@@ -339,6 +386,8 @@ def fragment(report: dict) -> str:
         lines.append(f"| {c['n']:,} × {c['d']:,} | {data} | {c['set']} | {c['lambda_n']:g} | {choice} | "
                      f"{auto['time']:.3g} | {fastest} | {c['ratio']:.2f} | {show('dcd')} | {show('robust-dcd')} | "
                      f"{show('feature-ipm')} | {show('clarabel')} |")
+    if report.get("overhead"):
+        lines += ["", overhead_line(report["overhead"])]
     fit = report.get("fit")
     if fit:
         lines += ["", f"Refit from this run: {fit}."]
@@ -426,6 +475,9 @@ def main(argv: list[str] | None = None) -> int:
               "cells": kept + run_grid([s for s in shapes if s not in done], args.jobs)}
     key = {s: i for i, s in enumerate(shapes)}
     report["cells"].sort(key=lambda c: (key[(c["n"], c["d"], c["density"])], SETS.index(c["set"]), c["lambda_n"]))
+    if args.jobs > 1:
+        warm_up()  # the overhead pairs and the re-runs below are in this process
+    report["overhead"] = overhead()
     refit = not args.quick and not args.no_refit
     RESULTS.mkdir(parents=True, exist_ok=True)
     json_path = OUT_JSON if not args.quick else RESULTS / "auto_grid_quick.json"
@@ -433,8 +485,6 @@ def main(argv: list[str] | None = None) -> int:
     if refit:
         import auto_fit
 
-        if args.jobs > 1:
-            warm_up()  # the re-runs below are in this process
         table = auto_fit.fit_file(json_path)
         auto_fit.write_constants(table)
         changed = rerun_changed(report["cells"])

@@ -5,7 +5,8 @@ constants are fitted to ``benchmarks/bench_auto.py``'s shape grid and stored as 
 ``cost_constants.json`` next to this module (``benchmarks/bench_auto.py`` rewrites it; the forms and the
 fit are documented in ``docs/auto.md``):
 
-* ``feature-ipm``: ``T = k_set · (a·G + b·m³ + c·nnz) + e``, with ``G = n(d+2)²`` the weighted Gram of a dense
+* ``feature-ipm``: ``T = k_set · (a·G + b·m³ + c·nnz + r·n + q) + e`` (``r·n + q``: the set's cone steps
+  and the fixed work of an iteration), with ``G = n(d+2)²`` the weighted Gram of a dense
   design (``Σ_i nnz_i² ≈ nnz²/n`` for a sparse one), ``m = d + f + 2`` the size of the factored system
   (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set; for
   n < d, when the backend declares a wide path (:func:`wide_path_available`), the per-iteration work is the
@@ -18,7 +19,8 @@ fit are documented in ``docs/auto.md``):
   ``C = c̄/λ2`` the dual box of a sample (``1/(λ2 n)`` for a mean loss, liblinear's ``C``);
 * ``clarabel`` (the conic path): ``T = e + a·(nnz + n) + b·n·min(n, d)² + c·d³``.
 
-A first-order backend whose predicted ``E`` exceeds :data:`FALL_BACK_FRACTION` of its epoch budget is
+A first-order backend whose predicted ``E`` exceeds :data:`FALL_BACK_FRACTION` of its epoch budget (or its
+fitted ``fall_back_fraction``) is
 likely to stop short and be solved again by Clarabel, so its cost is its whole budget plus Clarabel's:
 the rule never prefers a backend that is likely to fall back. :func:`fallback_order` gives the backends ``"auto"``
 turns to when an answer is not certified (the next accepting ones expected to certify, Clarabel last).
@@ -276,12 +278,14 @@ def wide_work(x: CostInputs) -> tuple[float, float, float]:
 def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
     iters = float(k["iterations"].get(x.set_kind, k["iterations"]["default"]))
     m = x.d + x.free + 2.0
-    per = k["gram"] * gram_work(x) + x.points * (k["factor"] * m ** 3 + k["pass"] * x.nnz)
+    per = k["gram"] * gram_work(x) + x.points * (k["factor"] * m ** 3 + k["pass"] * x.nnz
+                                                 + k.get("step", 0.0) + k.get("rows", 0.0) * x.n)
     form = "dense"
     if x.wide and x.n < x.d:  # min(dense form, wide form): the backend takes the cheaper path
         kw = {**_WIDE_DEFAULTS, **k.get("wide", {})}
         g, f, p = wide_work(x)
-        wide = x.points * (kw["gram"] * g + kw["factor"] * f + kw["pass"] * p)  # the n × n system: per point
+        wide = x.points * (kw["gram"] * g + kw["factor"] * f + kw["pass"] * p  # the n × n system: per point
+                           + k.get("step", 0.0) + k.get("rows", 0.0) * x.n)
         if wide < per:
             per, form = wide, "wide"
     return Prediction("feature-ipm", iters * per + k["fixed"] + k["setup"] * x.nnz, iters,
@@ -303,7 +307,7 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
                + refresh.get(x.set_kind, refresh.get("default", 0.0)) * x.n * x.d)
         if x.set_kind == "ellipsoid":
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
-        likely = epochs > FALL_BACK_FRACTION * x.epoch_budget
+        likely = epochs > k.get("fall_back_fraction", FALL_BACK_FRACTION) * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
         seconds = x.points * (spent * per + k["fixed"]) + k.get("setup", 0.0) * x.nnz
         return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
