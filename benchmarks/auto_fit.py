@@ -9,8 +9,7 @@ Reads the runs that ``benchmarks/bench_auto.py`` recorded and fits, per backend,
   with the measured iterations or epochs in the regressors;
 * ``feature-ipm``'s iterations per set as the 75th percentile of the measured ones (a little pessimistic);
 * the first-order epochs, ``log E = θ·φ``, by ridge least squares (weight 0.1, the intercept free) on the
-  measured epochs (dcd's passes); a run stopped at its budget enters at twice the budget (it needed more), a run
-  the grid stopped at its time limit as a censored value (:func:`fit_epochs`).
+  measured epochs (dcd's passes); a run stopped at its budget enters at twice the budget (it needed more).
 
 Without ``--dry-run`` it writes the constants file; it prints the fit's median and worst relative errors.
 """
@@ -119,28 +118,15 @@ def fit_feature_ipm(all_runs, old: dict) -> tuple[dict, str]:
 
 
 def fit_epochs(runs) -> np.ndarray:
-    """``θ`` of ``log E = θ·φ`` by ridge least squares (the intercept free) on the measured epochs.
-
-    A run stopped at its budget counts as twice the budget (it needed more). A run the grid stopped at its time
-    limit (``status == "time_limit"``, far slower than the fastest certified backend of its cell) needed more
-    than the epochs it made: its target is ``max(log 2E, the fit's own prediction)``, refitted a few times
-    (a censored regression), so that it pulls the prediction up and never down.
-    """
+    """``θ`` of ``log E = θ·φ`` by ridge least squares (the intercept free) on the measured epochs; a run stopped
+    at its budget counts as twice the budget (it needed more)."""
     Phi = np.array([cost.epoch_features(x) for x, _ in runs])
     budget = cost.EPOCH_BUDGET
     target = np.array([math.log(2 * budget) if (r["status"] == "max_iter" or r["epochs"] >= budget)
-                       else math.log(max(2 * r["epochs"], 1)) if r["status"] == "time_limit"
                        else math.log(max(r["epochs"], 1)) for _, r in runs])
-    censored = np.array([r["status"] == "time_limit" for _, r in runs])
     penalty = RIDGE * np.eye(Phi.shape[1])
     penalty[0, 0] = 0.0
-    floor = target.copy()
-    for _ in range(5):
-        theta = np.linalg.solve(Phi.T @ Phi + penalty, Phi.T @ target)
-        if not censored.any():
-            break
-        target = np.where(censored, np.maximum(floor, Phi @ theta), target)
-    return theta
+    return np.linalg.solve(Phi.T @ Phi + penalty, Phi.T @ target)
 
 
 def fit_first_order(name: str, runs, old: dict) -> tuple[dict, str]:

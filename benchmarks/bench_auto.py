@@ -15,8 +15,7 @@ fall-back included) exceeds 30× the best prediction, or a hard cap makes it inf
 conic program too large for the run); ``solver="auto"`` is run as a user would, whatever it picks. Times are CPU
 seconds of this process (single-threaded BLAS and Numba); ``auto`` and the backends are timed in interleaved
 rounds, the median kept (``timed_runs``: after the first round, ``auto`` and the certified backends within 1.6×
-of the fastest are repeated, up to 7 rounds, at least 3 when a round takes under 2.5 s); in the first round
-``dcd`` and ``robust-dcd`` stop at 4× the fastest certified time of the cell so far. The run
+of the fastest are repeated, up to 7 rounds, at least 3 when a round takes under 2.5 s). The run
 writes ``benchmarks/results/auto_grid.json`` (every run), refits the constants
 (``robustsvm/backends/cost_constants.json``, by ``benchmarks/auto_fit.py``), re-runs ``"auto"`` on the cells
 whose choice the refit changes, and writes the fragment ``benchmarks/results/auto.md`` (``docs/benchmarks.md`` is
@@ -86,11 +85,6 @@ MIN_ROUNDS = 3
 ROUND_BUDGET = 0.6
 LONG_ROUND = 2.5
 CONTENDER = 1.6
-#: the first-order backends of the first round stop at LIMIT_FACTOR × the fastest certified time of the cell
-#: (at least LIMIT_FLOOR seconds): their slow runs, far from being contenders, were half of the grid's time
-TIME_LIMITED = ("dcd", "robust-dcd")
-LIMIT_FACTOR = 4.0
-LIMIT_FLOOR = 0.05
 
 
 # ------------------------------------------------------------------------------------------------------ data
@@ -132,13 +126,13 @@ def cells_of(shapes) -> list[dict]:
 
 
 # ------------------------------------------------------------------------------------------------------ timing
-def solve_once(problem, X, y, solver: str, **options) -> tuple[float, object]:
+def solve_once(problem, X, y, solver: str) -> tuple[float, object]:
     """One certified solve at the backend's defaults: its CPU time and the solution (or the error raised)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.process_time()
         try:
-            sol = problem.solve(X, y, solver=solver, **options)
+            sol = problem.solve(X, y, solver=solver)
         except Exception as exc:  # a backend that raises on the data: recorded, not fatal
             return time.process_time() - t, exc
         return time.process_time() - t, sol
@@ -168,21 +162,19 @@ def describe_run(times: list[float], sol) -> dict:
 def timed_runs(problem, X, y, solvers: list[str]) -> dict[str, dict]:
     """Every solver of ``solvers`` timed in interleaved rounds (the order rotated each round), the median kept.
 
-    The first round runs them all, in the order given; a first-order backend (:data:`TIME_LIMITED`) run after a
-    certified one gets ``time_limit = LIMIT_FACTOR ×`` the fastest certified time so far (a run far slower than
-    the fastest is not a contender; ``auto_fit`` reads its epochs as a censored value). The later rounds run
-    ``"auto"`` and the contenders (the certified runs within :data:`CONTENDER` of the fastest certified one) only,
-    so that ``auto`` and the fastest backend are timed the same way: the same rounds, interleaved, the median.
-    Rounds are added up to :data:`MAX_ROUNDS` while they fit in :data:`ROUND_BUDGET` CPU seconds, and at least
-    :data:`MIN_ROUNDS` are made when a round is shorter than :data:`LONG_ROUND` seconds.
+    The first round runs them all, in the order given, to the end (no time limit: a backend's own time limit is
+    wall time, which a loaded machine stretches, and a run stopped early leaves its epochs unknown to the fit).
+    The later rounds run ``"auto"`` and the contenders (the certified runs within :data:`CONTENDER` of the
+    fastest certified one) only, so that ``auto`` and the fastest backend are timed the same way: the same
+    rounds, interleaved, the median. Rounds are added up to :data:`MAX_ROUNDS` while they fit in
+    :data:`ROUND_BUDGET` CPU seconds, and at least :data:`MIN_ROUNDS` are made when a round is shorter than
+    :data:`LONG_ROUND` seconds.
     """
     times: dict[str, list[float]] = {s: [] for s in solvers}
     last: dict[str, object] = {}
     certified: dict[str, float] = {}
-    for name in solvers:  # cheapest predicted first (the caller's order), "auto" last
-        best = min(certified.values()) if certified else math.inf
-        limit = {"time_limit": max(LIMIT_FACTOR * best, LIMIT_FLOOR)} if name in TIME_LIMITED and certified else {}
-        t, last[name] = solve_once(problem, X, y, name, **limit)
+    for name in solvers:
+        t, last[name] = solve_once(problem, X, y, name)
         times[name].append(t)
         if name != "auto" and not isinstance(last[name], Exception) and last[name].status == "optimal":
             certified[name] = t

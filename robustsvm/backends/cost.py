@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from ..intercept import intercept_term
 from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
+from . import registry
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
            "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS", "CostInputs", "DataShape",
@@ -256,9 +257,7 @@ def gram_work(x: CostInputs) -> float:
 def wide_path_available() -> bool:
     """Whether the registered ``feature-ipm`` declares a path for wide data (n < d): a true ``wide_path``
     attribute on its :class:`~robustsvm.backends.registry.Backend` or on the module of its ``solve``."""
-    from . import registry  # the registry does not import this module; read at call time (a flag set later counts)
-
-    try:
+    try:  # read at call time: a flag set after this module was imported counts
         backend = registry.get_backend("feature-ipm")
     except ValueError:
         return False
