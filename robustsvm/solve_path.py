@@ -379,10 +379,12 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
     backend = lookup(AUTO, problem, model)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
-    preds = auto_predictions(problem, model)  # the ones the choice just made: kept by the cost module
-    # an attempt precedes only a second-order or conic choice, and only without a caller's own budget
-    trial = (None if "max_iter" in options or "time_limit" in options or backend.name in cost.FIRST_ORDER
-             else auto_probe(problem, model, preds))
+    # an attempt precedes only a second-order or conic choice, and only without a caller's own budget; the
+    # predictions are those the choice just made (kept by the cost module), read only when needed
+    first_order = backend.name in cost.FIRST_ORDER
+    preds = None if first_order else auto_predictions(problem, model)
+    own_budget = "max_iter" in options or "time_limit" in options
+    trial = None if own_budget or first_order else auto_probe(problem, model, preds)
     record = None
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults)
@@ -409,7 +411,8 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
-                     order=cost.fallback_order(preds, tried), probe=record)
+                     order=cost.fallback_order(auto_predictions(problem, model) if preds is None else preds, tried),
+                     probe=record)
 
 
 def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
