@@ -81,7 +81,9 @@ def fit_wide(runs, old: dict) -> tuple[dict | None, str]:
         g, f, p = cost.wide_work(x)
         it = r["iterations"]
         rows.append([it * g, it * f, it * p])
-        t.append(r["time"] - old["fixed"] - old["setup"] * x.nnz)
+        # the dense form's fixed, setup and per-iteration (step, rows) terms apply to the wide path as well
+        t.append(r["time"] - old["fixed"] - old["setup"] * x.nnz
+                 - it * (old.get("step", 0.0) + old.get("rows", 0.0) * x.n))
     A, t = np.array(rows, dtype=float), np.maximum(np.array(t), 1e-4)
     k = _nnls_relative(A, t)
     med, worst = _errors(np.maximum(A @ k, 1e-9), t)
