@@ -327,33 +327,30 @@ def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compile
     """The CSR matrix with only the columns ``h`` where ``keep[h]``, and its squared row norms.
 
     Returns ``(indptr, indices, data, sq_norms)`` of the restricted matrix; column
-    indices stay those of the full matrix. Two O(nnz) passes.
+    indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep their
+    specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
+    position, which advances only for a kept column.
     """
     n = indptr.size - 1
-    new_ptr = np.empty(n + 1, dtype=np.int64)
-    new_ptr[0] = 0
-    for i in range(n):
-        cnt = 0
-        for k in range(indptr[i], indptr[i + 1]):
-            if keep[indices[k]]:
-                cnt += 1
-        new_ptr[i + 1] = new_ptr[i] + cnt
-    new_idx = np.empty(new_ptr[n], dtype=indices.dtype)
-    new_dat = np.empty(new_ptr[n], dtype=data.dtype)
+    new_ptr = np.empty(n + 1, dtype=indptr.dtype)
+    new_idx = np.empty(indices.size, dtype=indices.dtype)
+    new_dat = np.empty(indices.size, dtype=data.dtype)
     sq = np.zeros(n)
+    new_ptr[0] = 0
+    pos = 0
     for i in range(n):
-        pos = new_ptr[i]
         acc = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             h = indices[k]
-            if keep[h]:
-                x = data[k]
-                new_idx[pos] = h
-                new_dat[pos] = x
-                acc += x * x
-                pos += 1
+            x = data[k]
+            kk = 1 if keep[h] else 0
+            new_idx[pos] = h
+            new_dat[pos] = x
+            acc += x * x * kk
+            pos += kk
         sq[i] = acc
-    return new_ptr, new_idx, new_dat, sq
+        new_ptr[i + 1] = pos
+    return new_ptr, new_idx[:pos].copy(), new_dat[:pos].copy(), sq
 
 
 # ----------------------------------------------------------------------------------------------------------------
