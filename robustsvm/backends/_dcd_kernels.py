@@ -26,10 +26,8 @@ from numba.extending import overload
 
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
            "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
-           "epoch_sparse",
-           "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
-           "restrict_columns", "shuffle",
-           "unbounded", "weighted_quantile"]
+           "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "outside",
+           "projected_gradient", "restrict_columns", "shuffle", "unbounded", "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -478,3 +476,13 @@ def average_into(avg, x, weight):  # pragma: no cover - compiled
     keep = 1.0 - weight
     for k in range(avg.size):
         avg[k] = keep * avg[k] + weight * x[k]
+
+
+@nb.njit(cache=True)
+def outside(v, index, lo, up):  # pragma: no cover - compiled
+    """Whether ``v_h < lo_k`` or ``v_h > up_k`` for some ``h = index[k]``."""
+    for k in range(index.size):
+        vh = v[index[k]]
+        if vh < lo[k] or vh > up[k]:
+            return True
+    return False

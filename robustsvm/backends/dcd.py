@@ -27,6 +27,7 @@ in ``docs/derivations/dcd.md``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -143,6 +144,39 @@ def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
         return kern.DcdBox(np.where(arrays.sg > 0, 0.0, -_HUGE), np.where(arrays.sg < 0, 0.0, _HUGE))
     lower, upper = arrays.box
     return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
+
+
+class _SignRelaxation:
+    """Bounds beyond signs, followed on the signs' path while they do not bind.
+
+    With the model's box ``[l, u]`` and its implied signs ``s`` (+1 where ``l ≥ 0``, −1 where ``u ≤ 0``), the
+    signs' weight ``w^s_h = v_h/λ if s_h v_h ≥ 0 else 0`` equals the box's ``clip(v_h, λl_h, λu_h)/λ`` exactly
+    while ``a_h ≤ v_h ≤ b_h``, with ``a_h = −∞`` where ``s_h = +1, l_h = 0`` and ``λl_h`` otherwise, ``b_h = +∞``
+    where ``s_h = −1, u_h = 0`` and ``λu_h`` otherwise (derivation §2). So the epochs run the signs' kernels (int8
+    signs, the local-curvature step, the frozen features) and, after each, :meth:`binds` checks ``v`` on the
+    features with a finite ``a_h`` or ``b_h`` (O(those features)); the first time it fails the solve moves to the
+    clipped path for good. The certificate is always the box model's.
+    """
+
+    def __init__(self, index: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+        self.index, self.a, self.b = index, a, b
+
+    @classmethod
+    def of(cls, arrays: SharedSetArrays, box: kern.DcdBox) -> _SignRelaxation | None:
+        """The relaxation of ``arrays.box`` (``box`` its bounds on ``λw``); None when a bound binds at ``v = 0``."""
+        lower, upper = arrays.box
+        sg = arrays.sg
+        a = np.where((sg > 0) & (lower == 0), -_HUGE, box.lo)
+        b = np.where((sg < 0) & (upper == 0), _HUGE, box.up)
+        index = np.flatnonzero((a > -_HUGE) | (b < _HUGE)).astype(np.int64)
+        a, b = np.ascontiguousarray(a[index]), np.ascontiguousarray(b[index])
+        if np.any(a > 0.0) or np.any(b < 0.0):  # w(α = 0) is already clipped by a bound that is not a sign
+            return None
+        return cls(index, a, b)
+
+    def binds(self, v: np.ndarray) -> bool:
+        """Whether some ``v_h`` left ``[a_h, b_h]`` (the box's clip differs from the signs' weight there)."""
+        return bool(kern.outside(v, self.index, self.a, self.b))
 
 
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
@@ -271,49 +305,87 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam)
     qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
-    box = weight_box(arrays)
-    lo, hi = box  # w = clip(v, λl, λu)/λ
+    box = weight_box(arrays)  # w = clip(v, λl, λu)/λ
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
-    v, w = st.v, st.w
     index = np.flatnonzero(c > 0).astype(np.int64)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, kernel_box(arrays, box), index,
-                                              bool(shrinking), rng_state)
-    ops = Products(arrays.X)
-    if arrays.box is not None:
-        np.clip(st.w, lo / lam, hi / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
-    w_avg = st.w.copy()
-    free = arrays.intercept.mode == "free"
-
-    def certify(b_eff: float):
-        new = dual_certificate(arrays, ops, alpha, None, b_hint=b_eff if free else None, points=[w_avg.copy()],
-                               dual_primal=False)
-        if features is not None:
-            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
-            np.add(new.images[0], new.images[1], out=v)
-            np.clip(v, lo, hi, out=w)
-            np.divide(w, lam, out=w)
-            restricted = features.update(v)
-            if restricted is not None:
-                ptr, idx, dat, qd = restricted
-                rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, c, qd))
-                w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
-                ops.restrict(restricted[:3], features.frozen)
-        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
-        return new
-
-    run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
+    relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
+    if relax is None and arrays.box is not None:
+        np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
+    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
+    run = ascend(loop.epoch, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
-                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit,
-                 after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
+                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, after_epoch=loop.average)
+    features = loop.features
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
                                    "restrictions": 0 if features is None else features.rebuilds,
-                                   "passes": run.passes})
+                                   "passes": run.passes, "bounds_bind": loop.relax is None and arrays.box is not None})
+
+
+class _Loop:
+    """The epochs and certificates of one solve: the compiled epoch (on the signs' path while the bounds beyond
+    signs do not bind, :class:`_SignRelaxation`), the averaged primal point and the certificate."""
+
+    def __init__(self, arrays: SharedSetArrays, box: kern.DcdBox, relax: _SignRelaxation | None, qdiag, rho: float,
+                 alpha, st, index, shrinking: bool, rng_state) -> None:
+        self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
+        self.alpha, self.st, self.index, self.shrinking, self.rng_state = alpha, st, index, shrinking, rng_state
+        self.free = arrays.intercept.mode == "free"
+        self.ops = Products(arrays.X)
+        self.w_avg = st.w.copy()
+        self._runner(arrays if relax is None else replace(arrays, box=None))
+
+    def _runner(self, arrays: SharedSetArrays) -> None:
+        self.run_epoch, self.rows, self.features = _epoch_runner(
+            arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
+            self.shrinking, self.rng_state)
+
+    def epoch(self, active, pg_max_old, pg_min_old):
+        """One epoch; on the signs' path, then the check of the bounds beyond signs (:meth:`leave_relaxation`)."""
+        out = self.run_epoch(active, pg_max_old, pg_min_old)
+        if self.relax is not None and self.relax.binds(self.st.v):
+            self.leave_relaxation()
+        return out
+
+    def leave_relaxation(self) -> None:
+        """Move to the clipped path: ``v`` rebuilt from α when features were frozen, ``w = clip(v, λl, λu)/λ``."""
+        arrays, st = self.arrays, self.st
+        if self.features is not None:
+            images = self.ops.images(arrays.c * arrays.y * self.alpha, arrays.y > 0)
+            np.add(images[0], images[1], out=st.v)
+            self.ops.restricted = None
+        np.clip(st.v, self.box.lo, self.box.up, out=st.w)
+        np.divide(st.w, arrays.l2, out=st.w)
+        self.relax = None
+        self._runner(arrays)
+
+    def average(self) -> None:
+        """``w̄ ← 0.75 w̄ + 0.25 w`` after every epoch (derivation §4)."""
+        kern.average_into(self.w_avg, self.st.w, AVG_WEIGHT)
+
+    def certify(self, b_eff: float):
+        """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate); revises the frozen set."""
+        arrays, features, st = self.arrays, self.features, self.st
+        new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_eff if self.free else None,
+                               points=[self.w_avg.copy()], dual_primal=False)
+        if features is not None:
+            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
+            np.add(new.images[0], new.images[1], out=st.v)
+            np.clip(st.v, self.box.lo, self.box.up, out=st.w)
+            np.divide(st.w, arrays.l2, out=st.w)
+            restricted = features.update(st.v)
+            if restricted is not None:
+                ptr, idx, dat, qd = restricted
+                self.rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd))
+                self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+                self.ops.restrict(restricted[:3], features.frozen)
+        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
+        return new
 
 
 register(
