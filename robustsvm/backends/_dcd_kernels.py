@@ -26,8 +26,9 @@ from numba.extending import overload
 
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
            "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
-           "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "outside",
-           "projected_gradient", "restrict_columns", "shuffle", "unbounded", "weighted_quantile"]
+           "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step",
+           "one_epoch", "outside", "projected_gradient", "restrict_columns", "run_epochs", "shuffle", "unbounded",
+           "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -486,3 +487,71 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
         if vh < lo[k] or vh > up[k]:
             return True
     return False
+
+
+def one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
+    fn = epoch_dense if isinstance(rows, DenseRows) else epoch_sparse
+    return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+
+
+@overload(one_epoch)
+def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+               pg_min_old):  # pragma: no cover - compiled
+    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
+
+    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+    return impl
+
+
+@nb.njit(cache=True)
+def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx_index, rx_lo,
+               rx_up):  # pragma: no cover - compiled
+    """Up to ``ctl[0]`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
+
+    ``shr = [active, pg_max_old, pg_min_old, pg_eps]`` is liblinear's shrinking state
+    (:class:`.dual_ascent.Shrinking`), updated in place; ``ctl = [epochs, n_total, min_pass, work_left,
+    since, free, avg_weight]``. After each epoch: the pass count ``max(visited/n_total, min_pass)``, the
+    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [rx_lo, rx_up]`` on ``rx_index``
+    (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w`` (skipped after an epoch that
+    failed the check) and the shrinking rule. Stops after the epoch that fails the check, that makes the active
+    set look solved (once ``since`` plus the epochs run reach 2), that spends ``work_left`` passes, or the last.
+    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds)``.
+    """
+    k_max = int(ctl[0])
+    n_total = int(ctl[1])
+    min_pass, work_left, since, free, weight = ctl[2], ctl[3], int(ctl[4]), ctl[5] != 0.0, ctl[6]
+    state = st.sums
+    w = st.w
+    work = 0.0
+    e = 0
+    looked = False
+    binds = False
+    active_new = int(shr[0])
+    while True:
+        visited = int(shr[0])
+        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                          shr[1], shr[2])
+        e += 1
+        work += max(visited / max(n_total, 1), min_pass)
+        if free:
+            state[0] += prm.rho * state[1]
+        binds = outside(st.v, rx_index, rx_lo, rx_up)
+        if not binds:
+            average_into(avg, w, weight)
+        looked = active_new == 0 or pg_max_new - pg_min_new <= shr[3]
+        shr[0] = active_new
+        if looked:
+            if active_new < n_total:
+                shr[0] = n_total
+                shr[1] = np.inf
+                shr[2] = -np.inf
+            else:
+                shr[3] *= 0.1
+        else:
+            shr[1] = pg_max_new if pg_max_new > 0 else np.inf
+            shr[2] = pg_min_new if pg_min_new < 0 else -np.inf
+        if binds or (looked and since + e >= 2) or work >= work_left or e >= k_max:
+            break
+    return e, looked, work, active_new, binds

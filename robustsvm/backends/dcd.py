@@ -34,7 +34,7 @@ import scipy.sparse as sp
 
 from ..model import Model
 from . import _dcd_kernels as kern
-from .dual_ascent import Products, ascend, certified_result, intercept_rho
+from .dual_ascent import MIN_PASS, Products, Shrinking, ascend, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
@@ -71,6 +71,8 @@ LOCAL_STEP = True
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
 FREEZE_MARGIN = 1.0
+#: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
+_NO_INDEX, _NO_BOUND = np.zeros(0, dtype=np.int64), np.zeros(0)
 #: rebuild the restricted rows only when the newly frozen features hold at least this fraction of the stored entries
 _REBUILD_FRACTION = 0.02
 
@@ -153,9 +155,9 @@ class _SignRelaxation:
     signs' weight ``w^s_h = v_h/λ if s_h v_h ≥ 0 else 0`` equals the box's ``clip(v_h, λl_h, λu_h)/λ`` exactly
     while ``a_h ≤ v_h ≤ b_h``, with ``a_h = −∞`` where ``s_h = +1, l_h = 0`` and ``λl_h`` otherwise, ``b_h = +∞``
     where ``s_h = −1, u_h = 0`` and ``λu_h`` otherwise (derivation §2). So the epochs run the signs' kernels (int8
-    signs, the local-curvature step, the frozen features) and, after each, :meth:`binds` checks ``v`` on the
-    features with a finite ``a_h`` or ``b_h`` (O(those features)); the first time it fails the solve moves to the
-    clipped path for good. The certificate is always the box model's.
+    signs, the local-curvature step, the frozen features) and, after each, :func:`._dcd_kernels.outside` checks
+    ``v`` on the features with a finite ``a_h`` or ``b_h`` (O(those features)); the first time it fails the solve
+    moves to the clipped path for good. The certificate is always the box model's.
     """
 
     def __init__(self, index: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
@@ -174,13 +176,10 @@ class _SignRelaxation:
             return None
         return cls(index, a, b)
 
-    def binds(self, v: np.ndarray) -> bool:
-        """Whether some ``v_h`` left ``[a_h, b_h]`` (the box's clip differs from the signs' weight there)."""
-        return bool(kern.outside(v, self.index, self.a, self.b))
-
 
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
-    """``(run_epoch, rows, features)``: one compiled epoch over the active samples.
+    """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
+    ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
 
     ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
@@ -200,21 +199,20 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         if local and shrinking and FEATURE_SHRINKING:
             features = _FeatureShrinking(X.indptr, X.indices, vals, sg, arrays.c, lam, rho, dii)
 
-        epoch = _Specialized(kern.epoch_sparse)
+        run = _Specialized(kern.run_epochs)
 
-        def run_epoch(active, pg_max_old, pg_min_old):
+        def run_block(shr, ctl, avg, rx):
             part, samples = rows[0]
-            return epoch(rows[0], part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
-                         pg_min_old)
-        return run_epoch, rows, features
+            return run(rows[0], part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, *rx)
+        return run_block, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
-    epoch = _Specialized(kern.epoch_dense)
+    run = _Specialized(kern.run_epochs)
     key = (part, samples)
 
-    def run_epoch(active, pg_max_old, pg_min_old):
-        return epoch(key, part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old, pg_min_old)
-    return run_epoch, None, features
+    def run_block(shr, ctl, avg, rx):
+        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, *rx)
+    return run_block, None, features
 
 
 class _Specialized:
@@ -316,9 +314,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     if relax is None and arrays.box is not None:
         np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
     loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
-    run = ascend(loop.epoch, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
+    run = ascend(None, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
-                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, after_epoch=loop.average)
+                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, block=loop.block)
     features = loop.features
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
@@ -338,19 +336,32 @@ class _Loop:
         self.free = arrays.intercept.mode == "free"
         self.ops = Products(arrays.X)
         self.w_avg = st.w.copy()
+        self.shr = np.zeros(4)
+        # [epochs, n_total, min_pass, work_left, since, free, average weight] (run_epochs)
+        self.ctl = np.array([1.0, index.size, MIN_PASS, 0.0, 0.0, float(self.free), AVG_WEIGHT])
         self._runner(arrays if relax is None else replace(arrays, box=None))
 
     def _runner(self, arrays: SharedSetArrays) -> None:
-        self.run_epoch, self.rows, self.features = _epoch_runner(
+        self.run_block, self.rows, self.features = _epoch_runner(
             arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
             self.shrinking, self.rng_state)
+        relax = self.relax
+        self.rx = (_NO_INDEX, _NO_BOUND, _NO_BOUND) if relax is None else (relax.index, relax.a, relax.b)
 
-    def epoch(self, active, pg_max_old, pg_min_old):
-        """One epoch; on the signs' path, then the check of the bounds beyond signs (:meth:`leave_relaxation`)."""
-        out = self.run_epoch(active, pg_max_old, pg_min_old)
-        if self.relax is not None and self.relax.binds(self.st.v):
+    def block(self, shrink: Shrinking, epochs: int, work_left: float, since: int):
+        """Up to ``epochs`` epochs in one compiled call (:func:`._dcd_kernels.run_epochs`), which also runs the
+        epoch loop's per-epoch steps (the multiplier step, the average, liblinear's shrinking on ``shrink``) and
+        the check of the bounds beyond signs, after which the solve leaves the signs' path
+        (:meth:`leave_relaxation`). Returns ``(epochs run, looked solved, passes, active)``."""
+        shr, ctl = self.shr, self.ctl
+        shr[:] = (shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps)
+        ctl[0], ctl[3], ctl[4] = epochs, work_left, since
+        ran, looked, work, active, binds = self.run_block(shr, ctl, self.w_avg, self.rx)
+        shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = int(shr[0]), shr[1], shr[2], shr[3]
+        if binds:
             self.leave_relaxation()
-        return out
+            self.average()  # the average the compiled loop left out after that epoch
+        return ran, looked, work, active
 
     def leave_relaxation(self) -> None:
         """Move to the clipped path: ``v`` rebuilt from α when features were frozen, ``w = clip(v, λl, λu)/λ``."""
