@@ -1,16 +1,14 @@
 """Compiled inner loops of the dual coordinate-descent backend (numba).
 
-One call runs one epoch of exact one-dimensional updates over the active
-samples, in a random order, with liblinear-style shrinking. The maintained
-vectors are
+One call runs epochs of exact one-dimensional updates over the active samples, in a random order, with
+liblinear-style shrinking. The maintained vectors are
 
     v = Σ_i c_i y_i α_i x_i               (the unconstrained dual image, λ·w before projection)
     w_h = clip(v_h, λl_h, λu_h) / λ       (the feasible weights: signs are the bounds [0, ∞) / (−∞, 0])
 
-so that after every update the closed-form β is already applied on the touched
-coordinates (``box`` holds ``λl`` and ``λu``, a large finite number for an absent side, or only the
-signs ``s_h`` as int8 when there are no other bounds: the epochs compile one variant for each).
-The derivation is in ``docs/derivations/dcd.md``.
+so that after every update the closed-form β is already applied on the touched coordinates (``box`` holds
+``λl`` and ``λu``, a large finite number for an absent side, or only the signs ``s_h`` as int8 when there are no
+other bounds: the epochs compile one variant for each). The derivation is in ``docs/derivations/dcd.md``.
 
 ``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
 the effective intercept seen by the updates is ``b0 + ρ S``.
@@ -25,10 +23,10 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
-           "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
-           "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step",
-           "one_epoch", "outside", "projected_gradient", "restrict_columns", "run_epochs", "shuffle", "unbounded",
-           "weighted_quantile"]
+           "certificate_dense", "certificate_sparse", "clipped_weight", "dot", "drop_from_active", "dual_images_dense",
+           "dual_images_sparse", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense",
+           "matvec_sparse", "newton_step", "one_epoch", "outside", "projected_gradient", "restrict_columns",
+           "run_epochs", "shuffle", "unbounded", "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -323,11 +321,10 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
 
 @nb.njit(cache=True)
 def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compiled
-    """The CSR matrix with only the columns ``h`` where ``keep[h]``, and its squared row norms.
+    """The CSR matrix with only the columns ``h`` where ``keep[h]``: ``(indptr, indices, data, sq_norms)``.
 
-    Returns ``(indptr, indices, data, sq_norms)`` of the restricted matrix; column
-    indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep their
-    specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
+    Column indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep
+    their specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
     position, which advances only for a kept column.
     """
     n = indptr.size - 1
@@ -385,6 +382,52 @@ def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - 
         for k in range(indptr[i], indptr[i + 1]):
             out[r, indices[k]] += ui * data[k]
     return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def certificate_dense(X, c, y, alpha, upper, w):  # pragma: no cover - compiled
+    """One pass over a dense ``X`` for a certificate: ``(images, z, sums)`` with ``images`` those of
+    :func:`dual_images_dense` at ``u = c∘y∘clip(α, 0, upper)``, ``z = X w`` and ``sums = [Σ_{y>0} c α,
+    Σ_{y<0} c α]``."""
+    n, d = X.shape
+    out = np.zeros((2, d))
+    z = np.empty(n)
+    sums = np.zeros(2)
+    for i in range(n):
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * w[h]
+        z[i] = acc
+        ca = c[i] * min(max(alpha[i], 0.0), upper)
+        if ca != 0.0:
+            r = 0 if y[i] > 0 else 1
+            sums[r] += ca
+            ui = ca * y[i]
+            for h in range(d):
+                out[r, h] += ui * X[i, h]
+    return out, z, sums
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def certificate_sparse(indptr, indices, data, d, c, y, alpha, upper, w):  # pragma: no cover - compiled
+    """:func:`certificate_dense` for a CSR ``X``, O(nnz)."""
+    n = indptr.size - 1
+    out = np.zeros((2, d))
+    z = np.empty(n)
+    sums = np.zeros(2)
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * w[indices[k]]
+        z[i] = acc
+        ca = c[i] * min(max(alpha[i], 0.0), upper)
+        if ca != 0.0:
+            r = 0 if y[i] > 0 else 1
+            sums[r] += ca
+            ui = ca * y[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                out[r, indices[k]] += ui * data[k]
+    return out, z, sums
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -489,10 +532,9 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
-def one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+def one_epoch(rows, *args):
     """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
-    fn = epoch_dense if isinstance(rows, DenseRows) else epoch_sparse
-    return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
 
 
 @overload(one_epoch)
@@ -506,17 +548,17 @@ def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_m
 
 
 @nb.njit(cache=True)
-def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx_index, rx_lo,
-               rx_up):  # pragma: no cover - compiled
+def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx):  # pragma: no cover - compiled
     """Up to ``ctl[0]`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
 
     ``shr = [active, pg_max_old, pg_min_old, pg_eps]`` is liblinear's shrinking state
     (:class:`.dual_ascent.Shrinking`), updated in place; ``ctl = [epochs, n_total, min_pass, work_left,
     since, free, avg_weight]``. After each epoch: the pass count ``max(visited/n_total, min_pass)``, the
-    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [rx_lo, rx_up]`` on ``rx_index``
-    (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w`` (skipped after an epoch that
-    failed the check) and the shrinking rule. Stops after the epoch that fails the check, that makes the active
-    set look solved (once ``since`` plus the epochs run reach 2), that spends ``work_left`` passes, or the last.
+    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [lo, up]`` on ``index`` of
+    ``rx = (index, lo, up)`` (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w``
+    (skipped after an epoch that failed the check) and the shrinking rule. Stops after the epoch that fails the
+    check, that makes the active set look solved (once ``since`` plus the epochs run reach 2), that spends
+    ``work_left`` passes, or the last.
     Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds)``.
     """
     k_max = int(ctl[0])
@@ -537,7 +579,7 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx
         work += max(visited / max(n_total, 1), min_pass)
         if free:
             state[0] += prm.rho * state[1]
-        binds = outside(st.v, rx_index, rx_lo, rx_up)
+        binds = outside(st.v, rx[0], rx[1], rx[2])
         if not binds:
             average_into(avg, w, weight)
         looked = active_new == 0 or pg_max_new - pg_min_new <= shr[3]

@@ -32,13 +32,14 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
+from ..duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
-from .dual_ascent import MIN_PASS, Products, Shrinking, ascend, certified_result, intercept_rho
+from .dual_ascent import MIN_PASS, DualCertificate, Products, Shrinking, ascend, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
-__all__ = ["DEFAULTS", "NEEDS", "solve_dcd"]
+__all__ = ["DEFAULTS", "NEEDS", "signs_certificate", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
@@ -203,7 +204,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
 
         def run_block(shr, ctl, avg, rx):
             part, samples = rows[0]
-            return run(rows[0], part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, *rx)
+            return run(rows[0], part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
         return run_block, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
@@ -211,7 +212,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     key = (part, samples)
 
     def run_block(shr, ctl, avg, rx):
-        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, *rx)
+        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
     return run_block, None, features
 
 
@@ -406,8 +407,12 @@ class _Loop:
     def certify(self, b_eff: float):
         """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate); revises the frozen set."""
         arrays, features, st = self.arrays, self.features, self.st
-        new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_eff if self.free else None,
-                               points=[self.w_avg.copy()], dual_primal=False)
+        b_hint = b_eff if self.free else None
+        if arrays.box is None:
+            new = signs_certificate(arrays, self.ops, self.alpha, b_hint, self.w_avg.copy())
+        else:
+            new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_hint, points=[self.w_avg.copy()],
+                                   dual_primal=False)
         if features is not None:
             # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
             np.add(new.images[0], new.images[1], out=st.v)
@@ -421,6 +426,38 @@ class _Loop:
                 self.ops.restrict(restricted[:3], features.frozen)
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
+
+
+def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
+                      w: np.ndarray) -> DualCertificate:
+    """The certificate of :func:`.shared_set.dual_certificate` at the sign-feasible ``w`` (``points=[w]``,
+    ``dual_primal=False``) for the nominal model with signs alone, from one compiled pass over ``X``.
+
+    With ``ᾱ = clip(α, 0, U)``, the pass gives the class images ``Σ_{y_i=±1} c_i y_i ᾱ_i x_i``, ``z = Xw`` and
+    ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ``
+    (ridge) or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that
+    ``S = 0`` (:func:`robustsvm.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖²
+    [− S²/(2μ)]`` at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0. ``images`` keeps the class images.
+    """
+    y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
+    if ops.sparse:
+        images, z, sums = kern.certificate_sparse(*ops.parts, arrays.X.shape[1], c, y, alpha, arrays.upper, w)
+    else:
+        images, z, sums = kern.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
+    S = float(sums[0] - sums[1])
+    best = None
+    for b in arrays.exact_intercepts(z, S) + ([] if b_hint is None or mode == "none" else [float(b_hint)]):
+        P = arrays.primal(w, b, y * (z + b))
+        if best is None or P < best[0]:
+            best = (P, b)
+    fp, fn = class_balance(float(sums[0]), float(sums[1])) if mode == "free" else (1.0, 1.0)
+    alpha_t = np.clip(alpha, 0.0, arrays.upper)
+    if (fp, fn) != (1.0, 1.0):
+        alpha_t = np.where(y > 0, fp * alpha_t, fn * alpha_t)
+    v_t = fp * images[0] + fn * images[1]
+    w_t = np.where(arrays.sg * v_t >= 0.0, v_t, 0.0) * (1.0 / arrays.l2)
+    D = arrays.dual_value(alpha_t, w_t, 0.0 if mode == "free" else S)
+    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images)
 
 
 register(
