@@ -18,6 +18,8 @@ Each α_i gets an exact projected Newton step from the gradient computed with th
 maintained ``w``; each touched β_h gets its closed form ``max(0, β_h − λ s_h w_h)``
 at once, so ``w`` is sign-feasible after every step. A free intercept is handled
 exactly by the augmented Lagrangian of ``S = 0`` (its multiplier is ``b``).
+Bounds beyond signs are followed on the signs' path while they do not bind (:class:`_SignRelaxation`), and the
+epochs between two certificates run in one compiled call (:func:`._dcd_kernels.run_epochs`).
 The stopping rule and certificate is the duality gap ``P(w, b) − D(α̃, β̃)`` at a
 primal point (an exponential average of the recent sign-feasible iterates) and a
 dual-feasible point rebuilt from all samples and features. The derivation is
@@ -311,8 +313,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
         ``rho``, the time spent evaluating certificates (``time_certificates``), the number of
         features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
-        (``restrictions``) and of passes over the data (``passes``, the budget's unit). Data whose squared row
-        norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
+        (``restrictions``) and of passes over the data (``passes``, the budget's unit), and whether bounds beyond
+        signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`).
+        Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
     tol = DEFAULTS["tol"] if tol is None else float(tol)
