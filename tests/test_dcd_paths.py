@@ -153,3 +153,29 @@ def test_a_flat_step_near_the_tolerance_does_not_space_the_next_certificate_out(
     for epoch, gap in [(10, 1e-2), (20, 0.9e-2), (30, 0.85e-2)]:
         far.record(epoch, gap)
     assert far.next >= 30
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_signs_certificate_of_bounds_that_do_not_bind(intercept):
+    """With bounds beyond signs, the fused certificate is the shared (box) one while the dual image lies where the
+    bounds do not bind, and declines (None) where one binds."""
+    X, y = _data(False, n=120)
+    rng = np.random.default_rng(2)
+    alpha = rng.random(120) * (rng.random(120) < 0.6)
+    w = np.where(SIGNS * rng.standard_normal(SIGNS.size) >= 0, 0.1, 0.0) * np.where(SIGNS < 0, -1.0, 1.0)
+    for cap, fits in ((1e3, True), (1e-4, False)):
+        lower = np.where(SIGNS > 0, 0.0, -cap)
+        upper = np.where(SIGNS < 0, 0.0, cap)
+        model = rs.Problem(penalty=rs.L2(0.05), bounds=(lower, upper), intercept=intercept).normalize(X, y)
+        arrays = SharedSetArrays.from_model(model)
+        relax = _SignRelaxation.of(arrays, weight_box(arrays))
+        ops = Products(arrays.X)
+        point = np.clip(w, model.feasible.lower, model.feasible.upper)
+        ours = signs_certificate(arrays, ops, alpha, 0.2 if intercept else None, point.copy(), relax)
+        if not fits:
+            assert ours is None
+            continue
+        shared = dual_certificate(arrays, ops, alpha, None, b_hint=0.2 if intercept else None, points=[point.copy()],
+                                  dual_primal=False)
+        assert ours.P == pytest.approx(shared.P, rel=1e-13, abs=1e-15)
+        assert ours.D == pytest.approx(shared.D, rel=1e-13, abs=1e-15)

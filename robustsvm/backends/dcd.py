@@ -411,9 +411,10 @@ class _Loop:
         """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate); revises the frozen set."""
         arrays, features, st = self.arrays, self.features, self.st
         b_hint = b_eff if self.free else None
-        if arrays.box is None:
-            new = signs_certificate(arrays, self.ops, self.alpha, b_hint, self.w_avg.copy())
-        else:
+        new = None
+        if arrays.box is None or self.relax is not None:
+            new = signs_certificate(arrays, self.ops, self.alpha, b_hint, self.w_avg.copy(), self.relax)
+        if new is None:
             new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_hint, points=[self.w_avg.copy()],
                                    dual_primal=False)
         if features is not None:
@@ -432,9 +433,12 @@ class _Loop:
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
-                      w: np.ndarray) -> DualCertificate:
-    """The certificate of :func:`.shared_set.dual_certificate` at the sign-feasible ``w`` (``points=[w]``,
-    ``dual_primal=False``) for the nominal model with signs alone, from one compiled pass over ``X``.
+                      w: np.ndarray, relax: _SignRelaxation | None = None) -> DualCertificate | None:
+    """The certificate of :func:`.shared_set.dual_certificate` at the feasible ``w`` (``points=[w]``,
+    ``dual_primal=False``) for the nominal model with signs alone, from one compiled pass over ``X``; with
+    bounds beyond signs (``relax``, their :class:`_SignRelaxation`), the same while the dual image ``v`` of ``α̃``
+    lies where the box's weight is the signs' one (there the box conjugate is ``(λ/2)‖w(α̃)‖²`` as well), else
+    None.
 
     With ``ᾱ = clip(α, 0, U)``, the pass gives the class images ``Σ_{y_i=±1} c_i y_i ᾱ_i x_i``, ``z = Xw`` and
     ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ``
@@ -458,6 +462,8 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     if (fp, fn) != (1.0, 1.0):
         alpha_t = np.where(y > 0, fp * alpha_t, fn * alpha_t)
     v_t = fp * images[0] + fn * images[1]
+    if relax is not None and kern.outside(v_t, relax.index, relax.a, relax.b):
+        return None
     w_t = np.where(arrays.sg * v_t >= 0.0, v_t, 0.0) * (1.0 / arrays.l2)
     D = arrays.dual_value(alpha_t, w_t, 0.0 if mode == "free" else S)
     return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images)
