@@ -50,6 +50,7 @@ from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
 from ._lazy import cvxpy as cp
+from .dual_scale import best_scale, scale_in_closed_form
 from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
 from .result import Result
@@ -282,8 +283,10 @@ def lagrangian_bound(
             hi = min(hi, l1 / top)
     candidates = [0.0, hi] + ([1.0] if hi >= 1.0 else [])
     if hi > 0 and (lin > 0 or nu_term != 0.0):
-        if _quadratic_in_theta(loss, l2, l1, box):
-            candidates.append(_parabola_vertex(value, hi))
+        if scale_in_closed_form(loss, l2):
+            candidates.append(best_scale(value, lambda t: penalty_conjugate(t * s, l2, l1, signs, lower=lower,
+                                                                              upper=upper),
+                                         s, hi, l2=l2, l1=l1, signs=signs, lower=lower, upper=upper))
         else:
             res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
                                   options={"xatol": 1e-12 * max(hi, 1.0)})
@@ -294,33 +297,6 @@ def lagrangian_bound(
         if v > best:
             best, best_theta = v, theta
     return float(best), float(best_theta)
-
-
-def _quadratic_in_theta(loss: Any, l2: float, l1: float, box: tuple | None) -> bool:
-    """Whether ``θ ↦ D(θa)`` of :func:`lagrangian_bound` is exactly ``pθ − qθ²``: a loss whose ``α − ℓ*(α)`` is
-    a polynomial of degree ≤ 2 (``Loss.dual_term_degree``), ``λ1 = 0``, ``λ2 > 0`` and a feasible set of ``w``
-    that is a cone (signs, or bounds whose finite sides are 0), so that ``R*(θs) = θ² R*(s)``."""
-    if getattr(loss, "dual_term_degree", None) not in (1, 2) or l1 != 0.0 or not l2 > 0:
-        return False
-    if box is None:
-        return True
-    lower, upper = box
-    return bool(np.all((lower == 0.0) | (lower == -np.inf)) and np.all((upper == 0.0) | (upper == np.inf)))
-
-
-def _parabola_vertex(value: Any, hi: float) -> float:
-    """The maximizer on ``[0, hi]`` of ``v(θ) = pθ − qθ²`` (``v(0) = 0``) from ``v(hi/2)`` and ``v(hi)``:
-    ``q = (2v(hi/2) − v(hi))/(2(hi/2)²)``, ``p = v(hi/2)/(hi/2) + q·hi/2``, ``θ* = clip(p/(2q), 0, hi)``
-    (``hi`` when ``q ≤ 0``). Any ``θ`` gives a valid bound; this one is the best for such a ``v``."""
-    t = 0.5 * hi
-    v1, v2 = value(t), value(hi)
-    if not (np.isfinite(v1) and np.isfinite(v2)):
-        return t
-    q = (2.0 * v1 - v2) / (2.0 * t * t)
-    if not q > 0:
-        return hi
-    p = v1 / t + q * t
-    return float(min(max(p / (2.0 * q), 0.0), hi))
 
 
 def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: Any, intercept: str) -> np.ndarray:

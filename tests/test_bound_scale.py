@@ -1,10 +1,9 @@
-"""The scale search of the Lagrangian bound: ``max_θ D(θa)`` in closed form where ``D(θa)`` is a parabola.
+"""The scale search of the Lagrangian bound: ``max_θ D(θa)`` by a Newton iteration on the piecewise-linear ``D'``.
 
-For the hinge, squared hinge and hard margin with ``λ1 = 0`` and signs (or bounds whose finite sides are 0),
-``θ ↦ D(θa)`` is exactly ``pθ − qθ²`` and the bound takes its vertex from two evaluations instead of a scalar
-search. Checked against a brute-force maximum of ``D(θa)`` over a fine grid of ``θ`` (each grid value is itself a
-valid bound, computed by the same ``D``), and, where ``D`` is not a parabola (``λ1 > 0``, a finite box), that the
-search still reaches the grid's maximum.
+For the hinge, squared hinge and hard margin with ``λ2 > 0``, ``D(θa) = pθ − qθ² − R*(θs)`` and ``D'`` is
+piecewise linear (``robustsvm.dual_scale``); signs make it one piece. Checked against a brute-force maximum of
+``D(θa)`` over a fine grid of ``θ`` refined around its best point (each grid value is itself a valid bound,
+computed by the same ``D``): for signs, boxes whose finite sides bind at some scale, bounds excluding 0 and ``λ1``.
 """
 
 from __future__ import annotations
@@ -13,7 +12,8 @@ import numpy as np
 import pytest
 
 from robustsvm import losses
-from robustsvm.duality import _quadratic_in_theta, admissible_multipliers, lagrangian_bound
+from robustsvm.dual_scale import scale_in_closed_form
+from robustsvm.duality import admissible_multipliers, lagrangian_bound
 
 
 def _data(seed: int, n: int = 120, d: int = 9):
@@ -62,29 +62,44 @@ def test_the_parabola_vertex_is_the_maximum_over_the_scale(loss, intercept, seed
         c = np.ones_like(c)
         a = a * y.size
     kw = dict(loss=loss, l2=0.05 * (seed + 1), l1=0.0, signs=signs, intercept=intercept, mu=0.3)
-    assert _quadratic_in_theta(losses.LOSSES[loss](), kw["l2"], kw["l1"], None)
+    assert scale_in_closed_form(losses.LOSSES[loss](), kw["l2"])
     bound, _ = lagrangian_bound(X, y, c, a, **kw)
     grid = _grid_maximum(X, y, c, a, kw)
     assert bound >= grid - 1e-12 * max(1.0, abs(grid))
     assert bound <= grid + 1e-6 * max(1.0, abs(grid))  # no value above the maximum over the scale
 
 
-def test_bounds_that_are_a_cone_keep_the_closed_form_and_finite_ones_do_not():
+@pytest.mark.parametrize("l1", [0.0, 2e-3])
+@pytest.mark.parametrize("kind", ["signs", "cone", "finite", "excluding zero"])
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_boxes_and_l1_reach_the_maximum_over_the_scale(kind, l1, loss):
     X, y, c, a, signs = _data(5)
     d = X.shape[1]
-    cone = (np.where(signs > 0, 0.0, -np.inf), np.where(signs < 0, 0.0, np.inf))
-    finite = (cone[0], np.where(signs < 0, 0.0, 0.4))
-    hinge = losses.Hinge()
-    assert _quadratic_in_theta(hinge, 0.1, 0.0, cone)
-    assert not _quadratic_in_theta(hinge, 0.1, 0.0, finite)
-    assert not _quadratic_in_theta(hinge, 0.1, 1e-3, None)
-    assert not _quadratic_in_theta(hinge, 0.0, 0.0, None)
-    for box, l1 in [(cone, 0.0), (finite, 0.0), (None, 2e-3), (finite, 2e-3)]:
-        kw = dict(loss="hinge", l2=0.1, l1=l1, signs=signs if box is None else np.zeros(d), intercept="none",
-                  mu=0.0, box=box)
-        bound, _ = lagrangian_bound(X, y, c, a, **kw)
-        grid = _grid_maximum(X, y, c, a, kw)
-        assert bound >= grid - 1e-9 * max(1.0, abs(grid))
+    lo = np.where(signs > 0, 0.0, -np.inf)
+    up = np.where(signs < 0, 0.0, np.inf)
+    box = {"signs": None, "cone": (lo, up), "finite": (np.maximum(lo, -0.3), np.minimum(up, 0.4)),
+           "excluding zero": (np.where(signs > 0, 0.05, -0.5), np.where(signs < 0, -0.05, 0.5))}[kind]
+    kw = dict(loss=loss, l2=0.1, l1=l1, signs=signs if box is None else np.zeros(d), intercept="none", mu=0.0,
+              box=box)
+    bound, _ = lagrangian_bound(X, y, c, a, **kw)
+    grid = _grid_maximum(X, y, c, a, kw)
+    assert bound >= grid - 1e-12 * max(1.0, abs(grid))
+    assert bound <= grid + 1e-6 * max(1.0, abs(grid))
+
+
+def test_the_finite_box_binds_inside_the_searched_scales():
+    """The adversarial case of the box: the clip changes piece between 0 and the best scale."""
+    X, y, c, a, _signs = _data(7)
+    d = X.shape[1]
+    width = np.geomspace(0.002, 2.0, d)
+    box = (-width, width)
+    kw = dict(loss="hinge", l2=0.1, l1=0.0, signs=np.zeros(d), intercept="none", mu=0.0, box=box)
+    bound, theta = lagrangian_bound(X, y, c, a, **kw)
+    a_ok = admissible_multipliers(a, y, c, losses.Hinge(), "none")
+    w = np.clip(theta * (X.T @ (a_ok * y)) / kw["l2"], *box)
+    assert np.any(np.abs(w) == width) and np.any(np.abs(w) < width)  # some coordinates clipped, some not
+    grid = _grid_maximum(X, y, c, a, kw)
+    assert grid - 1e-12 <= bound <= grid + 1e-6 * max(1.0, abs(grid))
 
 
 def test_a_loss_without_a_declared_degree_keeps_the_search():
@@ -95,4 +110,6 @@ def test_a_loss_without_a_declared_degree_keeps_the_search():
         def dual_term(self, alpha):
             return np.asarray(alpha, dtype=np.float64)
 
-    assert not _quadratic_in_theta(Undeclared(), 0.1, 0.0, None)
+    assert not scale_in_closed_form(Undeclared(), 0.1)
+    assert not scale_in_closed_form(losses.Hinge(), 0.0)
+    assert scale_in_closed_form(losses.SquaredHinge(), 0.1)
