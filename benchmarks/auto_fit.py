@@ -246,8 +246,8 @@ def read_report(path: Path) -> dict:
     text = Path(path).read_text(encoding="utf-8")
     if Path(path).suffix == ".jsonl":
         cells = [json.loads(line) for line in text.splitlines() if line.strip()]
-        return {"cells": cells, "machine": {"date": "", "commit": "", "load": math.nan}}
-    return json.loads(text)
+        return {"cells": cells, "machine": {"date": "", "commit": "", "load": math.nan}, "path": path}
+    return {**json.loads(text), "path": path}
 
 
 #: the margins tried for the first-order backends (the smallest of the best is kept)
@@ -274,8 +274,31 @@ def choose_margins(cells: list[dict], table: dict) -> tuple[dict, dict]:
     return {"dcd": best[0], "robust-dcd": best[0]}, {"dcd": best[1], "robust-dcd": best[2]}
 
 
+def _score(r: dict) -> tuple:
+    """A replay's rank, smaller is better: the cells above 1.3× (or unmeasured), the median, the worst ratio."""
+    return (r["cells"] - r["within_1.3"] + r["unmeasured"], round(r["median"], 3), round(r["worst"], 3))
+
+
 def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
+    """The refitted constants of a grid run; the constants in use are kept instead when their replay on the
+    run's measured times (:func:`replay`) ranks better than the refit's (a refit on a run whose shapes and
+    backends have not changed moves the boundaries with the timing noise; after a backend changed, the old
+    constants replay worse and the refit is taken)."""
     report = read_report(path)
+    refit = _refit(report)
+    current = {k: v for k, v in cost.constants().items() if k != "_fit"}
+    before, after = replay(report["cells"], current), replay(report["cells"], refit)
+    if _score(before) < _score(after):
+        kept = {**current, "_fit": {**refit["_fit"], "notes": [
+            *refit["_fit"]["notes"],
+            f"kept the constants in use: their replay is within 1.3× on {before['within_1.3']} of "
+            f"{before['cells']} cells (median {before['median']:.2f}, worst {before['worst']:.2f})"]}}
+        return kept
+    return refit
+
+
+def _refit(report: dict) -> dict:
+    path = report["path"]
     table, notes = fit(report["cells"])
     table["margins"], fractions = choose_margins(report["cells"], table)
     for name, fraction in fractions.items():
