@@ -27,7 +27,7 @@ import numba as nb
 import numpy as np
 
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, refresh, soft
+from ._shared_set_kernels import KIND_BALL2, ball2_candidates, refresh, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse"]
 
@@ -184,10 +184,14 @@ def _ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_move(rows, i, dv, st, sg, prm, nz2):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²``."""
+def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand):  # pragma: no cover - compiled
+    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
+    ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates
+    (``z_h ∉ [clo_h, chi_h]``, appended to ``cand`` unless listed) or leaves them (flag 2, dropped from the list
+    by :func:`._shared_set_kernels.ball2_candidates`)."""
     indices, data = rows.indices, rows.data
-    v, z = st.v, st.z
+    v, z, cand, flag = st.v, st.z, st.cand, st.flag
+    sg, clo, chi, bounded = setk.sg, setk.clo, setk.chi, setk.bounded
     lam1 = prm.lam1
     inv_lam = 1.0 / prm.lam
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
@@ -195,47 +199,110 @@ def _ball2_move(rows, i, dv, st, sg, prm, nz2):  # pragma: no cover - compiled
         vh = v[h] + dv * data[k]
         v[h] = vh
         zh = soft(vh, lam1, sg[h]) * inv_lam
-        nz2 += zh * zh - z[h] * z[h]
+        zo = z[h]
         z[h] = zh
-    return max(nz2, 0.0)
+        if bounded:
+            now = zh > chi[h] or zh < clo[h]
+            was = flag[h] == 1
+            nz2 += (0.0 if now else zh * zh) - (0.0 if was else zo * zo)
+            if now and not was:
+                if flag[h] == 0:
+                    cand[ncand] = h
+                    ncand += 1
+                flag[h] = 1
+            elif was and not now:
+                flag[h] = 2
+        else:
+            nz2 += zh * zh - zo * zo
+    return max(nz2, 0.0), ncand
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_start(st, setk, prm, A, scal):  # pragma: no cover - compiled
+    """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m)``, with
+    bounds the candidate list rebuilt (O(d)) and ``nz2 = Σ_{h∉C} z_h²``."""
+    z, cand, flag, clo, chi = st.z, st.cand, st.flag, setk.clo, setk.chi
+    nz2 = 0.0
+    ncand = 0
+    if setk.bounded:
+        for h in range(z.size):
+            zh = z[h]
+            if zh > chi[h] or zh < clo[h]:
+                flag[h] = 1
+                cand[ncand] = h
+                ncand += 1
+            else:
+                flag[h] = 0
+                nz2 += zh * zh
+        shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, st.mu[0])
+    else:
+        for h in range(z.size):
+            nz2 += z[h] * z[h]
+        shrink, inv_m = _ball2_scalars(nz2, A, prm.lam, scal)
+    return nz2, ncand, shrink, inv_m
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_row(rows, i, st, setk, shrink):  # pragma: no cover - compiled
+    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih²)`` on the stored entries of row i (the last one for ``s > 0``):
+    ``w = s z`` except at the candidates (flag 1), where ``w_h = clip(s z_h, lo_h, hi_h)``."""
+    indices, data = rows.indices, rows.data
+    z, flag, lo, hi, bounded = st.z, st.flag, setk.lo, setk.hi, setk.bounded
+    xz = 0.0
+    xa = 0.0
+    xc = 0.0
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        h = indices[k]
+        zh = z[h]
+        xh = data[k]
+        xz += xh * zh
+        xa += xh * xh * (zh != 0.0)
+        if bounded and flag[h] == 1:
+            t = shrink * zh
+            wc = min(max(t, lo[h]), hi[h])
+            xc += xh * (wc - t)
+            xa += xh * xh * (1.0 * (wc != 0.0) - 1.0 * (zh != 0.0))
+    return xz, xc, xa
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last):  # pragma: no cover - compiled
+    """``(s, 1/m, ncand)`` after a step: :func:`_ball2_scalars` without bounds, else
+    :func:`._shared_set_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``)."""
+    if setk.bounded:
+        return ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
+    shrink, inv_m = _ball2_scalars(nz2, A, prm.lam, st.scal)
+    return shrink, inv_m, ncand
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                         pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step.
+    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
 
     ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
     keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
-    they are rebuilt (O(d)) once at the end of the epoch.
+    they are rebuilt (O(d)) once at the end of the epoch. With bounds ``w = clip(s z, lo, hi)`` differs from
+    ``s z`` only at the candidates C (``._shared_set_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
+    §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
     """
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    z, scal, state = st.z, st.scal, st.sums
-    lam, upper, dii, rho, shrinking = prm.lam, prm.upper, prm.dii, prm.rho, prm.shrinking
+    scal, state = st.scal, st.sums
+    upper, dii, rho, shrinking, bounded = prm.upper, prm.dii, prm.rho, prm.shrinking, setk.bounded
     b0 = state[0]
     S = state[1]
     A = state[2]
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    nz2 = 0.0
-    for h in range(z.size):  # z = T(v)/λ2 as the last refresh left it
-        nz2 += z[h] * z[h]
-    shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+    nz2, ncand, shrink, inv_m = _ball2_start(st, setk, prm, A, scal)
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        xz = 0.0
-        xa = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            zh = z[indices[k]]
-            xh = data[k]
-            xz += xh * zh
-            xa += xh * xh * (zh != 0.0)
-        xw = shrink * xz
-        xu = xz * inv_m
+        xz, xc, xa = _ball2_row(rows, i, st, setk, shrink)
+        xw = shrink * xz + xc
+        xu = (xw if bounded and shrink > 0.0 else xz) * inv_m
         if shrink <= 0.0:
             xa = 0.0
         xua = xu if shrink > 0.0 else 0.0
@@ -260,18 +327,18 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                nz2 = _ball2_move(rows, i, dv, st, setk.sg, prm, nz2)
+                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand)
                 A = _radius_mass(A, da, ci, ri)
-                shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+                shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        nz2 = _ball2_move(rows, i, dv2, st, setk.sg, prm, nz2)
+                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand)
                         A = _radius_mass(A, da2, ci, ri)
-                        shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+                        shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink)
         s += 1
     state[1] = S
     state[2] = A
@@ -285,9 +352,9 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
     The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
-    2-ball without bounds, whose step is O(nnz(x_i)) (:func:`_epoch_sparse_ball2`).
+    2-ball, whose step is O(nnz(x_i)) (plus O(|C|) with bounds, :func:`_epoch_sparse_ball2`).
     """
-    if setk.kind == KIND_BALL2 and not setk.bounded:
+    if setk.kind == KIND_BALL2:
         return _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                                    pg_min_old)
     indptr, indices, data = rows.indptr, rows.indices, rows.data

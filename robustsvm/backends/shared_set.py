@@ -283,8 +283,12 @@ class SharedSetArrays:
         d = sg.size
         lo, hi = (np.full(d, -_HUGE), np.full(d, _HUGE)) if self.box is None else (
             np.clip(self.box[0], -_HUGE, _HUGE), np.clip(self.box[1], -_HUGE, _HUGE))
+        # the 2-ball's candidate test z_h ∉ [clo_h, chi_h]: the bounds, widened to ∓∞ where they exclude 0
+        forced = (lo > 0) | (hi < 0)
+        clo, chi = np.where(forced, _HUGE, lo), np.where(forced, -_HUGE, hi)
         return kern.SetKernel(desc.kind, sg, (sg >= 0).astype(np.float64), (sg <= 0).astype(np.float64),
-                              desc.delta, desc.L, float(desc.lnorm2), lo, hi, self.box is not None)
+                              desc.delta, desc.L, float(desc.lnorm2), lo, hi, self.box is not None, clo, chi,
+                              bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
@@ -350,7 +354,7 @@ class Workspace:
 
     def __init__(self, d: int) -> None:
         self.state = kern.State(np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5),
-                                np.zeros(3))
+                                np.zeros(3), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8))
         self.mu_primal = self.state.mu
 
     def refresh(self, setk, prm, v: np.ndarray, A: float, inner: int) -> None:
