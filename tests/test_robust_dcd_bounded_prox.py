@@ -127,48 +127,59 @@ def test_bounds_that_cannot_bind_give_the_unbounded_prox_bit_for_bit():
             np.testing.assert_array_equal(getattr(states[0], k), getattr(states[1], k))
 
 
-@pytest.mark.parametrize("l1", [0.0, 0.05])
-def test_the_sparse_epochs_candidate_list_follows_z(l1):
+@pytest.mark.parametrize("l1, forced", [(0.0, True), (0.05, True), (0.0, False)])
+def test_the_sparse_epochs_candidate_list_follows_z(l1, forced):
     """Random row moves through the sparse 2-ball epoch's update: after each, the candidate flags are exactly
     {h : z_h ∉ [clo_h, chi_h]}, Σ_{h∉C} z_h² matches, and the O(|C|) scalars (scale, u·w, ‖u‖², 2h*/λ2,
-    Σ_{w≠0} u²) equal those of the O(d) bounded prox; coordinates enter and leave C, some bounds exclude 0."""
+    Σ_{w≠0} u²) equal those of the O(d) bounded prox; coordinates enter and leave C (which empties at times
+    unless some bounds exclude 0)."""
     rng = np.random.default_rng(11)
     d, n = 40, 60
     X = sp.random(n, d, density=0.2, format="csr", random_state=2, data_rvs=rng.standard_normal)
     lower = np.where(rng.random(d) < 0.5, -rng.uniform(0.05, 0.4, d), -np.inf)
     upper = np.where(rng.random(d) < 0.5, rng.uniform(0.05, 0.4, d), np.inf)
-    lower[:2], upper[2] = 0.02, -0.03  # bounds excluding 0
+    if forced:
+        lower[:2], upper[2] = 0.02, -0.03  # bounds excluding 0
     arrays = _arrays(lower, upper, rs.Ball(radius=1.0), l2=0.5, l1=l1, X=X)
     setk, prm, rows = arrays.set_kernel, arrays.params(rho=0.0), arrays.rows()
-    assert setk.forced
+    assert setk.forced == forced
     work, ref = Workspace(d), Workspace(d)
     st = work.state
     A = 0.2
     work.refresh(setk, prm, np.zeros(d), A, 1)
-    nz2, ncand, shrink, _ = rk._ball2_start(st, setk, prm, A, st.scal)
-    entered = left = 0
-    for step in range(300):
-        i = int(rng.integers(n))
+    nz2, ncand, shrink, _ = rk._ball2_start(st, setk, prm, A)
+    entered = left = empty = 0
+    moves = []  # half of the steps undo an earlier one: v keeps returning near 0
+    for step in range(400):
+        if moves and rng.random() < 0.5:
+            i, dv = moves.pop()
+            dv = -dv
+        else:
+            i, dv = int(rng.integers(n)), 0.3 * rng.normal()
+            moves.append((i, dv))
         before = st.flag == 1
-        nz2, ncand = rk._ball2_move(rows, i, 0.3 * rng.normal(), st, setk, prm, nz2, ncand)
+        nz2, ncand = rk._ball2_move(rows, i, dv, st, setk, prm, nz2, ncand)
         A = max(0.0, A + 0.05 * rng.normal()) if step % 7 else 0.0
         shrink, inv_m, ncand = kern.ball2_candidates(st, setk, prm, A, nz2, ncand, shrink)
         cand = (st.z > setk.chi) | (st.z < setk.clo)
         np.testing.assert_array_equal(st.flag == 1, cand)
         assert sorted(st.cand[:ncand]) == sorted(np.flatnonzero(cand))
+        empty += ncand == 0
         entered += int(np.sum(cand & ~before))
         left += int(np.sum(~cand & before))
         assert nz2 == pytest.approx(float(st.z[~cand] @ st.z[~cand]), rel=1e-9, abs=1e-12)
         ref.refresh(setk, prm, st.v, A, 1)
         r = ref.state
         np.testing.assert_array_equal(r.z, st.z)
-        nw = np.linalg.norm(r.w)
-        if nw > 0:
-            np.testing.assert_allclose(np.clip(shrink * st.z, setk.lo, setk.hi), r.w, atol=1e-12)
-            assert inv_m == pytest.approx(1 / nw, rel=1e-10)
+        nw, tau = np.linalg.norm(r.w), A / prm.lam
+        np.testing.assert_allclose(np.clip(shrink * st.z, setk.lo, setk.hi), r.w, atol=1e-12)
+        # m = ‖w‖ (τ when w = 0) while candidates are listed, else max(‖z‖, τ) as without bounds (the maintained
+        # sums drift by rounding in absolute terms, as without bounds: m near 0 is known to ~1e-8)
+        m = (nw if nw > 0 else tau) if ncand else max(np.linalg.norm(st.z), tau)
+        assert 1 / inv_m == pytest.approx(m, rel=1e-9, abs=1e-7)
         for k in (0, 1, 3, 4):
-            assert st.scal[k] == pytest.approx(r.scal[k], rel=1e-9, abs=1e-12), (step, k)
-    assert entered > 10 and left > 10
+            assert st.scal[k] == pytest.approx(r.scal[k], rel=1e-9, abs=1e-7), (step, k)
+    assert entered > 10 and left > 10 and (empty == 0 if forced else empty > 10)
 
 
 # ------------------------------------------------------------- solves against CVXPY models

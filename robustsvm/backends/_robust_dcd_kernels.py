@@ -27,7 +27,7 @@ import numba as nb
 import numpy as np
 
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, ball2_candidates, refresh, soft
+from ._shared_set_kernels import KIND_BALL2, ball2_candidates, ball2_scalars, refresh, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse"]
 
@@ -167,23 +167,6 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
-    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
-    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
-    returns ``(σ, 1/m)``."""
-    nz = np.sqrt(nz2)
-    tau = A / lam
-    shrink = 1.0 - tau / nz if nz > tau else 0.0
-    m = nz if nz > tau else tau
-    inv_m = 1.0 / m if m > 0.0 else 0.0
-    scal[0] = shrink * nz2 * inv_m
-    scal[1] = nz2 * inv_m * inv_m
-    scal[3] = shrink * shrink * nz2
-    scal[4] = scal[1] if shrink > 0.0 else 0.0
-    return shrink, inv_m
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand):  # pragma: no cover - compiled
     """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
     ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates
@@ -218,7 +201,19 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand):  # pragma: no cover - c
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_start(st, setk, prm, A, scal):  # pragma: no cover - compiled
+def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last):  # pragma: no cover - compiled
+    """``(s, 1/m, ncand)`` after a step: :func:`._shared_set_kernels.ball2_scalars` while no coordinate is a
+    candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
+    :func:`._shared_set_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
+    while the list is not empty)."""
+    if ncand > 0:
+        return ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
+    shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
+    return shrink, inv_m, 0
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m)``, with
     bounds the candidate list rebuilt (O(d)) and ``nz2 = Σ_{h∉C} z_h²``."""
     z, cand, flag, clo, chi = st.z, st.cand, st.flag, setk.clo, setk.chi
@@ -234,20 +229,20 @@ def _ball2_start(st, setk, prm, A, scal):  # pragma: no cover - compiled
             else:
                 flag[h] = 0
                 nz2 += zh * zh
-        shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, st.mu[0])
     else:
         for h in range(z.size):
             nz2 += z[h] * z[h]
-        shrink, inv_m = _ball2_scalars(nz2, A, prm.lam, scal)
+    shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0])
     return nz2, ncand, shrink, inv_m
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_row(rows, i, st, setk, shrink):  # pragma: no cover - compiled
+def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
     """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih²)`` on the stored entries of row i (the last one for ``s > 0``):
-    ``w = s z`` except at the candidates (flag 1), where ``w_h = clip(s z_h, lo_h, hi_h)``."""
+    ``w = s z`` except at the candidates (flag 1, only while the list is not empty: ``listed``), where
+    ``w_h = clip(s z_h, lo_h, hi_h)``."""
     indices, data = rows.indices, rows.data
-    z, flag, lo, hi, bounded = st.z, st.flag, setk.lo, setk.hi, setk.bounded
+    z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
     xz = 0.0
     xa = 0.0
     xc = 0.0
@@ -257,22 +252,12 @@ def _ball2_row(rows, i, st, setk, shrink):  # pragma: no cover - compiled
         xh = data[k]
         xz += xh * zh
         xa += xh * xh * (zh != 0.0)
-        if bounded and flag[h] == 1:
+        if listed and flag[h] == 1:
             t = shrink * zh
             wc = min(max(t, lo[h]), hi[h])
             xc += xh * (wc - t)
             xa += xh * xh * (1.0 * (wc != 0.0) - 1.0 * (zh != 0.0))
     return xz, xc, xa
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last):  # pragma: no cover - compiled
-    """``(s, 1/m, ncand)`` after a step: :func:`_ball2_scalars` without bounds, else
-    :func:`._shared_set_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``)."""
-    if setk.bounded:
-        return ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
-    shrink, inv_m = _ball2_scalars(nz2, A, prm.lam, st.scal)
-    return shrink, inv_m, ncand
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -288,21 +273,21 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     scal, state = st.scal, st.sums
-    upper, dii, rho, shrinking, bounded = prm.upper, prm.dii, prm.rho, prm.shrinking, setk.bounded
+    upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
     b0 = state[0]
     S = state[1]
     A = state[2]
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    nz2, ncand, shrink, inv_m = _ball2_start(st, setk, prm, A, scal)
+    nz2, ncand, shrink, inv_m = _ball2_start(st, setk, prm, A)
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        xz, xc, xa = _ball2_row(rows, i, st, setk, shrink)
+        xz, xc, xa = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
         xw = shrink * xz + xc
-        xu = (xw if bounded and shrink > 0.0 else xz) * inv_m
+        xu = (xw if ncand > 0 and shrink > 0.0 else xz) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
         if shrink <= 0.0:
             xa = 0.0
         xua = xu if shrink > 0.0 else 0.0

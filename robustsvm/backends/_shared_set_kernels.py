@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "ball2_candidates",
-           "refresh", "soft", "softclip"]
+           "ball2_scalars", "refresh", "soft", "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -420,6 +420,23 @@ def _refresh_ball2_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
     return uw, uu
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
+    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
+    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
+    returns ``(σ, 1/m)``."""
+    nz = np.sqrt(nz2)
+    tau = A / lam
+    shrink = 1.0 - tau / nz if nz > tau else 0.0
+    m = nz if nz > tau else tau
+    inv_m = 1.0 / m if m > 0.0 else 0.0
+    scal[0] = shrink * nz2 * inv_m
+    scal[1] = nz2 * inv_m * inv_m
+    scal[3] = shrink * shrink * nz2
+    scal[4] = scal[1] if shrink > 0.0 else 0.0
+    return shrink, inv_m
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cover - compiled
     """The bounded 2-ball's scalars in O(|C|) for the sparse epoch, which keeps ``z``, the candidate list
@@ -429,7 +446,7 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     Compacts the list (drops the entries of flag 2), finds ``s`` (:func:`_ball2_level`) and writes
     ``scal = [u·w, ‖u‖², ·, 2h*(v − Au)/λ2, Σ_{w_h≠0} u_h²]`` of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
     (``z/τ`` when ``w = 0``), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates' terms. Returns
-    ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``."""
+    ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends empty."""
     z, v, cand, flag, scal = st.z, st.v, st.cand, st.flag, st.scal
     lo, hi, lam, lam1 = setk.lo, setk.hi, prm.lam, prm.lam1
     nc = 0
@@ -440,6 +457,9 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
             nc += 1
         else:
             flag[h] = 0
+    if nc == 0:  # no candidate left: the unbounded scalars are exact
+        shrink, inv_m = ball2_scalars(rest2, A, lam, scal)
+        return shrink, inv_m, 0
     tau = A / lam
     s, nw2 = _ball2_level(z, cand, nc, rest2, tau, lo, hi, setk.forced, s_last)
     if nw2 > 0.0:
