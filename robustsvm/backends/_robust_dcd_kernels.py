@@ -27,7 +27,7 @@ import numba as nb
 import numpy as np
 
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, ball2_candidates, ball2_scalars, refresh, soft
+from ._shared_set_kernels import KIND_BALL2, ball2_candidates, ball2_list, ball2_scalars, refresh, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse"]
 
@@ -167,11 +167,12 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand):  # pragma: no cover - compiled
+def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
     """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
-    ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates
-    (``z_h ∉ [clo_h, chi_h]``, appended to ``cand`` unless listed) or leaves them (flag 2, dropped from the list
-    by :func:`._shared_set_kernels.ball2_candidates`)."""
+    ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates for the
+    scales up to ``smax`` (``smax·z_h ∉ [clo_h, chi_h]``, :func:`._shared_set_kernels.ball2_list`; appended to
+    ``cand`` unless listed) or leaves them (flag 2, dropped from the list by
+    :func:`._shared_set_kernels.ball2_candidates`)."""
     indices, data = rows.indices, rows.data
     v, z, cand, flag = st.v, st.z, st.cand, st.flag
     sg, clo, chi, bounded = setk.sg, setk.clo, setk.chi, setk.bounded
@@ -185,55 +186,62 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand):  # pragma: no cover - c
         zo = z[h]
         z[h] = zh
         if bounded:
-            now = zh > chi[h] or zh < clo[h]
+            t = smax * zh
+            now = t > chi[h] or t < clo[h]
             was = flag[h] == 1
-            nz2 += (0.0 if now else zh * zh) - (0.0 if was else zo * zo)
-            if now and not was:
+            if not (now or was):
+                nz2 += zh * zh - zo * zo  # the unbounded update, same rounding
+            elif not now:
+                nz2 += zh * zh
+                flag[h] = 2
+            elif not was:
+                nz2 -= zo * zo
                 if flag[h] == 0:
                     cand[ncand] = h
                     ncand += 1
                 flag[h] = 1
-            elif was and not now:
-                flag[h] = 2
         else:
             nz2 += zh * zh - zo * zo
     return max(nz2, 0.0), ncand
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last):  # pragma: no cover - compiled
-    """``(s, 1/m, ncand)`` after a step: :func:`._shared_set_kernels.ball2_scalars` while no coordinate is a
-    candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
+def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
+    """``(s, 1/m, nz2, ncand, smax)`` after a step: :func:`._shared_set_kernels.ball2_scalars` while no
+    coordinate is a candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
     :func:`._shared_set_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
-    while the list is not empty)."""
-    if ncand > 0:
-        return ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
-    shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
-    return shrink, inv_m, 0
+    while the list is not empty). Either root is at least the prox's scale, and equal to it when at most
+    ``smax``; above, the list is remade for ``smax = min(1, 1.2 s)`` (O(d), rare: ``s`` moves little per step)."""
+    while True:
+        if ncand > 0:
+            shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
+        else:
+            shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
+        if shrink <= smax:
+            return shrink, inv_m, nz2, ncand, smax
+        smax = min(1.0, 1.2 * shrink)
+        nz2, ncand = ball2_list(st, setk, smax)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
-    """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m)``, with
-    bounds the candidate list rebuilt (O(d)) and ``nz2 = Σ_{h∉C} z_h²``."""
-    z, cand, flag, clo, chi = st.z, st.cand, st.flag, setk.clo, setk.chi
+    """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m, smax)``;
+    with bounds the candidate list is made (O(d)) for ``smax = 1``, then again for ``smax = min(1, 1.2 s)`` at the
+    scale ``s`` found, and ``nz2 = Σ_{h∉C} z_h²``."""
+    z = st.z
     nz2 = 0.0
     ncand = 0
+    smax = 1.0
     if setk.bounded:
-        for h in range(z.size):
-            zh = z[h]
-            if zh > chi[h] or zh < clo[h]:
-                flag[h] = 1
-                cand[ncand] = h
-                ncand += 1
-            else:
-                flag[h] = 0
-                nz2 += zh * zh
+        nz2, ncand = ball2_list(st, setk, 1.0)
+        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+        smax = min(1.0, 1.2 * shrink)
+        nz2, ncand = ball2_list(st, setk, smax)
     else:
         for h in range(z.size):
             nz2 += z[h] * z[h]
-    shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0])
-    return nz2, ncand, shrink, inv_m
+    shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+    return nz2, ncand, shrink, inv_m, smax
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -280,7 +288,7 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    nz2, ncand, shrink, inv_m = _ball2_start(st, setk, prm, A)
+    nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
@@ -312,18 +320,18 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand)
+                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
                 A = _radius_mass(A, da, ci, ri)
-                shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink)
+                shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand)
+                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand, smax)
                         A = _radius_mass(A, da2, ci, ri)
-                        shrink, inv_m, ncand = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink)
+                        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
         s += 1
     state[1] = S
     state[2] = A

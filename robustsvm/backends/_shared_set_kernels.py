@@ -28,7 +28,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "ball2_candidates",
-           "ball2_scalars", "refresh", "soft", "softclip"]
+           "ball2_list", "ball2_scalars", "refresh", "soft", "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -185,7 +185,7 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
         else:
             nz2, out = _ball2_z(st, setk, prm, False)
         if out > 0:
-            uw, uu = _refresh_ball2_bounded(st, setk, tau, prm)
+            uw, uu = _refresh_ball2_bounded(st, setk, tau, prm, nz2)
             clipped = True
         else:
             uw, uu = _ball2_shrink(st, tau, nz2)
@@ -348,7 +348,9 @@ def _ball2_level(z, cand, nc, rest2, tau, lo, hi, forced, s_last):  # pragma: no
     ``s = 1`` when ``τ = 0``; ``s = 0`` (``w = 0``) when no bound excludes 0 and ``‖z‖ ≤ τ``; with no candidate
     the unbounded shrink ``1 − τ/‖z‖``; otherwise the root ``s ∈ (0, 1)`` of
     ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing): safeguarded Newton inside the bracket
-    ``G(a) > 0 > G(b)``, bisection when a step leaves it, from the unbounded shrink (else ``s_last``)."""
+    ``G(a) > 0 > G(b)``, bisection when a step leaves it, from the last root ``s_last`` (else the unbounded
+    shrink). Coordinates outside ``cand[:nc]`` count as never clipped: the root is the prox's scale when it is at
+    most the ``smax`` the list was made for (:func:`ball2_list`), and above the prox's scale otherwise."""
     nz2 = rest2
     for j in range(nc):
         nz2 += z[cand[j]] * z[cand[j]]
@@ -362,7 +364,7 @@ def _ball2_level(z, cand, nc, rest2, tau, lo, hi, forced, s_last):  # pragma: no
         return s, s * s * rest2
     a = 0.0
     b = 1.0
-    s0 = 1.0 - tau / nz if nz > tau else s_last
+    s0 = s_last if 0.0 < s_last < 1.0 else (1.0 - tau / nz if nz > tau else 0.5)
     s = s0 if 0.0 < s0 < 1.0 else 0.5
     n2 = 0.0
     for _ in range(200):
@@ -382,23 +384,19 @@ def _ball2_level(z, cand, nc, rest2, tau, lo, hi, forced, s_last):  # pragma: no
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _refresh_ball2_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
-    """The 2-ball's prox when some coordinate is a candidate (:func:`_ball2_z`, ``z`` written):
-    ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` (the last root kept in ``mu[0]``),
-    ``u = w/‖w‖`` (``z/τ`` when ``w = 0``); writes ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
+def _refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
+    """The 2-ball's prox when some ``z_h`` is outside its bounds (:func:`_ball2_z`, ``z`` written):
+    ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` over the candidates for ``s ≤ smax`` (the
+    unbounded shrink ``1 − τ/‖z‖`` bounds ``s`` when no bound excludes 0; else ``smax = 1``), the last root kept
+    in ``mu[0]``; ``u = w/‖w‖`` (``z/τ`` when ``w = 0``); writes ``scal[2] = 2h*(v − Au)/λ2`` and returns
+    ``(u·w, ‖u‖²)``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
-    clo, chi, lo, hi = setk.clo, setk.chi, setk.lo, setk.hi
+    lo, hi = setk.lo, setk.hi
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     d = v.size
-    nc = 0
-    rest2 = 0.0
-    for h in range(d):
-        zh = z[h]
-        if zh > chi[h] or zh < clo[h]:
-            cand[nc] = h
-            nc += 1
-        else:
-            rest2 += zh * zh
+    nz = np.sqrt(nz2)
+    smax = 1.0 if setk.forced or tau <= 0.0 else (1.0 - tau / nz if nz > tau else 0.0)
+    rest2, nc = ball2_list(st, setk, smax)
     s, nw2 = _ball2_level(z, cand, nc, rest2, tau, lo, hi, setk.forced, mu[0])
     if 0.0 < s < 1.0:
         mu[0] = s
@@ -418,6 +416,27 @@ def _refresh_ball2_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
         hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
     st.scal[2] = 2.0 * hs * inv_lam
     return uw, uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def ball2_list(st, setk, smax):  # pragma: no cover - compiled
+    """The candidates for the scales ``s ≤ smax``: ``flag`` 1 and listed in ``cand[:nc]`` where
+    ``smax·z_h ∉ [clo_h, chi_h]`` (every coordinate whose bounds exclude 0), ``flag`` 0 elsewhere; returns
+    ``(Σ_{h∉C} z_h², nc)``. Outside the list ``s z_h ∈ [lo_h, hi_h]`` for every ``s ∈ [0, smax]``."""
+    z, cand, flag, clo, chi = st.z, st.cand, st.flag, setk.clo, setk.chi
+    rest2 = 0.0
+    nc = 0
+    for h in range(z.size):
+        zh = z[h]
+        t = smax * zh
+        if t > chi[h] or t < clo[h]:
+            flag[h] = 1
+            cand[nc] = h
+            nc += 1
+        else:
+            flag[h] = 0
+            rest2 += zh * zh
+    return rest2, nc
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
