@@ -246,14 +246,16 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
-    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih²)`` on the stored entries of row i (the last one for ``s > 0``):
-    ``w = s z`` except at the candidates (flag 1, only while the list is not empty: ``listed``), where
-    ``w_h = clip(s z_h, lo_h, hi_h)``."""
+    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on the stored entries of row i (the third for
+    ``s > 0``): ``w = s z`` except at the candidates (flag 1, only while the list is not empty: ``listed``), where
+    ``w_h = clip(s z_h, lo_h, hi_h)``; ``z_e`` is 0 where the bound on the side of ``z_h`` is 0 (for ``u = z_e/τ``
+    when ``w = 0``)."""
     indices, data = rows.indices, rows.data
     z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
     xz = 0.0
     xa = 0.0
     xc = 0.0
+    xe = 0.0
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
         h = indices[k]
         zh = z[h]
@@ -265,7 +267,8 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
             wc = min(max(t, lo[h]), hi[h])
             xc += xh * (wc - t)
             xa += xh * xh * (1.0 * (wc != 0.0) - 1.0 * (zh != 0.0))
-    return xz, xc, xa
+            xe += xh * zh * (min(max(zh, lo[h]), hi[h]) == 0.0)
+    return xz, xc, xa, xe
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -293,9 +296,9 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
     s = 0
     while s < active_size:
         i = index[s]
-        xz, xc, xa = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
+        xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
         xw = shrink * xz + xc
-        xu = (xw if ncand > 0 and shrink > 0.0 else xz) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
+        xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
         if shrink <= 0.0:
             xa = 0.0
         xua = xu if shrink > 0.0 else 0.0

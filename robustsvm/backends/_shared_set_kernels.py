@@ -326,6 +326,13 @@ def _ball2_shrink(st, tau, nz2):  # pragma: no cover - compiled
     return uw, uu
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _z_effective(zh, lo, hi):  # pragma: no cover - compiled
+    """``z_h``, or 0 where the bound on its side is 0 (a weight fixed at 0: ``clip(s z_h) = 0`` for every s): the
+    coordinates of the 2-ball's ``u = z_e/τ`` when ``w = 0`` (the saddle point, ``‖z_e‖ ≤ τ``)."""
+    return zh if min(max(zh, lo), hi) != 0.0 else 0.0
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def _clipped_norm(z, cand, nc, rest2, s, lo, hi):  # pragma: no cover - compiled
     """``(‖clip(s z, lo, hi)‖², Σ over the clipped coordinates of their bound²)`` from the candidates
@@ -345,15 +352,17 @@ def _clipped_norm(z, cand, nc, rest2, s, lo, hi):  # pragma: no cover - compiled
 def _ball2_level(z, cand, nc, rest2, tau, lo, hi, forced, s_last):  # pragma: no cover - compiled
     """The bounded 2-ball's scale ``s`` and ``‖w‖²`` at ``w = clip(s z, lo, hi)``, in O(|C|) per evaluation.
 
-    ``s = 1`` when ``τ = 0``; ``s = 0`` (``w = 0``) when no bound excludes 0 and ``‖z‖ ≤ τ``; with no candidate
-    the unbounded shrink ``1 − τ/‖z‖``; otherwise the root ``s ∈ (0, 1)`` of
+    ``s = 1`` when ``τ = 0``; ``s = 0`` (``w = 0``) when no bound excludes 0 and ``‖z_e‖ ≤ τ``, ``z_e`` the
+    ``z_h`` whose bound on their side is not 0 (:func:`_z_effective`); with no candidate the unbounded shrink
+    ``1 − τ/‖z‖``; otherwise the root ``s ∈ (0, 1)`` of
     ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing): safeguarded Newton inside the bracket
     ``G(a) > 0 > G(b)``, bisection when a step leaves it, from the last root ``s_last`` (else the unbounded
     shrink). Coordinates outside ``cand[:nc]`` count as never clipped: the root is the prox's scale when it is at
     most the ``smax`` the list was made for (:func:`ball2_list`), and above the prox's scale otherwise."""
-    nz2 = rest2
+    nz2 = rest2  # ‖z_e‖²: as s → 0, ‖clip(s z, lo, hi)‖/s → ‖z_e‖ (no bound excluding 0)
     for j in range(nc):
-        nz2 += z[cand[j]] * z[cand[j]]
+        ze = _z_effective(z[cand[j]], lo[cand[j]], hi[cand[j]])
+        nz2 += ze * ze
     if tau <= 0.0:
         return 1.0, _clipped_norm(z, cand, nc, rest2, 1.0, lo, hi)[0]
     if not forced and nz2 <= tau * tau:
@@ -377,7 +386,8 @@ def _ball2_level(z, cand, nc, rest2, tau, lo, hi, forced, s_last):  # pragma: no
             a = s
         else:
             b = s
-        dG = -g - (c2 / (s * s * s * g) if g > 0.0 else 0.0) * (1.0 - s)  # G'(s) = g'(1 − s) − g
+        den = s * s * s * g
+        dG = -g - (c2 / den if den > 0.0 else 0.0) * (1.0 - s)  # G'(s) = g'(1 − s) − g
         t = s - G / dG if dG < 0.0 else 0.5 * (a + b)
         s = t if a < t < b else 0.5 * (a + b)
     return s, n2
@@ -388,8 +398,8 @@ def _refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compi
     """The 2-ball's prox when some ``z_h`` is outside its bounds (:func:`_ball2_z`, ``z`` written):
     ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` over the candidates for ``s ≤ smax`` (the
     unbounded shrink ``1 − τ/‖z‖`` bounds ``s`` when no bound excludes 0; else ``smax = 1``), the last root kept
-    in ``mu[0]``; ``u = w/‖w‖`` (``z/τ`` when ``w = 0``); writes ``scal[2] = 2h*(v − Au)/λ2`` and returns
-    ``(u·w, ‖u‖²)``."""
+    in ``mu[0]``; ``u = w/‖w‖`` (``z_e/τ`` when ``w = 0``, :func:`_z_effective`); writes
+    ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
     lo, hi = setk.lo, setk.hi
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
@@ -408,7 +418,7 @@ def _refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compi
     A = tau * lam
     for h in range(d):
         wh = min(max(s * z[h], lo[h]), hi[h])
-        uh = fu * (wh if nw > 0.0 else z[h])
+        uh = fu * (wh if nw > 0.0 else _z_effective(z[h], lo[h], hi[h]))
         w[h] = wh
         u[h] = uh
         uw += uh * wh
@@ -464,8 +474,9 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
 
     Compacts the list (drops the entries of flag 2), finds ``s`` (:func:`_ball2_level`) and writes
     ``scal = [u·w, ‖u‖², ·, 2h*(v − Au)/λ2, Σ_{w_h≠0} u_h²]`` of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
-    (``z/τ`` when ``w = 0``), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates' terms. Returns
-    ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends empty."""
+    (``z_e/τ`` when ``w = 0``, :func:`_z_effective`), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates'
+    terms. Returns ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends
+    empty."""
     z, v, cand, flag, scal = st.z, st.v, st.cand, st.flag, st.scal
     lo, hi, lam, lam1 = setk.lo, setk.hi, prm.lam, prm.lam1
     nc = 0
@@ -496,7 +507,8 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
         inv_m = 1.0 / tau if tau > 0.0 else 0.0
         nz2 = rest2
         for j in range(nc):
-            nz2 += z[cand[j]] * z[cand[j]]
+            ze = _z_effective(z[cand[j]], lo[cand[j]], hi[cand[j]])
+            nz2 += ze * ze
         scal[0] = 0.0
         scal[1] = nz2 * inv_m * inv_m
         scal[3] = 0.0
