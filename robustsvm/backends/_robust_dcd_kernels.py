@@ -230,16 +230,17 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     scale ``s`` found, and ``nz2 = Σ_{h∉C} z_h²``."""
     z = st.z
     nz2 = 0.0
+    for h in range(z.size):
+        nz2 += z[h] * z[h]
     ncand = 0
     smax = 1.0
     if setk.bounded:
-        nz2, ncand = ball2_list(st, setk, 1.0)
-        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+        rest2, ncand = ball2_list(st, setk, 1.0)
+        shrink, inv_m, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
         smax = min(1.0, 1.2 * shrink)
-        nz2, ncand = ball2_list(st, setk, smax)
-    else:
-        for h in range(z.size):
-            nz2 += z[h] * z[h]
+        rest2, ncand = ball2_list(st, setk, smax)
+        if ncand > 0:  # else the same sum as without bounds (the same rounding: the signs' path)
+            nz2 = rest2
     shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
     return nz2, ncand, shrink, inv_m, smax
 
