@@ -26,13 +26,16 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, ball2_candidates, ball2_list, ball2_scalars, refresh, soft
+from ._shared_set_kernels import KIND_BALL2, refresh, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
+#: the sparse 2-ball with bounds lists the candidates for the scales up to this factor times the current one
+_SMAX_MARGIN = 1.05
 #: per sample: labels ±1, loss coefficients, radii, squared row norms
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 
@@ -170,9 +173,9 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
     """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
     ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates for the
-    scales up to ``smax`` (``smax·z_h ∉ [clo_h, chi_h]``, :func:`._shared_set_kernels.ball2_list`; appended to
+    scales up to ``smax`` (``smax·z_h ∉ [clo_h, chi_h]``, :func:`._ball2_bounds_kernels.ball2_list`; appended to
     ``cand`` unless listed) or leaves them (flag 2, dropped from the list by
-    :func:`._shared_set_kernels.ball2_candidates`)."""
+    :func:`._ball2_bounds_kernels.ball2_candidates`)."""
     indices, data = rows.indices, rows.data
     v, z, cand, flag = st.v, st.z, st.cand, st.flag
     sg, clo, chi, bounded = setk.sg, setk.clo, setk.chi, setk.bounded
@@ -207,11 +210,11 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cov
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
-    """``(s, 1/m, nz2, ncand, smax)`` after a step: :func:`._shared_set_kernels.ball2_scalars` while no
+    """``(s, 1/m, nz2, ncand, smax)`` after a step: :func:`._ball2_bounds_kernels.ball2_scalars` while no
     coordinate is a candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
-    :func:`._shared_set_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
+    :func:`._ball2_bounds_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
     while the list is not empty). Either root is at least the prox's scale, and equal to it when at most
-    ``smax``; above, the list is remade for ``smax = min(1, 1.2 s)`` (O(d), rare: ``s`` moves little per step)."""
+    ``smax``; above, the list is remade for ``smax = min(1, 1.05 s)`` (O(d), rare: ``s`` moves little per step)."""
     while True:
         if ncand > 0:
             shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
@@ -219,14 +222,14 @@ def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no c
             shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
         if shrink <= smax:
             return shrink, inv_m, nz2, ncand, smax
-        smax = min(1.0, 1.2 * shrink)
+        smax = min(1.0, _SMAX_MARGIN * shrink)
         nz2, ncand = ball2_list(st, setk, smax)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m, smax)``;
-    with bounds the candidate list is made (O(d)) for ``smax = 1``, then again for ``smax = min(1, 1.2 s)`` at the
+    with bounds the candidate list is made (O(d)) for ``smax = 1``, then again for ``smax = min(1, 1.05 s)`` at the
     scale ``s`` found, and ``nz2 = Σ_{h∉C} z_h²``."""
     z = st.z
     nz2 = 0.0
@@ -237,7 +240,7 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     if setk.bounded:
         rest2, ncand = ball2_list(st, setk, 1.0)
         shrink, inv_m, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
-        smax = min(1.0, 1.2 * shrink)
+        smax = min(1.0, _SMAX_MARGIN * shrink)
         rest2, ncand = ball2_list(st, setk, smax)
         if ncand > 0:  # else the same sum as without bounds (the same rounding: the signs' path)
             nz2 = rest2
@@ -280,7 +283,7 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
     ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
     keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
     they are rebuilt (O(d)) once at the end of the epoch. With bounds ``w = clip(s z, lo, hi)`` differs from
-    ``s z`` only at the candidates C (``._shared_set_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
+    ``s z`` only at the candidates C (``._ball2_bounds_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
     §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
