@@ -9,9 +9,9 @@ is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, 
   ``[lo, hi]`` when the model has bounds (the prox stays separable, ``docs/derivations/robust_dcd.md`` §
   "Bounds"); the clip runs only when some ``w_h`` leaves its bounds;
 * ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``; with bounds ``w = clip(s z, lo, hi)`` for the
-  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s``, which involves only the candidates ``z_h ∉ [lo_h, hi_h]``
-  (and the coordinates whose bounds exclude 0): O(|C|) per evaluation (``docs/derivations/robust_dcd.md`` §
-  "Bounds");
+  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s``, which involves only the coordinates a bound can clip
+  (:mod:`._ball2_bounds_kernels`, ``docs/derivations/robust_dcd.md`` § "Bounds"); the unbounded shrink when no
+  ``z_h`` leaves its bounds;
 * ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
 * ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
   (not exact: every step still ascends ``D_u``, a lower bound of ``D``),
@@ -36,11 +36,12 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
-#: the set and signs: ``kind``, signs ``sg`` (int8), ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is
-#: allowed), box widths ``delta``, ellipsoid factor ``L`` and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the
-#: signs (±1e300 where a side is free; read only when ``bounded``), with ``clo``/``chi`` the 2-ball's candidate
-#: test (the bounds, ∓1e300 where they exclude 0) and ``forced`` (some bound excludes 0); the maintained
-#: vectors, the 2-ball's candidate list ``cand`` (int64) and its ``flag`` (int8), ``sums = [b0, S, A]``
+#: the set and signs: ``kind``, signs ``sg`` (int8; 2 where bounds ``[0, 0]`` fix the weight at 0),
+#: ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is allowed), box widths ``delta``, ellipsoid factor ``L``
+#: and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the signs (±1e300 where a side is free; read only when
+#: ``bounded``), with ``clo``/``chi`` the 2-ball's candidate test (the bounds, ∓1e300 where they exclude 0) and
+#: ``forced`` (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its
+#: ``flag`` (int8), ``sums = [b0, S, A]``
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
                                      "chi", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
@@ -50,11 +51,12 @@ Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "i
 
 @nb.njit(cache=True)
 def soft(p, lam1, s):  # pragma: no cover - compiled
-    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1})."""
+    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1}; the kernels'
+    s = 2 marks a weight fixed at 0 by bounds ``[0, 0]``: 0 on both sides)."""
     if p > lam1:
-        return p - lam1 if s >= 0 else 0.0
+        return p - lam1 if 0 <= s <= 1 else 0.0
     if p < -lam1:
-        return p + lam1 if s <= 0 else 0.0
+        return p + lam1 if -1 <= s <= 0 else 0.0
     return 0.0
 
 

@@ -286,9 +286,12 @@ class SharedSetArrays:
         # the 2-ball's candidate test z_h ∉ [clo_h, chi_h]: the bounds, widened to ∓∞ where they exclude 0
         forced = (lo > 0) | (hi < 0)
         clo, chi = np.where(forced, _HUGE, lo), np.where(forced, -_HUGE, hi)
-        return kern.SetKernel(desc.kind, sg, (sg >= 0).astype(np.float64), (sg <= 0).astype(np.float64),
-                              desc.delta, desc.L, float(desc.lnorm2), lo, hi, self.box is not None, clo, chi,
-                              bool(forced.any()))
+        # bounds [0, 0] fix a weight at 0: T zeroes it on both sides (kernel sign 2), so z_h = 0 never binds them
+        fixed = (lo == 0) & (hi == 0)
+        ksg = np.where(fixed, 2, sg).astype(np.int8)
+        return kern.SetKernel(desc.kind, ksg, ((sg >= 0) & ~fixed).astype(np.float64),
+                              ((sg <= 0) & ~fixed).astype(np.float64), desc.delta, desc.L, float(desc.lnorm2), lo, hi,
+                              self.box is not None, clo, chi, bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
