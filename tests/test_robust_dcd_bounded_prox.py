@@ -134,7 +134,7 @@ def test_bounds_that_cannot_bind_give_the_unbounded_prox_bit_for_bit():
 @pytest.mark.parametrize("l1, kind", [(0.0, "forced"), (0.05, "forced"), (0.0, "free"), (0.0, "fixed")])
 def test_the_sparse_epochs_candidate_list_follows_z(l1, kind):
     """Random row moves through the sparse 2-ball epoch's update (the epoch start every 20 steps): after each,
-    the scale s is at most smax, the candidate flags are exactly {h : smax·z_h ∉ [clo_h, chi_h]}, Σ_{h∉C} z_h²
+    the scale s is at most smax, the candidate flags are exactly {h : smax·|z_h| > cap_h}, Σ_{h∉C} z_h²
     matches, and the O(|C|) scalars (scale, u·w, ‖u‖², 2h*/λ2, Σ_{w≠0} u²) equal those of the O(d) bounded
     prox; coordinates enter and leave C (which empties at times unless some bounds exclude 0 or fix a weight at
     0), the list is remade when s passes smax."""
@@ -173,7 +173,9 @@ def test_the_sparse_epochs_candidate_list_follows_z(l1, kind):
         shrink, inv_m, nz2, ncand, smax = rk._ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
         remade += smax != smax_before
         assert 0.0 <= shrink <= smax <= 1.0
-        cand = (smax * st.z > setk.chi) | (smax * st.z < setk.clo)
+        cand = smax * np.abs(st.z) > setk.cap
+        # a superset of the coordinates a bound can clip at some s ≤ smax
+        assert np.all(cand >= ((smax * st.z > setk.chi) | (smax * st.z < setk.clo)))
         np.testing.assert_array_equal(st.flag == 1, cand)
         assert sorted(st.cand[:ncand]) == sorted(np.flatnonzero(cand))
         empty += ncand == 0

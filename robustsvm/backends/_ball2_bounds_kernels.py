@@ -141,15 +141,16 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
 @nb.njit(cache=True, fastmath=_FM)
 def ball2_list(st, setk, smax):  # pragma: no cover - compiled
     """The candidates for the scales ``s ≤ smax``: ``flag`` 1 and listed in ``cand[:nc]`` where
-    ``smax·z_h ∉ [clo_h, chi_h]`` (every coordinate whose bounds exclude 0), ``flag`` 0 elsewhere; returns
-    ``(Σ_{h∉C} z_h², nc)``. Outside the list ``s z_h ∈ [lo_h, hi_h]`` for every ``s ∈ [0, smax]``."""
-    z, cand, flag, clo, chi = st.z, st.cand, st.flag, setk.clo, setk.chi
+    ``smax·|z_h| > cap_h`` (every coordinate whose bounds exclude 0, and all those ``s z_h`` can leave
+    ``[lo_h, hi_h]`` at: the sign puts ``z_h`` on the side of ``cap_h``, or ``cap_h`` is the nearer side),
+    ``flag`` 0 elsewhere; returns ``(Σ_{h∉C} z_h², nc)``. Outside the list ``s z_h ∈ [lo_h, hi_h]`` for every
+    ``s ∈ [0, smax]``."""
+    z, cand, flag, cap = st.z, st.cand, st.flag, setk.cap
     rest2 = 0.0
     nc = 0
     for h in range(z.size):
         zh = z[h]
-        t = smax * zh
-        if t > chi[h] or t < clo[h]:
+        if smax * abs(zh) > cap[h]:
             flag[h] = 1
             cand[nc] = h
             nc += 1

@@ -173,12 +173,12 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
     """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
     ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates for the
-    scales up to ``smax`` (``smax·z_h ∉ [clo_h, chi_h]``, :func:`._ball2_bounds_kernels.ball2_list`; appended to
+    scales up to ``smax`` (``smax·|z_h| > cap_h``, :func:`._ball2_bounds_kernels.ball2_list`; appended to
     ``cand`` unless listed) or leaves them (flag 2, dropped from the list by
     :func:`._ball2_bounds_kernels.ball2_candidates`)."""
     indices, data = rows.indices, rows.data
     v, z, cand, flag = st.v, st.z, st.cand, st.flag
-    sg, clo, chi, bounded = setk.sg, setk.clo, setk.chi, setk.bounded
+    sg, cap, bounded = setk.sg, setk.cap, setk.bounded
     lam1 = prm.lam1
     inv_lam = 1.0 / prm.lam
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
@@ -188,13 +188,12 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cov
         zh = soft(vh, lam1, sg[h]) * inv_lam
         zo = z[h]
         z[h] = zh
-        if bounded:
-            t = smax * zh
-            now = t > chi[h] or t < clo[h]
+        now = bounded and smax * abs(zh) > cap[h]
+        if not (now or (ncand > 0 and flag[h] == 1)):
+            nz2 += zh * zh - zo * zo  # not a candidate before nor after (no flag read while none is listed)
+        else:
             was = flag[h] == 1
-            if not (now or was):
-                nz2 += zh * zh - zo * zo  # the unbounded update, same rounding
-            elif not now:
+            if not now:
                 nz2 += zh * zh
                 flag[h] = 2
             elif not was:
@@ -203,8 +202,6 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cov
                     cand[ncand] = h
                     ncand += 1
                 flag[h] = 1
-        else:
-            nz2 += zh * zh - zo * zo
     return max(nz2, 0.0), ncand
 
 

@@ -39,11 +39,13 @@ KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 #: the set and signs: ``kind``, signs ``sg`` (int8; 2 where bounds ``[0, 0]`` fix the weight at 0),
 #: ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is allowed), box widths ``delta``, ellipsoid factor ``L``
 #: and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the signs (±1e300 where a side is free; read only when
-#: ``bounded``), with ``clo``/``chi`` the 2-ball's candidate test (the bounds, ∓1e300 where they exclude 0) and
-#: ``forced`` (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its
-#: ``flag`` (int8), ``sums = [b0, S, A]``
+#: ``bounded``), with ``clo``/``chi`` the bounds widened to ∓1e300 where they exclude 0 (``z_h ∉ [clo_h, chi_h]``:
+#: a bound can clip ``s z_h`` for some ``s ≤ 1``), ``cap`` the 2-ball's candidate test ``smax|z_h| > cap_h`` (the
+#: bound on the side the sign allows, the nearer one for a free sign, −1 where the bounds exclude 0) and ``forced``
+#: (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its ``flag``
+#: (int8), ``sums = [b0, S, A]``
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
-                                     "chi", "forced"])
+                                     "chi", "cap", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
 #: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])

@@ -289,9 +289,12 @@ class SharedSetArrays:
         # bounds [0, 0] fix a weight at 0: T zeroes it on both sides (kernel sign 2), so z_h = 0 never binds them
         fixed = (lo == 0) & (hi == 0)
         ksg = np.where(fixed, 2, sg).astype(np.int8)
+        # one comparison per coordinate in the sparse 2-ball step: smax|z_h| > cap_h (a superset of the candidates
+        # where a free sign has two finite sides)
+        cap = np.where(forced, -1.0, np.where(sg > 0, hi, np.where(sg < 0, -lo, np.minimum(hi, -lo))))
         return kern.SetKernel(desc.kind, ksg, ((sg >= 0) & ~fixed).astype(np.float64),
                               ((sg <= 0) & ~fixed).astype(np.float64), desc.delta, desc.L, float(desc.lnorm2), lo, hi,
-                              self.box is not None, clo, chi, bool(forced.any()))
+                              self.box is not None, clo, chi, cap, bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
