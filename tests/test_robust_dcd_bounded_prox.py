@@ -245,3 +245,38 @@ def test_robust_dcd_with_bounds_that_bind_later_against_cvxpy(unc, l1):
         assert sol.objective - sol.gap <= ref + slack and ref <= sol.objective + slack
         assert np.linalg.norm(sol.w - w_ref) <= np.sqrt(2 * (sol.gap + slack) / l2) + 1e-6
     assert np.sum(np.isclose(sol.w, upper) | np.isclose(sol.w, lower)) >= 3  # bounds do bind at the optimum
+
+
+@pytest.mark.parametrize("far", [True, False], ids=["bounds-inside", "bounds-binding"])
+def test_the_certificates_dual_bound_uses_the_box_conjugate_or_its_equal(far):
+    """robust-dcd's dual bound with bounds: the package's box conjugate (penalty_conjugate) at v − Au, or the
+    signs' (λ2/2)‖T(v − Au)/λ2‖² when T(v − Au)/λ2 lies in the box (then the two are equal)."""
+    from robustsvm.backends.dual_ascent import Products
+    from robustsvm.backends.shared_set import dual_certificate
+    from robustsvm.duality import class_balance, dual_value
+
+    rng = np.random.default_rng(8)
+    n, d = 80, 6
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+    hi = np.full(d, 1e3 if far else 0.05)
+    prob = rs.Problem(penalty=rs.L2(0.1) + rs.L1(0.01), bounds=(-hi, hi), uncertainty=rs.Ball(radius=0.1),
+                      positive_class=1)
+    arrays = SharedSetArrays.from_model(prob.normalize(X, y))
+    alpha = rng.uniform(0.0, 1.0, size=n)
+    cert = dual_certificate(arrays, Products(arrays.X), alpha, Workspace(d))
+    # the same bound written out: α balanced as the certificate does, u its kernel point, the box conjugate
+    pos = y == 1
+    cya = arrays.c * arrays.y * alpha
+    fp, fn = class_balance(float(cya[pos].sum()), float(-cya[~pos].sum()))
+    a_t = np.where(pos, fp * alpha, fn * alpha)
+    v_t = X.T @ (arrays.c * arrays.y * a_t)
+    A_t = float(arrays.c @ (a_t * arrays.r))
+    work = Workspace(d)
+    work.refresh(arrays.set_kernel, arrays.params(rho=0.0), v_t, A_t, 1)
+    p = v_t - A_t * work.state.u
+    conj = penalty_conjugate(p, 0.1, 0.01, None, lower=-hi, upper=hi)
+    expected = dual_value(arrays.loss, arrays.c, a_t, conj, arrays.intercept, 0.0)
+    assert cert.D == pytest.approx(expected, rel=1e-12, abs=1e-14)
+    w = kern.softclip(p, 0.01, arrays.sg, 10.0)
+    assert bool(np.all(np.abs(w) <= hi)) == far

@@ -446,10 +446,13 @@ def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: 
     """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model; ``D_u(α)`` at ``v = v − A u``.
 
     Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
-    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``).
+    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``),
+    which is that same value when ``T(v)/λ2`` lies in the box (its maximizer is then ``T(v)/λ2`` itself: the
+    signs are sides of the box), as with bounds that do not bind.
     """
-    if arrays.box is None:
-        return arrays.dual_value(alpha, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2), S)
+    w = kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2)
+    if arrays.box is None or (np.all(w >= arrays.box[0]) and np.all(w <= arrays.box[1])):
+        return arrays.dual_value(alpha, w, S)
     lower, upper = arrays.box
     conj = penalty_conjugate(v, arrays.l2, arrays.l1, None, lower=lower, upper=upper)
     return dual_value(arrays.loss, arrays.c, alpha, conj, arrays.intercept, S)
