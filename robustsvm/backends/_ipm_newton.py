@@ -217,6 +217,19 @@ class Design:
         out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
         return out
 
+    def tdot_coarse(self, V: np.ndarray) -> np.ndarray:
+        """:meth:`tdot` from the single-precision copy of ``X`` when there is one."""
+        if self._single is None or self.sparse or V.shape[0] != 1:
+            return self.tdot(V)
+        self.counts["passes_float32"] += 1
+        d = self.d
+        out = np.empty((1, d + 2))
+        yv = V[0] * self.y
+        out[0, :d] = yv.astype(np.float32) @ self._single
+        out[0, d] = V[0] @ self.r
+        out[0, d + 1] = yv.sum()
+        return out
+
     def dot(self, Z: np.ndarray) -> np.ndarray:
         """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
         self.counts["passes"] += Z.shape[0]
@@ -344,8 +357,9 @@ class Batch:
         z[:, self.lay.d] *= self.rscale
         return self.design.dot_coarse(z) if coarse else self.design.dot(z)
 
-    def gt(self, v: np.ndarray) -> np.ndarray:
-        return self.from_a(self.design.tdot(v))
+    def gt(self, v: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """``G_pᵀ v_p`` (``coarse``: from the single-precision copy of the data, :meth:`Design.tdot_coarse`)."""
+        return self.from_a(self.design.tdot_coarse(v) if coarse else self.design.tdot(v))
 
     def from_a(self, z: np.ndarray) -> np.ndarray:
         """``G_pᵀ v_p = T_p (Aᵀ v_p)`` from ``z = Aᵀ v`` (P, D)."""
@@ -508,7 +522,7 @@ class Newton:
             rho, g_rho = self.predictor
         else:
             rho, v = sample_rho(squared, rs, rxi, rhs_s, xi_rhs, it.s, it.alpha, it.xi, beta, batch.c, self.e)
-            g_rho = batch.gt(v)
+            g_rho = batch.gt(v, coarse=self.coarse)
         rhs = -rx + g_rho
         rhs[:, :m] += rhs_u / it.x[:, :m]
         kappa = None
@@ -517,7 +531,7 @@ class Newton:
             rhs += self.W.apply_inverse(kappa) @ lay.H
         d = Direction()
         d.x = self.factor.solve(rhs)
-        d.gx = batch.g(d.x, coarse=predictor and self.coarse)
+        d.gx = batch.g(d.x, coarse=self.coarse)
         d.alpha, d.s, d.xi, d.beta, d.sample_step = sample_steps(squared, rho, d.gx, self.e, rhs_s, xi_rhs, rxi,
                                                                  it.s, it.alpha, it.xi, beta, batch.c)
         # Gᵀ Δα = g_rho − Gᵀdiag(1/e)G Δx, and K Δx = rhs gives the last product without forming it again
