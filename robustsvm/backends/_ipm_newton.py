@@ -27,6 +27,7 @@ from ._ipm_kernels import (
     transposed_product,
     weighted_gram_upper,
 )
+from ._ipm_wide import WideFactor
 
 __all__ = ["Batch", "Design", "Direction", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot",
            "start"]
@@ -39,8 +40,9 @@ class Layout:
     ``H`` (``(q+1) × k``) gives the cone point ``(t, N u) = H x``; ``feature``/``sign`` give ``w = M u``.
     """
 
-    def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool) -> None:
-        """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``)."""
+    def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool, sparse: bool = False) -> None:
+        """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``); ``sparse``: ``H``
+        as a CSR matrix and no ``HᵀH`` (the wide path, where ``k`` is in the thousands; a 2-ball only)."""
         feats, signs = [], []
         for h in range(d):
             if sg[h] >= 0:
@@ -74,7 +76,12 @@ class Layout:
         if self.b is not None:
             self.idx[self.b], self.sgn[self.b] = d + 1, 1.0
         self.H = None
-        if self.cone:
+        if self.cone and sparse:  # H = [e_t; M 0]: one entry per row
+            rows = np.concatenate([[0], 1 + self.feature])
+            cols = np.concatenate([[self.t], np.arange(m)])
+            self.H = sp.csr_matrix((np.concatenate([[1.0], self.sign]), (rows, cols)), shape=(d + 1, k))
+            self.HtH = None
+        elif self.cone:
             Mmat = np.zeros((d, m))
             Mmat[self.feature, np.arange(m)] = self.sign
             N = Mmat if spec.kind == kern.KIND_BALL2 else spec.L.T @ Mmat
@@ -117,12 +124,25 @@ class Design:
         self._outer = None
         self._single = None
         self._yr = y * r
-        D = d + 2
-        self.upper = np.triu_indices(D)
-        self.position = np.zeros((D, D), dtype=np.int64)
-        self.position[self.upper] = np.arange(self.upper[0].size)
-        self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
+        self._upper = self._position = None
         self.counts = {"gram_float64": 0, "gram_float32": 0, "passes": 0, "passes_float32": 0}
+
+    @property
+    def upper(self) -> tuple[np.ndarray, np.ndarray]:
+        """The indices of the upper triangle of a ``(d+2)²`` Gram matrix (formed on first use)."""
+        if self._upper is None:
+            self._upper = np.triu_indices(self.d + 2)
+        return self._upper
+
+    @property
+    def position(self) -> np.ndarray:
+        """``position[i, j]``: the column of entry ``(i, j)`` in the flattened upper triangle (formed on first use)."""
+        if self._position is None:
+            D, upper = self.d + 2, self.upper
+            self._position = np.zeros((D, D), dtype=np.int64)
+            self._position[upper] = np.arange(upper[0].size)
+            self._position[upper[1], upper[0]] = np.arange(upper[0].size)
+        return self._position
 
     @property
     def A(self):  # noqa: N802 - the matrix A of the derivation
@@ -318,8 +338,9 @@ class Batch:
     """
 
     def __init__(self, design: Design, layout: Layout, c: np.ndarray, lam2: np.ndarray, lam1: np.ndarray,
-                 rscale: np.ndarray, mu_b: float, mode: str, squared: bool) -> None:
-        self.design, self.lay, self.c, self.squared = design, layout, c, squared
+                 rscale: np.ndarray, mu_b: float, mode: str, squared: bool, wide: bool = False) -> None:
+        """``wide``: the Newton systems by Woodbury (:mod:`._ipm_wide`) instead of a dense factorization."""
+        self.design, self.lay, self.c, self.squared, self.wide = design, layout, c, squared, wide
         P, k, m = lam2.size, layout.k, layout.m
         self.rscale = rscale
         self.qdiag = np.zeros((P, k))
@@ -477,6 +498,9 @@ class Newton:
         self.diag = batch.qdiag.copy()
         self.diag[:, :m] += it.nu / it.x[:, :m]
         self.predictor = None
+        if batch.wide:
+            self._wide(batch, it)
+            return
         if res is None:
             C = batch.design.gram(1.0 / self.e, coarse)
         else:  # the predictor's ρ (rhs_s = −sα, rhs_ξ = −ξβ) and Gᵀ(ρ/e) from the Gram pass
@@ -491,17 +515,31 @@ class Newton:
         if lay.cone:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
-            self.Winv2 = self.W.inverse_squared()
             K += self.W.inverse_squared_congruence(lay.H, lay.HtH)
             apex = ~self.W.valid
         self.factor = _Factor(K)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
             self.__init__(batch, it, coarse=False, res=res)
             return
+        self._failures(apex)
+
+    def _failures(self, apex: np.ndarray) -> None:
         #: points without a Newton step, and why
         self.failed = self.factor.failed | apex
         self.why = np.where(apex, "the cone point (t, N u) reached the cone's boundary in floating point (w → 0 "
                                   "at this scaling)", "the normal matrix is not positive definite")
+
+    def _wide(self, batch: Batch, it: Iterate) -> None:
+        """The systems of wide data: factored by Woodbury through ``n × n`` matrices (:class:`.WideFactor`)."""
+        lay = batch.lay
+        self.W = None
+        apex = np.zeros(self.diag.shape[0], dtype=bool)
+        if lay.cone:
+            self.q = it.x @ lay.H.T
+            self.W = soc.NTScaling(self.q, it.zeta)
+            apex = ~self.W.valid
+        self.factor = WideFactor(batch, self.e, self.diag, self.W)
+        self._failures(apex)
 
     def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c, predictor: bool = False) -> Direction:
         """Solve the linearized KKT systems for the complementarity right-hand sides ``rhs_*``.
@@ -537,7 +575,7 @@ class Newton:
         # Gᵀ Δα = g_rho − Gᵀdiag(1/e)G Δx, and K Δx = rhs gives the last product without forming it again
         gg_dx = rhs - self.diag * d.x
         if lay.cone:
-            gg_dx -= np.einsum("pab,pb->pa", self.Winv2, d.x @ lay.H.T) @ lay.H
+            gg_dx -= self.W.apply_inverse(self.W.apply_inverse(d.x @ lay.H.T)) @ lay.H
         d.gta = g_rho - gg_dx
         if squared:
             d.beta = None

@@ -39,6 +39,7 @@ from ..objective import objective_from_margins
 from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
+from ._ipm_wide import takes_wide_path
 from .dual_ascent import Ascent, DualCertificate, Products, certified_result
 from .registry import Backend, History, Result, register
 from .shared_set import (
@@ -147,9 +148,10 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     if keep.size == 0:
         raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
     mode, squared = arrays.intercept.mode, arrays.squared
-    layout = Layout(d, arrays.sg, arrays.description, mode, robust)
+    wide = takes_wide_path(keep.size, d, arrays.description.kind, robust)
+    layout = Layout(d, arrays.sg, arrays.description, mode, robust, sparse=wide)
     design = Design(X, y, r) if keep.size == n else Design(X[keep], y[keep], r[keep])
-    full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared)
+    full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared, wide=wide)
     ops = Products(X)
     work = Workspace(d)
     P = lam2.size
