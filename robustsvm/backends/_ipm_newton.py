@@ -42,7 +42,8 @@ class Layout:
 
     def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool, sparse: bool = False) -> None:
         """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``); ``sparse``: ``H``
-        as a CSR matrix and no ``HᵀH`` (the wide path, where ``k`` is in the thousands; a 2-ball only)."""
+        and ``T`` as CSR matrices and no ``HᵀH`` (the wide path, where ``k`` is in the thousands; a 2-ball
+        only)."""
         feats, signs = [], []
         for h in range(d):
             if sg[h] >= 0:
@@ -59,22 +60,23 @@ class Layout:
         self.t = m if self.cone else None
         self.b = (m + (1 if self.cone else 0)) if mode != "none" else None
         k = self.k = m + (1 if self.cone else 0) + (1 if mode != "none" else 0)
-        T = np.zeros((k, d + 2))
-        T[np.arange(m), self.feature] = self.sign
-        if robust and spec.kind == kern.KIND_BOX:
-            T[np.arange(m), d] = -spec.delta[self.feature]
-        if self.cone:
-            T[self.t, d] = -1.0
-        if self.b is not None:
-            T[self.b, d + 1] = 1.0
-        self.T = T
-        # the same rows as a gather: g_ij = sgn_j a_i[idx_j] + coef_j ρ r_i (ρ the point's radius scale)
+        # the rows as a gather: g_ij = sgn_j a_i[idx_j] + coef_j ρ r_i (ρ the point's radius scale)
         self.idx = np.zeros(k, dtype=np.int64)
         self.sgn = np.zeros(k)
-        self.coef = T[:, d].copy()
+        self.coef = np.zeros(k)
         self.idx[:m], self.sgn[:m] = self.feature, self.sign
+        if robust and spec.kind == kern.KIND_BOX:
+            self.coef[:m] = -spec.delta[self.feature]
+        if self.cone:
+            self.coef[self.t] = -1.0
         if self.b is not None:
             self.idx[self.b], self.sgn[self.b] = d + 1, 1.0
+        rows = np.arange(k)
+        T = sp.coo_matrix((np.concatenate([self.sgn, self.coef]), (np.concatenate([rows, rows]),
+                                                                    np.concatenate([self.idx, np.full(k, d)]))),
+                          shape=(k, d + 2)).tocsr()  # duplicates (none here) would add; zeros are dropped below
+        T.eliminate_zeros()
+        self.T = T if sparse else T.toarray()
         self.H = None
         if self.cone and sparse:  # H = [e_t; M 0]: one entry per row
             rows = np.concatenate([[0], 1 + self.feature])

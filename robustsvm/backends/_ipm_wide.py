@@ -102,15 +102,20 @@ class WideFactor:
         X, y, r = des.X, des.y, des.r
         sq = np.sqrt(q)
         if des.sparse:
-            Xs = X @ sp.diags(sq)
+            Xs = sp.diags(y) @ X @ sp.diags(sq)
             Z = np.asarray((Xs @ Xs.T).todense())
-            u = y * np.asarray(X @ q_hr).ravel()
         else:
             Xs = X * sq
+            Xs *= y[:, None]
             Z = Xs @ Xs.T
-            u = y * (X @ q_hr)
-        Z *= np.outer(y, y)
-        Z += np.outer(u, r) + np.outer(r, u) + q_rr * np.outer(r, r) + q_yy * np.outer(y, y)
+        if np.any(q_hr != 0) and np.any(r != 0):
+            u = y * np.asarray(X @ q_hr).ravel()
+            Z += np.outer(u, r)
+            Z += np.outer(r, u)
+        if q_rr != 0:
+            Z += q_rr * np.outer(r, r)
+        if q_yy != 0:
+            Z += q_yy * np.outer(y, y)
         Z[np.diag_indices_from(Z)] += e
         return Z
 
