@@ -118,7 +118,7 @@ def test_wide_path_agrees_with_clarabel(case):
     _check_multipliers(sol, prob.normalize(X, y, sample_weight=sw), squared)
 
 
-@pytest.mark.parametrize("set_name", WIDE_SETS + ["ellipsoid"])
+@pytest.mark.parametrize("set_name", [*WIDE_SETS, "ellipsoid"])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_wide_and_dense_paths_agree(monkeypatch, set_name, sparse):
     """The same wide data on both paths: both certified, within each other's gaps (the ellipsoid takes the dense
@@ -192,8 +192,8 @@ def test_batched_points_on_the_wide_path():
 
 def test_newton_solve_matches_the_dense_normal_matrix():
     """One Newton system of a 2-ball with signs and a free intercept, at a perturbed interior point: the Woodbury
-    solve against ``numpy.linalg.solve`` of the dense normal matrix of the dense path."""
-    from robustsvm.backends import _ipm_newton as N
+    solve against the dense path's Cholesky solve of the same system."""
+    from robustsvm.backends import _ipm_newton as newton
     from robustsvm.backends.shared_set import SharedSetArrays
 
     X, y = _wide_data(n=25, d=90, seed=7)
@@ -203,14 +203,14 @@ def test_newton_solve_matches_the_dense_normal_matrix():
     rng = np.random.default_rng(8)
     out = []
     for wide in (False, True):
-        lay = N.Layout(d, arrays.sg, arrays.description, arrays.intercept.mode, True, sparse=wide)
-        batch = N.Batch(N.Design(arrays.X, arrays.y, arrays.r), lay, arrays.c, np.array([arrays.l2]),
+        lay = newton.Layout(d, arrays.sg, arrays.description, arrays.intercept.mode, True, sparse=wide)
+        batch = newton.Batch(newton.Design(arrays.X, arrays.y, arrays.r), lay, arrays.c, np.array([arrays.l2]),
                         np.array([arrays.l1]), np.ones(1), arrays.intercept.mu, arrays.intercept.mode,
                         arrays.squared, wide=wide)
-        it = N.start(batch)
+        it = newton.start(batch)
         it.x[:, :lay.m] *= np.random.default_rng(9).uniform(0.1, 3.0, size=lay.m)
         it.alpha *= np.random.default_rng(10).uniform(0.1, 1.9, size=it.alpha.shape)
-        out.append(N.Newton(batch, it))
+        out.append(newton.Newton(batch, it))
     rhs = rng.normal(size=(1, out[0].batch.lay.k))
     assert np.allclose(out[1].factor.solve(rhs), out[0].factor.solve(rhs), rtol=1e-9, atol=1e-9 * np.abs(
         out[0].factor.solve(rhs)).max())
