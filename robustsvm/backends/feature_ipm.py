@@ -18,7 +18,9 @@ the squared hinge), so each iteration factors one dense ``(dim x)²`` matrix ``K
 ``Aᵀ diag(1/e) A`` with ``A = [y∘X, r, y]``: ``O(n d²)`` work per iteration and 11–45 iterations (measured) that
 depend little on λ, the radii or the conditioning. It is the method of choice when ``d`` is small against
 ``n`` (and for grids over ill-conditioned models, where the first-order ``robust-dcd`` needs many epochs);
-``robust-dcd`` is the method for many features.
+``robust-dcd`` is the method for many features. With fewer samples than features (``n < d``, ``d ≥ 64``, no
+ellipsoid) each Newton system is solved by Woodbury through an ``n × n`` matrix instead (:mod:`._ipm_wide`):
+``O(n² d + n³)`` per iteration, no ``(d+2)²`` Gram and no ``k × k`` factorization.
 
 The answer is certified as ``robust-dcd``'s: the interior point's margin multipliers ``α`` give the
 dual lower bound ``D_u(α̃)`` of :mod:`.robust_dcd`, the primal point is the better of the iterate's
@@ -448,8 +450,8 @@ register(
         name="feature-ipm",
         solve=solve_feature_ipm,
         needs=NEEDS,
-        summary="interior point in the feature space, O(n d²) per iteration: hinge/squared hinge + L2 [+ L1], "
-                "signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
+        summary="interior point in the feature space, O(n d²) per iteration (O(n² d) when n < d): hinge/squared "
+                "hinge + L2 [+ L1], signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
         options=frozenset(),
         kind="second-order",
         solve_many=solve_feature_ipm_many,
