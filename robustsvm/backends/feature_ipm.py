@@ -451,7 +451,8 @@ register(
         solve=solve_feature_ipm,
         needs=NEEDS,
         summary="interior point in the feature space, O(n d²) per iteration (O(n² d) when n < d): hinge/squared "
-                "hinge + L2 [+ L1], signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
+                "hinge + L2 [+ L1], signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by "
+                "the duality gap",
         options=frozenset(),
         kind="second-order",
         solve_many=solve_feature_ipm_many,
