@@ -2,7 +2,8 @@
 CVXPY (through the certified reference of :mod:`tests._reference`) and against its own dense path on the same
 data (the dense path forced by raising :data:`robustsvm.backends._ipm_wide.WIDE_MIN_FEATURES`).
 
-The counters of a solve say which path ran: ``wide_systems`` (one per iteration) on the Woodbury path, Gram
+The last tests check the dense path's merged free features (:mod:`robustsvm.backends._ipm_reduced`) against the
+full normal matrix. The counters of a solve say which path ran: ``wide_systems`` (one per iteration) on the Woodbury path, Gram
 matrices on the dense one.
 """
 
@@ -214,3 +215,42 @@ def test_newton_solve_matches_the_dense_normal_matrix():
     rhs = rng.normal(size=(1, out[0].batch.lay.k))
     assert np.allclose(out[1].factor.solve(rhs), out[0].factor.solve(rhs), rtol=1e-9, atol=1e-9 * np.abs(
         out[0].factor.solve(rhs)).max())
+
+
+@pytest.mark.parametrize("set_name", ["nominal", "ball2", "ellipsoid"])
+def test_reduced_solve_matches_the_full_normal_matrix(set_name):
+    """The dense path merges a free feature's two parts (every set but the box): its solve against
+    ``numpy.linalg.solve`` with the full normal matrix ``TCTᵀ + D + HᵀW⁻²H`` at a perturbed interior point."""
+    from robustsvm.backends import _ipm_newton as newton
+    from robustsvm.backends.shared_set import SharedSetArrays
+
+    X, y = _wide_data(n=120, d=20, seed=11)
+    d = X.shape[1]
+    prob = rs.Problem(penalty=rs.L2(0.05), uncertainty=_set(set_name, d, RADIUS[set_name]), signs=_signs(d))
+    arrays = SharedSetArrays.from_model(prob.normalize(X, y))
+    robust = set_name != "nominal"
+    lay = newton.Layout(d, arrays.sg, arrays.description, arrays.intercept.mode, robust)
+    assert lay.reduced is not None and lay.reduced.k < lay.k
+    batch = newton.Batch(newton.Design(arrays.X, arrays.y, arrays.r), lay, arrays.c, np.array([arrays.l2]),
+                         np.array([arrays.l1]), np.ones(1), arrays.intercept.mu, arrays.intercept.mode, arrays.squared)
+    it = newton.start(batch)
+    it.x[:, :lay.m] *= np.random.default_rng(12).uniform(0.01, 3.0, size=lay.m)
+    it.alpha *= np.random.default_rng(13).uniform(0.1, 1.9, size=it.alpha.shape)
+    system = newton.Newton(batch, it)
+    K = batch.normal_matrices(batch.design.gram(1.0 / system.e), system.diag)[0]
+    if lay.cone:
+        K += system.W.inverse_squared_congruence(lay.H, lay.HtH)[0]
+    rhs = np.random.default_rng(14).normal(size=(1, lay.k))
+    expected = np.linalg.solve(K, rhs[0])
+    assert np.allclose(system.factor.solve(rhs)[0], expected, rtol=1e-8, atol=1e-10 * np.abs(expected).max())
+
+
+def test_box_keeps_the_full_system():
+    """A box puts a radius coefficient on every part: no merged layout."""
+    from robustsvm.backends import _ipm_newton as newton
+    from robustsvm.backends.shared_set import SharedSetArrays
+
+    X, y = _wide_data(n=50, d=10, seed=15)
+    prob = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Box(0.1))
+    arrays = SharedSetArrays.from_model(prob.normalize(X, y))
+    assert newton.Layout(10, arrays.sg, arrays.description, arrays.intercept.mode, True).reduced is None

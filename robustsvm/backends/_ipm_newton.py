@@ -20,6 +20,7 @@ from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_design import Design
 from ._ipm_kernels import cho_solve_batch, normal_matrices, sample_complementarity, sample_rho, sample_steps
+from ._ipm_reduced import ReducedFactor, reduced_diagonal
 from ._ipm_wide import WideFactor
 
 __all__ = ["Batch", "Design", "Direction", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot",
@@ -37,6 +38,8 @@ class Layout:
         """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``); ``sparse``: ``H``
         and ``T`` as CSR matrices and no ``HᵀH`` (the wide path, where ``k`` is in the thousands; a 2-ball
         only)."""
+        self._args = (d, sg, spec, mode, robust)
+        self._reduced = False
         feats, signs = [], []
         for h in range(d):
             if sg[h] >= 0:
@@ -85,6 +88,17 @@ class Layout:
             H[1:, :m] = N
             self.H = H
             self.HtH = H.T @ H
+
+    @property
+    def reduced(self) -> Layout | None:
+        """The layout with one part per feature (every free sign made ``+1``) whose normal matrix, with the
+        harmonic diagonal of :mod:`._ipm_reduced`, gives this one's solves; ``None`` when no feature is free or
+        a part has a radius coefficient (a box: the pair's sum then reaches the data)."""
+        if self._reduced is False:
+            d, sg, spec, mode, robust = self._args
+            plain = self.m > d and not np.any(self.coef[:self.m]) and not sp.issparse(self.T)
+            self._reduced = Layout(d, np.where(np.asarray(sg) == 0, 1, sg), spec, mode, robust) if plain else None
+        return self._reduced
 
     def weights(self, x: np.ndarray) -> np.ndarray:
         """``w = M u``."""
@@ -170,15 +184,15 @@ class Batch:
         out.qdiag, out.f, out.rscale = self.qdiag[rows], self.f[rows], self.rscale[rows]
         return out
 
-    def normal_matrices(self, C: np.ndarray, diag: np.ndarray) -> np.ndarray:
+    def normal_matrices(self, C: np.ndarray, diag: np.ndarray, layout: Layout | None = None) -> np.ndarray:
         """``T_p C_p T_pᵀ + diag(diag_p)`` for every point from the flattened upper triangles ``C`` of
         :meth:`Design.gram`, by gathering entries (O(k²) per point, no products).
 
         With ``g_ij = sgn_j a_i[idx_j] + ρ coef_j r_i`` (see :class:`Layout`), the entry ``(j, l)`` is
         ``sgn_j sgn_l C[idx_j, idx_l] + ρ (sgn_j coef_l C[idx_j, r] + coef_j sgn_l C[r, idx_l])
-        + ρ² coef_j coef_l C[r, r]``.
+        + ρ² coef_j coef_l C[r, r]``. ``layout``: another layout of the same data (the reduced one).
         """
-        lay = self.lay
+        lay = self.lay if layout is None else layout
         pos = self.design.position
         return normal_matrices(np.ascontiguousarray(C), pos[lay.idx[:, None], lay.idx[None, :]], lay.sgn,
                                lay.coef, pos[lay.idx, lay.d], int(pos[lay.d, lay.d]),
@@ -322,15 +336,17 @@ class Newton:
                                 it.alpha if batch.squared else it.beta, batch.c, self.e)
             C, atv = batch.design.gram_tdot(1.0 / self.e, v, coarse)
             self.predictor = (rho, batch.from_a(atv))
-        K = batch.normal_matrices(C, self.diag)  # Gᵀdiag(1/e)G + diag
+        red = lay.reduced  # the free features' pairs merged (no box): a (d + 2)-sized system
+        use = lay if red is None else red
+        K = batch.normal_matrices(C, self.diag if red is None else reduced_diagonal(lay, red, self.diag), use)
         self.W = None
         apex = np.zeros(K.shape[0], dtype=bool)
         if lay.cone:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
-            K += self.W.inverse_squared_congruence(lay.H, lay.HtH)
+            K += self.W.inverse_squared_congruence(use.H, use.HtH)
             apex = ~self.W.valid
-        self.factor = _Factor(K)
+        self.factor = _Factor(K) if red is None else ReducedFactor(_Factor(K), lay, red, self.diag)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
             self.__init__(batch, it, coarse=False, res=res)
             return
