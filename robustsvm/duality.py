@@ -50,6 +50,7 @@ from scipy.optimize import minimize_scalar
 
 from . import objective as objective_module
 from ._lazy import cvxpy as cp
+from .dual_scale import best_scale, scale_in_closed_form
 from .intercept import Intercept
 from .losses import LOSSES as REGISTERED
 from .result import Result
@@ -282,9 +283,14 @@ def lagrangian_bound(
             hi = min(hi, l1 / top)
     candidates = [0.0, hi] + ([1.0] if hi >= 1.0 else [])
     if hi > 0 and (lin > 0 or nu_term != 0.0):
-        res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
-                              options={"xatol": 1e-12 * max(hi, 1.0)})
-        candidates.append(float(res.x))
+        if scale_in_closed_form(loss, l2):
+            candidates.append(best_scale(value, lambda t: penalty_conjugate(t * s, l2, l1, signs, lower=lower,
+                                                                              upper=upper),
+                                         s, hi, l2=l2, l1=l1, signs=signs, lower=lower, upper=upper))
+        else:
+            res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
+                                  options={"xatol": 1e-12 * max(hi, 1.0)})
+            candidates.append(float(res.x))
     best, best_theta = -np.inf, 0.0
     for theta in candidates:
         v = value(theta)

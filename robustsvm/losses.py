@@ -47,6 +47,9 @@ class Loss:
             LOSSES[cls.name] = cls
     #: the upper end of the dual box ``0 ≤ α ≤ upper`` of ``c ℓ(m) = max_α c(α(1 − m) − ℓ*(α))``
     dual_upper = np.inf
+    #: the degree of ``α − ℓ*(α)`` as a polynomial in ``α`` (None: not a polynomial, or not declared); the
+    #: certifier's search over the scale of a dual point is then exact in closed form (degree ≤ 2)
+    dual_term_degree = None
     #: True when the loss is a constraint ``m ≥ 1`` rather than a penalty (hard margin)
     is_constraint = False
 
@@ -108,6 +111,7 @@ class Hinge(Loss):
 
     name = "hinge"
     dual_upper = 1.0
+    dual_term_degree = 1
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - np.asarray(margin, dtype=np.float64))
@@ -130,6 +134,7 @@ class SquaredHinge(Loss):
     """Squared hinge loss ``ℓ(m) = max(0, 1 − m)²``."""
 
     name = "squared_hinge"
+    dual_term_degree = 2
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         return np.maximum(0.0, 1.0 - np.asarray(margin, dtype=np.float64)) ** 2
@@ -160,6 +165,7 @@ class HardMargin(Loss):
     """
 
     name = "hard_margin"
+    dual_term_degree = 1
     is_constraint = True
 
     def value(self, margin: np.ndarray) -> np.ndarray:

@@ -19,7 +19,7 @@ LAYERS = [
      "weight_constraints"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
-    {"duality", "certify", "conic", "duals"},
+    {"duality", "dual_scale", "certify", "conic", "duals"},
     {"backends", "distributed"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",

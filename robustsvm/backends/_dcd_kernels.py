@@ -1,16 +1,14 @@
 """Compiled inner loops of the dual coordinate-descent backend (numba).
 
-One call runs one epoch of exact one-dimensional updates over the active
-samples, in a random order, with liblinear-style shrinking. The maintained
-vectors are
+One call runs epochs of exact one-dimensional updates over the active samples, in a random order, with
+liblinear-style shrinking. The maintained vectors are
 
     v = Σ_i c_i y_i α_i x_i               (the unconstrained dual image, λ·w before projection)
     w_h = clip(v_h, λl_h, λu_h) / λ       (the feasible weights: signs are the bounds [0, ∞) / (−∞, 0])
 
-so that after every update the closed-form β is already applied on the touched
-coordinates (``box`` holds ``λl`` and ``λu``, a large finite number for an absent side, or only the
-signs ``s_h`` as int8 when there are no other bounds: the epochs compile one variant for each).
-The derivation is in ``docs/derivations/dcd.md``.
+so that after every update the closed-form β is already applied on the touched coordinates (``box`` holds
+``λl`` and ``λu``, a large finite number for an absent side, or only the signs ``s_h`` as int8 when there are no
+other bounds: the epochs compile one variant for each). The derivation is in ``docs/derivations/dcd.md``.
 
 ``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
 the effective intercept seen by the updates is ``b0 + ρ S``.
@@ -25,11 +23,10 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
-           "clipped_weight", "dot", "drop_from_active", "dual_images_dense", "dual_images_sparse", "epoch_dense",
-           "epoch_sparse",
-           "free_at", "leaves_active_set", "matvec_dense", "matvec_sparse", "newton_step", "projected_gradient",
-           "restrict_columns", "shuffle",
-           "unbounded", "weighted_quantile"]
+           "certificate_dense", "certificate_sparse", "clipped_weight", "dot", "drop_from_active", "dual_images_dense",
+           "dual_images_sparse", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense",
+           "matvec_sparse", "newton_step", "one_epoch", "outside", "projected_gradient", "restrict_columns",
+           "run_epochs", "shuffle", "unbounded", "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -324,36 +321,32 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
 
 @nb.njit(cache=True)
 def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compiled
-    """The CSR matrix with only the columns ``h`` where ``keep[h]``, and its squared row norms.
+    """The CSR matrix with only the columns ``h`` where ``keep[h]``: ``(indptr, indices, data, sq_norms)``.
 
-    Returns ``(indptr, indices, data, sq_norms)`` of the restricted matrix; column
-    indices stay those of the full matrix. Two O(nnz) passes.
+    Column indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep
+    their specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
+    position, which advances only for a kept column.
     """
     n = indptr.size - 1
-    new_ptr = np.empty(n + 1, dtype=np.int64)
-    new_ptr[0] = 0
-    for i in range(n):
-        cnt = 0
-        for k in range(indptr[i], indptr[i + 1]):
-            if keep[indices[k]]:
-                cnt += 1
-        new_ptr[i + 1] = new_ptr[i] + cnt
-    new_idx = np.empty(new_ptr[n], dtype=indices.dtype)
-    new_dat = np.empty(new_ptr[n], dtype=data.dtype)
+    new_ptr = np.empty(n + 1, dtype=indptr.dtype)
+    new_idx = np.empty(indices.size, dtype=indices.dtype)
+    new_dat = np.empty(indices.size, dtype=data.dtype)
     sq = np.zeros(n)
+    new_ptr[0] = 0
+    pos = 0
     for i in range(n):
-        pos = new_ptr[i]
         acc = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             h = indices[k]
-            if keep[h]:
-                x = data[k]
-                new_idx[pos] = h
-                new_dat[pos] = x
-                acc += x * x
-                pos += 1
+            x = data[k]
+            kk = 1 if keep[h] else 0
+            new_idx[pos] = h
+            new_dat[pos] = x
+            acc += x * x * kk
+            pos += kk
         sq[i] = acc
-    return new_ptr, new_idx, new_dat, sq
+        new_ptr[i + 1] = pos
+    return new_ptr, new_idx[:pos].copy(), new_dat[:pos].copy(), sq
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -389,6 +382,52 @@ def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - 
         for k in range(indptr[i], indptr[i + 1]):
             out[r, indices[k]] += ui * data[k]
     return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def certificate_dense(X, c, y, alpha, upper, w):  # pragma: no cover - compiled
+    """One pass over a dense ``X`` for a certificate: ``(images, z, sums)`` with ``images`` those of
+    :func:`dual_images_dense` at ``u = c∘y∘clip(α, 0, upper)``, ``z = X w`` and ``sums = [Σ_{y>0} c α,
+    Σ_{y<0} c α]``."""
+    n, d = X.shape
+    out = np.zeros((2, d))
+    z = np.empty(n)
+    sums = np.zeros(2)
+    for i in range(n):
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * w[h]
+        z[i] = acc
+        ca = c[i] * min(max(alpha[i], 0.0), upper)
+        if ca != 0.0:
+            r = 0 if y[i] > 0 else 1
+            sums[r] += ca
+            ui = ca * y[i]
+            for h in range(d):
+                out[r, h] += ui * X[i, h]
+    return out, z, sums
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def certificate_sparse(indptr, indices, data, d, c, y, alpha, upper, w):  # pragma: no cover - compiled
+    """:func:`certificate_dense` for a CSR ``X``, O(nnz)."""
+    n = indptr.size - 1
+    out = np.zeros((2, d))
+    z = np.empty(n)
+    sums = np.zeros(2)
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            acc += data[k] * w[indices[k]]
+        z[i] = acc
+        ca = c[i] * min(max(alpha[i], 0.0), upper)
+        if ca != 0.0:
+            r = 0 if y[i] > 0 else 1
+            sums[r] += ca
+            ui = ca * y[i]
+            for k in range(indptr[i], indptr[i + 1]):
+                out[r, indices[k]] += ui * data[k]
+    return out, z, sums
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -481,3 +520,80 @@ def average_into(avg, x, weight):  # pragma: no cover - compiled
     keep = 1.0 - weight
     for k in range(avg.size):
         avg[k] = keep * avg[k] + weight * x[k]
+
+
+@nb.njit(cache=True)
+def outside(v, index, lo, up):  # pragma: no cover - compiled
+    """Whether ``v_h < lo_k`` or ``v_h > up_k`` for some ``h = index[k]``."""
+    for k in range(index.size):
+        vh = v[index[k]]
+        if vh < lo[k] or vh > up[k]:
+            return True
+    return False
+
+
+def one_epoch(rows, *args):
+    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
+    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
+
+
+@overload(one_epoch)
+def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+               pg_min_old):  # pragma: no cover - compiled
+    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
+
+    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+    return impl
+
+
+@nb.njit(cache=True)
+def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx):  # pragma: no cover - compiled
+    """Up to ``ctl[0]`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
+
+    ``shr = [active, pg_max_old, pg_min_old, pg_eps]`` is liblinear's shrinking state
+    (:class:`.dual_ascent.Shrinking`), updated in place; ``ctl = [epochs, n_total, min_pass, work_left,
+    since, free, avg_weight]``. After each epoch: the pass count ``max(visited/n_total, min_pass)``, the
+    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [lo, up]`` on ``index`` of
+    ``rx = (index, lo, up)`` (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w``
+    (skipped after an epoch that failed the check) and the shrinking rule. Stops after the epoch that fails the
+    check, that makes the active set look solved (once ``since`` plus the epochs run reach 2), that spends
+    ``work_left`` passes, or the last.
+    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds)``.
+    """
+    k_max = int(ctl[0])
+    n_total = int(ctl[1])
+    min_pass, work_left, since, free, weight = ctl[2], ctl[3], int(ctl[4]), ctl[5] != 0.0, ctl[6]
+    state = st.sums
+    w = st.w
+    work = 0.0
+    e = 0
+    looked = False
+    binds = False
+    active_new = int(shr[0])
+    while True:
+        visited = int(shr[0])
+        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                          shr[1], shr[2])
+        e += 1
+        work += max(visited / max(n_total, 1), min_pass)
+        if free:
+            state[0] += prm.rho * state[1]
+        binds = outside(st.v, rx[0], rx[1], rx[2])
+        if not binds:
+            average_into(avg, w, weight)
+        looked = active_new == 0 or pg_max_new - pg_min_new <= shr[3]
+        shr[0] = active_new
+        if looked:
+            if active_new < n_total:
+                shr[0] = n_total
+                shr[1] = np.inf
+                shr[2] = -np.inf
+            else:
+                shr[3] *= 0.1
+        else:
+            shr[1] = pg_max_new if pg_max_new > 0 else np.inf
+            shr[2] = pg_min_new if pg_min_new < 0 else -np.inf
+        if binds or (looked and since + e >= 2) or work >= work_left or e >= k_max:
+            break
+    return e, looked, work, active_new, binds

@@ -18,6 +18,8 @@ Each α_i gets an exact projected Newton step from the gradient computed with th
 maintained ``w``; each touched β_h gets its closed form ``max(0, β_h − λ s_h w_h)``
 at once, so ``w`` is sign-feasible after every step. A free intercept is handled
 exactly by the augmented Lagrangian of ``S = 0`` (its multiplier is ``b``).
+Bounds beyond signs are followed on the signs' path while they do not bind (:class:`_SignRelaxation`), and the
+epochs between two certificates run in one compiled call (:func:`._dcd_kernels.run_epochs`).
 The stopping rule and certificate is the duality gap ``P(w, b) − D(α̃, β̃)`` at a
 primal point (an exponential average of the recent sign-feasible iterates) and a
 dual-feasible point rebuilt from all samples and features. The derivation is
@@ -27,17 +29,19 @@ in ``docs/derivations/dcd.md``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
-from .dual_ascent import Products, ascend, certified_result, intercept_rho
+from .dual_ascent import MIN_PASS, DualCertificate, Products, Shrinking, ascend, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
-__all__ = ["DEFAULTS", "NEEDS", "solve_dcd"]
+__all__ = ["DEFAULTS", "NEEDS", "signs_certificate", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
@@ -70,6 +74,8 @@ LOCAL_STEP = True
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
 FREEZE_MARGIN = 1.0
+#: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
+_NO_INDEX, _NO_BOUND = np.zeros(0, dtype=np.int64), np.zeros(0)
 #: rebuild the restricted rows only when the newly frozen features hold at least this fraction of the stored entries
 _REBUILD_FRACTION = 0.02
 
@@ -145,8 +151,38 @@ def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
     return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
 
 
+class _SignRelaxation:
+    """Bounds beyond signs, followed on the signs' path while they do not bind.
+
+    With the model's box ``[l, u]`` and its implied signs ``s`` (+1 where ``l ≥ 0``, −1 where ``u ≤ 0``), the
+    signs' weight ``w^s_h = v_h/λ if s_h v_h ≥ 0 else 0`` equals the box's ``clip(v_h, λl_h, λu_h)/λ`` exactly
+    while ``a_h ≤ v_h ≤ b_h``, with ``a_h = −∞`` where ``s_h = +1, l_h = 0`` and ``λl_h`` otherwise, ``b_h = +∞``
+    where ``s_h = −1, u_h = 0`` and ``λu_h`` otherwise (derivation §2). So the epochs run the signs' kernels (int8
+    signs, the local-curvature step, the frozen features) and, after each, :func:`._dcd_kernels.outside` checks
+    ``v`` on the features with a finite ``a_h`` or ``b_h`` (O(those features)); the first time it fails the solve
+    moves to the clipped path for good. The certificate is always the box model's.
+    """
+
+    def __init__(self, index: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+        self.index, self.a, self.b = index, a, b
+
+    @classmethod
+    def of(cls, arrays: SharedSetArrays, box: kern.DcdBox) -> _SignRelaxation | None:
+        """The relaxation of ``arrays.box`` (``box`` its bounds on ``λw``); None when a bound binds at ``v = 0``."""
+        lower, upper = arrays.box
+        sg = arrays.sg
+        a = np.where((sg > 0) & (lower == 0), -_HUGE, box.lo)
+        b = np.where((sg < 0) & (upper == 0), _HUGE, box.up)
+        index = np.flatnonzero((a > -_HUGE) | (b < _HUGE)).astype(np.int64)
+        a, b = np.ascontiguousarray(a[index]), np.ascontiguousarray(b[index])
+        if np.any(a > 0.0) or np.any(b < 0.0):  # w(α = 0) is already clipped by a bound that is not a sign
+            return None
+        return cls(index, a, b)
+
+
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
-    """``(run_epoch, rows, features)``: one compiled epoch over the active samples.
+    """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
+    ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
 
     ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
@@ -166,35 +202,71 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         if local and shrinking and FEATURE_SHRINKING:
             features = _FeatureShrinking(X.indptr, X.indices, vals, sg, arrays.c, lam, rho, dii)
 
-        epoch = _Specialized(kern.epoch_sparse)
+        run = _Specialized(kern.run_epochs)
 
-        def run_epoch(active, pg_max_old, pg_min_old):
+        def run_block(shr, ctl, avg, rx):
             part, samples = rows[0]
-            return epoch(rows[0], part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old,
-                         pg_min_old)
-        return run_epoch, rows, features
+            return run(rows[0], part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
+        return run_block, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
-    epoch = _Specialized(kern.epoch_dense)
+    run = _Specialized(kern.run_epochs)
+    key = (part, samples)
 
-    def run_epoch(active, pg_max_old, pg_min_old):
-        return epoch(part, part, samples, alpha, st, box, prm, index, rng_state, active, pg_max_old, pg_min_old)
-    return run_epoch, None, features
+    def run_block(shr, ctl, avg, rx):
+        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
+    return run_block, None, features
 
 
 class _Specialized:
     """A compiled function called through its specialization for the argument types, resolved again only when
-    ``key`` changes: numba's dispatch (typing a dozen arrays in named tuples) costs several times an epoch on a
-    small shrunk set (18 µs against 3 µs per call on twonorm), and ill-conditioned data run thousands of them."""
+    ``key`` changes to arrays of other types: numba's dispatch (typing a dozen arrays in named tuples) costs
+    several times an epoch on a small shrunk set (18 µs against 3 µs per call on twonorm), and ill-conditioned
+    data run thousands of them. ``key`` is a tuple of named tuples of arrays (the rows and the samples, which the
+    frozen features replace); the arrays' dtype, dimension, layout and flags decide the specialization, so
+    rows rebuilt with the same types keep it. The specializations are also kept between solves
+    (:data:`_ENTRIES`, by the types of every argument): numba's typing of the arguments costs about 0.3 ms."""
 
     def __init__(self, dispatcher) -> None:
-        self.dispatcher, self.key, self.entry = dispatcher, None, None
+        self.dispatcher, self.key, self.types, self.entry = dispatcher, None, None, None
 
     def __call__(self, key, *args):
         if key is not self.key:
-            self.entry = self.dispatcher.compile(tuple(self.dispatcher.typeof_pyval(a) for a in args))
+            types = _array_types(key)
+            if types != self.types:
+                self.entry = _entry(self.dispatcher, args)
+                self.types = types
             self.key = key
         return self.entry(*args)
+
+
+#: compiled entry points by (dispatcher, argument types as :func:`_types_of` reads them)
+_ENTRIES: dict = {}
+
+
+def _entry(dispatcher, args):
+    """The compiled specialization of ``dispatcher`` for ``args`` (cached in :data:`_ENTRIES`)."""
+    key = (dispatcher, _types_of(args))
+    entry = _ENTRIES.get(key)
+    if entry is None:
+        entry = _ENTRIES[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
+    return entry
+
+
+def _types_of(x):
+    """What numba's typing reads of ``x``: an array's dtype, dimension, layout and flags, a tuple's type and
+    items, a scalar's type."""
+    if isinstance(x, np.ndarray):
+        return (x.dtype.str, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous, x.flags.writeable,
+                x.flags.aligned)
+    if isinstance(x, tuple):
+        return (type(x), tuple(_types_of(a) for a in x))
+    return type(x)
+
+
+def _array_types(groups) -> tuple:
+    """What numba's typing reads of the arrays in ``groups`` (a tuple of named tuples of arrays)."""
+    return _types_of(groups)
 
 
 def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
@@ -241,8 +313,9 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
         ``rho``, the time spent evaluating certificates (``time_certificates``), the number of
         features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
-        (``restrictions``) and of passes over the data (``passes``, the budget's unit). Data whose squared row
-        norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
+        (``restrictions``) and of passes over the data (``passes``, the budget's unit), and whether bounds beyond
+        signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`).
+        Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
     tol = DEFAULTS["tol"] if tol is None else float(tol)
@@ -258,49 +331,142 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam)
     qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
-    box = weight_box(arrays)
-    lo, hi = box  # w = clip(v, λl, λu)/λ
+    box = weight_box(arrays)  # w = clip(v, λl, λu)/λ
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
-    v, w = st.v, st.w
     index = np.flatnonzero(c > 0).astype(np.int64)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch, rows, features = _epoch_runner(arrays, qdiag, rho, alpha, st, kernel_box(arrays, box), index,
-                                              bool(shrinking), rng_state)
-    ops = Products(arrays.X)
-    if arrays.box is not None:
-        np.clip(st.w, lo / lam, hi / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
-    w_avg = st.w.copy()
-    free = arrays.intercept.mode == "free"
-
-    def certify(b_eff: float):
-        new = dual_certificate(arrays, ops, alpha, None, b_hint=b_eff if free else None, points=[w_avg.copy()],
-                               dual_primal=False)
-        if features is not None:
-            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
-            np.add(new.images[0], new.images[1], out=v)
-            np.clip(v, lo, hi, out=w)
-            np.divide(w, lam, out=w)
-            restricted = features.update(v)
-            if restricted is not None:
-                ptr, idx, dat, qd = restricted
-                rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, c, qd))
-                w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
-                ops.restrict(restricted[:3], features.frozen)
-        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
-        return new
-
-    run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
+    relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
+    if relax is None and arrays.box is not None:
+        np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
+    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
+    run = ascend(None, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
-                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit,
-                 after_epoch=lambda: kern.average_into(w_avg, w, AVG_WEIGHT))  # the averaged iterates (derivation §4)
+                 unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, block=loop.block)
+    features = loop.features
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
                                    "restrictions": 0 if features is None else features.rebuilds,
-                                   "passes": run.passes})
+                                   "passes": run.passes, "bounds_bind": loop.relax is None and arrays.box is not None})
+
+
+class _Loop:
+    """The epochs and certificates of one solve: the compiled epoch (on the signs' path while the bounds beyond
+    signs do not bind, :class:`_SignRelaxation`), the averaged primal point and the certificate."""
+
+    def __init__(self, arrays: SharedSetArrays, box: kern.DcdBox, relax: _SignRelaxation | None, qdiag, rho: float,
+                 alpha, st, index, shrinking: bool, rng_state) -> None:
+        self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
+        self.alpha, self.st, self.index, self.shrinking, self.rng_state = alpha, st, index, shrinking, rng_state
+        self.free = arrays.intercept.mode == "free"
+        self.ops = Products(arrays.X)
+        self.w_avg = st.w.copy()
+        self.shr = np.zeros(4)
+        # [epochs, n_total, min_pass, work_left, since, free, average weight] (run_epochs)
+        self.ctl = np.array([1.0, index.size, MIN_PASS, 0.0, 0.0, float(self.free), AVG_WEIGHT])
+        self._runner(arrays if relax is None else replace(arrays, box=None))
+
+    def _runner(self, arrays: SharedSetArrays) -> None:
+        self.run_block, self.rows, self.features = _epoch_runner(
+            arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
+            self.shrinking, self.rng_state)
+        relax = self.relax
+        self.rx = (_NO_INDEX, _NO_BOUND, _NO_BOUND) if relax is None else (relax.index, relax.a, relax.b)
+
+    def block(self, shrink: Shrinking, epochs: int, work_left: float, since: int):
+        """Up to ``epochs`` epochs in one compiled call (:func:`._dcd_kernels.run_epochs`), which also runs the
+        epoch loop's per-epoch steps (the multiplier step, the average, liblinear's shrinking on ``shrink``) and
+        the check of the bounds beyond signs, after which the solve leaves the signs' path
+        (:meth:`leave_relaxation`). Returns ``(epochs run, looked solved, passes, active)``."""
+        shr, ctl = self.shr, self.ctl
+        shr[:] = (shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps)
+        ctl[0], ctl[3], ctl[4] = epochs, work_left, since
+        ran, looked, work, active, binds = self.run_block(shr, ctl, self.w_avg, self.rx)
+        shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = int(shr[0]), shr[1], shr[2], shr[3]
+        if binds:
+            self.leave_relaxation()
+            self.average()  # the average the compiled loop left out after that epoch
+        return ran, looked, work, active
+
+    def leave_relaxation(self) -> None:
+        """Move to the clipped path: ``v`` rebuilt from α when features were frozen, ``w = clip(v, λl, λu)/λ``."""
+        arrays, st = self.arrays, self.st
+        if self.features is not None:
+            images = self.ops.images(arrays.c * arrays.y * self.alpha, arrays.y > 0)
+            np.add(images[0], images[1], out=st.v)
+            self.ops.restricted = None
+        np.clip(st.v, self.box.lo, self.box.up, out=st.w)
+        np.divide(st.w, arrays.l2, out=st.w)
+        self.relax = None
+        self._runner(arrays)
+
+    def average(self) -> None:
+        """``w̄ ← 0.75 w̄ + 0.25 w`` after every epoch (derivation §4)."""
+        kern.average_into(self.w_avg, self.st.w, AVG_WEIGHT)
+
+    def certify(self, b_eff: float):
+        """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate); revises the frozen set."""
+        arrays, features, st = self.arrays, self.features, self.st
+        b_hint = b_eff if self.free else None
+        new = None
+        if arrays.box is None or self.relax is not None:
+            new = signs_certificate(arrays, self.ops, self.alpha, b_hint, self.w_avg.copy(), self.relax)
+        if new is None:
+            new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_hint, points=[self.w_avg.copy()],
+                                   dual_primal=False)
+        if features is not None:
+            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
+            np.add(new.images[0], new.images[1], out=st.v)
+            np.clip(st.v, self.box.lo, self.box.up, out=st.w)
+            np.divide(st.w, arrays.l2, out=st.w)
+            restricted = features.update(st.v)
+            if restricted is not None:
+                ptr, idx, dat, qd = restricted
+                self.rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd))
+                self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+                self.ops.restrict(restricted[:3], features.frozen)
+        new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
+        return new
+
+
+def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
+                      w: np.ndarray, relax: _SignRelaxation | None = None) -> DualCertificate | None:
+    """The certificate of :func:`.shared_set.dual_certificate` at the feasible ``w`` (``points=[w]``,
+    ``dual_primal=False``) for the nominal model with signs alone, from one compiled pass over ``X``; with
+    bounds beyond signs (``relax``, their :class:`_SignRelaxation`), the same while the dual image ``v`` of ``α̃``
+    lies where the box's weight is the signs' one (there the box conjugate is ``(λ/2)‖w(α̃)‖²`` as well), else
+    None.
+
+    With ``ᾱ = clip(α, 0, U)``, the pass gives the class images ``Σ_{y_i=±1} c_i y_i ᾱ_i x_i``, ``z = Xw`` and
+    ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ``
+    (ridge) or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that
+    ``S = 0`` (:func:`robustsvm.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖²
+    [− S²/(2μ)]`` at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0. ``images`` keeps the class images.
+    """
+    y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
+    if ops.sparse:
+        images, z, sums = kern.certificate_sparse(*ops.parts, arrays.X.shape[1], c, y, alpha, arrays.upper, w)
+    else:
+        images, z, sums = kern.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
+    S = float(sums[0] - sums[1])
+    best = None
+    for b in arrays.exact_intercepts(z, S) + ([] if b_hint is None or mode == "none" else [float(b_hint)]):
+        P = arrays.primal(w, b, y * (z + b))
+        if best is None or P < best[0]:
+            best = (P, b)
+    fp, fn = class_balance(float(sums[0]), float(sums[1])) if mode == "free" else (1.0, 1.0)
+    alpha_t = np.clip(alpha, 0.0, arrays.upper)
+    if (fp, fn) != (1.0, 1.0):
+        alpha_t = np.where(y > 0, fp * alpha_t, fn * alpha_t)
+    v_t = fp * images[0] + fn * images[1]
+    if relax is not None and kern.outside(v_t, relax.index, relax.a, relax.b):
+        return None
+    w_t = np.where(arrays.sg * v_t >= 0.0, v_t, 0.0) * (1.0 / arrays.l2)
+    D = arrays.dual_value(alpha_t, w_t, 0.0 if mode == "free" else S)
+    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images)
 
 
 register(

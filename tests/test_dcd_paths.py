@@ -1,0 +1,181 @@
+"""dcd's fast paths against the paths they stand for: bounds followed on the signs' path while they do not bind,
+the epochs run in blocks between certificates, the fused certificate of the signs-only model, the certificate
+schedule near the tolerance."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import cvxpy as cp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import robustsvm as rs
+from robustsvm.backends import _dcd_kernels as kern
+from robustsvm.backends.dcd import _SignRelaxation, signs_certificate, weight_box
+from robustsvm.backends.dual_ascent import CertificateSchedule, Products
+from robustsvm.backends.shared_set import SharedSetArrays, dual_certificate
+
+from ._reference import Formulation, certified_reference
+from .conftest import make_classification
+
+SIGNS = np.array([1, -1, 0, 1, -1, 1, 1, -1])
+
+
+def _data(sparse: bool, seed: int = 3, n: int = 200):
+    return make_classification(n, SIGNS.size, seed=seed, sparse=sparse, density=0.5)
+
+
+def _bounded_model(X, y, lam, lower, upper) -> Formulation:
+    """Hinge + L2 with ``lower ≤ w ≤ upper``, free intercept, written directly in CVXPY."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X)
+    ys = np.where(np.asarray(y) == 1, 1.0, -1.0)
+    n, d = X.shape
+    w, b = cp.Variable(d), cp.Variable()
+    r = cp.Variable(n, nonneg=True)
+    margins = r >= 1 - cp.multiply(ys, X @ w + b)
+    fin_lo, fin_up = np.isfinite(lower), np.isfinite(upper)
+    cons = [w[fin_lo] >= lower[fin_lo], w[fin_up] <= upper[fin_up], margins]
+    return Formulation(lam / 2 * cp.sum_squares(w) + cp.sum(r) / n, cons, w, b, margins)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_bounds_that_never_bind_take_the_signs_path(sparse):
+    """A far finite side keeps the solve on the signs' path (same epochs, same point up to the certificate's
+    rounding) and it says so."""
+    X, y = _data(sparse)
+    lower = np.where(SIGNS > 0, 0.0, np.where(SIGNS < 0, -1e3, -np.inf))
+    upper = np.where(SIGNS < 0, 0.0, np.where(SIGNS > 0, 1e3, np.inf))
+    signs = rs.Problem(penalty=rs.L2(0.05), signs=SIGNS).solve(X, y, solver="dcd", tol=1e-8, random_state=0)
+    far = rs.Problem(penalty=rs.L2(0.05), bounds=(lower, upper)).solve(X, y, solver="dcd", tol=1e-8,
+                                                                        random_state=0)
+    assert far.status == "optimal" and not far.extra["bounds_bind"]
+    assert far.iterations == signs.iterations
+    np.testing.assert_allclose(far.w, signs.w, rtol=0, atol=1e-9 * np.abs(signs.w).max())
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_bounds_that_bind_during_the_solve_are_certified(sparse):
+    """A finite side at half the signs' largest weight binds after some epochs: the solve moves to the clipped
+    path and its certified bracket contains the optimum of an independent CVXPY model."""
+    X, y = _data(sparse)
+    lam = 0.05
+    top = np.abs(rs.Problem(penalty=rs.L2(lam), signs=SIGNS).solve(X, y, solver="dcd", tol=1e-8).w).max()
+    lower = np.where(SIGNS > 0, 0.0, -0.5 * top)
+    upper = np.where(SIGNS < 0, 0.0, 0.5 * top)
+    prob = rs.Problem(penalty=rs.L2(lam), bounds=(lower, upper))
+    model = prob.normalize(X, y)
+    arrays = SharedSetArrays.from_model(model)
+    assert _SignRelaxation.of(arrays, weight_box(arrays)) is not None  # w = 0 is inside: the solve starts relaxed
+    ref = certified_reference(prob, X, y, partial(_bounded_model, X, y, lam, lower, upper))
+    sol = prob.solve(X, y, solver="dcd", tol=1e-8, random_state=0)
+    assert sol.status == "optimal" and sol.extra["bounds_bind"]
+    assert model.feasible.box_violation(sol.w) == 0.0
+    slack = 1e-12 * max(1.0, abs(ref.objective))
+    assert sol.objective - ref.objective <= sol.gap + slack
+    assert sol.objective >= ref.bound - slack
+
+
+def test_the_relaxation_checks_only_the_sides_that_are_not_signs():
+    """``[a_h, b_h]``, where the signs' weight equals the box's clip, from the box and its implied signs."""
+    lam = 0.5
+    lower = np.array([0.0, 0.0, -2.0, -np.inf, -3.0, 0.0, 1.0])
+    upper = np.array([np.inf, 4.0, 0.0, np.inf, 5.0, 0.0, 3.0])
+    X = np.eye(7)[:2]
+    model = rs.Problem(penalty=rs.L2(lam), bounds=(lower[:6], upper[:6])).normalize(X[:, :6], np.array([0, 1]))
+    arrays = SharedSetArrays.from_model(model)
+    relax = _SignRelaxation.of(arrays, weight_box(arrays))
+    np.testing.assert_array_equal(relax.index, [1, 2, 4, 5])
+    np.testing.assert_array_equal(relax.a, [-1e300, lam * -2.0, lam * -3.0, -1e300])
+    np.testing.assert_array_equal(relax.b, [lam * 4.0, 1e300, lam * 5.0, 0.0])
+    # a lower bound above 0 binds at w(α = 0) = 0: no relaxation
+    model = rs.Problem(penalty=rs.L2(lam), bounds=(lower, upper)).normalize(X, np.array([0, 1]))
+    arrays = SharedSetArrays.from_model(model)
+    assert _SignRelaxation.of(arrays, weight_box(arrays)) is None
+    assert kern.outside(np.array([0.0, 2.1]), np.array([1], dtype=np.int64), np.array([-1.0]), np.array([2.0]))
+    assert not kern.outside(np.array([9.0, 2.0]), np.array([1], dtype=np.int64), np.array([-1.0]), np.array([2.0]))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_epochs_in_blocks_take_the_steps_of_single_epochs(sparse, intercept):
+    """With a time limit the epochs run one per call; without, in blocks up to the next certificate: the same
+    iterates, certificates and point."""
+    X, y = _data(sparse)
+    prob = rs.Problem(penalty=rs.L2(0.01), signs=SIGNS, intercept=intercept)
+    block = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=1)
+    single = prob.solve(X, y, solver="dcd", tol=1e-7, random_state=1, time_limit=1e9)
+    assert block.iterations == single.iterations and block.status == single.status == "optimal"
+    np.testing.assert_array_equal(block.history["iteration"], single.history["iteration"])
+    np.testing.assert_allclose(block.w, single.w, rtol=0, atol=1e-12 * np.abs(single.w).max())
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("intercept", [False, True, rs.L2(0.5)], ids=["none", "free", "ridge"])
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge()], ids=["hinge", "sqhinge"])
+def test_signs_certificate_is_the_shared_certificate(sparse, intercept, loss):
+    """The fused certificate of the signs-only model gives the values of :func:`.shared_set.dual_certificate`."""
+    X, y = _data(sparse, n=120)
+    model = rs.Problem(loss=loss, penalty=rs.L2(0.05), signs=SIGNS, intercept=intercept).normalize(X, y)
+    arrays = SharedSetArrays.from_model(model)
+    rng = np.random.default_rng(0)
+    alpha = rng.random(120) * (rng.random(120) < 0.6) * (1.0 if isinstance(loss, rs.Hinge) else 3.0)
+    w = np.where(SIGNS * rng.standard_normal(SIGNS.size) >= 0, rng.standard_normal(SIGNS.size), 0.0)
+    w = np.where(SIGNS * w >= 0, w, 0.0)
+    ops = Products(arrays.X)
+    for hint in (None, 0.3):
+        ours = signs_certificate(arrays, ops, alpha, hint, w.copy())
+        shared = dual_certificate(arrays, ops, alpha, None, b_hint=hint, points=[w.copy()], dual_primal=False)
+        assert ours.P == pytest.approx(shared.P, rel=1e-13, abs=1e-15)
+        assert ours.D == pytest.approx(shared.D, rel=1e-13, abs=1e-15)
+        assert ours.b == pytest.approx(shared.b, rel=1e-13, abs=1e-15)
+        np.testing.assert_allclose(ours.images, shared.images, rtol=1e-13, atol=1e-15)
+
+
+def test_restricted_rows_keep_their_dtypes():
+    """The rebuilt rows have the index dtypes of the full rows (the compiled epochs keep their specialization)."""
+    X = sp.random(30, 20, density=0.3, random_state=1, format="csr")
+    keep = np.arange(20) % 3 != 0
+    ptr, idx, _, _ = kern.restrict_columns(X.indptr, X.indices, X.data, keep)
+    assert ptr.dtype == X.indptr.dtype and idx.dtype == X.indices.dtype
+
+
+def test_a_flat_step_near_the_tolerance_does_not_space_the_next_certificate_out():
+    """A certificate that barely lowers the gap just above ``tol`` takes the rate from the last certificate with
+    twice the gap (here: due two epochs later), not from the flat step (which predicted hundreds)."""
+    schedule = CertificateSchedule(1e-4, 10, 0)
+    for epoch, gap in [(108, 4.344e-4), (136, 1.742e-4), (148, 1.173e-4), (152, 1.059e-4), (154, 1.014147e-4),
+                       (156, 1.014063e-4)]:
+        schedule.record(epoch, gap)
+    assert schedule.stalls == 4 and schedule.next == 2
+    far = CertificateSchedule(1e-6, 10, 0)  # stalled far from tol with no earlier gap twice as large: backs off
+    for epoch, gap in [(10, 1e-2), (20, 0.9e-2), (30, 0.85e-2)]:
+        far.record(epoch, gap)
+    assert far.next >= 30
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_signs_certificate_of_bounds_that_do_not_bind(intercept):
+    """With bounds beyond signs, the fused certificate is the shared (box) one while the dual image lies where the
+    bounds do not bind, and declines (None) where one binds."""
+    X, y = _data(False, n=120)
+    rng = np.random.default_rng(2)
+    alpha = rng.random(120) * (rng.random(120) < 0.6)
+    w = np.where(SIGNS * rng.standard_normal(SIGNS.size) >= 0, 0.1, 0.0) * np.where(SIGNS < 0, -1.0, 1.0)
+    for cap, fits in ((1e3, True), (1e-4, False)):
+        lower = np.where(SIGNS > 0, 0.0, -cap)
+        upper = np.where(SIGNS < 0, 0.0, cap)
+        model = rs.Problem(penalty=rs.L2(0.05), bounds=(lower, upper), intercept=intercept).normalize(X, y)
+        arrays = SharedSetArrays.from_model(model)
+        relax = _SignRelaxation.of(arrays, weight_box(arrays))
+        ops = Products(arrays.X)
+        point = np.clip(w, model.feasible.lower, model.feasible.upper)
+        ours = signs_certificate(arrays, ops, alpha, 0.2 if intercept else None, point.copy(), relax)
+        if not fits:
+            assert ours is None
+            continue
+        shared = dual_certificate(arrays, ops, alpha, None, b_hint=0.2 if intercept else None, points=[point.copy()],
+                                  dual_primal=False)
+        assert ours.P == pytest.approx(shared.P, rel=1e-13, abs=1e-15)
+        assert ours.D == pytest.approx(shared.D, rel=1e-13, abs=1e-15)
