@@ -3,8 +3,8 @@ CVXPY (through the certified reference of :mod:`tests._reference`) and against i
 data (the dense path forced by raising :data:`robustsvm.backends._ipm_wide.WIDE_MIN_FEATURES`).
 
 The last tests check the dense path's merged free features (:mod:`robustsvm.backends._ipm_reduced`) against the
-full normal matrix. The counters of a solve say which path ran: ``wide_systems`` (one per iteration) on the Woodbury path, Gram
-matrices on the dense one.
+full normal matrix. The counters of a solve say which path ran: ``wide_systems`` (one per iteration) on the
+Woodbury path, Gram matrices on the dense one.
 """
 
 from __future__ import annotations
