@@ -193,9 +193,11 @@ class Batch:
         + ρ² coef_j coef_l C[r, r]``. ``layout``: another layout of the same data (the reduced one).
         """
         lay = self.lay if layout is None else layout
-        pos = self.design.position
-        return normal_matrices(np.ascontiguousarray(C), pos[lay.idx[:, None], lay.idx[None, :]], lay.sgn,
-                               lay.coef, pos[lay.idx, lay.d], int(pos[lay.d, lay.d]),
+        if getattr(lay, "_gather", None) is None:  # the Gram positions of the layout's entries, once per layout
+            pos = self.design.position
+            lay._gather = (pos[lay.idx[:, None], lay.idx[None, :]], pos[lay.idx, lay.d], int(pos[lay.d, lay.d]))
+        pairs, pos_r, pos_rr = lay._gather
+        return normal_matrices(np.ascontiguousarray(C), pairs, lay.sgn, lay.coef, pos_r, pos_rr,
                                np.ascontiguousarray(self.rscale, dtype=np.float64), np.ascontiguousarray(diag))
 
     # products with G_p = A T_pᵀ
@@ -266,6 +268,14 @@ class _Factor:
     def __init__(self, K: np.ndarray) -> None:
         P, k, _ = K.shape
         self.failed = np.zeros(P, dtype=bool)
+        if P == 1:  # one system: LAPACK directly (the stacked call's overhead is most of a small factorization)
+            try:
+                L = sla.cholesky(K[0], lower=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                L = None
+            if L is not None and np.all(np.isfinite(L)):
+                self.L = L[None]
+                return
         scale = np.maximum(np.abs(np.diagonal(K, axis1=1, axis2=2)).max(axis=1), 1e-300)
         shift = np.zeros(P)
         L = None
