@@ -26,6 +26,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
 from ._shared_set_kernels import KIND_BALL2, refresh, soft
 
@@ -33,6 +34,8 @@ __all__ = ["Samples", "epoch_dense", "epoch_sparse"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
+#: the sparse 2-ball with bounds lists the candidates for the scales up to this factor times the current one
+_SMAX_MARGIN = 1.05
 #: per sample: labels ±1, loss coefficients, radii, squared row norms
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 
@@ -167,27 +170,15 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
-    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
-    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
-    returns ``(σ, 1/m)``."""
-    nz = np.sqrt(nz2)
-    tau = A / lam
-    shrink = 1.0 - tau / nz if nz > tau else 0.0
-    m = nz if nz > tau else tau
-    inv_m = 1.0 / m if m > 0.0 else 0.0
-    scal[0] = shrink * nz2 * inv_m
-    scal[1] = nz2 * inv_m * inv_m
-    scal[3] = shrink * shrink * nz2
-    scal[4] = scal[1] if shrink > 0.0 else 0.0
-    return shrink, inv_m
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_move(rows, i, dv, st, sg, prm, nz2):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²``."""
+def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
+    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
+    ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates for the
+    scales up to ``smax`` (``smax·|z_h| > cap_h``, :func:`._ball2_bounds_kernels.ball2_list`; appended to
+    ``cand`` unless listed) or leaves them (flag 2, dropped from the list by
+    :func:`._ball2_bounds_kernels.ball2_candidates`)."""
     indices, data = rows.indices, rows.data
-    v, z = st.v, st.z
+    v, z, cand, flag = st.v, st.z, st.cand, st.flag
+    sg, cap, bounded = setk.sg, setk.cap, setk.bounded
     lam1 = prm.lam1
     inv_lam = 1.0 / prm.lam
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
@@ -195,47 +186,120 @@ def _ball2_move(rows, i, dv, st, sg, prm, nz2):  # pragma: no cover - compiled
         vh = v[h] + dv * data[k]
         v[h] = vh
         zh = soft(vh, lam1, sg[h]) * inv_lam
-        nz2 += zh * zh - z[h] * z[h]
+        zo = z[h]
         z[h] = zh
-    return max(nz2, 0.0)
+        now = bounded and smax * abs(zh) > cap[h]
+        if not (now or (ncand > 0 and flag[h] == 1)):
+            nz2 += zh * zh - zo * zo  # not a candidate before nor after (no flag read while none is listed)
+        else:
+            was = flag[h] == 1
+            if not now:
+                nz2 += zh * zh
+                flag[h] = 2
+            elif not was:
+                nz2 -= zo * zo
+                if flag[h] == 0:
+                    cand[ncand] = h
+                    ncand += 1
+                flag[h] = 1
+    return max(nz2, 0.0), ncand
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
+    """``(s, 1/m, nz2, ncand, smax)`` after a step: :func:`._ball2_bounds_kernels.ball2_scalars` while no
+    coordinate is a candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
+    :func:`._ball2_bounds_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
+    while the list is not empty). Either root is at least the prox's scale, and equal to it when at most
+    ``smax``; above, the list is remade for ``smax = min(1, 1.05 s)`` (O(d), rare: ``s`` moves little per step)."""
+    while True:
+        if ncand > 0:
+            shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
+        else:
+            shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
+        if shrink <= smax:
+            return shrink, inv_m, nz2, ncand, smax
+        smax = min(1.0, _SMAX_MARGIN * shrink)
+        nz2, ncand = ball2_list(st, setk, smax)
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
+    """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m, smax)``;
+    with bounds the candidate list is made (O(d)) for ``smax = 1``, then again for ``smax = min(1, 1.05 s)`` at the
+    scale ``s`` found, and ``nz2 = Σ_{h∉C} z_h²``."""
+    z = st.z
+    nz2 = 0.0
+    for h in range(z.size):
+        nz2 += z[h] * z[h]
+    ncand = 0
+    smax = 1.0
+    if setk.bounded:
+        rest2, ncand = ball2_list(st, setk, 1.0)
+        shrink, inv_m, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
+        smax = min(1.0, _SMAX_MARGIN * shrink)
+        rest2, ncand = ball2_list(st, setk, smax)
+        if ncand > 0:  # else the same sum as without bounds (the same rounding: the signs' path)
+            nz2 = rest2
+    shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+    return nz2, ncand, shrink, inv_m, smax
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
+    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on the stored entries of row i (the third for
+    ``s > 0``): ``w = s z`` except at the candidates (flag 1, only while the list is not empty: ``listed``), where
+    ``w_h = clip(s z_h, lo_h, hi_h)``; ``z_e`` is 0 where the bound on the side of ``z_h`` is 0 (for ``u = z_e/τ``
+    when ``w = 0``)."""
+    indices, data = rows.indices, rows.data
+    z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
+    xz = 0.0
+    xa = 0.0
+    xc = 0.0
+    xe = 0.0
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        h = indices[k]
+        zh = z[h]
+        xh = data[k]
+        xz += xh * zh
+        xa += xh * xh * (zh != 0.0)
+        if listed and flag[h] == 1:
+            t = shrink * zh
+            wc = min(max(t, lo[h]), hi[h])
+            xc += xh * (wc - t)
+            xa += xh * xh * (1.0 * (wc != 0.0) - 1.0 * (zh != 0.0))
+            xe += xh * zh * (min(max(zh, lo[h]), hi[h]) == 0.0)
+    return xz, xc, xa, xe
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                         pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step.
+    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
 
     ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
     keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
-    they are rebuilt (O(d)) once at the end of the epoch.
+    they are rebuilt (O(d)) once at the end of the epoch. With bounds ``w = clip(s z, lo, hi)`` differs from
+    ``s z`` only at the candidates C (``._ball2_bounds_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
+    §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
     """
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    z, scal, state = st.z, st.scal, st.sums
-    lam, upper, dii, rho, shrinking = prm.lam, prm.upper, prm.dii, prm.rho, prm.shrinking
+    scal, state = st.scal, st.sums
+    upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
     b0 = state[0]
     S = state[1]
     A = state[2]
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
-    nz2 = 0.0
-    for h in range(z.size):  # z = T(v)/λ2 as the last refresh left it
-        nz2 += z[h] * z[h]
-    shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+    nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        xz = 0.0
-        xa = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            zh = z[indices[k]]
-            xh = data[k]
-            xz += xh * zh
-            xa += xh * xh * (zh != 0.0)
-        xw = shrink * xz
-        xu = xz * inv_m
+        xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
+        xw = shrink * xz + xc
+        xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
         if shrink <= 0.0:
             xa = 0.0
         xua = xu if shrink > 0.0 else 0.0
@@ -260,18 +324,18 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                nz2 = _ball2_move(rows, i, dv, st, setk.sg, prm, nz2)
+                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
                 A = _radius_mass(A, da, ci, ri)
-                shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+                shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        nz2 = _ball2_move(rows, i, dv2, st, setk.sg, prm, nz2)
+                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand, smax)
                         A = _radius_mass(A, da2, ci, ri)
-                        shrink, inv_m = _ball2_scalars(nz2, A, lam, scal)
+                        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
         s += 1
     state[1] = S
     state[2] = A
@@ -285,9 +349,9 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
 
     The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
-    2-ball without bounds, whose step is O(nnz(x_i)) (:func:`_epoch_sparse_ball2`).
+    2-ball, whose step is O(nnz(x_i)) (plus O(|C|) with bounds, :func:`_epoch_sparse_ball2`).
     """
-    if setk.kind == KIND_BALL2 and not setk.bounded:
+    if setk.kind == KIND_BALL2:
         return _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                                    pg_min_old)
     indptr, indices, data = rows.indptr, rows.indices, rows.data

@@ -7,9 +7,11 @@ is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, 
 
 * ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``, clipped to
   ``[lo, hi]`` when the model has bounds (the prox stays separable, ``docs/derivations/robust_dcd.md`` §
-  "Bounds");
+  "Bounds"); the clip runs only when some ``w_h`` leaves its bounds;
 * ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``; with bounds ``w = clip(s z, lo, hi)`` for the
-  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s`` (``docs/derivations/robust_dcd.md`` § "Bounds");
+  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s``, which involves only the coordinates a bound can clip
+  (:mod:`._ball2_bounds_kernels`, ``docs/derivations/robust_dcd.md`` § "Bounds"); the unbounded shrink when no
+  ``z_h`` leaves its bounds;
 * ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
 * ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
   (not exact: every step still ascends ``D_u``, a lower bound of ``D``),
@@ -25,6 +27,8 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._ball2_bounds_kernels import refresh_ball2_bounded
+
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "refresh", "soft",
            "softclip"]
 
@@ -32,23 +36,29 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
-#: the set and signs: ``kind``, signs ``sg`` (int8), ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is
-#: allowed), box widths ``delta``, ellipsoid factor ``L`` and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the
-#: signs (±1e300 where a side is free; read only when ``bounded``, by the box set); the maintained vectors,
-#: ``sums = [b0, S, A]``
-SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded"])
-State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums"])
+#: the set and signs: ``kind``, signs ``sg`` (int8; 2 where bounds ``[0, 0]`` fix the weight at 0),
+#: ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is allowed), box widths ``delta``, ellipsoid factor ``L``
+#: and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the signs (±1e300 where a side is free; read only when
+#: ``bounded``), with ``clo``/``chi`` the bounds widened to ∓1e300 where they exclude 0 (``z_h ∉ [clo_h, chi_h]``:
+#: a bound can clip ``s z_h`` for some ``s ≤ 1``), ``cap`` the 2-ball's candidate test ``smax|z_h| > cap_h`` (the
+#: bound on the side the sign allows, the nearer one for a free sign, −1 where the bounds exclude 0) and ``forced``
+#: (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its ``flag``
+#: (int8), ``sums = [b0, S, A]``
+SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
+                                     "chi", "cap", "forced"])
+State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
 #: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
 
 
 @nb.njit(cache=True)
 def soft(p, lam1, s):  # pragma: no cover - compiled
-    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1})."""
+    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1}; the kernels'
+    s = 2 marks a weight fixed at 0 by bounds ``[0, 0]``: 0 on both sides)."""
     if p > lam1:
-        return p - lam1 if s >= 0 else 0.0
+        return p - lam1 if 0 <= s <= 1 else 0.0
     if p < -lam1:
-        return p + lam1 if s <= 0 else 0.0
+        return p + lam1 if -1 <= s <= 0 else 0.0
     return 0.0
 
 
@@ -135,11 +145,11 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
 
     Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
-    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; with bounds (box set) ``scal[3]`` is
-    ``2h*(v − Au)/λ2`` (= ‖w‖² without them): ``−(λ2/2)Δscal[3]`` is the exact change of the dual.
-    O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
+    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; when a bound clips ``w`` (box set or 2-ball)
+    ``scal[3]`` is ``2h*(v − Au)/λ2`` (= ‖w‖² when none does): ``−(λ2/2)Δscal[3]`` is the exact change of the
+    dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
     """
-    _refresh_core(setk, st, A, prm, inner)
+    clipped = _refresh_core(setk, st, A, prm, inner)
     v, w, u, scal = st.v, st.w, st.u, st.scal
     ww = 0.0
     ua = 0.0
@@ -147,80 +157,96 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
         wh = w[h]
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
-    # with bounds h*(p) ≠ (λ2/2)‖w‖² where w sits at a nonzero bound: the entry is 2h*(v − Au)/λ2 instead
-    scal[3] = scal[2] if setk.bounded and (setk.kind == KIND_BOX or setk.kind == KIND_BALL2) else ww
+    # where w sits at a nonzero bound h*(p) ≠ (λ2/2)‖w‖²: the entry is 2h*(v − Au)/λ2 instead
+    scal[3] = scal[2] if clipped else ww
     scal[4] = ua
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
-    """:func:`refresh` without the last two entries of ``scal``."""
+    """:func:`refresh` without the last two entries of ``scal``; returns whether a bound clips ``w`` (then
+    ``scal[2] = 2h*(v − Au)/λ2``).
+
+    With bounds the unbounded prox runs first, counting the coordinates that leave the box (box set) or may
+    leave it (2-ball, :func:`_ball2_z`); only when there are some does the bounded prox run
+    (``docs/derivations/robust_dcd.md`` §7): bounds that do not bind cost a comparison per coordinate.
+    """
     kind = setk.kind
     if kind == KIND_ELLIPSOID:
         _ellipsoid(setk, st, A, prm, inner)
-        return
-    v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
-    sg, okp, okn, delta, lam1 = setk.sg, setk.okp, setk.okn, setk.delta, prm.lam1
-    d = v.size
-    inv_lam = 1.0 / prm.lam
-    tau = A * inv_lam
+        return False
+    tau = A / prm.lam
+    clipped = False
+    if kind == KIND_BOX:
+        if setk.bounded:
+            uw, uu, out = _box(st, setk, tau, prm, True)
+            if out > 0:
+                uw, uu = _refresh_box_bounded(st, setk, tau, prm)
+                clipped = True
+        else:
+            uw, uu, out = _box(st, setk, tau, prm, False)
+    elif kind == KIND_BALL2:
+        if setk.bounded:
+            nz2, out = _ball2_z(st, setk, prm, True)
+        else:
+            nz2, out = _ball2_z(st, setk, prm, False)
+        if out > 0:
+            uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
+            clipped = True
+        else:
+            uw, uu = _ball2_shrink(st, tau, nz2)
+    else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
+        uw, uu = _refresh_linf(st, setk.sg, tau, prm)
+    st.scal[0] = uw
+    st.scal[1] = uu
+    return clipped
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _box(st, setk, tau, prm, check):  # pragma: no cover - compiled
+    """The box prox without bounds: ``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` when τ = 0),
+    branch-free (vectorizable). Returns ``(u·w, ‖u‖², out)``, ``out`` the number of ``w_h`` outside
+    ``[lo_h, hi_h]`` when ``check`` (a constant at each call: 0 without it). With ``out = 0`` this is the
+    bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
+    v, z, w, u = st.v, st.z, st.w, st.u
+    sg, okp, okn, delta, lo, hi = setk.sg, setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
+    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     uw = 0.0
     uu = 0.0
-    if kind == KIND_BOX and setk.bounded:
-        uw, uu = _refresh_box_bounded(st, setk, tau, prm)
-    elif kind == KIND_BALL2 and setk.bounded:
-        uw, uu = _refresh_ball2_bounded(st, setk, tau, prm)
-    elif kind == KIND_BOX:
-        if tau > 0.0:  # branch-free (vectorizable): w = soft(z, τδ), u = clip(z/τ, −δ, δ)
-            inv_tau = 1.0 / tau
-            for h in range(d):
-                p = v[h]
-                zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-                z[h] = zh
-                t = tau * delta[h]
-                wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
-                uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
-                w[h] = wh
-                u[h] = uh
-                uw += uh * wh
-                uu += uh * uh
-        else:
-            for h in range(d):
-                zh = soft(v[h], lam1, sg[h]) * inv_lam
-                z[h] = zh
-                w[h] = zh
-                uh = delta[h] if zh > 0.0 else (-delta[h] if zh < 0.0 else 0.0)
-                u[h] = uh
-                uw += uh * zh
-                uu += uh * uh
-    elif kind == KIND_BALL2:
-        nz2 = 0.0
-        for h in range(d):
+    out = 0
+    if tau > 0.0:
+        inv_tau = 1.0 / tau
+        for h in range(v.size):
             p = v[h]
             zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
             z[h] = zh
-            nz2 += zh * zh
-        nz = np.sqrt(nz2)
-        s = 1.0 - tau / nz if nz > tau else 0.0
-        m = nz if nz > tau else tau
-        fu = 1.0 / m if m > 0.0 else 0.0
-        for h in range(d):
-            wh = s * z[h]
-            uh = fu * z[h]
+            t = tau * delta[h]
+            wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
+            uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
             w[h] = wh
             u[h] = uh
             uw += uh * wh
             uu += uh * uh
-    else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
-        uw, uu = _refresh_linf(st, sg, tau, prm)
-    scal[0] = uw
-    scal[1] = uu
+            if check:
+                out += (wh > hi[h]) + (wh < lo[h])
+    else:
+        for h in range(v.size):
+            zh = soft(v[h], lam1, sg[h]) * inv_lam
+            z[h] = zh
+            w[h] = zh
+            uh = delta[h] if zh > 0.0 else (-delta[h] if zh < 0.0 else 0.0)
+            u[h] = uh
+            uw += uh * zh
+            uu += uh * uh
+            if check:
+                out += (zh > hi[h]) + (zh < lo[h])
+    return uw, uu, out
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
-    """:func:`_refresh_core` for the box set with bounds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)``
-    where the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
+    """The box set's prox when a bound binds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)`` where
+    the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
     Branch-free, as the unbounded loop; writes ``scal[2] = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
     ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u = st.v, st.z, st.w, st.u
@@ -262,87 +288,47 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
     return uw, uu
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def _clipped_norm(z, s, lo, hi):  # pragma: no cover - compiled
-    """``(‖clip(s z, lo, hi)‖², Σ over the clipped coordinates of their bound²)``."""
-    n2 = 0.0
-    c2 = 0.0
-    for h in range(z.size):
-        t = s * z[h]
-        c = min(max(t, lo[h]), hi[h])
-        n2 += c * c
-        c2 += c * c * (c != t)
-    return n2, c2
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_z(st, setk, prm, check):  # pragma: no cover - compiled
+    """``z = T(v)/λ2`` (branch-free) and ``(‖z‖², out)``, ``out`` the number of candidates
+    ``z_h ∉ [clo_h, chi_h]`` when ``check`` (a constant at each call: 0 without it).
 
-
-@nb.njit(cache=True, fastmath=_FM)
-def _ball2_level(z, tau, lo, hi, s0):  # pragma: no cover - compiled
-    """The root ``s ∈ (0, 1)`` of ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing) and
-    ``‖clip(s z, lo, hi)‖²`` there: safeguarded Newton from ``s0`` inside the bracket ``G(a) > 0 > G(b)``,
-    bisection when a step leaves it. From the unbounded shrink ``1 − τ/‖z‖`` it ends in one evaluation when no
-    bound is active there."""
-    a = 0.0
-    b = 1.0
-    s = s0 if 0.0 < s0 < 1.0 else 0.5
-    n2 = 0.0
-    for _ in range(200):
-        n2, c2 = _clipped_norm(z, s, lo, hi)
-        g = np.sqrt(n2) / s
-        G = g * (1.0 - s) - tau
-        if abs(G) <= 1e-15 * (tau + g) or b - a <= 1e-16:
-            break
-        if G > 0.0:
-            a = s
-        else:
-            b = s
-        dG = -g - (c2 / (s * s * s * g) if g > 0.0 else 0.0) * (1.0 - s)  # G'(s) = g'(1 − s) − g
-        t = s - G / dG if dG < 0.0 else 0.5 * (a + b)
-        s = t if a < t < b else 0.5 * (a + b)
-    return s, n2
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def _refresh_ball2_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
-    """:func:`_refresh_core` for the 2-ball with bounds: ``w = clip(s z, lo, hi)`` at the root ``s`` of
-    :func:`_ball2_level` (started from the unbounded shrink, else from the last root, kept in ``mu[0]``),
-    ``u = w/‖w‖`` (``z/τ`` when ``w = 0``); writes ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
-    v, z, w, u, mu = st.v, st.z, st.w, st.u, st.mu
-    okp, okn, lo, hi = setk.okp, setk.okn, setk.lo, setk.hi
-    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
-    d = v.size
+    ``clip(s z, lo, hi)`` for ``s ∈ [0, 1]`` can differ from ``s z`` only at the candidates: outside them
+    ``lo_h ≤ 0 ≤ hi_h`` and ``z_h ∈ [lo_h, hi_h]`` (``clo``/``chi`` are the bounds, with ∓∞ where the bounds
+    exclude 0, which makes such coordinates candidates always)."""
+    v, z = st.v, st.z
+    okp, okn, clo, chi = setk.okp, setk.okn, setk.clo, setk.chi
+    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     nz2 = 0.0
-    forced = False  # some bound excludes 0: w ≠ 0
-    for h in range(d):
+    out = 0
+    for h in range(v.size):
         p = v[h]
         zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
         z[h] = zh
         nz2 += zh * zh
-        forced = forced or lo[h] > 0.0 or hi[h] < 0.0
+        if check:
+            out += (zh > chi[h]) + (zh < clo[h])
+    return nz2, out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _ball2_shrink(st, tau, nz2):  # pragma: no cover - compiled
+    """The 2-ball prox without an active bound: ``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns
+    ``(u·w, ‖u‖²)``."""
+    z, w, u = st.z, st.w, st.u
     nz = np.sqrt(nz2)
-    if tau <= 0.0:
-        s = 1.0
-        nw2 = _clipped_norm(z, 1.0, lo, hi)[0]
-    elif not forced and nz <= tau:
-        s = 0.0
-        nw2 = 0.0
-    else:
-        s, nw2 = _ball2_level(z, tau, lo, hi, 1.0 - tau / nz if nz > tau else mu[0])
-        mu[0] = s
-    nw = np.sqrt(nw2)
-    fu = 1.0 / nw if nw > 0.0 else (1.0 / tau if tau > 0.0 else 0.0)
+    s = 1.0 - tau / nz if nz > tau else 0.0
+    m = nz if nz > tau else tau
+    fu = 1.0 / m if m > 0.0 else 0.0
     uw = 0.0
     uu = 0.0
-    hs = 0.0
-    A = tau * lam
-    for h in range(d):
-        wh = min(max(s * z[h], lo[h]), hi[h])
-        uh = fu * (wh if nw > 0.0 else z[h])
+    for h in range(z.size):
+        wh = s * z[h]
+        uh = fu * z[h]
         w[h] = wh
         u[h] = uh
         uw += uh * wh
         uu += uh * uh
-        hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[2] = 2.0 * hs * inv_lam
     return uw, uu
 
 

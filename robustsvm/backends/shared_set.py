@@ -283,8 +283,18 @@ class SharedSetArrays:
         d = sg.size
         lo, hi = (np.full(d, -_HUGE), np.full(d, _HUGE)) if self.box is None else (
             np.clip(self.box[0], -_HUGE, _HUGE), np.clip(self.box[1], -_HUGE, _HUGE))
-        return kern.SetKernel(desc.kind, sg, (sg >= 0).astype(np.float64), (sg <= 0).astype(np.float64),
-                              desc.delta, desc.L, float(desc.lnorm2), lo, hi, self.box is not None)
+        # the 2-ball's candidate test z_h ∉ [clo_h, chi_h]: the bounds, widened to ∓∞ where they exclude 0
+        forced = (lo > 0) | (hi < 0)
+        clo, chi = np.where(forced, _HUGE, lo), np.where(forced, -_HUGE, hi)
+        # bounds [0, 0] fix a weight at 0: T zeroes it on both sides (kernel sign 2), so z_h = 0 never binds them
+        fixed = (lo == 0) & (hi == 0)
+        ksg = np.where(fixed, 2, sg).astype(np.int8)
+        # one comparison per coordinate in the sparse 2-ball step: smax|z_h| > cap_h (a superset of the candidates
+        # where a free sign has two finite sides)
+        cap = np.where(forced, -1.0, np.where(sg > 0, hi, np.where(sg < 0, -lo, np.minimum(hi, -lo))))
+        return kern.SetKernel(desc.kind, ksg, ((sg >= 0) & ~fixed).astype(np.float64),
+                              ((sg <= 0) & ~fixed).astype(np.float64), desc.delta, desc.L, float(desc.lnorm2), lo, hi,
+                              self.box is not None, clo, chi, cap, bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
@@ -350,7 +360,7 @@ class Workspace:
 
     def __init__(self, d: int) -> None:
         self.state = kern.State(np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5),
-                                np.zeros(3))
+                                np.zeros(3), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8))
         self.mu_primal = self.state.mu
 
     def refresh(self, setk, prm, v: np.ndarray, A: float, inner: int) -> None:
@@ -436,10 +446,13 @@ def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: 
     """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model; ``D_u(α)`` at ``v = v − A u``.
 
     Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
-    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``).
+    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``),
+    which is that same value when ``T(v)/λ2`` lies in the box (its maximizer is then ``T(v)/λ2`` itself: the
+    signs are sides of the box), as with bounds that do not bind.
     """
-    if arrays.box is None:
-        return arrays.dual_value(alpha, kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2), S)
+    w = kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2)
+    if arrays.box is None or (np.all(w >= arrays.box[0]) and np.all(w <= arrays.box[1])):
+        return arrays.dual_value(alpha, w, S)
     lower, upper = arrays.box
     conj = penalty_conjugate(v, arrays.l2, arrays.l1, None, lower=lower, upper=upper)
     return dual_value(arrays.loss, arrays.c, alpha, conj, arrays.intercept, S)

@@ -1,0 +1,234 @@
+"""The 2-ball's prox with bounds on the weights, compiled (numba): the scale's root over the candidates only.
+
+With bounds ``lo ≤ w ≤ hi`` the prox of ``τ‖·‖₂`` at ``z`` is ``w = clip(s z, lo, hi)`` for the root ``s ∈ (0, 1)``
+of ``‖clip(s z, lo, hi)‖(1 − s) = τ s`` (``docs/derivations/robust_dcd.md`` §7). For ``s ≤ smax`` a coordinate can
+be clipped only if ``smax·z_h ∉ [lo_h, hi_h]`` or its bounds exclude 0: those are the *candidates* C, and
+``‖clip(s z)‖² = s² Σ_{h∉C} z_h² + Σ_{h∈C} clip(s z_h)²`` costs O(|C|). :func:`ball2_list` lists them (O(d)),
+:func:`refresh_ball2_bounded` is the dense refresh's prox when some ``z_h`` leaves its bounds, and
+:func:`ball2_candidates` the sparse epoch's O(|C|) step (it keeps the list up to date on the touched
+coordinates, :mod:`._robust_dcd_kernels`). The arrays are those of :mod:`._shared_set_kernels` (``SetKernel``,
+``State``, ``Params``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["ball2_candidates", "ball2_list", "ball2_scalars", "refresh_ball2_bounded"]
+
+_FM = {"reassoc", "contract", "nsz", "arcp"}
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _z_effective(zh, lo, hi):  # pragma: no cover - compiled
+    """``z_h``, or 0 where the bound on its side is 0 (a weight fixed at 0: ``clip(s z_h) = 0`` for every s): the
+    coordinates of the 2-ball's ``u = z_e/τ`` when ``w = 0`` (the saddle point, ``‖z_e‖ ≤ τ``)."""
+    return zh if min(max(zh, lo), hi) != 0.0 else 0.0
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
+    """One candidate at the scale ``s``, ``c = clip(s z_h, lo, hi)``: ``(c², c² if clipped,
+    v_h c − λ1|c| − (λ2/2)c²)``."""
+    t = s * zh
+    c = min(max(t, lo), hi)
+    c2 = c * c
+    return c2, c2 * (c != t), vh * c - lam1 * abs(c) - 0.5 * lam * c2
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
+    """``(‖clip(s z, lo, hi)‖², Σ_clipped bound², Σ_C v_h w_h − λ1|w_h| − (λ2/2)w_h², Σ_C w_h²)`` from the
+    candidates ``cand[:nc]`` and ``rest2 = Σ_{h∉C} z_h²``: ``‖clip(s z)‖² = s² rest2 + Σ_{h∈C} clip(s z_h)²``."""
+    n2 = s * s * rest2
+    c2 = 0.0
+    p = 0.0
+    q = 0.0
+    for j in range(nc):
+        h = cand[j]
+        a, b, e = _clip_terms(z[h], v[h], s, lo[h], hi[h], lam, lam1)
+        n2 += a
+        c2 += b
+        p += e
+        q += a
+    return n2, c2, p, q
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragma: no cover - compiled
+    """The bounded 2-ball's scale ``s`` at ``w = clip(s z, lo, hi)`` and :func:`_clipped_norm` there, in O(|C|)
+    per evaluation; ``first`` is that evaluation at the start ``s ∈ (0, 1)``, ``pen = (λ2, λ1)``.
+
+    ``s = 1`` when ``τ = 0``; ``s = 0`` (``w = 0``) when no bound excludes 0 and ``‖z_e‖ ≤ τ``
+    (``‖z_e‖² = rest2 + ze2``, :func:`_z_effective`); with no candidate the unbounded shrink ``1 − τ/‖z‖``;
+    otherwise the root ``s ∈ (0, 1)`` of ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing) to
+    ``|G| ≤ 1e-13(τ + g)``: safeguarded Newton inside the bracket ``G(a) > 0 > G(b)``, bisection when a step
+    leaves it. Coordinates outside ``cand[:nc]`` count as never clipped: the root is the prox's scale when it is at
+    most the ``smax`` the list was made for (:func:`ball2_list`), and above the prox's scale otherwise."""
+    lo, hi, forced = setk.lo, setk.hi, setk.forced
+    lam, lam1 = pen
+    if tau <= 0.0:
+        return 1.0, _clipped_norm(z, v, cand, nc, rest2, 1.0, lo, hi, lam, lam1)
+    if not forced and rest2 + ze2 <= tau * tau:
+        return 0.0, (0.0, 0.0, 0.0, 0.0)
+    if nc == 0:
+        s = 1.0 - tau / np.sqrt(rest2)
+        return s, (s * s * rest2, 0.0, 0.0, 0.0)
+    a = 0.0
+    b = 1.0
+    ev = first
+    for _ in range(200):
+        n2, c2 = ev[0], ev[1]
+        g = np.sqrt(n2) / s
+        G = g * (1.0 - s) - tau
+        if abs(G) <= 1e-13 * (tau + g) or b - a <= 1e-16:
+            break
+        if G > 0.0:
+            a = s
+        else:
+            b = s
+        den = s * s * s * g
+        dG = -g - (c2 / den if den > 0.0 else 0.0) * (1.0 - s)  # G'(s) = g'(1 − s) − g
+        t = s - G / dG if dG < 0.0 else 0.5 * (a + b)
+        s = t if a < t < b else 0.5 * (a + b)
+        ev = _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1)
+    return s, ev
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
+    """The 2-ball's prox when some ``z_h`` is outside its bounds (:func:`_ball2_z`, ``z`` written):
+    ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` over the candidates for ``s ≤ smax`` (the
+    unbounded shrink ``1 − τ/‖z‖`` bounds ``s`` when no bound excludes 0; else ``smax = 1``), the last root kept
+    in ``mu[0]``; ``u = w/‖w‖`` (``z_e/τ`` when ``w = 0``, :func:`_z_effective`); writes
+    ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
+    v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
+    lo, hi = setk.lo, setk.hi
+    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    d = v.size
+    nz = np.sqrt(nz2)
+    smax = 1.0 if setk.forced or tau <= 0.0 else (1.0 - tau / nz if nz > tau else 0.0)
+    rest2, nc = ball2_list(st, setk, smax)
+    ze2 = 0.0
+    for j in range(nc):
+        ze = _z_effective(z[cand[j]], lo[cand[j]], hi[cand[j]])
+        ze2 += ze * ze
+    s0 = mu[0] if 0.0 < mu[0] < 1.0 else 0.5
+    first = _clipped_norm(z, v, cand, nc, rest2, s0, lo, hi, lam, lam1)
+    s, ev = _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s0, first, (lam, lam1))
+    nw2 = ev[0]
+    if 0.0 < s < 1.0:
+        mu[0] = s
+    nw = np.sqrt(nw2)
+    fu = 1.0 / nw if nw > 0.0 else (1.0 / tau if tau > 0.0 else 0.0)
+    uw = 0.0
+    uu = 0.0
+    hs = 0.0
+    A = tau * lam
+    for h in range(d):
+        wh = min(max(s * z[h], lo[h]), hi[h])
+        uh = fu * (wh if nw > 0.0 else _z_effective(z[h], lo[h], hi[h]))
+        w[h] = wh
+        u[h] = uh
+        uw += uh * wh
+        uu += uh * uh
+        hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+    st.scal[2] = 2.0 * hs * inv_lam
+    return uw, uu
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def ball2_list(st, setk, smax):  # pragma: no cover - compiled
+    """The candidates for the scales ``s ≤ smax``: ``flag`` 1 and listed in ``cand[:nc]`` where
+    ``smax·|z_h| > cap_h`` (every coordinate whose bounds exclude 0, and all those ``s z_h`` can leave
+    ``[lo_h, hi_h]`` at: the sign puts ``z_h`` on the side of ``cap_h``, or ``cap_h`` is the nearer side),
+    ``flag`` 0 elsewhere; returns ``(Σ_{h∉C} z_h², nc)``. Outside the list ``s z_h ∈ [lo_h, hi_h]`` for every
+    ``s ∈ [0, smax]``."""
+    z, cand, flag, cap = st.z, st.cand, st.flag, setk.cap
+    rest2 = 0.0
+    nc = 0
+    for h in range(z.size):
+        zh = z[h]
+        if smax * abs(zh) > cap[h]:
+            flag[h] = 1
+            cand[nc] = h
+            nc += 1
+        else:
+            flag[h] = 0
+            rest2 += zh * zh
+    return rest2, nc
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
+    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
+    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
+    returns ``(σ, 1/m)``."""
+    nz = np.sqrt(nz2)
+    tau = A / lam
+    shrink = 1.0 - tau / nz if nz > tau else 0.0
+    m = nz if nz > tau else tau
+    inv_m = 1.0 / m if m > 0.0 else 0.0
+    scal[0] = shrink * nz2 * inv_m
+    scal[1] = nz2 * inv_m * inv_m
+    scal[3] = shrink * shrink * nz2
+    scal[4] = scal[1] if shrink > 0.0 else 0.0
+    return shrink, inv_m
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cover - compiled
+    """The bounded 2-ball's scalars in O(|C|) for the sparse epoch, which keeps ``z``, the candidate list
+    ``cand[:ncand]`` with ``flag`` (1: a candidate, 2: listed but no longer one, 0: not listed) and
+    ``rest2 = Σ_{h∉C} z_h²`` up to date on the touched coordinates.
+
+    Compacts the list (drops the entries of flag 2), finds ``s`` (:func:`_ball2_level`) and writes
+    ``scal = [u·w, ‖u‖², ·, 2h*(v − Au)/λ2, Σ_{w_h≠0} u_h²]`` of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
+    (``z_e/τ`` when ``w = 0``, :func:`_z_effective`), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates'
+    terms. Returns ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends
+    empty."""
+    z, v, cand, flag, scal = st.z, st.v, st.cand, st.flag, st.scal
+    lo, hi, lam, lam1 = setk.lo, setk.hi, prm.lam, prm.lam1
+    tau = A / lam
+    s0 = s_last if 0.0 < s_last < 1.0 else 0.5
+    nc = 0
+    ze2 = 0.0
+    n2 = s0 * s0 * rest2
+    c2 = 0.0
+    p = 0.0
+    q = 0.0
+    for j in range(ncand):  # compaction, ‖z_e‖² over C and the first evaluation, in one pass
+        h = cand[j]
+        if flag[h] == 1:
+            cand[nc] = h
+            nc += 1
+            zh = z[h]
+            ze = _z_effective(zh, lo[h], hi[h])
+            ze2 += ze * ze
+            a, b, e = _clip_terms(zh, v[h], s0, lo[h], hi[h], lam, lam1)
+            n2 += a
+            c2 += b
+            p += e
+            q += a
+        else:
+            flag[h] = 0
+    if nc == 0:  # no candidate left: the unbounded scalars are exact
+        shrink, inv_m = ball2_scalars(rest2, A, lam, scal)
+        return shrink, inv_m, 0
+    s, ev = _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s0, (n2, c2, p, q), (lam, lam1))
+    nw2, p, q = ev[0], ev[2], ev[3]
+    if nw2 > 0.0:
+        inv_m = 1.0 / np.sqrt(nw2)
+        hs = 0.5 * lam * s * s * rest2 + p - A * inv_m * q  # h*(v − Au), u = w/‖w‖
+        scal[0] = nw2 * inv_m
+        scal[1] = nw2 * inv_m * inv_m
+        scal[3] = 2.0 * hs / lam
+        scal[4] = scal[1]
+    else:
+        inv_m = 1.0 / tau if tau > 0.0 else 0.0
+        scal[0] = 0.0
+        scal[1] = (rest2 + ze2) * inv_m * inv_m
+        scal[3] = 0.0
+        scal[4] = 0.0
+    return s, inv_m, nc
