@@ -772,7 +772,8 @@ def test_single_precision_throughout_at_a_tight_tolerance(monkeypatch, set_name)
     counts = sol.extra["ipm_counts"]
     assert counts["gram_float32"] >= 1
     assert counts["gram_float32"] + counts["gram_float64"] >= counts["iterations"] >= 1
-    assert counts["passes"] >= 2 * counts["iterations"]
+    # the passes of a single-precision iteration are over the single-precision copy (counted apart)
+    assert counts["passes"] + counts["passes_float32"] >= 2 * counts["iterations"]
     ref = _clarabel_optimum(prob, X, y, V, BASE_RADIUS[set_name], l2=0.01)
     acc = SLACK * ref.scale()
     P = prob.objective(X, y, sol.w, sol.b)

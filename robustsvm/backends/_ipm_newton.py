@@ -18,15 +18,10 @@ import scipy.sparse as sp
 
 from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
-from ._ipm_kernels import (
-    cho_solve_batch,
-    normal_matrices,
-    sample_complementarity,
-    sample_rho,
-    sample_steps,
-    transposed_product,
-    weighted_gram_upper,
-)
+from ._ipm_design import Design
+from ._ipm_kernels import cho_solve_batch, normal_matrices, sample_complementarity, sample_rho, sample_steps
+from ._ipm_reduced import ReducedFactor, reduced_diagonal
+from ._ipm_wide import WideFactor
 
 __all__ = ["Batch", "Design", "Direction", "Factor", "Iterate", "Layout", "Newton", "advance", "rowdot",
            "start"]
@@ -39,8 +34,12 @@ class Layout:
     ``H`` (``(q+1) × k``) gives the cone point ``(t, N u) = H x``; ``feature``/``sign`` give ``w = M u``.
     """
 
-    def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool) -> None:
-        """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``)."""
+    def __init__(self, d: int, sg: np.ndarray, spec, mode: str, robust: bool, sparse: bool = False) -> None:
+        """``spec``: the set's :class:`.shared_set.SetDescription` (``kind``, ``delta``, ``L``); ``sparse``: ``H``
+        and ``T`` as CSR matrices and no ``HᵀH`` (the wide path, where ``k`` is in the thousands; a 2-ball
+        only)."""
+        self._args = (d, sg, spec, mode, robust)
+        self._reduced = False
         feats, signs = [], []
         for h in range(d):
             if sg[h] >= 0:
@@ -57,24 +56,30 @@ class Layout:
         self.t = m if self.cone else None
         self.b = (m + (1 if self.cone else 0)) if mode != "none" else None
         k = self.k = m + (1 if self.cone else 0) + (1 if mode != "none" else 0)
-        T = np.zeros((k, d + 2))
-        T[np.arange(m), self.feature] = self.sign
-        if robust and spec.kind == kern.KIND_BOX:
-            T[np.arange(m), d] = -spec.delta[self.feature]
-        if self.cone:
-            T[self.t, d] = -1.0
-        if self.b is not None:
-            T[self.b, d + 1] = 1.0
-        self.T = T
-        # the same rows as a gather: g_ij = sgn_j a_i[idx_j] + coef_j ρ r_i (ρ the point's radius scale)
+        # the rows as a gather: g_ij = sgn_j a_i[idx_j] + coef_j ρ r_i (ρ the point's radius scale)
         self.idx = np.zeros(k, dtype=np.int64)
         self.sgn = np.zeros(k)
-        self.coef = T[:, d].copy()
+        self.coef = np.zeros(k)
         self.idx[:m], self.sgn[:m] = self.feature, self.sign
+        if robust and spec.kind == kern.KIND_BOX:
+            self.coef[:m] = -spec.delta[self.feature]
+        if self.cone:
+            self.coef[self.t] = -1.0
         if self.b is not None:
             self.idx[self.b], self.sgn[self.b] = d + 1, 1.0
+        rows = np.arange(k)
+        T = sp.coo_matrix((np.concatenate([self.sgn, self.coef]), (np.concatenate([rows, rows]),
+                                                                    np.concatenate([self.idx, np.full(k, d)]))),
+                          shape=(k, d + 2)).tocsr()  # duplicates (none here) would add; zeros are dropped below
+        T.eliminate_zeros()
+        self.T = T if sparse else T.toarray()
         self.H = None
-        if self.cone:
+        if self.cone and sparse:  # H = [e_t; M 0]: one entry per row
+            rows = np.concatenate([[0], 1 + self.feature])
+            cols = np.concatenate([[self.t], np.arange(m)])
+            self.H = sp.csr_matrix((np.concatenate([[1.0], self.sign]), (rows, cols)), shape=(d + 1, k))
+            self.HtH = None
+        elif self.cone:
             Mmat = np.zeros((d, m))
             Mmat[self.feature, np.arange(m)] = self.sign
             N = Mmat if spec.kind == kern.KIND_BALL2 else spec.L.T @ Mmat
@@ -84,167 +89,22 @@ class Layout:
             self.H = H
             self.HtH = H.T @ H
 
+    @property
+    def reduced(self) -> Layout | None:
+        """The layout with one part per feature (every free sign made ``+1``) whose normal matrix, with the
+        harmonic diagonal of :mod:`._ipm_reduced`, gives this one's solves; ``None`` when no feature is free or
+        a part has a radius coefficient (a box: the pair's sum then reaches the data)."""
+        if self._reduced is False:
+            d, sg, spec, mode, robust = self._args
+            plain = self.m > d and not np.any(self.coef[:self.m]) and not sp.issparse(self.T)
+            self._reduced = Layout(d, np.where(np.asarray(sg) == 0, 1, sg), spec, mode, robust) if plain else None
+        return self._reduced
+
     def weights(self, x: np.ndarray) -> np.ndarray:
         """``w = M u``."""
         w = np.zeros(self.d)
         np.add.at(w, self.feature, self.sign * x[:self.m])
         return w
-
-
-class Design:
-    """The rows ``a_i = (y_i x_i, r_i, y_i)`` of ``A`` (dense or CSR), shared by every point of a batch, and
-    their products.
-
-    A dense ``X`` is kept as it is (no copy): since ``y_i² = 1``, ``a_i a_iᵀ = ã_i ã_iᵀ`` with
-    ``ã_i = (x_i, y_i r_i, 1)``, so the weighted Gram matrix ``Aᵀ diag(w) A`` is formed block by block of rows
-    from ``X`` itself, and ``A z = y ∘ (X z_x) + r z_r + y z_b``, ``Aᵀ v = (Xᵀ(y∘v), rᵀv, yᵀv)``. A single-precision
-    copy of ``X`` is made once, the first time a Gram matrix in single precision is asked for. :attr:`counts`
-    records the work of a solve: Gram matrices in double and single precision and passes over the data
-    (products ``A z`` or ``Aᵀ v``, one per vector; ``passes_float32`` those over the single-precision copy).
-    """
-
-    #: rows of the (points × samples × columns) block formed at once by the batched Gram product
-    BLOCK = 4_000_000
-    #: rows per block of the single-point Gram product (the scaled block stays in cache)
-    ROWS = 2048
-
-    def __init__(self, X, y: np.ndarray, r: np.ndarray) -> None:
-        self.sparse = sp.issparse(X)
-        self.X, self.y, self.r = X, y, r
-        n, d = X.shape
-        self.n, self.d = n, d
-        self._A = sp.hstack([sp.diags(y) @ X, r[:, None], y[:, None]], format="csr") if self.sparse else None
-        self._outer = None
-        self._single = None
-        self._yr = y * r
-        D = d + 2
-        self.upper = np.triu_indices(D)
-        self.position = np.zeros((D, D), dtype=np.int64)
-        self.position[self.upper] = np.arange(self.upper[0].size)
-        self.position[self.upper[1], self.upper[0]] = np.arange(self.upper[0].size)
-        self.counts = {"gram_float64": 0, "gram_float32": 0, "passes": 0, "passes_float32": 0}
-
-    @property
-    def A(self):  # noqa: N802 - the matrix A of the derivation
-        """``A`` itself (formed on first use: the batched products of small data need it)."""
-        if self._A is None:
-            n, d = self.n, self.d
-            A = np.empty((n, d + 2))
-            np.multiply(self.X, self.y[:, None], out=A[:, :d])
-            A[:, d], A[:, d + 1] = self.r, self.y
-            self._A = A
-        return self._A
-
-    def gram(self, weights: np.ndarray, coarse: bool = False) -> np.ndarray:
-        """The upper triangles of ``Aᵀ diag(weights_p) A`` for each row ``p`` of ``weights`` (P, n), flattened
-        row-major: shape (P, D(D+1)/2); :attr:`position` maps an entry ``(i, j)`` to its column.
-
-        ``coarse``: one point of large dense data is formed in single precision (accumulated in double
-        precision over the blocks of rows), in about half the time.
-        """
-        P, n = weights.shape
-        iu, ju = self.upper
-        if self.sparse:
-            self.counts["gram_float64"] += P
-            A = self._A
-            return np.stack([np.asarray((A.T @ A.multiply(w[:, None]).tocsr()).todense())[iu, ju] for w in weights])
-        if P == 1:
-            if n * iu.size >= self.BLOCK:
-                return self._gram_blocks(weights[0], coarse)[iu, ju][None]
-            self.counts["gram_float64"] += 1
-            return weighted_gram_upper(self.A, weights[0])[None]  # small: a compiled loop, no BLAS threads
-        self.counts["gram_float64"] += P
-        A = self.A
-        if n * iu.size <= self.BLOCK:
-            # many points, small data: one GEMM of the weights with the rows' outer products
-            if self._outer is None:
-                self._outer = A[:, iu] * A[:, ju]
-            return weights @ self._outer
-        out = np.empty((P, iu.size))
-        step = max(1, self.BLOCK // max(n * A.shape[1], 1))
-        for lo in range(0, P, step):
-            B = np.sqrt(weights[lo:lo + step])[:, :, None] * A[None]
-            out[lo:lo + step] = np.matmul(B.transpose(0, 2, 1), B)[:, iu, ju]
-        return out
-
-    def gram_tdot(self, weights: np.ndarray, V: np.ndarray, coarse: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`gram` and :meth:`tdot` of ``V`` (P, n); for one point of large dense data in one pass: ``Aᵀv``
-        is the Gram matrix's entry of an extra column ``y∘v/√w`` (``Σ_i w_i ã_i y_i v_i/w_i``), in the Gram's
-        precision (single precision when ``coarse``: for quantities that only steer, such as the predictor)."""
-        P, n = weights.shape
-        if self.sparse or P != 1 or n * self.upper[0].size < self.BLOCK:
-            return self.gram(weights, coarse), self.tdot(V)
-        C = self._gram_blocks(weights[0], coarse, V[0])
-        D = self.d + 2
-        return C[:D, :D][self.upper][None], C[:D, D][None]
-
-    def _gram_blocks(self, w: np.ndarray, coarse: bool, v: np.ndarray | None = None) -> np.ndarray:
-        """``Σ_i w_i ã_i ã_iᵀ`` over blocks of :attr:`ROWS` rows (a GEMM per block, scaled in cache), with the
-        column ``y∘v/√w`` appended to ``ã`` when ``v`` is given."""
-        X, n, d = self.X, self.n, self.d
-        self.counts["gram_float32" if coarse else "gram_float64"] += 1
-        if coarse and self._single is None:
-            self._single = X.astype(np.float32)
-        sw = np.sqrt(w)
-        dtype = np.float32 if coarse else np.float64
-        source = self._single if coarse else X
-        rows = min(self.ROWS, n)
-        D = d + 2 + (v is not None)
-        buf = np.empty((rows, D), dtype=dtype)
-        swr = (sw * self._yr).astype(dtype, copy=False)
-        swd = sw.astype(dtype, copy=False)
-        extra = None if v is None else (self.y * v / sw).astype(dtype, copy=False)
-        C = np.zeros((D, D))
-        for lo in range(0, n, rows):
-            hi = min(n, lo + rows)
-            b = buf[:hi - lo]
-            np.multiply(source[lo:hi], swd[lo:hi, None], out=b[:, :d])
-            b[:, d], b[:, d + 1] = swr[lo:hi], swd[lo:hi]
-            if extra is not None:
-                b[:, d + 2] = extra[lo:hi]
-            C += b.T @ b
-        return C
-
-    def dot_coarse(self, Z: np.ndarray) -> np.ndarray:
-        """:meth:`dot` from the single-precision copy of ``X`` when there is one (half the memory traffic; for
-        quantities that only steer)."""
-        if self._single is None or self.sparse or Z.shape[0] != 1:
-            return self.dot(Z)
-        self.counts["passes_float32"] += 1
-        d = self.d
-        out = (self._single @ Z[0, :d].astype(np.float32)).astype(np.float64)[None]
-        out *= self.y
-        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
-        return out
-
-    def dot(self, Z: np.ndarray) -> np.ndarray:
-        """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
-        self.counts["passes"] += Z.shape[0]
-        if self.sparse:
-            return (self._A @ Z.T).T
-        d = self.d
-        out = (self.X @ Z[0, :d])[None] if Z.shape[0] == 1 else (self.X @ Z[:, :d].T).T
-        out *= self.y
-        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
-        return out
-
-    def tdot(self, V: np.ndarray) -> np.ndarray:
-        """``Aᵀ v_p`` for each row of ``V`` (P, n) → (P, D)."""
-        self.counts["passes"] += V.shape[0]
-        if self.sparse:
-            return (self._A.T @ V.T).T
-        d = self.d
-        out = np.empty((V.shape[0], d + 2))
-        yv = V * self.y
-        if V.shape[0] > 1:
-            out[:, :d] = (self.X.T @ yv.T).T
-        elif self.X.flags.c_contiguous and self.X.dtype == np.float64:
-            out[0, :d] = transposed_product(self.X, yv[0])
-        else:
-            out[0, :d] = yv[0] @ self.X
-        out[:, d] = V @ self.r
-        out[:, d + 1] = yv.sum(axis=1)
-        return out
 
 
 class Iterate:
@@ -305,8 +165,9 @@ class Batch:
     """
 
     def __init__(self, design: Design, layout: Layout, c: np.ndarray, lam2: np.ndarray, lam1: np.ndarray,
-                 rscale: np.ndarray, mu_b: float, mode: str, squared: bool) -> None:
-        self.design, self.lay, self.c, self.squared = design, layout, c, squared
+                 rscale: np.ndarray, mu_b: float, mode: str, squared: bool, wide: bool = False) -> None:
+        """``wide``: the Newton systems by Woodbury (:mod:`._ipm_wide`) instead of a dense factorization."""
+        self.design, self.lay, self.c, self.squared, self.wide = design, layout, c, squared, wide
         P, k, m = lam2.size, layout.k, layout.m
         self.rscale = rscale
         self.qdiag = np.zeros((P, k))
@@ -323,18 +184,20 @@ class Batch:
         out.qdiag, out.f, out.rscale = self.qdiag[rows], self.f[rows], self.rscale[rows]
         return out
 
-    def normal_matrices(self, C: np.ndarray, diag: np.ndarray) -> np.ndarray:
+    def normal_matrices(self, C: np.ndarray, diag: np.ndarray, layout: Layout | None = None) -> np.ndarray:
         """``T_p C_p T_pᵀ + diag(diag_p)`` for every point from the flattened upper triangles ``C`` of
         :meth:`Design.gram`, by gathering entries (O(k²) per point, no products).
 
         With ``g_ij = sgn_j a_i[idx_j] + ρ coef_j r_i`` (see :class:`Layout`), the entry ``(j, l)`` is
         ``sgn_j sgn_l C[idx_j, idx_l] + ρ (sgn_j coef_l C[idx_j, r] + coef_j sgn_l C[r, idx_l])
-        + ρ² coef_j coef_l C[r, r]``.
+        + ρ² coef_j coef_l C[r, r]``. ``layout``: another layout of the same data (the reduced one).
         """
-        lay = self.lay
-        pos = self.design.position
-        return normal_matrices(np.ascontiguousarray(C), pos[lay.idx[:, None], lay.idx[None, :]], lay.sgn,
-                               lay.coef, pos[lay.idx, lay.d], int(pos[lay.d, lay.d]),
+        lay = self.lay if layout is None else layout
+        if getattr(lay, "_gather", None) is None:  # the Gram positions of the layout's entries, once per layout
+            pos = self.design.position
+            lay._gather = (pos[lay.idx[:, None], lay.idx[None, :]], pos[lay.idx, lay.d], int(pos[lay.d, lay.d]))
+        pairs, pos_r, pos_rr = lay._gather
+        return normal_matrices(np.ascontiguousarray(C), pairs, lay.sgn, lay.coef, pos_r, pos_rr,
                                np.ascontiguousarray(self.rscale, dtype=np.float64), np.ascontiguousarray(diag))
 
     # products with G_p = A T_pᵀ
@@ -344,8 +207,9 @@ class Batch:
         z[:, self.lay.d] *= self.rscale
         return self.design.dot_coarse(z) if coarse else self.design.dot(z)
 
-    def gt(self, v: np.ndarray) -> np.ndarray:
-        return self.from_a(self.design.tdot(v))
+    def gt(self, v: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """``G_pᵀ v_p`` (``coarse``: from the single-precision copy of the data, :meth:`Design.tdot_coarse`)."""
+        return self.from_a(self.design.tdot_coarse(v) if coarse else self.design.tdot(v))
 
     def from_a(self, z: np.ndarray) -> np.ndarray:
         """``G_pᵀ v_p = T_p (Aᵀ v_p)`` from ``z = Aᵀ v`` (P, D)."""
@@ -404,6 +268,14 @@ class _Factor:
     def __init__(self, K: np.ndarray) -> None:
         P, k, _ = K.shape
         self.failed = np.zeros(P, dtype=bool)
+        if P == 1:  # one system: LAPACK directly (the stacked call's overhead is most of a small factorization)
+            try:
+                L = sla.cholesky(K[0], lower=True, check_finite=False)
+            except np.linalg.LinAlgError:
+                L = None
+            if L is not None and np.all(np.isfinite(L)):
+                self.L = L[None]
+                return
         scale = np.maximum(np.abs(np.diagonal(K, axis1=1, axis2=2)).max(axis=1), 1e-300)
         shift = np.zeros(P)
         L = None
@@ -463,6 +335,9 @@ class Newton:
         self.diag = batch.qdiag.copy()
         self.diag[:, :m] += it.nu / it.x[:, :m]
         self.predictor = None
+        if batch.wide:
+            self._wide(batch, it)
+            return
         if res is None:
             C = batch.design.gram(1.0 / self.e, coarse)
         else:  # the predictor's ρ (rhs_s = −sα, rhs_ξ = −ξβ) and Gᵀ(ρ/e) from the Gram pass
@@ -471,23 +346,39 @@ class Newton:
                                 it.alpha if batch.squared else it.beta, batch.c, self.e)
             C, atv = batch.design.gram_tdot(1.0 / self.e, v, coarse)
             self.predictor = (rho, batch.from_a(atv))
-        K = batch.normal_matrices(C, self.diag)  # Gᵀdiag(1/e)G + diag
+        red = lay.reduced  # the free features' pairs merged (no box): a (d + 2)-sized system
+        use = lay if red is None else red
+        K = batch.normal_matrices(C, self.diag if red is None else reduced_diagonal(lay, red, self.diag), use)
         self.W = None
         apex = np.zeros(K.shape[0], dtype=bool)
         if lay.cone:
             self.q = it.x @ lay.H.T
             self.W = soc.NTScaling(self.q, it.zeta)
-            self.Winv2 = self.W.inverse_squared()
-            K += self.W.inverse_squared_congruence(lay.H, lay.HtH)
+            K += self.W.inverse_squared_congruence(use.H, use.HtH)
             apex = ~self.W.valid
-        self.factor = _Factor(K)
+        self.factor = _Factor(K) if red is None else ReducedFactor(_Factor(K), lay, red, self.diag)
         if coarse and np.any(self.factor.failed):  # single precision lost definiteness: redo it exactly
             self.__init__(batch, it, coarse=False, res=res)
             return
+        self._failures(apex)
+
+    def _failures(self, apex: np.ndarray) -> None:
         #: points without a Newton step, and why
         self.failed = self.factor.failed | apex
         self.why = np.where(apex, "the cone point (t, N u) reached the cone's boundary in floating point (w → 0 "
                                   "at this scaling)", "the normal matrix is not positive definite")
+
+    def _wide(self, batch: Batch, it: Iterate) -> None:
+        """The systems of wide data: factored by Woodbury through ``n × n`` matrices (:class:`.WideFactor`)."""
+        lay = batch.lay
+        self.W = None
+        apex = np.zeros(self.diag.shape[0], dtype=bool)
+        if lay.cone:
+            self.q = it.x @ lay.H.T
+            self.W = soc.NTScaling(self.q, it.zeta)
+            apex = ~self.W.valid
+        self.factor = WideFactor(batch, self.e, self.diag, self.W)
+        self._failures(apex)
 
     def direction(self, res, rhs_s, rhs_xi, rhs_u, rhs_c, predictor: bool = False) -> Direction:
         """Solve the linearized KKT systems for the complementarity right-hand sides ``rhs_*``.
@@ -508,7 +399,7 @@ class Newton:
             rho, g_rho = self.predictor
         else:
             rho, v = sample_rho(squared, rs, rxi, rhs_s, xi_rhs, it.s, it.alpha, it.xi, beta, batch.c, self.e)
-            g_rho = batch.gt(v)
+            g_rho = batch.gt(v, coarse=self.coarse)
         rhs = -rx + g_rho
         rhs[:, :m] += rhs_u / it.x[:, :m]
         kappa = None
@@ -517,13 +408,13 @@ class Newton:
             rhs += self.W.apply_inverse(kappa) @ lay.H
         d = Direction()
         d.x = self.factor.solve(rhs)
-        d.gx = batch.g(d.x, coarse=predictor and self.coarse)
+        d.gx = batch.g(d.x, coarse=self.coarse)
         d.alpha, d.s, d.xi, d.beta, d.sample_step = sample_steps(squared, rho, d.gx, self.e, rhs_s, xi_rhs, rxi,
                                                                  it.s, it.alpha, it.xi, beta, batch.c)
         # Gᵀ Δα = g_rho − Gᵀdiag(1/e)G Δx, and K Δx = rhs gives the last product without forming it again
         gg_dx = rhs - self.diag * d.x
         if lay.cone:
-            gg_dx -= np.einsum("pab,pb->pa", self.Winv2, d.x @ lay.H.T) @ lay.H
+            gg_dx -= self.W.apply_inverse(self.W.apply_inverse(d.x @ lay.H.T)) @ lay.H
         d.gta = g_rho - gg_dx
         if squared:
             d.beta = None

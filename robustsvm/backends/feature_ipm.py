@@ -18,7 +18,9 @@ the squared hinge), so each iteration factors one dense ``(dim x)²`` matrix ``K
 ``Aᵀ diag(1/e) A`` with ``A = [y∘X, r, y]``: ``O(n d²)`` work per iteration and 11–45 iterations (measured) that
 depend little on λ, the radii or the conditioning. It is the method of choice when ``d`` is small against
 ``n`` (and for grids over ill-conditioned models, where the first-order ``robust-dcd`` needs many epochs);
-``robust-dcd`` is the method for many features.
+``robust-dcd`` is the method for many features. With fewer samples than features (``n < d``, ``d ≥ 64``, no
+ellipsoid) each Newton system is solved by Woodbury through an ``n × n`` matrix instead (:mod:`._ipm_wide`):
+``O(n² d + n³)`` per iteration, no ``(d+2)²`` Gram and no ``k × k`` factorization.
 
 The answer is certified as ``robust-dcd``'s: the interior point's margin multipliers ``α`` give the
 dual lower bound ``D_u(α̃)`` of :mod:`.robust_dcd`, the primal point is the better of the iterate's
@@ -39,6 +41,7 @@ from ..objective import objective_from_margins
 from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
+from ._ipm_wide import takes_wide_path
 from .dual_ascent import Ascent, DualCertificate, Products, certified_result
 from .registry import Backend, History, Result, register
 from .shared_set import (
@@ -147,9 +150,10 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     if keep.size == 0:
         raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
     mode, squared = arrays.intercept.mode, arrays.squared
-    layout = Layout(d, arrays.sg, arrays.description, mode, robust)
+    wide = takes_wide_path(keep.size, d, arrays.description.kind, robust)
+    layout = Layout(d, arrays.sg, arrays.description, mode, robust, sparse=wide)
     design = Design(X, y, r) if keep.size == n else Design(X[keep], y[keep], r[keep])
-    full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared)
+    full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared, wide=wide)
     ops = Products(X)
     work = Workspace(d)
     P = lam2.size
@@ -446,8 +450,9 @@ register(
         name="feature-ipm",
         solve=solve_feature_ipm,
         needs=NEEDS,
-        summary="interior point in the feature space, O(n d²) per iteration: hinge/squared hinge + L2 [+ L1], "
-                "signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
+        summary="interior point in the feature space, O(n d²) per iteration (O(n² d) when n < d): hinge/squared "
+                "hinge + L2 [+ L1], signs, shared Box, Ball (p = 2, ∞) or Ellipsoid set, any intercept; certified by "
+                "the duality gap",
         options=frozenset(),
         kind="second-order",
         solve_many=solve_feature_ipm_many,
