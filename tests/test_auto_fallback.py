@@ -143,6 +143,10 @@ def test_the_wide_form_is_used_only_when_feature_ipm_declares_it(monkeypatch):
     assert wide.terms["form"] == "wide" and wide.seconds < dense.seconds  # the n × n system: 1,000 against 6,002
     tall = cost.cost_inputs(problem, cost.DataShape(n=3000, d=1000, nnz=3_000_000))
     assert not tall.wide and cost.predict("feature-ipm", tall).terms["form"] == "dense"
+    ellipsoid = rs.Problem(penalty=rs.L2(1e-3), uncertainty=rs.Ellipsoid(np.eye(3000), 0.1))
+    assert not cost.cost_inputs(ellipsoid, shape).wide  # its cone term keeps feature-ipm on the dense path
+    narrow = cost.cost_inputs(problem, cost.DataShape(n=20, d=50, nnz=1000))
+    assert not narrow.wide  # below 64 features the dense system is kept
 
 
 @pytest.mark.parametrize(("n", "d", "lam_n", "V", "expected"), [

@@ -201,7 +201,7 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, poi
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
         epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
         points=max(1, int(shape.points if points is None else points)),
-        wide=shape.n < shape.d and wide_path_available(),
+        wide=takes_wide_path(shape.n, shape.d, _set_kind(problem.uncertainty)),
     )
 
 
@@ -265,6 +265,12 @@ def wide_path_available() -> bool:
         return True
     module = sys.modules.get(getattr(backend.solve, "__module__", ""), None)
     return bool(getattr(module, "wide_path", False))
+
+
+def takes_wide_path(n: int, d: int, set_kind: str) -> bool:
+    """Whether ``feature-ipm`` solves this shape by its wide path: declared (:func:`wide_path_available`),
+    ``n < d``, at least 64 features, and no ellipsoid (the conditions of ``_ipm_wide.takes_wide_path``)."""
+    return n < d and d >= 64 and set_kind != "ellipsoid" and wide_path_available()
 
 
 def wide_work(x: CostInputs) -> tuple[float, float, float]:

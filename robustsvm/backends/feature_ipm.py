@@ -53,7 +53,11 @@ from .shared_set import (
     trivial_certificate,
 )
 
-__all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many"]
+__all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many", "wide_path"]
+
+#: the backend solves wide data (fewer live samples than features) through the Woodbury identity
+#: (:func:`._ipm_wide.takes_wide_path`); the cost model of ``solver="auto"`` reads this declaration
+wide_path = True
 
 
 #: what feature-ipm solves: robust-dcd's models except the 1-ball
