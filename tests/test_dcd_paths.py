@@ -1,6 +1,6 @@
 """dcd's fast paths against the paths they stand for: bounds followed on the signs' path while they do not bind,
 the epochs run in blocks between certificates, the fused certificate of the signs-only model, the certificate
-schedule near the tolerance."""
+schedule."""
 
 from __future__ import annotations
 
@@ -141,18 +141,18 @@ def test_restricted_rows_keep_their_dtypes():
     assert ptr.dtype == X.indptr.dtype and idx.dtype == X.indices.dtype
 
 
-def test_a_flat_step_near_the_tolerance_does_not_space_the_next_certificate_out():
-    """A certificate that barely lowers the gap just above ``tol`` takes the rate from the last certificate with
-    twice the gap (here: due two epochs later), not from the flat step (which predicted hundreds)."""
-    schedule = CertificateSchedule(1e-4, 10, 0)
-    for epoch, gap in [(108, 4.344e-4), (136, 1.742e-4), (148, 1.173e-4), (152, 1.059e-4), (154, 1.014147e-4),
-                       (156, 1.014063e-4)]:
-        schedule.record(epoch, gap)
-    assert schedule.stalls == 4 and schedule.next == 2
-    far = CertificateSchedule(1e-6, 10, 0)  # stalled far from tol with no earlier gap twice as large: backs off
+def test_the_schedule_backs_off_in_a_stall_and_follows_the_rate_otherwise():
+    """The next certificate from the last two: ``0.7·log(gap/tol)/rate`` epochs while the gap falls geometrically,
+    the cap ``3·check_every·2^stalls`` when it does not halve."""
+    steady = CertificateSchedule(1e-4, 10, 0)
+    for epoch, gap in [(10, 1e-2), (20, 1e-3)]:
+        steady.record(epoch, gap)
+    rate = np.log(10.0) / 10
+    assert steady.stalls == 0 and steady.next == int(np.ceil(0.7 * np.log(1e-3 / 1e-4) / rate))
+    stalled = CertificateSchedule(1e-6, 10, 0)
     for epoch, gap in [(10, 1e-2), (20, 0.9e-2), (30, 0.85e-2)]:
-        far.record(epoch, gap)
-    assert far.next >= 30
+        stalled.record(epoch, gap)
+    assert stalled.stalls == 2 and stalled.next == 3 * 10 * 2 ** 2
 
 
 @pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])

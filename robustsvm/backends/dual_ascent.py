@@ -196,7 +196,6 @@ class CertificateSchedule:
         self.since = 0
         self.next = check_every
         self.last = None  # (epoch, relative gap) of the previous certificate
-        self.seen: list[tuple[int, float]] = []  # every certificate so far
         self.stalls = 0
 
     def due(self, epoch: int, looked_solved: bool, last: bool = False) -> bool:
@@ -209,22 +208,11 @@ class CertificateSchedule:
         return due
 
     def record(self, epoch: int, rel_gap: float) -> None:
-        """Take a certificate's relative gap into the schedule.
-
-        When the gap did not halve since the previous certificate (a stall), the rate is taken from the latest
-        certificate with at least twice the gap, if any, rather than from the last step: close to ``tol`` a
-        step of two epochs that barely moves the best primal point says little about the rate, and extrapolating
-        it spaced the next certificate by the cap ``3·check_every·2^stalls`` (Cora-shaped with signs, seed 4: a
-        gap of 1.014e-4 at epoch 156 and the next certificate at epoch 207, 2.1e-5).
-        """
+        """Take a certificate's relative gap into the schedule (the rate from the previous certificate)."""
         now = (epoch, rel_gap)
         self.stalls = stalls(self.last, now, self.stalls)
-        ref = self.last
-        if self.stalls:
-            ref = next((p for p in reversed(self.seen) if p[1] >= 2.0 * rel_gap), None)
-        self.next = next_check(ref, now, self.tol, self.check_every, self.stalls)
+        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls)
         self.last = now
-        self.seen.append(now)
 
 
 #: in a budget counted in passes (``ascend(passes=True)``), an epoch costs at least this fraction of a pass (its
