@@ -30,16 +30,17 @@ for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
     os.environ.setdefault(_k, "1")
 
 import argparse  # noqa: E402
-import platform  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.datasets import make_cora_like  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_ipm_floor import gaussian, machine, run  # noqa: E402  (the same data, timing and machine line)
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "ipm_wide.md"
@@ -48,29 +49,11 @@ TABLE_HEAD = ("| data | set | feature-ipm path | feature-ipm | iterations | robu
               "Clarabel / feature-ipm | robust-dcd / feature-ipm |\n|---|---|---|---|---|---|---|---|---|")
 
 
-def gaussian(n: int, d: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    w0 = rng.normal(size=d)
-    y = np.sign(X @ w0 + 2.0 * rng.normal(size=n))
-    y[y == 0] = 1.0
-    return X, y
-
-
 def mixed_signs(d: int) -> np.ndarray:
     s = np.zeros(d, dtype=int)
     s[: d // 3] = 1
     s[d // 3: d // 2] = -1
     return s
-
-
-def run(fn) -> dict:
-    """Wall and CPU seconds of one ``fn()`` and its value."""
-    w0, c0 = time.perf_counter(), time.process_time()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        out = fn()
-    return {"wall": time.perf_counter() - w0, "cpu": time.process_time() - c0, "value": out}
 
 
 def describe(res: dict) -> str:
@@ -88,13 +71,6 @@ def cell(title: str, X, y, label: str, prob: rs.Problem, *, tol: float, clarabel
     cl = run(lambda: prob.solve(X, y, solver="clarabel", time_limit=clarabel_limit))
     return (f"| {title} | {label} | {path} | {describe(ipm)} | {counts['iterations']} | {describe(dcd)} | "
             f"{describe(cl)} | **{cl['cpu'] / ipm['cpu']:.1f}×** | {dcd['cpu'] / ipm['cpu']:.2f}× |")
-
-
-def machine() -> str:
-    load = os.getloadavg()
-    return (f"- machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; load average at start "
-            f"{load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}\n"
-            f"- Python {platform.python_version()}, numpy {np.__version__}; single-threaded BLAS and numba")
 
 
 def warm_up() -> None:
