@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._ipm_kernels import transposed_product, weighted_gram_upper
+from ._ipm_kernels import transposed_product
 
 __all__ = ["Design"]
 
@@ -87,7 +87,8 @@ class Design:
             if n * iu.size >= self.BLOCK:
                 return self._gram_blocks(weights[0], coarse)[iu, ju][None]
             self.counts["gram_float64"] += 1
-            return weighted_gram_upper(self.A, weights[0])[None]  # small: a compiled loop, no BLAS threads
+            B = self.A * np.sqrt(weights[0])[:, None]  # small: one BLAS product BᵀB of B = diag(√w) A
+            return (B.T @ B)[iu, ju][None]
         self.counts["gram_float64"] += P
         A = self.A
         if n * iu.size <= self.BLOCK:

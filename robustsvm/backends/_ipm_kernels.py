@@ -12,7 +12,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["cho_solve_batch", "normal_matrices", "sample_complementarity", "sample_rho", "sample_steps",
-           "transposed_product", "weighted_gram_upper"]
+           "transposed_product"]
 
 
 @nb.njit(cache=True)
@@ -61,28 +61,6 @@ def normal_matrices(C: np.ndarray, pos: np.ndarray, sgn: np.ndarray, coef: np.nd
                 out[p, j, l] = v
                 out[p, l, j] = v
             out[p, j, j] += diag[p, j]
-    return out
-
-
-@nb.njit(cache=True)
-def weighted_gram_upper(A: np.ndarray, w: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """The upper triangle of ``Aᵀ diag(w) A``, flattened row-major (length D(D+1)/2), for a small dense ``A``.
-
-    A loop without BLAS: for the small matrices of one solve a threaded BLAS call costs more in thread
-    start-up (and, on a busy machine, in waiting) than the product itself.
-    """
-    n, D = A.shape
-    out = np.zeros(D * (D + 1) // 2)
-    for i in range(n):
-        wi = w[i]
-        if wi == 0.0:
-            continue
-        pos = 0
-        for a in range(D):
-            wa = wi * A[i, a]
-            for b in range(a, D):
-                out[pos] += wa * A[i, b]
-                pos += 1
     return out
 
 

@@ -48,7 +48,8 @@ from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
 from . import registry
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
-           "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS", "CostInputs", "DataShape",
+           "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
+           "CostInputs", "DataShape",
            "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
            "predict_all", "probe", "register_cost_form", "reload_constants", "wide_path_available", "wide_work"]
 
@@ -70,6 +71,9 @@ PROBE_MIN_SECONDS = 1.0
 PROBE_FRACTION = 0.15
 #: an attempt with room for fewer predicted epochs than this is not made
 PROBE_MIN_EPOCHS = 20
+#: an attempt is made only for a first-order backend whose own predicted time (its epochs at its per-epoch
+#: cost, without the charge of a fall-back) is at most this multiple of the chosen backend's
+PROBE_MAX_OWN_RATIO = 2.0
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
 #: the regressors of ``log E``, in the order of the fitted coefficients
@@ -421,8 +425,12 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     :data:`PROBE_MIN_SECONDS`, the accepting first-order backend predicted fastest runs first for at most
     ``PROBE_FRACTION · T_chosen`` seconds (its ``time_limit``; skipped when that is less than
     :data:`PROBE_MIN_EPOCHS` predicted epochs): a certified answer is returned, otherwise the chosen backend
-    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. Grids (``points > 1``) are
-    not probed.
+    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. The attempt is for a
+    first-order backend that would be the cheaper one were it not likely to stop short: its own predicted time
+    (``terms["own"]``) must be within :data:`PROBE_MAX_OWN_RATIO` of the chosen backend's. One predicted
+    slower on its own as well would have to beat its prediction by more than ``PROBE_MAX_OWN_RATIO /
+    PROBE_FRACTION`` to answer within the attempt; on the shape grid such attempts never did and only added
+    their time. Grids (``points > 1``) are not probed.
     """
     if not predictions or x.points > 1:
         return None
@@ -433,6 +441,8 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     if not first:
         return None
     fastest = min(first, key=lambda p: p.terms.get("own", p.seconds))
+    if fastest.terms.get("own", fastest.seconds) > PROBE_MAX_OWN_RATIO * best.seconds:
+        return None
     limit = PROBE_FRACTION * best.seconds
     if PROBE_MIN_EPOCHS * fastest.terms["per_epoch"] > limit:
         return None
