@@ -39,7 +39,8 @@ def inputs_of(cell: dict) -> cost.CostInputs:
     return cost.CostInputs(n=cell["n"], d=cell["d"], nnz=cell["nnz"], sparse=cell["sparse"], set_kind=cell["set"],
                            loss=cell.get("loss", "hinge"), C=cell["C"], free=cell.get("free", cell["d"]),
                            l1=bool(cell.get("l1", False)), intercept=cell.get("intercept", "free"),
-                           wide=bool(cell.get("wide_path", False)) and cell["n"] < cell["d"])
+                           wide=bool(cell.get("wide_path", False)) and cell["n"] < cell["d"],
+                           sq_norm=cell.get("sq_norm"))
 
 
 def runs_of(cells: list[dict], name: str) -> list[tuple[cost.CostInputs, dict]]:

@@ -215,7 +215,8 @@ def run_cell(cell: dict, X, y) -> dict:
     preds = {p.backend: p for p in cost.predict_all(able, inputs)}
     runnable = [p.seconds for b, p in preds.items() if cap(b, cell, problem, X) is None]
     best_pred = min(runnable) if runnable else math.inf
-    out = {**cell, "nnz": shape.nnz, "sparse": shape.sparse, "C": inputs.C, "accepting": able,
+    out = {**cell, "nnz": shape.nnz, "sparse": shape.sparse, "C": inputs.C, "sq_norm": shape.sq_norm,
+           "accepting": able,
            "wide_path": cost.wide_path_available(),
            "predicted": {b: {"seconds": p.seconds, "iterations": p.iterations, "falls_back": p.falls_back}
                          for b, p in preds.items()},

@@ -120,8 +120,9 @@ def test_the_clear_decisions_survive_moderate_changes_of_the_constants(monkeypat
         assert solve_path.choose_backend(wide, wide_shape) in {"dcd", "robust-dcd"}
 
 
-def test_the_choice_reads_the_shape_only_and_is_deterministic():
-    """No pass over the data (an array whose entries cannot be read is enough), the same answer every time."""
+def test_the_choice_reads_the_shape_and_the_row_scale_and_is_deterministic():
+    """An object with a shape only is costed at the unit-variance row scale (its entries are never read), the
+    same answer every time; an array's mean squared row norm is read exactly."""
 
     class ShapeOnly:
         shape = (20000, 400)
@@ -130,11 +131,15 @@ def test_the_choice_reads_the_shape_only_and_is_deterministic():
             raise AssertionError("the rule read the data")
 
     problem, shape = _issue_case(rs.Box(0.05))
+    assert cost.DataShape.of(ShapeOnly()).sq_norm is None
     picks = {solve_path.choose_backend(problem, ShapeOnly()) for _ in range(5)}
     assert picks == {solve_path.choose_backend(problem, shape)}
+    Xd = np.random.default_rng(1).normal(size=(40, 7))
+    assert cost.DataShape.of(Xd).sq_norm == pytest.approx(np.mean(np.sum(Xd**2, axis=1)), rel=1e-12)
     X = sp.random(50, 3000, density=0.01, format="csr", random_state=0)
     read = cost.DataShape.of(X)
     assert (read.n, read.d, read.nnz, read.sparse) == (50, 3000, X.nnz, True)
+    assert read.sq_norm == pytest.approx(np.mean(np.asarray(X.multiply(X).sum(axis=1))), rel=1e-12)
     model = rs.Problem(penalty=rs.L2(0.1), signs=np.r_[1, np.zeros(5)]).normalize(
         np.random.default_rng(0).normal(size=(30, 6)), np.r_[np.ones(15), -np.ones(15)])
     assert cost.DataShape.of(model).free == 5  # the resolved signs: one constrained feature
@@ -192,3 +197,29 @@ def test_lookup_and_choose_take_the_number_of_features_alone():
         solve_path.lookup("auto", problem)
     with pytest.raises(TypeError, match="2-D array"):
         cost.DataShape.of(np.ones(3))
+
+
+def test_the_epochs_see_the_conditioning_through_c_times_the_row_scale():
+    """Rows scaled by ``t`` with ``λ2`` scaled by ``t²`` (and a set by ``t``) are the same problem (``w → w/t``):
+    the same predicted epochs. Rows of unit norm (MNIST-shaped data) are predicted far fewer epochs than entries of unit
+    variance at the same ``λ2``, and the first-order backend is chosen for them."""
+    n, d = 60000, 784
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 50))
+    for V in (None, rs.Box(0.05), rs.Ball(0.2)):
+        for name in ("dcd", "robust-dcd"):
+            if name == "dcd" and V is not None:
+                continue
+            base = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3), uncertainty=V), cost.DataShape.of(X))
+            scaled = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3 / 9.0), uncertainty=V),
+                                      cost.DataShape.of(X / 3.0))
+            assert cost.predict(name, scaled).iterations == pytest.approx(cost.predict(name, base).iterations,
+                                                                             rel=1e-9)
+        unit = cost.cost_inputs(rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V),
+                                cost.DataShape(n, d, n * d, sq_norm=1.0))
+        gauss = cost.cost_inputs(rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V),
+                                 cost.DataShape(n, d, n * d, sq_norm=float(d)))
+        first = "dcd" if V is None else "robust-dcd"
+        assert cost.predict(first, unit).iterations < cost.predict(first, gauss).iterations / 10
+        assert solve_path.choose_backend(rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V),
+                                         cost.DataShape(n, d, n * d, sq_norm=1.0)) == first

@@ -77,7 +77,7 @@ PROBE_MAX_OWN_RATIO = 2.0
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
 #: the regressors of ``log E``, in the order of the fitted coefficients
-EPOCH_FEATURES = ("const", "log_C", "log_min", "log_tall", "log_wide", "log_density", "box", "ball", "ball1",
+EPOCH_FEATURES = ("const", "log_CR2", "log_min", "log_tall", "log_wide", "log_density", "box", "ball", "ball1",
                   "ellipsoid", "squared_hinge", "l1")
 
 
@@ -87,7 +87,9 @@ class DataShape:
     """What the rule reads of the data: ``n``, ``d``, the non-zeros, whether it is sparse or distributed.
 
     ``free`` is the number of features without a sign constraint when the signs are resolved (None: unknown,
-    read from the problem); ``points`` the number of grid points to solve on these data.
+    read from the problem); ``points`` the number of grid points to solve on these data; ``sq_norm`` the mean
+    squared row norm ``R² = Σ_i ‖x_i‖² / n`` (None: unknown, taken as ``nnz / n``, the value for entries of
+    unit variance).
     """
 
     n: int
@@ -97,12 +99,14 @@ class DataShape:
     distributed: bool = False
     free: int | None = None
     points: int = 1
+    sq_norm: float | None = None
 
     @classmethod
     def of(cls, data: Any, n_samples: int | None = None) -> DataShape:
         """The shape of ``data``: a ``DataShape``, a ``Model`` or ``FitData`` (their ``X`` and signs), a
         NumPy, SciPy sparse or Dask array, or an int (the number of features, with ``n_samples`` rows when
-        given, else as many rows as features times :data:`_ASSUMED_ROWS_PER_FEATURE`)."""
+        given, else as many rows as features times :data:`_ASSUMED_ROWS_PER_FEATURE`). The mean squared row
+        norm is read from an in-memory array in one pass (O(nnz)); of anything else it is left unknown."""
         if isinstance(data, DataShape):
             return data
         if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
@@ -122,9 +126,19 @@ class DataShape:
             raise TypeError(f"data must be a 2-D array, a model or a number of features, got {type(data).__name__}")
         n, d = int(shape[0]), int(shape[1])
         if sp.issparse(X):
-            return cls(n=n, d=d, nnz=int(X.nnz), sparse=True, free=free)
-        distributed = type(X).__module__.split(".")[0] == "dask"
-        return cls(n=n, d=d, nnz=n * d, distributed=distributed, free=free)
+            values = np.asarray(X.data, dtype=float)
+            return cls(n=n, d=d, nnz=int(X.nnz), sparse=True, free=free, sq_norm=_mean_sq(values, n))
+        if type(X).__module__.split(".")[0] == "dask":
+            return cls(n=n, d=d, nnz=n * d, distributed=True, free=free)
+        sq_norm = _mean_sq(np.asarray(X, dtype=float), n) if isinstance(X, np.ndarray) else None
+        return cls(n=n, d=d, nnz=n * d, free=free, sq_norm=sq_norm)
+
+
+def _mean_sq(values: np.ndarray, n: int) -> float | None:
+    """``Σ values² / n`` in one pass (None when it is not finite: the backends reject such data anyway)."""
+    flat = values.reshape(-1)
+    total = float(np.dot(flat, flat)) if flat.size else 0.0
+    return total / max(n, 1) if math.isfinite(total) else None
 
 
 #: rows assumed per feature when only the number of features is known (the tall data the interior point is for)
@@ -138,7 +152,8 @@ class CostInputs:
     ``set_kind`` is ``"none"``, ``"box"``, ``"ball"`` (p = 2 or ∞), ``"ball1"``, ``"ellipsoid"`` or ``"other"``;
     ``C = c̄/λ2`` (``math.inf`` without an L2 penalty); ``points`` grid points are solved on the same data
     (``feature-ipm`` batches them: one Gram product per iteration for all; the others solve them one by one);
-    ``wide``: ``feature-ipm`` declares a path for n < d (:func:`wide_path_available`), costed by its wide form.
+    ``wide``: ``feature-ipm`` declares a path for n < d (:func:`wide_path_available`), costed by its wide form;
+    ``sq_norm``: the mean squared row norm ``R²`` (None: ``nnz / n``, see :attr:`row_scale`).
     """
 
     n: int
@@ -154,10 +169,19 @@ class CostInputs:
     epoch_budget: int = EPOCH_BUDGET
     points: int = 1
     wide: bool = False
+    sq_norm: float | None = None
 
     @property
     def density(self) -> float:
         return self.nnz / max(1, self.n * self.d)
+
+    @property
+    def row_scale(self) -> float:
+        """``R²``, the mean squared row norm: :attr:`sq_norm` when known and positive, else ``nnz / n`` (the
+        mean for entries of unit variance, as on the fitting grid)."""
+        if self.sq_norm is not None and self.sq_norm > 0.0:
+            return float(self.sq_norm)
+        return self.nnz / max(1, self.n)
 
 
 def _set_kind(uncertainty: Any) -> str:
@@ -205,7 +229,7 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, poi
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
         epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
         points=max(1, int(shape.points if points is None else points)),
-        wide=takes_wide_path(shape.n, shape.d, _set_kind(problem.uncertainty)),
+        wide=takes_wide_path(shape.n, shape.d, _set_kind(problem.uncertainty)), sq_norm=shape.sq_norm,
     )
 
 
@@ -241,11 +265,16 @@ class Prediction:
 
 
 def epoch_features(x: CostInputs) -> np.ndarray:
-    """The regressors of ``log E`` (:data:`EPOCH_FEATURES`) for the first-order backends."""
+    """The regressors of ``log E`` (:data:`EPOCH_FEATURES`) for the first-order backends.
+
+    The conditioning enters as ``log(C R²)``: scaling the rows by ``t`` and ``λ2`` by ``t²`` leaves the
+    problem the same (``w → w/t``), so the epochs depend on ``C`` and the row scale ``R²`` only through their
+    product (``docs/auto.md``).
+    """
     ln, ld = math.log(max(x.n, 1)), math.log(max(x.d, 1))
     C = min(x.C, 1e12)
     return np.array([
-        1.0, math.log(C), min(ln, ld), max(ln - ld, 0.0), max(ld - ln, 0.0), math.log(max(x.density, 1e-12)),
+        1.0, math.log(C) + math.log(max(x.row_scale, 1e-12)), min(ln, ld), max(ln - ld, 0.0), max(ld - ln, 0.0), math.log(max(x.density, 1e-12)),
         float(x.set_kind == "box"), float(x.set_kind == "ball"), float(x.set_kind == "ball1"),
         float(x.set_kind == "ellipsoid"), float(x.loss == "squared_hinge"), float(x.l1),
     ])
