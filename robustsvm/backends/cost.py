@@ -272,9 +272,9 @@ def epoch_features(x: CostInputs) -> np.ndarray:
     product (``docs/auto.md``).
     """
     ln, ld = math.log(max(x.n, 1)), math.log(max(x.d, 1))
-    C = min(x.C, 1e12)
+    log_cr2 = math.log(min(x.C, 1e12)) + math.log(max(x.row_scale, 1e-12))
     return np.array([
-        1.0, math.log(C) + math.log(max(x.row_scale, 1e-12)), min(ln, ld), max(ln - ld, 0.0), max(ld - ln, 0.0), math.log(max(x.density, 1e-12)),
+        1.0, log_cr2, min(ln, ld), max(ln - ld, 0.0), max(ld - ln, 0.0), math.log(max(x.density, 1e-12)),
         float(x.set_kind == "box"), float(x.set_kind == "ball"), float(x.set_kind == "ball1"),
         float(x.set_kind == "ellipsoid"), float(x.loss == "squared_hinge"), float(x.l1),
     ])
