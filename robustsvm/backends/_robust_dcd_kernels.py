@@ -30,7 +30,7 @@ from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
 from ._shared_set_kernels import KIND_BALL2, refresh, soft
 
-__all__ = ["Samples", "epoch_dense", "epoch_sparse"]
+__all__ = ["Samples", "epoch_dense", "epoch_sparse", "radius_mass", "safe_and_local_steps", "worse_than_safe"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -420,3 +420,7 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     state[1] = S
     state[2] = A
     return active_size, pg_max_new, pg_min_new, n_updates
+
+
+#: the step's pieces under public names, for the epochs of one set kept elsewhere (:mod:`._box_sparse_kernels`)
+radius_mass, safe_and_local_steps, worse_than_safe = _radius_mass, _steps, _worse_than_safe

@@ -29,7 +29,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
-from ._shared_set_kernels import KIND_ELLIPSOID
+from ._box_sparse_kernels import epoch_sparse_box
+from ._shared_set_kernels import KIND_BOX, KIND_ELLIPSOID
 from .dual_ascent import Products, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Result, register
 from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
@@ -91,6 +92,8 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place (also the
     local solver of CoCoA+, :mod:`robustsvm.distributed._local`)."""
     epoch = kern.epoch_sparse if sp.issparse(arrays.X) else kern.epoch_dense
+    if sp.issparse(arrays.X) and setk.kind == KIND_BOX and not setk.bounded:
+        epoch = epoch_sparse_box  # O(nnz(x_i) + |C|) per step instead of O(d)
     rows, samples = arrays.rows(), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
 
     def run_epoch(active, pg_max_old, pg_min_old):
