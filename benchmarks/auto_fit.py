@@ -139,7 +139,7 @@ def fit_first_order(name: str, runs, old: dict) -> tuple[dict, str]:
     for x, r in runs:
         E = r["epochs"]
         row = [E * x.nnz, E * x.n, E * x.d]
-        row += [E * x.n * x.d * (x.set_kind == kind) for kind in REFRESH_KINDS]
+        row += [E * cost.refresh_work(x) * (x.set_kind == kind) for kind in REFRESH_KINDS]
         row += [E * x.n * x.d ** 2 * (x.set_kind == "ellipsoid"), 1.0, x.nnz]
         rows.append(row)
         t.append(r["time"])

@@ -49,9 +49,10 @@ from . import registry
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
            "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
-           "CostInputs", "DataShape",
+           "SPARSE_ROW_SETS", "CostInputs", "DataShape",
            "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
-           "predict_all", "probe", "register_cost_form", "reload_constants", "wide_path_available", "wide_work"]
+           "predict_all", "probe", "refresh_work", "register_cost_form", "reload_constants", "wide_path_available",
+           "wide_work"]
 
 #: the in-memory backends ``"auto"`` compares, cheapest first on ties
 CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "clarabel")
@@ -280,6 +281,16 @@ def epoch_features(x: CostInputs) -> np.ndarray:
     ])
 
 
+#: the sets whose sparse coordinate step touches the row's stored entries only (no O(d) refresh of the prox)
+SPARSE_ROW_SETS = ("box", "ball")
+
+
+def refresh_work(x: CostInputs) -> float:
+    """The work per epoch of the first-order methods' refresh of the set's state after each step: ``n·d``, or 0
+    on sparse rows of a set in :data:`SPARSE_ROW_SETS` (the 2-ball's and the box's steps are O(nnz(x_i)) there)."""
+    return 0.0 if x.sparse and x.set_kind in SPARSE_ROW_SETS else float(x.n) * x.d
+
+
 def gram_work(x: CostInputs) -> float:
     """The work of one weighted Gram ``Aᵀ diag(s) A``: ``n(d+2)²`` dense, ``≈ nnz²/n + n`` sparse."""
     if x.sparse:
@@ -342,7 +353,7 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
         epochs = float(np.exp(np.clip(theta @ epoch_features(x), 0.0, 30.0)))
         refresh = k.get("refresh", {})
         per = (k["nnz"] * x.nnz + k["n"] * x.n + k["d"] * x.d
-               + refresh.get(x.set_kind, refresh.get("default", 0.0)) * x.n * x.d)
+               + refresh.get(x.set_kind, refresh.get("default", 0.0)) * refresh_work(x))
         if x.set_kind == "ellipsoid":
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
         likely = epochs > k.get("fall_back_fraction", FALL_BACK_FRACTION) * x.epoch_budget
