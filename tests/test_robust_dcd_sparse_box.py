@@ -14,8 +14,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.backends import _box_sparse_kernels as box
-from robustsvm.backends._dcd_kernels import CsrRows
-from robustsvm.backends._shared_set_kernels import KIND_BOX, Params, SetKernel, State, soft
+from robustsvm.backends._shared_set_kernels import soft
 
 from ._reference import certified_reference
 from .conftest import mixed_signs as _signs
@@ -51,10 +50,6 @@ def test_the_sums_follow_random_moves_of_tau_and_rows(lam1):
     z = np.array([soft(p, lam1, s) for p, s in zip(v, sg, strict=True)]) / lam
     tau = float(np.median(np.abs(z[z != 0]) / delta[z != 0]))
     cand, flag = np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8)
-    rows = CsrRows(X.indptr, X.indices, X.data)
-    st = State(v, z, np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5), np.zeros(3), cand, flag)
-    setk = SetKernel(KIND_BOX, sg, None, None, delta, None, 0.0, None, None, False, None, None, None, False)
-    prm = Params(lam, lam1, 1.0, 0.0, 0.0, 1, 0.0, False, False)
     sums = box.box_sums(z, delta, tau, cand, flag)
     z0, q1, uw, ww, ncand = sums
     lo, hi = tau / box.BAND, tau * box.BAND
@@ -68,8 +63,9 @@ def test_the_sums_follow_random_moves_of_tau_and_rows(lam1):
             tau = tau_n
         else:  # one row moves v and z on its stored entries
             i = int(rng.integers(n))
-            z0, q1, uw, ww, ncand = box._row_move(rows, i, float(rng.normal(0.0, 0.5)), st, setk, prm, tau, (lo, hi),
-                                                  (z0, q1, uw, ww, ncand))
+            row = (X.indices, X.data, X.indptr[i], X.indptr[i + 1])
+            z0, q1, uw, ww, ncand = box._row_move(row, float(rng.normal(0.0, 0.5)), (v, z, cand, flag, sg, delta),
+                                                  lam1, 1.0 / lam, tau, (lo, hi), (z0, q1, uw, ww, ncand))
         ref = _fresh(z, delta, tau)
         scale = max(1.0, abs(ref[0]), abs(ref[2]), abs(ref[3]))
         np.testing.assert_allclose([z0, q1, uw, ww], ref[:4], rtol=1e-9, atol=1e-9 * scale)

@@ -114,16 +114,16 @@ def _coordinate(a, dh, tau, sign, z0, q1, uw, ww):  # pragma: no cover - compile
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _row_move(rows, i, dv, st, setk, prm, tau, band, sums):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i, with the ``sums = (Z0, Q1, uw, ww,
-    ncand)`` at ``τ`` and the candidates' list of the ``band = (lo, hi)`` following each moved coordinate."""
-    indices, data = rows.indices, rows.data
-    v, z, cand, flag = st.v, st.z, st.cand, st.flag
-    sg, delta = setk.sg, setk.delta
-    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
+def _row_move(row, dv, arrays, lam1, inv_lam, tau, band, sums):  # pragma: no cover - compiled
+    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries ``row = (indices, data, start, stop)`` of row i,
+    with the ``sums = (Z0, Q1, uw, ww, ncand)`` at ``τ`` and the candidates' list of the ``band = (lo, hi)``
+    following each moved coordinate; ``arrays = (v, z, cand, flag, sg, delta)``, unpacked once per epoch (an
+    array read from a named tuple costs a reference count at every step)."""
+    indices, data, start, stop = row
+    v, z, cand, flag, sg, delta = arrays
     lo, hi = band
     z0, q1, uw, ww, ncand = sums
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+    for k in range(start, stop):
         h = indices[k]
         vh = v[h] + dv * data[k]
         v[h] = vh
@@ -165,6 +165,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
     sg, delta = setk.sg, setk.delta
     upper, dii, rho, shrinking, lam, lam1 = prm.upper, prm.dii, prm.rho, prm.shrinking, prm.lam, prm.lam1
     inv_lam = 1.0 / lam
+    arrays = (v, z, cand, flag, sg, delta)
     b0 = state[0]
     S = state[1]
     A = state[2]
@@ -229,8 +230,8 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
                     tau_n = A * inv_lam
                     if lo <= tau_n <= hi and tau > 0.0:
                         z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-                        z0, q1, uw, ww, ncand = _row_move(rows, i, dv, st, setk, prm, tau_n, (lo, hi),
-                                                          (z0, q1, uw, ww, ncand))
+                        z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, lam1, inv_lam,
+                                                          tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
                     else:  # the level left the band (or is 0): move the row, then remake the sums and the list
                         for k in range(start, stop):
                             h = indices[k]
