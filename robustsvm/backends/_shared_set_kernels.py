@@ -176,7 +176,7 @@ def refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm):  # p
     """
     tau = A / prm.lam
     if kind == KIND_BOX:
-        uw, uu, _ = _box(v, z, w, u, sg, okp, okn, delta, delta, delta, tau, prm, False)
+        uw, uu = _box(v, z, w, u, sg, okp, okn, delta, tau, prm)
     else:
         nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
         uw, uu = _ball2_shrink(z, w, u, tau, nz2)
@@ -218,9 +218,8 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
     clipped = False
     v, z, w, u = st.v, st.z, st.w, st.u
     if kind == KIND_BOX:
-        uw, uu, out = _box(v, z, w, u, setk.sg, setk.okp, setk.okn, setk.delta, setk.lo, setk.hi, tau, prm,
-                           True)
-        if out > 0:
+        uw, uu = _box(v, z, w, u, setk.sg, setk.okp, setk.okn, setk.delta, tau, prm)
+        if _outside(w, setk.lo, setk.hi) > 0:
             uw, uu = _refresh_box_bounded(st, setk, tau, prm)
             clipped = True
     elif kind == KIND_BALL2:
@@ -238,15 +237,13 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box(v, z, w, u, sg, okp, okn, delta, lo, hi, tau, prm, check):  # pragma: no cover - compiled
+def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compiled
     """The box prox without bounds: ``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` when τ = 0),
-    branch-free (vectorizable). Returns ``(u·w, ‖u‖², out)``, ``out`` the number of ``w_h`` outside
-    ``[lo_h, hi_h]`` when ``check`` (a constant at each call: 0 without it, and ``lo``, ``hi`` unread). With
-    ``out = 0`` this is the bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
+    branch-free (vectorizable). Returns ``(u·w, ‖u‖²)``. When no ``w_h`` leaves its bounds (:func:`_outside`)
+    this is the bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     uw = 0.0
     uu = 0.0
-    out = 0
     if tau > 0.0:
         inv_tau = 1.0 / tau
         for h in range(v.size):
@@ -260,8 +257,6 @@ def _box(v, z, w, u, sg, okp, okn, delta, lo, hi, tau, prm, check):  # pragma: n
             u[h] = uh
             uw += uh * wh
             uu += uh * uh
-            if check:
-                out += (wh > hi[h]) + (wh < lo[h])
     else:
         for h in range(v.size):
             zh = soft(v[h], lam1, sg[h]) * inv_lam
@@ -271,9 +266,16 @@ def _box(v, z, w, u, sg, okp, okn, delta, lo, hi, tau, prm, check):  # pragma: n
             u[h] = uh
             uw += uh * zh
             uu += uh * uh
-            if check:
-                out += (zh > hi[h]) + (zh < lo[h])
-    return uw, uu, out
+    return uw, uu
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _outside(w, lo, hi):  # pragma: no cover - compiled
+    """The number of ``w_h`` outside ``[lo_h, hi_h]``: a comparison per coordinate."""
+    out = 0
+    for h in range(w.size):
+        out += (w[h] > hi[h]) + (w[h] < lo[h])
+    return out
 
 
 @nb.njit(cache=True, fastmath=_FM)

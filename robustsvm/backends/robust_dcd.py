@@ -30,8 +30,7 @@ import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
 from ._shared_set_kernels import KIND_ELLIPSOID
-from .dcd import _entry as compiled_entry
-from .dual_ascent import Products, ascend, best_intercept, certified_result, intercept_rho
+from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
 from .registry import Backend, Result, register
 from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
 
