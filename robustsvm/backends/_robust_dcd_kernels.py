@@ -28,7 +28,7 @@ import numpy as np
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, refresh, soft
+from ._shared_set_kernels import KIND_BALL2, is_separable, refresh, refresh_separable, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse", "radius_mass", "safe_and_local_steps", "worse_than_safe"]
 
@@ -107,6 +107,9 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
     upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
+    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
+    separable, kind, z, sg, okp, okn, delta = (is_separable(setk), setk.kind, st.z, setk.sg, setk.okp, setk.okn,
+                                               setk.delta)
     d = X.shape[1]
     b0 = state[0]
     S = state[1]
@@ -153,7 +156,10 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                 n_updates += 1
                 _move_dense(X, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
-                refresh(setk, st, A, prm, inner)
+                if separable:
+                    refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
+                else:
+                    refresh(setk, st, A, prm, inner)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
@@ -162,7 +168,10 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                         S += dv2
                         _move_dense(X, i, dv2, v)
                         A = _radius_mass(A, da2, ci, ri)
-                        refresh(setk, st, A, prm, inner)
+                        if separable:
+                            refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
+                        else:
+                            refresh(setk, st, A, prm, inner)
         s += 1
     state[1] = S
     state[2] = A
@@ -358,6 +367,9 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
     upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
+    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
+    separable, kind, z, sg, okp, okn, delta = (is_separable(setk), setk.kind, st.z, setk.sg, setk.okp, setk.okn,
+                                               setk.delta)
     b0 = state[0]
     S = state[1]
     A = state[2]
@@ -406,7 +418,10 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
                 n_updates += 1
                 _move_sparse(rows, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
-                refresh(setk, st, A, prm, inner)
+                if separable:
+                    refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
+                else:
+                    refresh(setk, st, A, prm, inner)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
@@ -415,7 +430,10 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
                         S += dv2
                         _move_sparse(rows, i, dv2, v)
                         A = _radius_mass(A, da2, ci, ri)
-                        refresh(setk, st, A, prm, inner)
+                        if separable:
+                            refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
+                        else:
+                            refresh(setk, st, A, prm, inner)
         s += 1
     state[1] = S
     state[2] = A

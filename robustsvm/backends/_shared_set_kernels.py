@@ -29,8 +29,8 @@ import numpy as np
 
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "refresh", "soft",
-           "softclip"]
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "is_separable",
+           "refresh", "refresh_separable", "soft", "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -147,13 +147,51 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
     (θ: the last ℓ1-projection level) of the :data:`State` ``st``; when a bound clips ``w`` (box set or 2-ball)
     ``scal[3]`` is ``2h*(v − Au)/λ2`` (= ‖w‖² when none does): ``−(λ2/2)Δscal[3]`` is the exact change of the
-    dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid.
+    dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
+    :func:`refresh_separable`.
     """
+    if is_separable(setk):
+        refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, setk.sg, setk.okp, setk.okn, setk.delta, A,
+                          prm)
+        return
     clipped = _refresh_core(setk, st, A, prm, inner)
-    v, w, u, scal = st.v, st.w, st.u, st.scal
+    _refresh_tail(st.w, st.u, st.scal, clipped)
+
+
+@nb.njit(cache=True, inline="always")
+def is_separable(setk):  # pragma: no cover - compiled
+    """Whether :func:`refresh_separable` is the set's refresh: a box or a 2-ball, without bounds."""
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2) and not setk.bounded
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm):  # pragma: no cover - compiled
+    """:func:`refresh` for the box (``kind`` 0) and the 2-ball (``kind`` 1) without bounds, on the arrays of the
+    :data:`State` and :data:`SetKernel` themselves.
+
+    The epochs call it at every coordinate step with arrays they unpacked once: each array read from a named
+    tuple in compiled code takes a reference (an atomic increment, and a decrement when released), which a
+    refresh that unpacks ``st`` and ``setk`` pays at every step (about as much as the step's arithmetic on
+    WDBC's 30 features).
+    """
+    tau = A / prm.lam
+    if kind == KIND_BOX:
+        uw, uu = _box(v, z, w, u, sg, okp, okn, delta, tau, prm)
+    else:
+        nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
+        uw, uu = _ball2_shrink(z, w, u, tau, nz2)
+    scal[0] = uw
+    scal[1] = uu
+    _refresh_tail(w, u, scal, False)
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
+    """The last two entries of ``scal``: ``‖w‖²`` (``scal[2] = 2h*(v − Au)/λ2`` when a bound clips ``w``) and
+    ``Σ_{w_h≠0} u_h²``."""
     ww = 0.0
     ua = 0.0
-    for h in range(v.size):
+    for h in range(w.size):
         wh = w[h]
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
@@ -164,7 +202,8 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
-    """:func:`refresh` without the last two entries of ``scal``; returns whether a bound clips ``w`` (then
+    """:func:`refresh` without the last two entries of ``scal``, for the sets :func:`refresh_separable` does not
+    take (the ellipsoid, the ℓ1 ball, a box or a 2-ball with bounds); returns whether a bound clips ``w`` (then
     ``scal[2] = 2h*(v − Au)/λ2``).
 
     With bounds the unbounded prox runs first, counting the coordinates that leave the box (box set) or may
@@ -177,24 +216,19 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
         return False
     tau = A / prm.lam
     clipped = False
+    v, z, w, u = st.v, st.z, st.w, st.u
     if kind == KIND_BOX:
-        if setk.bounded:
-            uw, uu, out = _box(st, setk, tau, prm, True)
-            if out > 0:
-                uw, uu = _refresh_box_bounded(st, setk, tau, prm)
-                clipped = True
-        else:
-            uw, uu, out = _box(st, setk, tau, prm, False)
+        uw, uu = _box(v, z, w, u, setk.sg, setk.okp, setk.okn, setk.delta, tau, prm)
+        if _outside(w, setk.lo, setk.hi) > 0:
+            uw, uu = _refresh_box_bounded(st, setk, tau, prm)
+            clipped = True
     elif kind == KIND_BALL2:
-        if setk.bounded:
-            nz2, out = _ball2_z(st, setk, prm, True)
-        else:
-            nz2, out = _ball2_z(st, setk, prm, False)
+        nz2, out = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, True)
         if out > 0:
             uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
             clipped = True
         else:
-            uw, uu = _ball2_shrink(st, tau, nz2)
+            uw, uu = _ball2_shrink(z, w, u, tau, nz2)
     else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
         uw, uu = _refresh_linf(st, setk.sg, tau, prm)
     st.scal[0] = uw
@@ -203,17 +237,13 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box(st, setk, tau, prm, check):  # pragma: no cover - compiled
+def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compiled
     """The box prox without bounds: ``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` when τ = 0),
-    branch-free (vectorizable). Returns ``(u·w, ‖u‖², out)``, ``out`` the number of ``w_h`` outside
-    ``[lo_h, hi_h]`` when ``check`` (a constant at each call: 0 without it). With ``out = 0`` this is the
-    bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
-    v, z, w, u = st.v, st.z, st.w, st.u
-    sg, okp, okn, delta, lo, hi = setk.sg, setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
+    branch-free (vectorizable). Returns ``(u·w, ‖u‖²)``. When no ``w_h`` leaves its bounds (:func:`_outside`)
+    this is the bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     uw = 0.0
     uu = 0.0
-    out = 0
     if tau > 0.0:
         inv_tau = 1.0 / tau
         for h in range(v.size):
@@ -227,8 +257,6 @@ def _box(st, setk, tau, prm, check):  # pragma: no cover - compiled
             u[h] = uh
             uw += uh * wh
             uu += uh * uh
-            if check:
-                out += (wh > hi[h]) + (wh < lo[h])
     else:
         for h in range(v.size):
             zh = soft(v[h], lam1, sg[h]) * inv_lam
@@ -238,9 +266,16 @@ def _box(st, setk, tau, prm, check):  # pragma: no cover - compiled
             u[h] = uh
             uw += uh * zh
             uu += uh * uh
-            if check:
-                out += (zh > hi[h]) + (zh < lo[h])
-    return uw, uu, out
+    return uw, uu
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _outside(w, lo, hi):  # pragma: no cover - compiled
+    """The number of ``w_h`` outside ``[lo_h, hi_h]``: a comparison per coordinate."""
+    out = 0
+    for h in range(w.size):
+        out += (w[h] > hi[h]) + (w[h] < lo[h])
+    return out
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -289,15 +324,13 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_z(st, setk, prm, check):  # pragma: no cover - compiled
+def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` (branch-free) and ``(‖z‖², out)``, ``out`` the number of candidates
-    ``z_h ∉ [clo_h, chi_h]`` when ``check`` (a constant at each call: 0 without it).
+    ``z_h ∉ [clo_h, chi_h]`` when ``check`` (a constant at each call: 0 without it, and ``clo``, ``chi`` unread).
 
     ``clip(s z, lo, hi)`` for ``s ∈ [0, 1]`` can differ from ``s z`` only at the candidates: outside them
     ``lo_h ≤ 0 ≤ hi_h`` and ``z_h ∈ [lo_h, hi_h]`` (``clo``/``chi`` are the bounds, with ∓∞ where the bounds
     exclude 0, which makes such coordinates candidates always)."""
-    v, z = st.v, st.z
-    okp, okn, clo, chi = setk.okp, setk.okn, setk.clo, setk.chi
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     nz2 = 0.0
     out = 0
@@ -312,10 +345,9 @@ def _ball2_z(st, setk, prm, check):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _ball2_shrink(st, tau, nz2):  # pragma: no cover - compiled
+def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
     """The 2-ball prox without an active bound: ``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns
     ``(u·w, ‖u‖²)``."""
-    z, w, u = st.z, st.w, st.u
     nz = np.sqrt(nz2)
     s = 1.0 - tau / nz if nz > tau else 0.0
     m = nz if nz > tau else tau

@@ -37,7 +37,17 @@ import scipy.sparse as sp
 from ..duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
-from .dual_ascent import MIN_PASS, DualCertificate, Products, Shrinking, ascend, certified_result, intercept_rho
+from .dual_ascent import (
+    MIN_PASS,
+    DualCertificate,
+    Products,
+    Shrinking,
+    argument_types,
+    ascend,
+    certified_result,
+    compiled_entry,
+    intercept_rho,
+)
 from .registry import Backend, Needs, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
@@ -225,7 +235,8 @@ class _Specialized:
     data run thousands of them. ``key`` is a tuple of named tuples of arrays (the rows and the samples, which the
     frozen features replace); the arrays' dtype, dimension, layout and flags decide the specialization, so
     rows rebuilt with the same types keep it. The specializations are also kept between solves
-    (:data:`_ENTRIES`, by the types of every argument): numba's typing of the arguments costs about 0.3 ms."""
+    (:func:`.dual_ascent.compiled_entry`, by the types of every argument): numba's typing of the arguments
+    costs about 0.3 ms."""
 
     def __init__(self, dispatcher) -> None:
         self.dispatcher, self.key, self.types, self.entry = dispatcher, None, None, None
@@ -234,39 +245,15 @@ class _Specialized:
         if key is not self.key:
             types = _array_types(key)
             if types != self.types:
-                self.entry = _entry(self.dispatcher, args)
+                self.entry = compiled_entry(self.dispatcher, args)
                 self.types = types
             self.key = key
         return self.entry(*args)
 
 
-#: compiled entry points by (dispatcher, argument types as :func:`_types_of` reads them)
-_ENTRIES: dict = {}
-
-
-def _entry(dispatcher, args):
-    """The compiled specialization of ``dispatcher`` for ``args`` (cached in :data:`_ENTRIES`)."""
-    key = (dispatcher, _types_of(args))
-    entry = _ENTRIES.get(key)
-    if entry is None:
-        entry = _ENTRIES[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
-    return entry
-
-
-def _types_of(x):
-    """What numba's typing reads of ``x``: an array's dtype, dimension, layout and flags, a tuple's type and
-    items, a scalar's type."""
-    if isinstance(x, np.ndarray):
-        return (x.dtype.str, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous, x.flags.writeable,
-                x.flags.aligned)
-    if isinstance(x, tuple):
-        return (type(x), tuple(_types_of(a) for a in x))
-    return type(x)
-
-
 def _array_types(groups) -> tuple:
     """What numba's typing reads of the arrays in ``groups`` (a tuple of named tuples of arrays)."""
-    return _types_of(groups)
+    return argument_types(groups)
 
 
 def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,

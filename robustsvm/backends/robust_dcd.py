@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from . import _robust_dcd_kernels as kern
 from ._box_sparse_kernels import epoch_sparse_box
 from ._shared_set_kernels import KIND_BOX, KIND_ELLIPSOID
-from .dual_ascent import Products, ascend, best_intercept, certified_result, intercept_rho
+from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
 from .registry import Backend, Result, register
 from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
 
@@ -90,14 +90,20 @@ def _check_options(lam, lam1, check_every, inner, shrinking) -> None:
 
 def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state):
     """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place (also the
-    local solver of CoCoA+, :mod:`robustsvm.distributed._local`)."""
+    local solver of CoCoA+, :mod:`robustsvm.distributed._local`).
+
+    The epoch is called through its compiled specialization for these arguments' types, resolved once:
+    numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
+    WDBC's folds)."""
     epoch = kern.epoch_sparse if sp.issparse(arrays.X) else kern.epoch_dense
     if sp.issparse(arrays.X) and setk.kind == KIND_BOX and not setk.bounded:
         epoch = epoch_sparse_box  # O(nnz(x_i) + |C|) per step instead of O(d)
     rows, samples = arrays.rows(), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
+    run = compiled_entry(epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf))
 
-    def run_epoch(active, pg_max_old, pg_min_old):
-        return epoch(rows, samples, alpha, st, setk, prm, index, rng_state, active, pg_max_old, pg_min_old)
+    def run_epoch(active: int, pg_max_old: float, pg_min_old: float):
+        return run(rows, samples, alpha, st, setk, prm, index, rng_state, int(active), float(pg_max_old),
+                   float(pg_min_old))
     return run_epoch
 
 
