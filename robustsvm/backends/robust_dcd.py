@@ -33,7 +33,15 @@ from ._box_sparse_kernels import epoch_sparse_box
 from ._shared_set_kernels import KIND_BOX, KIND_ELLIPSOID
 from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
 from .registry import Backend, Result, register
-from .shared_set import CERT_INNER, SharedSetArrays, Workspace, dual_certificate, overflow_result, shared_set_needs
+from .shared_set import (
+    CERT_INNER,
+    SharedSetArrays,
+    Workspace,
+    dual_certificate,
+    overflow_result,
+    shared_set_needs,
+    trivial_certificate,
+)
 
 __all__ = ["DEFAULTS", "ELLIPSOID_MAX_FEATURES", "INNER_TOL", "NEEDS", "epoch_runner", "solve_robust_dcd"]
 
@@ -181,9 +189,15 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
         main.refresh(setk, prm, new.images[0] + new.images[1], st.sums[2], inner)
         return new
 
+    first = None
+    if warm_start is None:  # w = 0 certified in one pass (a radius so large that every w ≠ 0 costs more)
+        trivial, alpha0 = trivial_certificate(arrays, ops, work)
+        if trivial.rel_gap <= tol:
+            first = trivial
+            alpha[:] = np.clip(alpha0, 0.0, arrays.upper)
     run = ascend(run_epoch, certify, n_total=index.size, sums=st.sums, rho=rho, free=free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="robust-dcd", verbose=verbose,
-                 time_limit=time_limit)
+                 time_limit=time_limit, first=first)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho})
 
