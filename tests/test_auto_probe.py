@@ -30,27 +30,31 @@ def _reference(problem, X, y):
     return ref.objective - ref.gap  # a proved lower bound on the optimum
 
 
-def _prediction(name, seconds, per_epoch=None, own=None):
-    terms = {} if per_epoch is None else {"per_epoch": per_epoch, "own": seconds if own is None else own}
-    return cost.Prediction(name, seconds, 10.0, terms=terms)
+def _prediction(name, seconds, per_epoch=None, epochs=10.0):
+    terms = {} if per_epoch is None else {"per_epoch": per_epoch, "own": seconds}
+    return cost.Prediction(name, seconds, epochs, terms=terms)
 
 
 def test_the_probe_rule():
     shape = cost.DataShape(20000, 400, 20000 * 400)
     x = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3), uncertainty=rs.Box(0.1)), shape)
-    # robust-dcd is cheaper on its own (8 s) but charged a likely fall-back (30 s): attempted first
-    slow_ipm = [_prediction("feature-ipm", 10.0), _prediction("robust-dcd", 30.0, 0.01, own=8.0)]
+    # robust-dcd's 800 predicted epochs take 8 s, but it is charged a likely fall-back (30 s): attempted first
+    slow_ipm = [_prediction("feature-ipm", 10.0), _prediction("robust-dcd", 30.0, 0.01, epochs=800.0)]
     probe = cost.probe(slow_ipm, x)
     assert probe.backend == "robust-dcd" and probe.chosen == "feature-ipm"
     assert probe.time_limit == pytest.approx(cost.PROBE_FRACTION * 10.0)
-    # its own prediction at the limit of the ratio still is; beyond it, not
-    limit = cost.PROBE_MAX_OWN_RATIO * 10.0
-    assert cost.probe([slow_ipm[0], _prediction("robust-dcd", 30.0, 0.01, own=limit)], x) is not None
-    assert cost.probe([slow_ipm[0], _prediction("robust-dcd", 30.0, 0.01, own=1.01 * limit)], x) is None
+    # epochs that take the ratio's limit still are attempted; beyond it, not
+    limit = cost.PROBE_MAX_OWN_RATIO * 10.0 / 0.01
+    assert cost.probe([slow_ipm[0], _prediction("robust-dcd", 30.0, 0.01, epochs=limit)], x) is not None
+    assert cost.probe([slow_ipm[0], _prediction("robust-dcd", 30.0, 0.01, epochs=1.01 * limit)], x) is None
+    # of two first-order backends, the one whose predicted epochs take least (not the lower capped time)
+    both = [slow_ipm[0], _prediction("robust-dcd", 30.0, 0.00077, epochs=1830.0),
+            _prediction("dcd", 31.0, 0.00088, epochs=545.0)]
+    assert cost.probe(both, x).backend == "dcd"
     # no attempt: a first-order choice, a quick choice, too little room for epochs, a grid, no first-order candidate
     assert cost.probe([_prediction("robust-dcd", 3.0, 0.01), _prediction("feature-ipm", 10.0)], x) is None
     assert cost.probe([_prediction("feature-ipm", 0.5), _prediction("robust-dcd", 3.0, 0.01)], x) is None
-    assert cost.probe([_prediction("feature-ipm", 10.0), _prediction("robust-dcd", 30.0, 1.0, own=8.0)], x) is None
+    assert cost.probe([_prediction("feature-ipm", 10.0), _prediction("robust-dcd", 30.0, 1.0, epochs=8.0)], x) is None
     grid = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3)), shape, points=5)
     assert cost.probe(slow_ipm, grid) is None
     assert cost.probe([_prediction("clarabel", 10.0)], x) is None

@@ -72,8 +72,8 @@ PROBE_MIN_SECONDS = 1.0
 PROBE_FRACTION = 0.15
 #: an attempt with room for fewer predicted epochs than this is not made
 PROBE_MIN_EPOCHS = 20
-#: an attempt is made only for a first-order backend whose own predicted time (its epochs at its per-epoch
-#: cost, without the charge of a fall-back) is at most this multiple of the chosen backend's
+#: an attempt is made only for a first-order backend whose own predicted time (its predicted epochs at its
+#: per-epoch cost, without the budget's cap or the charge of a fall-back) is at most this multiple of the choice's
 PROBE_MAX_OWN_RATIO = 2.0
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
@@ -465,9 +465,10 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     :data:`PROBE_MIN_SECONDS`, the accepting first-order backend predicted fastest runs first for at most
     ``PROBE_FRACTION · T_chosen`` seconds (its ``time_limit``; skipped when that is less than
     :data:`PROBE_MIN_EPOCHS` predicted epochs): a certified answer is returned, otherwise the chosen backend
-    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. The attempt is for a
-    first-order backend that would be the cheaper one were it not likely to stop short: its own predicted time
-    (``terms["own"]``) must be within :data:`PROBE_MAX_OWN_RATIO` of the chosen backend's. One predicted
+    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. The attempt is for the
+    first-order backend that would be the cheaper one were it not likely to stop short: the one whose predicted
+    epochs at its per-epoch cost (no budget cap, no fall-back charge) take least, and only when that time is
+    within :data:`PROBE_MAX_OWN_RATIO` of the chosen backend's. One predicted
     slower on its own as well would have to beat its prediction by more than ``PROBE_MAX_OWN_RATIO /
     PROBE_FRACTION`` to answer within the attempt; on the shape grid such attempts never did and only added
     their time. Grids (``points > 1``) are not probed.
@@ -480,8 +481,11 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     first = [p for p in predictions if p.backend in FIRST_ORDER and p.terms.get("per_epoch", 0.0) > 0.0]
     if not first:
         return None
-    fastest = min(first, key=lambda p: p.terms.get("own", p.seconds))
-    if fastest.terms.get("own", fastest.seconds) > PROBE_MAX_OWN_RATIO * best.seconds:
+    def run_time(p: Prediction) -> float:  # its predicted epochs at its per-epoch cost: no budget cap, no fall-back
+        return p.iterations * p.terms["per_epoch"]
+
+    fastest = min(first, key=run_time)
+    if run_time(fastest) > PROBE_MAX_OWN_RATIO * best.seconds:
         return None
     limit = PROBE_FRACTION * best.seconds
     if PROBE_MIN_EPOCHS * fastest.terms["per_epoch"] > limit:
