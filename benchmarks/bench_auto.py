@@ -80,9 +80,9 @@ VERBOSE = False
 #: the timing rounds of a cell (``timed_runs``): at most MAX_ROUNDS, as many as fit in ROUND_BUDGET CPU seconds,
 #: at least MIN_ROUNDS when a round is shorter than LONG_ROUND seconds; after the first round only ``auto`` and
 #: the certified runs within CONTENDER of the fastest one are repeated
-MAX_ROUNDS = 7
+MAX_ROUNDS = 15
 MIN_ROUNDS = 3
-ROUND_BUDGET = 0.6
+ROUND_BUDGET = 1.5
 LONG_ROUND = 2.5
 CONTENDER = 1.6
 
