@@ -28,7 +28,7 @@ import numpy as np
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, is_separable, refresh, refresh_separable, soft
+from ._shared_set_kernels import KIND_BALL2, bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
 
 __all__ = ["Samples", "epoch_dense", "epoch_sparse", "radius_mass", "safe_and_local_steps", "worse_than_safe"]
 
@@ -108,8 +108,8 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
     v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
     upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
     # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
-    separable, kind, z, sg, okp, okn, delta = (is_separable(setk), setk.kind, st.z, setk.sg, setk.okp, setk.okn,
-                                               setk.delta)
+    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
+                                                   bound_arrays(setk), setk.bounded)
     d = X.shape[1]
     b0 = state[0]
     S = state[1]
@@ -156,9 +156,7 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                 n_updates += 1
                 _move_dense(X, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
-                if separable:
-                    refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
-                else:
+                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
                     refresh(setk, st, A, prm, inner)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
@@ -168,9 +166,8 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                         S += dv2
                         _move_dense(X, i, dv2, v)
                         A = _radius_mass(A, da2, ci, ri)
-                        if separable:
-                            refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
-                        else:
+                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
+                                                              bounded):
                             refresh(setk, st, A, prm, inner)
         s += 1
     state[1] = S
@@ -368,8 +365,8 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
     v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
     upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
     # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
-    separable, kind, z, sg, okp, okn, delta = (is_separable(setk), setk.kind, st.z, setk.sg, setk.okp, setk.okn,
-                                               setk.delta)
+    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
+                                                   bound_arrays(setk), setk.bounded)
     b0 = state[0]
     S = state[1]
     A = state[2]
@@ -418,9 +415,7 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
                 n_updates += 1
                 _move_sparse(rows, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
-                if separable:
-                    refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
-                else:
+                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
                     refresh(setk, st, A, prm, inner)
                 if a_new != a_safe:
                     if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
@@ -430,9 +425,8 @@ def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, p
                         S += dv2
                         _move_sparse(rows, i, dv2, v)
                         A = _radius_mass(A, da2, ci, ri)
-                        if separable:
-                            refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm)
-                        else:
+                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
+                                                              bounded):
                             refresh(setk, st, A, prm, inner)
         s += 1
     state[1] = S

@@ -29,8 +29,8 @@ import numpy as np
 
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "is_separable",
-           "refresh", "refresh_separable", "soft", "softclip"]
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "bound_arrays",
+           "is_separable", "refresh", "refresh_separable", "set_arrays", "soft", "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -150,9 +150,8 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
     :func:`refresh_separable`.
     """
-    if is_separable(setk):
-        refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, setk.sg, setk.okp, setk.okn, setk.delta, A,
-                          prm)
+    if is_separable(setk) and not refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
+                                                      prm, bound_arrays(setk), setk.bounded):
         return
     clipped = _refresh_core(setk, st, A, prm, inner)
     _refresh_tail(st.w, st.u, st.scal, clipped)
@@ -160,29 +159,54 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, inline="always")
 def is_separable(setk):  # pragma: no cover - compiled
-    """Whether :func:`refresh_separable` is the set's refresh: a box or a 2-ball, without bounds."""
-    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2) and not setk.bounded
+    """Whether :func:`refresh_separable` is the set's refresh: a box or a 2-ball (with bounds: while none binds)."""
+    return setk.kind == KIND_BOX or setk.kind == KIND_BALL2
+
+
+@nb.njit(cache=True, inline="always")
+def set_arrays(setk):  # pragma: no cover - compiled
+    """``(sg, okp, okn, delta)`` of a :data:`SetKernel`, for :func:`refresh_separable`."""
+    return setk.sg, setk.okp, setk.okn, setk.delta
+
+
+@nb.njit(cache=True, inline="always")
+def bound_arrays(setk):  # pragma: no cover - compiled
+    """``(lo, hi, clo, chi)`` of a :data:`SetKernel`, for :func:`refresh_separable`."""
+    return setk.lo, setk.hi, setk.clo, setk.chi
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def refresh_separable(kind, v, z, w, u, scal, sg, okp, okn, delta, A, prm):  # pragma: no cover - compiled
-    """:func:`refresh` for the box (``kind`` 0) and the 2-ball (``kind`` 1) without bounds, on the arrays of the
-    :data:`State` and :data:`SetKernel` themselves.
+def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
+    """:func:`refresh` for the box (``kind`` 0) and the 2-ball (``kind`` 1), on the arrays of the :data:`State`
+    and of the :data:`SetKernel` (``arrays = (sg, okp, okn, delta)``, ``bounds = (lo, hi, clo, chi)``) themselves.
+    Returns True when ``bounded`` and a bound may bind (some ``w_h`` of the unbounded prox outside its bounds, or
+    for the 2-ball some ``z_h`` outside ``[clo_h, chi_h]``): the caller then runs :func:`refresh` with the clipped
+    prox; else the prox written is the bounded one too (``docs/derivations/robust_dcd.md`` §7).
 
     The epochs call it at every coordinate step with arrays they unpacked once: each array read from a named
     tuple in compiled code takes a reference (an atomic increment, and a decrement when released), which a
     refresh that unpacks ``st`` and ``setk`` pays at every step (about as much as the step's arithmetic on
     WDBC's 30 features).
     """
+    sg, okp, okn, delta = arrays
+    lo, hi, clo, chi = bounds
     tau = A / prm.lam
     if kind == KIND_BOX:
         uw, uu = _box(v, z, w, u, sg, okp, okn, delta, tau, prm)
+        if bounded and _outside(w, lo, hi) > 0:
+            return True
     else:
-        nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
+        if bounded:
+            nz2, out = _ball2_z(v, z, okp, okn, clo, chi, prm, True)
+            if out > 0:
+                return True
+        else:
+            nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
         uw, uu = _ball2_shrink(z, w, u, tau, nz2)
     scal[0] = uw
     scal[1] = uu
     _refresh_tail(w, u, scal, False)
+    return False
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
