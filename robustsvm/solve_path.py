@@ -377,14 +377,15 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
         backend = registry.get_backend(solver)
         opts = {**defaults.get(backend.name, {}), **options}
         return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
-    backend = lookup(AUTO, problem, model)
+    shape = cost.DataShape.of(model)  # read once (its row scale is a pass over the data) for every use below
+    backend = lookup(AUTO, problem, shape)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
     # an attempt precedes only a second-order or conic choice, and only without a caller's own budget; the
     # predictions are those the choice just made (kept by the cost module), read only when needed
     first_order = backend.name in cost.FIRST_ORDER
-    preds = None if first_order else auto_predictions(problem, model)
+    preds = None if first_order else auto_predictions(problem, shape)
     own_budget = "max_iter" in options or "time_limit" in options
-    trial = None if own_budget or first_order else auto_probe(problem, model, preds)
+    trial = None if own_budget or first_order else auto_probe(problem, shape, preds)
     record = None
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults)
@@ -410,7 +411,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
-                     order=cost.fallback_order(auto_predictions(problem, model) if preds is None else preds, tried),
+                     order=cost.fallback_order(auto_predictions(problem, shape) if preds is None else preds, tried),
                      probe=record)
 
 

@@ -228,16 +228,12 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
                     S += dv
                     A = radius_mass(A, da, ci, ri)
                     tau_n = A * inv_lam
-                    if lo <= tau_n <= hi and tau > 0.0:
+                    inside = lo <= tau_n <= hi and tau > 0.0
+                    if inside:
                         z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-                        z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, lam1, inv_lam,
-                                                          tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
-                    else:  # the level left the band (or is 0): move the row, then remake the sums and the list
-                        for k in range(start, stop):
-                            h = indices[k]
-                            vh = v[h] + dv * data[k]
-                            v[h] = vh
-                            z[h] = soft(vh, lam1, sg[h]) * inv_lam
+                    z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, lam1, inv_lam,
+                                                      tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
+                    if not inside:  # the level left the band (or is 0): remake the sums and the list at it
                         lo = tau_n / BAND
                         hi = tau_n * BAND
                         z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
