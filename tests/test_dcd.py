@@ -276,7 +276,7 @@ def test_a_frozen_feature_found_free_is_restored_for_good():
 
 
 def test_restrict_columns_matches_scipy_slicing():
-    from robustsvm.backends._dcd_kernels import restrict_columns
+    from robustsvm.backends._products_kernels import restrict_columns
 
     X = sp.random(40, 30, density=0.2, random_state=3, format="csr")
     keep = np.random.default_rng(0).random(30) < 0.6

@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.backends import _dcd_kernels as kern
+from robustsvm.backends import _products_kernels as products
 from robustsvm.backends.dcd import _SignRelaxation, signs_certificate, weight_box
 from robustsvm.backends.dual_ascent import CertificateSchedule, Products
 from robustsvm.backends.shared_set import SharedSetArrays, dual_certificate
@@ -137,8 +138,66 @@ def test_restricted_rows_keep_their_dtypes():
     """The rebuilt rows have the index dtypes of the full rows (the compiled epochs keep their specialization)."""
     X = sp.random(30, 20, density=0.3, random_state=1, format="csr")
     keep = np.arange(20) % 3 != 0
-    ptr, idx, _, _ = kern.restrict_columns(X.indptr, X.indices, X.data, keep)
+    ptr, idx, _, _ = products.restrict_columns(X.indptr, X.indices, X.data, keep)
     assert ptr.dtype == X.indptr.dtype and idx.dtype == X.indices.dtype
+
+
+def test_row_norms_of_canonical_and_duplicate_entries():
+    """The squared row norms of the shared arrays are those of the dense rows: empty rows give 0, and duplicate
+    stored entries are summed before squaring (as the matrix they represent)."""
+    from robustsvm.backends.shared_set import _rows
+
+    X = sp.random(50, 30, density=0.1, random_state=5, format="csr")
+    X[7, :] = 0.0
+    X.eliminate_zeros()
+    _, sq = _rows(X)
+    np.testing.assert_allclose(sq, (X.toarray() ** 2).sum(axis=1), rtol=1e-15, atol=0)
+    assert sq[7] == 0.0
+    dup = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 3))
+    assert not dup.has_canonical_format
+    _, sq = _rows(dup)
+    np.testing.assert_array_equal(sq, [9.0, 9.0])
+
+
+def test_certificate_products_read_the_restricted_rows_only_where_they_are_the_same():
+    """With ``w`` zero on the dropped columns, ``Xw`` from the restricted rows and the class images from the full
+    rows equal the products of the full matrix; :meth:`Products.rows_for` falls back to all of ``X`` as soon as
+    ``w`` is nonzero on a dropped column."""
+    rng = np.random.default_rng(8)
+    n, d = 120, 60
+    X = sp.random(n, d, density=0.15, random_state=9, format="csr")
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    c = np.full(n, 1.0 / n)
+    alpha = np.where(rng.random(n) < 0.4, 0.0, rng.random(n) * 1.2)  # zeros and values beyond the box
+    dropped = rng.random(d) < 0.4
+    w = np.where(dropped, 0.0, rng.standard_normal(d))
+    ops = Products(X)
+    ops.restrict(products.restrict_columns(X.indptr, X.indices, X.data, ~dropped)[:3], dropped)
+    assert ops.rows_for(w) is ops.restricted[0]
+    images, z, sums = products.certificate_sparse(*ops.parts, *ops.rows_for(w), d, c, y, alpha, 1.0, w)
+    ca = c * np.clip(alpha, 0.0, 1.0)
+    Xd = X.toarray()
+    np.testing.assert_allclose(z, Xd @ w, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(images[0], Xd[y > 0].T @ ca[y > 0], rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(images[1], -(Xd[y < 0].T @ ca[y < 0]), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(sums, [ca[y > 0].sum(), ca[y < 0].sum()], rtol=1e-13)
+    w[np.flatnonzero(dropped)[0]] = 0.5
+    assert ops.rows_for(w) is ops.parts
+    np.testing.assert_allclose(ops.matvec(w), Xd @ w, rtol=1e-13, atol=1e-15)
+
+
+def test_the_schedule_runs_past_the_predicted_end_when_a_certificate_costs_more():
+    """With a certificate worth ``r`` epochs, the next one comes after ``max(0.7k, min(0.7k + r, 1.2k + 1))``
+    epochs (``k`` the epochs the rate predicts): never sooner than without ``r``, never past ``1.2k + 1``."""
+    from robustsvm.backends.dual_ascent import next_check as _next_check
+
+    last, now, tol = (0, 4.62e-4), (29, 1.98e-4), 1e-4
+    k = np.log(1.98) / (np.log(4.62 / 1.98) / 29)
+    assert _next_check(last, now, tol, 10) == int(np.ceil(0.7 * k))
+    assert _next_check(last, now, tol, 10, cert_epochs=5.2) == int(np.ceil(0.7 * k + 5.2))
+    assert _next_check(last, now, tol, 10, cert_epochs=1e3) == int(np.ceil(1.2 * k + 1))
+    counts = [_next_check(last, now, tol, 10, cert_epochs=r) for r in np.linspace(0, 40, 41)]
+    assert counts == sorted(counts)
 
 
 def test_the_schedule_backs_off_in_a_stall_and_follows_the_rate_otherwise():

@@ -23,10 +23,9 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
-           "certificate_dense", "certificate_sparse", "clipped_weight", "dot", "drop_from_active", "dual_images_dense",
-           "dual_images_sparse", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set", "matvec_dense",
-           "matvec_sparse", "newton_step", "one_epoch", "outside", "projected_gradient", "restrict_columns",
-           "run_epochs", "shuffle", "unbounded", "weighted_quantile"]
+           "clipped_weight", "drop_from_active", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set",
+           "newton_step", "one_epoch", "outside", "projected_gradient", "run_epochs", "shuffle", "unbounded",
+           "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -317,152 +316,6 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
         s += 1
     state[1] = S
     return active_size, pg_max_new, pg_min_new, n_updates
-
-
-@nb.njit(cache=True)
-def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compiled
-    """The CSR matrix with only the columns ``h`` where ``keep[h]``: ``(indptr, indices, data, sq_norms)``.
-
-    Column indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep
-    their specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
-    position, which advances only for a kept column.
-    """
-    n = indptr.size - 1
-    new_ptr = np.empty(n + 1, dtype=indptr.dtype)
-    new_idx = np.empty(indices.size, dtype=indices.dtype)
-    new_dat = np.empty(indices.size, dtype=data.dtype)
-    sq = np.zeros(n)
-    new_ptr[0] = 0
-    pos = 0
-    for i in range(n):
-        acc = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            h = indices[k]
-            x = data[k]
-            kk = 1 if keep[h] else 0
-            new_idx[pos] = h
-            new_dat[pos] = x
-            acc += x * x * kk
-            pos += kk
-        sq[i] = acc
-        new_ptr[i + 1] = pos
-    return new_ptr, new_idx[:pos].copy(), new_dat[:pos].copy(), sq
-
-
-# ----------------------------------------------------------------------------------------------------------------
-# Products for the certificate. Single-threaded loops rather than BLAS: they are memory-bound, and a threaded BLAS
-# call on a busy machine can cost more in thread wake-ups than the product itself.
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def dual_images_dense(X, u, pos):  # pragma: no cover - compiled
-    """``out[0] = Σ_{i: pos_i} u_i x_i``, ``out[1] = Σ_{i: not pos_i} u_i x_i`` for a dense ``X``."""
-    n, d = X.shape
-    out = np.zeros((2, d))
-    for i in range(n):
-        ui = u[i]
-        if ui == 0.0:
-            continue
-        r = 0 if pos[i] else 1
-        for h in range(d):
-            out[r, h] += ui * X[i, h]
-    return out
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - compiled
-    """:func:`dual_images_dense` for a CSR ``X``, O(nnz)."""
-    n = indptr.size - 1
-    out = np.zeros((2, d))
-    for i in range(n):
-        ui = u[i]
-        if ui == 0.0:
-            continue
-        r = 0 if pos[i] else 1
-        for k in range(indptr[i], indptr[i + 1]):
-            out[r, indices[k]] += ui * data[k]
-    return out
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def certificate_dense(X, c, y, alpha, upper, w):  # pragma: no cover - compiled
-    """One pass over a dense ``X`` for a certificate: ``(images, z, sums)`` with ``images`` those of
-    :func:`dual_images_dense` at ``u = c∘y∘clip(α, 0, upper)``, ``z = X w`` and ``sums = [Σ_{y>0} c α,
-    Σ_{y<0} c α]``."""
-    n, d = X.shape
-    out = np.zeros((2, d))
-    z = np.empty(n)
-    sums = np.zeros(2)
-    for i in range(n):
-        acc = 0.0
-        for h in range(d):
-            acc += X[i, h] * w[h]
-        z[i] = acc
-        ca = c[i] * min(max(alpha[i], 0.0), upper)
-        if ca != 0.0:
-            r = 0 if y[i] > 0 else 1
-            sums[r] += ca
-            ui = ca * y[i]
-            for h in range(d):
-                out[r, h] += ui * X[i, h]
-    return out, z, sums
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def certificate_sparse(indptr, indices, data, d, c, y, alpha, upper, w):  # pragma: no cover - compiled
-    """:func:`certificate_dense` for a CSR ``X``, O(nnz)."""
-    n = indptr.size - 1
-    out = np.zeros((2, d))
-    z = np.empty(n)
-    sums = np.zeros(2)
-    for i in range(n):
-        acc = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            acc += data[k] * w[indices[k]]
-        z[i] = acc
-        ca = c[i] * min(max(alpha[i], 0.0), upper)
-        if ca != 0.0:
-            r = 0 if y[i] > 0 else 1
-            sums[r] += ca
-            ui = ca * y[i]
-            for k in range(indptr[i], indptr[i + 1]):
-                out[r, indices[k]] += ui * data[k]
-    return out, z, sums
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def matvec_dense(X, w):  # pragma: no cover - compiled
-    """``X @ w`` for a dense ``X``."""
-    n, d = X.shape
-    z = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for h in range(d):
-            acc += X[i, h] * w[h]
-        z[i] = acc
-    return z
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def matvec_sparse(indptr, indices, data, w):  # pragma: no cover - compiled
-    """``X @ w`` for a CSR ``X``, O(nnz)."""
-    n = indptr.size - 1
-    z = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            acc += data[k] * w[indices[k]]
-        z[i] = acc
-    return z
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def dot(a, b):  # pragma: no cover - compiled
-    """``Σ_k a_k b_k``."""
-    acc = 0.0
-    for k in range(a.size):
-        acc += a[k] * b[k]
-    return acc
 
 
 @nb.njit(cache=True)

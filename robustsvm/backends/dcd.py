@@ -37,6 +37,7 @@ import scipy.sparse as sp
 from ..duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
+from . import _products_kernels as products
 from .dual_ascent import (
     MIN_PASS,
     DualCertificate,
@@ -139,7 +140,7 @@ class _FeatureShrinking:
         if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
             return None
         self.frozen = want
-        ptr, idx, dat, sq = kern.restrict_columns(self.indptr, self.indices, self.data, ~want)
+        ptr, idx, dat, sq = products.restrict_columns(self.indptr, self.indices, self.data, ~want)
         self.stored = int(idx.size)
         self.rebuilds += 1
         return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
@@ -435,9 +436,10 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     """
     y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
     if ops.sparse:
-        images, z, sums = kern.certificate_sparse(*ops.parts, arrays.X.shape[1], c, y, alpha, arrays.upper, w)
+        images, z, sums = products.certificate_sparse(*ops.parts, *ops.rows_for(w), arrays.X.shape[1], c, y, alpha,
+                                                      arrays.upper, w)
     else:
-        images, z, sums = kern.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
+        images, z, sums = products.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
     S = float(sums[0] - sums[1])
     best = None
     for b in arrays.exact_intercepts(z, S) + ([] if b_hint is None or mode == "none" else [float(b_hint)]):

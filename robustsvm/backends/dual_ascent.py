@@ -1,7 +1,8 @@
 """The toolkit of the dual coordinate methods (``dcd``, ``robust-dcd``) and of the certificates they share with
 ``feature-ipm``.
 
-* :class:`Products`: the two O(nnz) products of a certificate (class images ``Σ u_i x_i`` and ``X w``), compiled;
+* :class:`Products`: the two O(nnz) products of a certificate (class images ``Σ u_i x_i`` and ``X w``), compiled
+  (:mod:`._products_kernels`);
 * :func:`best_intercept`: the exact free intercept of a fixed ``w``;
 * :func:`intercept_rho`: the intercept's weight ρ in the dual steps (augmented Lagrangian of ``S = 0``);
 * :class:`DualCertificate`: the one certificate type — primal value ``P``, dual value ``D``, the primal point;
@@ -23,6 +24,7 @@ import scipy.sparse as sp
 
 from ..objective import optimal_intercept
 from . import _dcd_kernels as kern
+from . import _products_kernels as products
 from .registry import History, Result
 
 __all__ = ["MIN_PASS", "Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "argument_types",
@@ -88,20 +90,25 @@ class Products:
     def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``[Σ_{y_i>0} u_i x_i, Σ_{y_i<0} u_i x_i]`` as a (2, d) array."""
         if self.sparse:
-            return kern.dual_images_sparse(*self.parts, self.X.shape[1], u, pos)
-        return kern.dual_images_dense(self.X, u, pos)
+            return products.dual_images_sparse(*self.parts, self.X.shape[1], u, pos)
+        return products.dual_images_dense(self.X, u, pos)
 
     def restrict(self, parts, dropped: np.ndarray) -> None:
         """Use the CSR ``parts`` that lack the columns ``dropped`` for products with a ``w`` zero there."""
         self.restricted = (parts, dropped)
 
+    def rows_for(self, w: np.ndarray) -> tuple:
+        """The CSR parts to multiply ``w`` with: the restricted rows when ``w`` is zero on their dropped columns
+        (the same product, fewer entries), else all of ``X``."""
+        if self.restricted is not None and not np.any(w[self.restricted[1]]):
+            return self.restricted[0]
+        return self.parts
+
     def matvec(self, w: np.ndarray) -> np.ndarray:
-        """``X @ w`` (from the restricted rows when ``w`` is zero on their dropped columns: the same product)."""
+        """``X @ w`` (from :meth:`rows_for`)."""
         if self.sparse:
-            if self.restricted is not None and not np.any(w[self.restricted[1]]):
-                return kern.matvec_sparse(*self.restricted[0], w)
-            return kern.matvec_sparse(*self.parts, w)
-        return kern.matvec_dense(self.X, w)
+            return products.matvec_sparse(*self.rows_for(w), w)
+        return products.matvec_dense(self.X, w)
 
 
 def intercept_rho(intercept, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float) -> float:
@@ -160,13 +167,15 @@ class Shrinking:
         return False
 
 
-def next_check(last, now, tol: float, check_every: int, stalls: int = 0) -> int:
+def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_epochs: float = 0.0) -> int:
     """Epochs until the next certificate.
 
     The relative gap of coordinate descent falls roughly geometrically; from the
     last two certificates, ``k = log(gap/tol) / rate`` epochs remain. The next
-    certificate comes after ``0.7 k`` epochs, between 2 and
-    ``3·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
+    certificate comes after ``0.7 k`` epochs, or, when a certificate costs ``cert_epochs`` epochs, after
+    ``min(0.7 k + cert_epochs, 1.2 k + 1)`` if that is later: the rate slows near the end, so a certificate
+    placed short of ``k`` tends to need another one, which costs more than the epochs run past the tolerance.
+    The count is between 2 and ``3·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
     ``stalls`` counts the consecutive certificates that did not halve the gap: where
     the ascent stalls (tiny λ, nearly hard-margin data) certificates, which cost a pass
     over the data and Python work each, are spaced out. The schedule depends on the
@@ -176,7 +185,8 @@ def next_check(last, now, tol: float, check_every: int, stalls: int = 0) -> int:
         return check_every * 2 ** min(stalls, 4)
     rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
     k = np.log(max(now[1], tol) / tol) / rate
-    return int(min(max(np.ceil(0.7 * k), 2), 3 * check_every * 2 ** min(stalls, 4)))
+    epochs = max(0.7 * k, min(0.7 * k + cert_epochs, 1.2 * k + 1.0))
+    return int(min(max(np.ceil(epochs), 2), 3 * check_every * 2 ** min(stalls, 4)))
 
 
 def stalls(last, now, count: int) -> int:
@@ -207,14 +217,19 @@ class CertificateSchedule:
             self.since = 0
         return due
 
-    def record(self, epoch: int, rel_gap: float) -> None:
-        """Take a certificate's relative gap into the schedule (the rate from the previous certificate)."""
+    def record(self, epoch: int, rel_gap: float, cert_epochs: float = 0.0) -> None:
+        """Take a certificate's relative gap into the schedule (the rate from the previous certificate);
+        ``cert_epochs`` is what a certificate costs in epochs (:func:`next_check`)."""
         now = (epoch, rel_gap)
         self.stalls = stalls(self.last, now, self.stalls)
-        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls)
+        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls, cert_epochs)
         self.last = now
 
 
+#: a certificate's cost in epochs over all the samples: one pass over the data for its products plus its Python work,
+#: against two reads of each active row per epoch (gradient and step); :func:`next_check` weighs the epochs it may
+#: run past the predicted end against ``CERT_PASSES · n_total / active``
+CERT_PASSES = 1.0
 #: in a budget counted in passes (``ascend(passes=True)``), an epoch costs at least this fraction of a pass (its
 #: fixed cost: the call, the shrinking bookkeeping), so the number of epochs stays below ``max_iter / MIN_PASS``
 MIN_PASS = 0.02
@@ -298,7 +313,7 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
         cert = new if cert is None else cert.merge(new)
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
-        schedule.record(epoch, cert.rel_gap)
+        schedule.record(epoch, cert.rel_gap, CERT_PASSES * n_total / max(active, 1))
         if unshrink_after and schedule.stalls >= unshrink_after and shrink.active < n_total:
             shrink.restore()
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)

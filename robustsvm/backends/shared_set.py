@@ -34,6 +34,7 @@ from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
+from ._products_kernels import row_sq_norms
 from .dual_ascent import DualCertificate, Products, best_intercept
 from .registry import Needs, Result
 
@@ -346,8 +347,11 @@ def _rows(X):
     """``X`` as C-contiguous float64 or CSR, and its squared row norms."""
     if sp.issparse(X):
         X = X if sp.isspmatrix_csr(X) and X.dtype == np.float64 else sp.csr_matrix(X, dtype=np.float64)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
         with np.errstate(over="ignore"):
-            return X, np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            return X, row_sq_norms(X.indptr, np.ascontiguousarray(X.data))
     X = np.ascontiguousarray(X, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         return X, np.einsum("ij,ij->i", X, X)
