@@ -119,4 +119,7 @@ def test_dcd_benchmark_row_is_certified_and_has_the_ratios():
     row = bench_dcd._row("small", X.shape, True, res)
     cells = [c.strip() for c in row.strip().strip("|").split("|")]
     assert cells[0] == "small 300×6" and cells[1] == "free"
-    assert cells[5].endswith("×") and float(cells[5][:-1]) > 0
+    assert "columns dropped" in cells[5]
+    assert all(cell.endswith("×") and float(cell[:-1]) > 0 for cell in cells[6:9])
+    same = res["liblinear (same optimum)"]
+    assert same["status"] == "optimal" and 0 <= same["dropped"] < 6

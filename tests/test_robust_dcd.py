@@ -392,11 +392,11 @@ def test_estimator_auto_solver_choice(wdbc_small):
 def test_estimator_warm_refits(wdbc_small):
     X, y = wdbc_small
     est = rs.RobustSVC(uncertainty=rs.Ball(0.1), solver="robust-dcd",
-                       solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1})
+                       solver_options={"tol": 1e-8, "warm_start": True, "check_every": 1, "random_state": 0})
     est.fit(X, y)
     est.set_params(uncertainty=rs.Ball(0.11)).fit(X, y)
     cold = rs.RobustSVC(uncertainty=rs.Ball(0.11), solver="robust-dcd",
-                        solver_options={"tol": 1e-8, "check_every": 1}).fit(X, y)
+                        solver_options={"tol": 1e-8, "check_every": 1, "random_state": 0}).fit(X, y)
     # the refit starts from the previous dual point: its first certificate is already far tighter
     assert est.solution_.history["rel_gap"][0] < 0.1 * cold.solution_.history["rel_gap"][0]
     ref = rs.RobustSVC(uncertainty=rs.Ball(0.11)).fit(X, y)
