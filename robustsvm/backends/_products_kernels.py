@@ -10,11 +10,27 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["certificate_dense", "certificate_sparse", "dual_images_dense", "dual_images_sparse",
+__all__ = ["certificate_dense", "certificate_sparse", "csr_parts", "dual_images_dense", "dual_images_sparse",
            "matvec_dense", "matvec_sparse", "restrict_columns", "row_sq_norms"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
+
+_UINT32_MAX = np.iinfo(np.uint32).max
+
+
+def csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(indptr, indices, data)`` of a CSR ``X`` as the compiled loops read them: the column indices as uint32
+    (and ``indptr`` too while ``nnz`` fits), ``data`` as contiguous float64.
+
+    numba adds a negative-index wraparound to every read ``w[h]`` with a signed ``h`` loaded from memory; with
+    unsigned indices there is none, and a sparse epoch over the Cora-shaped rows takes 0.55 ms instead of 0.91 ms
+    (``docs/derivations/dcd.md`` §5). ``indptr`` stays int64 beyond 2³² stored entries (uint64 would mix with
+    the signed loop counters into float64)."""
+    if X.shape[1] > _UINT32_MAX + 1:
+        raise ValueError(f"X has {X.shape[1]} columns; the compiled loops index at most 2**32")
+    indptr = X.indptr.astype(np.uint32 if X.nnz <= _UINT32_MAX else np.int64, copy=False)
+    return indptr, X.indices.astype(np.uint32, copy=False), np.ascontiguousarray(X.data, dtype=np.float64)
 
 
 @nb.njit(cache=True)

@@ -112,13 +112,20 @@ class _FeatureShrinking:
         self.indptr, self.indices, self.data = indptr, indices, data
         self.sg, self.c, self.lam, self.rho, self.dii = sg, c, lam, rho, dii
         d = sg.size
-        self.col_nnz = np.bincount(indices, minlength=d)
+        self._col_nnz = None  # stored entries per column, counted at the first freeze
         self.frozen = np.zeros(d, dtype=bool)
         self.released = np.zeros(d, dtype=bool)  # frozen once and found free: never frozen again
         self.prev_v = np.zeros(d)
         self.first = True
         self.stored = int(indices.size)  # stored entries of the current rows
         self.rebuilds = 0
+
+    @property
+    def col_nnz(self) -> np.ndarray:
+        """The stored entries of each column of ``X``."""
+        if self._col_nnz is None:
+            self._col_nnz = np.bincount(self.indices, minlength=self.sg.size)
+        return self._col_nnz
 
     def observe(self, v: np.ndarray) -> None:
         """Record ``v`` as the image the next :meth:`update` compares with."""
@@ -136,7 +143,7 @@ class _FeatureShrinking:
         if self.first:  # no earlier image to compare with
             want[:] = False
         self.observe(v)
-        added = int(self.col_nnz[want & ~self.frozen].sum())
+        added = int(self.col_nnz[want & ~self.frozen].sum()) if want.any() else 0
         if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
             return None
         self.frozen = want
@@ -191,10 +198,12 @@ class _SignRelaxation:
         return cls(index, a, b)
 
 
-def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state):
+def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
+                  parts=None):
     """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
     ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
 
+    ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (made here when not given).
     ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
     sparse data with signs; None otherwise); it is a one-element list, replaced when the
@@ -207,11 +216,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
-        X = arrays.X
-        vals = np.ascontiguousarray(X.data, dtype=np.float64)
-        rows = [(kern.CsrRows(X.indptr, X.indices, vals), kern.DcdSamples(arrays.y, arrays.c, qdiag))]
+        indptr, indices, vals = products.csr_parts(arrays.X) if parts is None else parts
+        rows = [(kern.CsrRows(indptr, indices, vals), kern.DcdSamples(arrays.y, arrays.c, qdiag))]
         if local and shrinking and FEATURE_SHRINKING:
-            features = _FeatureShrinking(X.indptr, X.indices, vals, sg, arrays.c, lam, rho, dii)
+            features = _FeatureShrinking(indptr, indices, vals, sg, arrays.c, lam, rho, dii)
 
         run = _Specialized(kern.run_epochs)
 
@@ -323,7 +331,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     n, d = arrays.X.shape
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
-    index = np.flatnonzero(c > 0).astype(np.int64)
+    index = np.flatnonzero(c > 0).astype(np.uint32)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
     relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
@@ -360,7 +368,7 @@ class _Loop:
     def _runner(self, arrays: SharedSetArrays) -> None:
         self.run_block, self.rows, self.features = _epoch_runner(
             arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
-            self.shrinking, self.rng_state)
+            self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None)
         relax = self.relax
         self.rx = (_NO_INDEX, _NO_BOUND, _NO_BOUND) if relax is None else (relax.index, relax.a, relax.b)
 

@@ -83,8 +83,7 @@ class Products:
         self.X = X
         self.sparse = sp.issparse(X)
         if self.sparse:
-            self.parts = (X.indptr, X.indices,
-                          np.ascontiguousarray(X.data, dtype=np.float64))
+            self.parts = products.csr_parts(X)
         self.restricted = None  # (CSR parts without some columns, mask of those columns)
 
     def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
-from ._products_kernels import row_sq_norms
+from ._products_kernels import csr_parts, row_sq_norms
 from .dual_ascent import DualCertificate, Products, best_intercept
 from .registry import Needs, Result
 
@@ -274,7 +274,7 @@ class SharedSetArrays:
     def rows(self):
         """The rows of ``X`` for the compiled epochs (:data:`DenseRows` or :data:`CsrRows`)."""
         if sp.issparse(self.X):
-            return CsrRows(self.X.indptr, self.X.indices, np.ascontiguousarray(self.X.data, dtype=np.float64))
+            return CsrRows(*csr_parts(self.X))
         return DenseRows(self.X)
 
     @cached_property
