@@ -233,6 +233,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
 
     Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
     (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
+    on a row with a coordinate clipped at the current point (on a row with none the local curvature is ``qdiag``
+    itself, and the plain step is taken without the check: late in a solve with frozen features, every row),
     the α-step uses the curvature of the coordinates free at the current point, which is kept
     only when its exact dual gain is at least what the step with the full curvature ``qdiag``
     is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
@@ -257,6 +259,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
         stop = indptr[i + 1]
         acc = 0.0
         q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
+        n_free = 0.0  # their number
         for k in range(start, stop):
             h = indices[k]
             x = data[k]
@@ -265,7 +268,9 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
             # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
             # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
             if local:
-                q_free += x * x * free_at(box, h, wh)
+                f = free_at(box, h, wh)
+                q_free += x * x * f
+                n_free += f
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
@@ -278,7 +283,9 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
         if abs(PG) > 1e-12:
             ci = c[i]
             a_safe = newton_step(ai, G, qdiag[i], upper)
-            a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper) if local else a_safe
+            a_new = a_safe
+            if local and n_free < stop - start:  # some coordinate clipped: the local curvature is below qdiag
+                a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
             delta = (a_new - ai) * yi * ci
             if delta != 0.0:
                 dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
