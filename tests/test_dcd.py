@@ -305,13 +305,14 @@ def test_weighted_quantile_matches_the_sorted_definition(seed):
 
 def test_certificates_are_spaced_out_where_the_ascent_stalls():
     """Certificates that do not halve the gap widen the spacing (up to 16×); progress resets it; no timing used."""
+    from robustsvm.backends.dual_ascent import CAP_CHECKS
     from robustsvm.backends.dual_ascent import next_check as _next_check
     from robustsvm.backends.dual_ascent import stalls as _stalls
 
     last, now = (10, 1e-1), (20, 9e-2)  # slow progress: the rate alone asks for ⌈0.7·1082.7⌉ = 758 epochs
-    assert _next_check(last, now, 1e-6, 10) == 30  # 3·check_every
-    assert _next_check(last, now, 1e-6, 10, stalls=2) == 120
-    assert _next_check(last, now, 1e-6, 10, stalls=9) == 480  # at most 2^4
+    assert _next_check(last, now, 1e-6, 10) == CAP_CHECKS * 10
+    assert _next_check(last, now, 1e-6, 10, stalls=2) == CAP_CHECKS * 10 * 4
+    assert _next_check(last, now, 1e-6, 10, stalls=9) == min(758, CAP_CHECKS * 10 * 16)  # the cap at most 16×
     assert _next_check((10, 1e-3), (20, 2e-4), 1e-4, 10, stalls=4) < 30  # near the tolerance the rate decides
     assert _stalls(None, (10, 0.5), 3) == 0
     assert _stalls((10, 0.5), (20, 0.4), 3) == 4

@@ -15,7 +15,7 @@ import robustsvm as rs
 from robustsvm.backends import _dcd_kernels as kern
 from robustsvm.backends import _products_kernels as products
 from robustsvm.backends.dcd import _SignRelaxation, signs_certificate, weight_box
-from robustsvm.backends.dual_ascent import CertificateSchedule, Products
+from robustsvm.backends.dual_ascent import CAP_CHECKS, CertificateSchedule, Products
 from robustsvm.backends.shared_set import SharedSetArrays, dual_certificate
 
 from ._reference import Formulation, certified_reference
@@ -202,7 +202,7 @@ def test_the_schedule_runs_past_the_predicted_end_when_a_certificate_costs_more(
 
 def test_the_schedule_backs_off_in_a_stall_and_follows_the_rate_otherwise():
     """The next certificate from the last two: ``0.7·log(gap/tol)/rate`` epochs while the gap falls geometrically,
-    the cap ``3·check_every·2^stalls`` when it does not halve."""
+    the cap ``CAP_CHECKS·check_every·2^stalls`` when it does not halve."""
     steady = CertificateSchedule(1e-4, 10, 0)
     for epoch, gap in [(10, 1e-2), (20, 1e-3)]:
         steady.record(epoch, gap)
@@ -211,7 +211,7 @@ def test_the_schedule_backs_off_in_a_stall_and_follows_the_rate_otherwise():
     stalled = CertificateSchedule(1e-6, 10, 0)
     for epoch, gap in [(10, 1e-2), (20, 0.9e-2), (30, 0.85e-2)]:
         stalled.record(epoch, gap)
-    assert stalled.stalls == 2 and stalled.next == 3 * 10 * 2 ** 2
+    assert stalled.stalls == 2 and stalled.next == CAP_CHECKS * 10 * 2 ** 2
 
 
 @pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])

@@ -292,7 +292,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     check_every : int, default 10
         Epochs between certificates while their rate of decrease is unknown; then the
         schedule follows the predicted number of epochs to ``tol`` (between 2 and
-        ``3·check_every``). A certificate is also evaluated when the projected-gradient
+        ``5·check_every``). A certificate is also evaluated when the projected-gradient
         spread drops below its threshold.
     rho : float, optional
         Augmented-Lagrangian weight for a free intercept; default ``0.1·mean‖x_i‖²/λ`` (tuned on the

@@ -166,6 +166,11 @@ class Shrinking:
         return False
 
 
+#: the most epochs between two certificates, in units of ``check_every`` (doubled per stall, up to 16×):
+#: 3 → 5 took one or two certificates off every dcd solve of ``bench_dcd`` (Cora-shaped, KEEL) at the same passes
+CAP_CHECKS = 5
+
+
 def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_epochs: float = 0.0) -> int:
     """Epochs until the next certificate.
 
@@ -174,7 +179,7 @@ def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_ep
     certificate comes after ``0.7 k`` epochs, or, when a certificate costs ``cert_epochs`` epochs, after
     ``min(0.7 k + cert_epochs, 1.2 k + 1)`` if that is later: the rate slows near the end, so a certificate
     placed short of ``k`` tends to need another one, which costs more than the epochs run past the tolerance.
-    The count is between 2 and ``3·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
+    The count is between 2 and ``5·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
     ``stalls`` counts the consecutive certificates that did not halve the gap: where
     the ascent stalls (tiny λ, nearly hard-margin data) certificates, which cost a pass
     over the data and Python work each, are spaced out. The schedule depends on the
@@ -185,7 +190,7 @@ def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_ep
     rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
     k = np.log(max(now[1], tol) / tol) / rate
     epochs = max(0.7 * k, min(0.7 * k + cert_epochs, 1.2 * k + 1.0))
-    return int(min(max(np.ceil(epochs), 2), 3 * check_every * 2 ** min(stalls, 4)))
+    return int(min(max(np.ceil(epochs), 2), CAP_CHECKS * check_every * 2 ** min(stalls, 4)))
 
 
 def stalls(last, now, count: int) -> int:
