@@ -332,12 +332,18 @@ def weighted_quantile(t, c, target):  # pragma: no cover - compiled
     Quickselect with a three-way partition around a median-of-three pivot, keeping the
     weight of the elements already known to lie below the searched range: O(n) expected,
     no sort. Works on copies of ``t`` and ``c``.
+
+    The partial sums are formed in a different order at each level, so where ``Σ_{t_i ≤ τ} c_i`` equals
+    ``target`` up to rounding (equal weights ``1/n`` and a target that is a sum of them) one level can find the
+    target reached below a pivot and a later one not: the searched range then empties. The pivot of the last
+    level that found it reached (the smallest ``τ`` known to reach it) is returned then, not the largest ``t_i``.
     """
     tt = t.copy()
     cc = c.copy()
     lo = 0
     hi = tt.size
     below = 0.0  # weight of the elements smaller than every element of tt[lo:hi]
+    reached = np.max(t)  # the smallest pivot found to reach the target so far
     while hi > lo:
         a = tt[lo]
         b = tt[lo + (hi - lo) // 2]
@@ -366,12 +372,13 @@ def weighted_quantile(t, c, target):  # pragma: no cover - compiled
         # tt[lo:lt] < p, tt[lt:gt + 1] == p, tt[gt + 1:hi] > p
         if lt > lo and below + w_less >= target:
             hi = lt
+            reached = p
         elif below + w_less + w_equal >= target:
             return p
         else:
             below += w_less + w_equal
             lo = gt + 1
-    return np.max(t)
+    return reached
 
 
 @nb.njit(cache=True, fastmath=_FM)
