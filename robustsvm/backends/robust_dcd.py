@@ -96,9 +96,10 @@ def _check_options(lam, lam1, check_every, inner, shrinking) -> None:
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
 
 
-def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state):
+def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state, parts=None):
     """One compiled epoch over ``index[:active]`` (dense or CSR rows); the state is updated in place (also the
-    local solver of CoCoA+, :mod:`robustsvm.distributed._local`).
+    local solver of CoCoA+, :mod:`robustsvm.distributed._local`). ``parts``: the CSR arrays already converted
+    for the certificate products (:meth:`SharedSetArrays.rows`).
 
     The epoch is called through its compiled specialization for these arguments' types, resolved once:
     numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
@@ -106,7 +107,7 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     epoch = kern.epoch_sparse if sp.issparse(arrays.X) else kern.epoch_dense
     if sp.issparse(arrays.X) and setk.kind == KIND_BOX and not setk.bounded:
         epoch = epoch_sparse_box  # O(nnz(x_i) + |C|) per step instead of O(d)
-    rows, samples = arrays.rows(), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
+    rows, samples = arrays.rows(parts), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
     run = compiled_entry(epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf))
 
     def run_epoch(active: int, pg_max_old: float, pg_min_old: float):
@@ -177,7 +178,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     work = Workspace(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
-    run_epoch = epoch_runner(arrays, alpha, st, setk, prm, index, rng_state)
+    run_epoch = epoch_runner(arrays, alpha, st, setk, prm, index, rng_state, ops.parts if ops.sparse else None)
 
     def certify(b_eff: float):
         new = dual_certificate(arrays, ops, alpha, work, b_hint=b_eff if free else None, inner_tol=INNER_TOL)

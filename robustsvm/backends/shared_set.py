@@ -271,10 +271,11 @@ class SharedSetArrays:
                 f"rescale X (for instance to unit variance) and solve again")
 
     # ------------------------------------------------------------------------------------- kernel arguments
-    def rows(self):
-        """The rows of ``X`` for the compiled epochs (:data:`DenseRows` or :data:`CsrRows`)."""
+    def rows(self, parts=None):
+        """The rows of ``X`` for the compiled epochs (:data:`DenseRows` or :data:`CsrRows`); ``parts``: the CSR
+        arrays of :func:`._products_kernels.csr_parts` when the caller has them already (``Products.parts``)."""
         if sp.issparse(self.X):
-            return CsrRows(*csr_parts(self.X))
+            return CsrRows(*(csr_parts(self.X) if parts is None else parts))
         return DenseRows(self.X)
 
     @cached_property
