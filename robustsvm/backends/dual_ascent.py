@@ -110,9 +110,10 @@ class Products:
         return products.matvec_dense(self.X, w)
 
 
-def intercept_rho(intercept, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float) -> float:
+def intercept_rho(intercept, rho: float | None, c: np.ndarray, sq_norms: np.ndarray, lam: float,
+                  factor: float = 0.1) -> float:
     """The intercept's weight ρ in the dual steps: ``1/μ`` (ridge), 0 (none), or for a free intercept the
-    augmented-Lagrangian weight (default ``0.1·mean‖x_i‖²/λ`` over the weighted samples)."""
+    augmented-Lagrangian weight (default ``factor·mean‖x_i‖²/λ`` over the weighted samples)."""
     if intercept.mode == "ridge":
         return 1.0 / intercept.mu
     if intercept.mode != "free":
@@ -120,7 +121,7 @@ def intercept_rho(intercept, rho: float | None, c: np.ndarray, sq_norms: np.ndar
     if rho is None:
         weighted = c > 0
         mean_sq = float(sq_norms[weighted].mean()) if np.any(weighted) else 0.0
-        rho = 0.1 * (mean_sq if mean_sq > 0 else 1.0) / lam
+        rho = factor * (mean_sq if mean_sq > 0 else 1.0) / lam
     rho = float(rho)
     if not np.isfinite(rho) or rho <= 0:
         raise ValueError(f"rho must be positive, got {rho!r}")
