@@ -189,6 +189,23 @@ def test_shrinking_off_reaches_the_same_optimum():
     assert abs(a.objective - b.objective) <= a.gap + b.gap
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_free_intercept_weight_changes_the_path_not_the_optimum(sparse):
+    """The default ρ is the documented ``0.03·mean‖x_i‖²/λ``; larger and smaller weights certify the same optimum
+    (the augmented Lagrangian's fixed point does not depend on ρ)."""
+    X, y = _data(sparse, seed=5)
+    lam = 0.01
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), signs=SIGNS, intercept=True)
+    default = prob.solve(X, y, solver="dcd", tol=1e-8, random_state=0)
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else np.einsum("ij,ij->i", X, X)
+    assert default.extra["rho"] == pytest.approx(0.03 * sq.mean() / lam, rel=1e-12)
+    for factor in (0.003, 0.3, 3.0):
+        other = prob.solve(X, y, solver="dcd", tol=1e-8, random_state=0, rho=factor * sq.mean() / lam)
+        assert other.status == "optimal"
+        assert abs(other.objective - default.objective) <= other.gap + default.gap + 1e-12
+        assert abs(other.b - default.b) <= 1e-3 * max(1.0, abs(default.b))
+
+
 @pytest.mark.parametrize(
     ("kwargs", "reason"),
     [

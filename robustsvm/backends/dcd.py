@@ -298,8 +298,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         ``5·check_every``). A certificate is also evaluated when the projected-gradient
         spread drops below its threshold.
     rho : float, optional
-        Augmented-Lagrangian weight for a free intercept; default ``0.03·mean‖x_i‖²/λ`` (:data:`RHO_FACTOR`, tuned on the
-        benchmark shapes: see ``docs/derivations/dcd.md``).
+        Augmented-Lagrangian weight for a free intercept; default ``0.03·mean‖x_i‖²/λ`` (:data:`RHO_FACTOR`,
+        measured on the benchmark shapes: see ``docs/derivations/dcd.md`` §3).
     time_limit : float, optional
         Seconds after which the epochs stop (status ``"time_limit"`` unless the certificate taken then reaches
         ``tol``); no limit by default.
