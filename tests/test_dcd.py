@@ -266,6 +266,37 @@ def test_frozen_features_keep_the_certificate(intercept, monkeypatch):
     assert abs(plain.objective - sol.objective) <= plain.gap + sol.gap
 
 
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_the_local_step_switch_keeps_the_optimum(intercept, monkeypatch):
+    """The local-curvature step always on (share threshold 0), switched off once few clipped entries remain (the
+    default) and off after the first certificate (threshold above 1) certify the same optimum."""
+    import robustsvm.backends.dcd as dcd_mod
+
+    X, y, signs = _cora_small(seed=2)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0 / y.size), signs=signs, intercept=intercept)
+    sols = []
+    for share in (0.0, dcd_mod.LOCAL_MIN_SHARE, 1.5):
+        monkeypatch.setattr(dcd_mod, "LOCAL_MIN_SHARE", share)
+        sols.append(prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000))
+    for sol in sols:
+        assert sol.status == "optimal" and np.all(signs * sol.w >= 0)
+        assert abs(sol.objective - sols[0].objective) <= sol.gap + sols[0].gap
+
+
+def test_clipped_share_counts_the_clipped_entries_not_frozen():
+    from robustsvm.backends.dcd import _FeatureShrinking
+
+    X = sp.random(60, 12, density=0.3, random_state=4, format="csr")
+    sg = np.array([1, -1, 0, 1, 1, -1, -1, 0, 1, -1, 1, -1], dtype=np.int8)
+    fs = _FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, np.full(60, 1 / 60), 0.1, 0.0, 0.0)
+    v = np.random.default_rng(1).normal(size=12)
+    fs.frozen[[0, 5]] = True
+    clipped = (sg * v < 0) & ~fs.frozen
+    expected = (X[:, clipped] != 0).sum() / X.nnz
+    assert fs.clipped_share(v) == pytest.approx(expected, rel=1e-12)
+    assert fs.clipped_share(np.abs(v) * sg) == 0.0
+
+
 def test_a_frozen_feature_found_free_is_restored_for_good():
     from robustsvm.backends.dcd import _FeatureShrinking
 

@@ -81,6 +81,10 @@ FEATURE_SHRINKING = True
 UNSHRINK_AFTER = 3
 #: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch_sparse`)
 LOCAL_STEP = True
+#: with frozen features, the local-curvature step stays on while the clipped features that are not frozen hold at
+#: least this share of the stored entries of the rows the epochs read (:meth:`_FeatureShrinking.clipped_share`);
+#: below it the rows it would change are few and its bookkeeping costs more than it gains (derivation §5)
+LOCAL_MIN_SHARE = 0.05
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
@@ -134,6 +138,12 @@ class _FeatureShrinking:
         """Record ``v`` as the image the next :meth:`update` compares with."""
         self.prev_v = v.copy()
         self.first = False
+
+    def clipped_share(self, v: np.ndarray) -> float:
+        """The share of the stored entries of the current rows held by features clipped at ``v`` (``s_h v_h < 0``)
+        and not frozen: the entries on which the local-curvature step differs from the plain one."""
+        clipped = (self.sg * v < 0.0) & ~self.frozen
+        return float(self.col_nnz[clipped].sum()) / max(self.stored, 1) if clipped.any() else 0.0
 
     def update(self, v: np.ndarray) -> list | None:
         """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None."""
@@ -207,10 +217,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
 
     ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (made here when not given).
-    ``rows`` holds the (CSR) rows the sparse epochs read — all of ``X``, or ``X``
+    ``rows`` holds what the sparse epochs read: the (CSR) rows — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
-    sparse data with signs; None otherwise); it is a one-element list, replaced when the
-    frozen set changes.
+    sparse data with signs; None otherwise) —, the samples and the :data:`._dcd_kernels.DcdParams`; it is a
+    one-element list, replaced when the frozen set or the choice of the local-curvature step changes.
     """
     sg, lam = arrays.sg, arrays.l2
     dii = 0.5 if arrays.squared else 0.0
@@ -220,15 +230,15 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     features = None
     if sp.issparse(arrays.X):
         indptr, indices, vals = products.csr_parts(arrays.X) if parts is None else parts
-        rows = [(kern.CsrRows(indptr, indices, vals), kern.DcdSamples(arrays.y, arrays.c, qdiag))]
+        rows = [(kern.CsrRows(indptr, indices, vals), kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if local and shrinking and FEATURE_SHRINKING:
             features = _FeatureShrinking(indptr, indices, vals, sg, arrays.c, lam, rho, dii)
 
         run = _Specialized(kern.run_epochs)
 
         def run_block(shr, ctl, avg, rx):
-            part, samples = rows[0]
-            return run(rows[0], part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
+            part, samples, params = rows[0]
+            return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shr, ctl, avg, rx)
         return run_block, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
@@ -422,11 +432,16 @@ class _Loop:
             np.clip(st.v, self.box.lo, self.box.up, out=st.w)
             np.divide(st.w, arrays.l2, out=st.w)
             restricted = features.update(st.v)
+            part, samples, params = self.rows[0]
             if restricted is not None:
                 ptr, idx, dat, qd = restricted
-                self.rows[0] = (kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd))
+                part, samples = kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
                 self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
                 self.ops.restrict(restricted[:3], features.frozen)
+            # once few entries are clipped and not frozen, the plain step (derivation §5)
+            local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
+            if restricted is not None or local != params.local:
+                self.rows[0] = (part, samples, params._replace(local=local))
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
 
