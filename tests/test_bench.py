@@ -111,7 +111,9 @@ def test_dcd_benchmark_row_is_certified_and_has_the_ratios():
     y = np.where(np.asarray(y) == 1, 1.0, -1.0)
     signs = bench_dcd.signs_for(6)
     res = bench_dcd.run_case(np.ascontiguousarray(X, dtype=np.float64), y, signs, True, repeats=2, seed=0)
-    assert set(res) == set(bench_dcd.SOLVERS)
+    assert set(res) == set(bench_dcd.SOLVERS) | {"ratios"}
+    assert set(res["ratios"]) == set(bench_dcd.RATIOS)
+    assert all(np.isfinite(r) and r > 0 for r in res["ratios"].values())
     for name in ("dcd", "dcd (no signs)"):
         assert res[name]["status"] == "optimal"
         assert res[name]["max_rel_gap"] <= 1e-4 * (1 + 1e-9)
