@@ -142,6 +142,14 @@ def test_restricted_rows_keep_their_dtypes():
     assert ptr.dtype == X.indptr.dtype and idx.dtype == X.indices.dtype
 
 
+def test_column_counts_are_the_stored_entries_per_column():
+    X = sp.random(80, 25, density=0.15, random_state=6, format="csr")
+    _, idx, _ = products.csr_parts(X)
+    counts = products.column_counts(idx, 25)
+    np.testing.assert_array_equal(counts, (X.toarray() != 0).sum(axis=0))
+    assert counts.dtype == np.int64 and counts[np.setdiff1d(np.arange(25), X.indices)].sum() == 0
+
+
 def test_row_norms_of_canonical_and_duplicate_entries():
     """The squared row norms of the shared arrays are those of the dense rows: empty rows give 0, and duplicate
     stored entries are summed before squaring (as the matrix they represent)."""

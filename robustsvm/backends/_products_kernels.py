@@ -10,8 +10,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["certificate_dense", "certificate_sparse", "csr_parts", "dual_images_dense", "dual_images_sparse",
-           "matvec_dense", "matvec_sparse", "restrict_columns", "row_sq_norms"]
+__all__ = ["certificate_dense", "certificate_sparse", "column_counts", "csr_parts", "dual_images_dense",
+           "dual_images_sparse", "matvec_dense", "matvec_sparse", "restrict_columns", "row_sq_norms"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -61,6 +61,16 @@ def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compile
         sq[i] = acc
         new_ptr[i + 1] = pos
     return new_ptr, new_idx[:pos], new_dat[:pos], sq
+
+
+@nb.njit(cache=True)
+def column_counts(indices, d):  # pragma: no cover - compiled
+    """The stored entries of each of the ``d`` columns of a CSR matrix (its column ``indices``), as int64: one
+    pass, without the int64 copy of the indices that ``np.bincount`` makes of unsigned ones."""
+    counts = np.zeros(d, dtype=np.int64)
+    for k in range(indices.size):
+        counts[indices[k]] += 1
+    return counts
 
 
 @nb.njit(cache=True, fastmath=_FM)

@@ -131,7 +131,7 @@ class _FeatureShrinking:
     def col_nnz(self) -> np.ndarray:
         """The stored entries of each column of ``X``."""
         if self._col_nnz is None:
-            self._col_nnz = np.bincount(self.indices, minlength=self.sg.size)
+            self._col_nnz = products.column_counts(self.indices, self.sg.size)
         return self._col_nnz
 
     def observe(self, v: np.ndarray) -> None:

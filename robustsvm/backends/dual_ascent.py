@@ -35,16 +35,19 @@ __all__ = ["MIN_PASS", "Ascent", "CertificateSchedule", "DualCertificate", "Prod
 TRIVIAL_SCALE = 1e-9
 
 
-def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool) -> float:
+def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool,
+                   positive_weight: float | None = None) -> float:
     """Exact minimizer over a free ``b`` of ``Σ_i c_i ℓ(y_i(z_i + b))``.
 
     For the hinge, the smallest breakpoint ``t_i = y_i − z_i`` where the weight of the
-    breakpoints at or below it reaches ``Σ_{y_i=+1} c_i`` (the slope changes sign there), found
-    by a weighted selection in O(n) expected (:func:`._dcd_kernels.weighted_quantile`); for the
-    squared hinge, :func:`robustsvm.objective.optimal_intercept` (one sort).
+    breakpoints at or below it reaches ``Σ_{y_i=+1} c_i`` (``positive_weight``, computed when not given; the
+    slope changes sign there), found by a weighted selection in O(n) expected
+    (:func:`._dcd_kernels.weighted_quantile`); for the squared hinge, :func:`robustsvm.objective.optimal_intercept`
+    (one sort).
     """
     if not squared:
-        return float(kern.weighted_quantile(y - z, c, float(c[y > 0].sum())))
+        target = float(c[y > 0].sum()) if positive_weight is None else float(positive_weight)
+        return float(kern.weighted_quantile(y - z, c, target))
     return optimal_intercept(z, y, c, squared=squared)
 
 
@@ -84,7 +87,7 @@ class Products:
         self.sparse = sp.issparse(X)
         if self.sparse:
             self.parts = products.csr_parts(X)
-        self.restricted = None  # (CSR parts without some columns, mask of those columns)
+        self.restricted = None  # (CSR parts without some columns, the indices of those columns)
 
     def images(self, u: np.ndarray, pos: np.ndarray) -> np.ndarray:
         """``[Σ_{y_i>0} u_i x_i, Σ_{y_i<0} u_i x_i]`` as a (2, d) array."""
@@ -93,8 +96,9 @@ class Products:
         return products.dual_images_dense(self.X, u, pos)
 
     def restrict(self, parts, dropped: np.ndarray) -> None:
-        """Use the CSR ``parts`` that lack the columns ``dropped`` for products with a ``w`` zero there."""
-        self.restricted = (parts, dropped)
+        """Use the CSR ``parts`` that lack the columns ``dropped`` (a boolean mask) for products with a ``w`` zero
+        there."""
+        self.restricted = (parts, np.flatnonzero(dropped))
 
     def rows_for(self, w: np.ndarray) -> tuple:
         """The CSR parts to multiply ``w`` with: the restricted rows when ``w`` is zero on their dropped columns

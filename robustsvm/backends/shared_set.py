@@ -254,6 +254,12 @@ class SharedSetArrays:
         return self.V is not None and bool(np.any(self.r > 0))
 
     @cached_property
+    def positive_weight(self) -> float:
+        """``Σ_{y_i=+1} c_i``: the weight the exact hinge intercept's breakpoints must reach
+        (:func:`.dual_ascent.best_intercept`)."""
+        return float(self.c[self.y > 0].sum())
+
+    @cached_property
     def description(self) -> SetDescription:
         """The set as the kernels see it (:data:`KERNEL_SETS`)."""
         return _describe(self.V, self.X.shape[1])
@@ -330,7 +336,7 @@ class SharedSetArrays:
         ridge) or 0."""
         mode = self.intercept.mode
         if mode == "free":
-            return [best_intercept(zmarg, self.y, self.c, self.squared)]
+            return [best_intercept(zmarg, self.y, self.c, self.squared, self.positive_weight)]
         return [self.intercept.from_dual(S)]
 
 
