@@ -261,7 +261,7 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
            tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
            after_epoch: Callable | None = None, first: DualCertificate | None = None,
            passes: bool = False, unshrink_after: int = 0, time_limit: float | None = None,
-           block: Callable | None = None) -> Ascent:
+           block: Callable | None = None, cert_passes: float = CERT_PASSES) -> Ascent:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
@@ -282,7 +282,8 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
     the shrinking rule on ``shrink`` included, stopping early when the active set looks solved (once ``since`` plus
     its epochs reach 2) or the passes are spent, and returns ``(epochs, looked_solved, passes, active)``; the
     epochs then run in one compiled call up to the next certificate that is due (one at a time with a
-    ``time_limit``).
+    ``time_limit``). ``cert_passes`` is what a certificate costs in passes over the data (:data:`CERT_PASSES`;
+    the schedule weighs it against the epochs it may run past the predicted end, :func:`next_check`).
     """
     if block is not None and not passes:
         raise ValueError("block needs a budget counted in passes")
@@ -322,7 +323,7 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
         cert = new if cert is None else cert.merge(new)
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
-        schedule.record(epoch, cert.rel_gap, CERT_PASSES * n_total / max(active, 1))
+        schedule.record(epoch, cert.rel_gap, cert_passes * n_total / max(active, 1))
         if unshrink_after and schedule.stalls >= unshrink_after and shrink.active < n_total:
             shrink.restore()
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
