@@ -278,9 +278,12 @@ def test_the_local_step_switch_keeps_the_optimum(intercept, monkeypatch):
     for share in (0.0, dcd_mod.LOCAL_MIN_SHARE, 1.5):
         monkeypatch.setattr(dcd_mod, "LOCAL_MIN_SHARE", share)
         sols.append(prob.solve(X, y, solver="dcd", tol=1e-7, random_state=0, max_iter=20000))
+    ref = _cvxpy_optimum(X, y, 1.0 / y.size, False, "mean", intercept, signs)
     for sol in sols:
         assert sol.status == "optimal" and np.all(signs * sol.w >= 0)
         assert abs(sol.objective - sols[0].objective) <= sol.gap + sols[0].gap
+        assert sol.objective - ref.objective <= sol.gap + 1e-7 * abs(ref.objective)  # the independent formulation
+        assert sol.objective >= ref.bound - 1e-7 * abs(ref.objective)
 
 
 def test_clipped_share_counts_the_clipped_entries_not_frozen():

@@ -83,7 +83,7 @@ UNSHRINK_AFTER = 3
 LOCAL_STEP = True
 #: with frozen features, the local-curvature step stays on while the clipped features that are not frozen hold at
 #: least this share of the stored entries of the rows the epochs read (:meth:`_FeatureShrinking.clipped_share`);
-#: below it the rows it would change are few and its bookkeeping costs more than it gains (derivation §5)
+#: below it the rows it would change are few and its bookkeeping costs more than it gains (derivation §6)
 LOCAL_MIN_SHARE = 0.05
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
@@ -221,7 +221,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
     ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
 
-    ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (made here when not given).
+    ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (``Products.parts``).
     ``rows`` holds what the sparse epochs read: the (CSR) rows — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
     sparse data with signs; None otherwise) —, the samples and the :data:`._dcd_kernels.DcdParams`; it is a
@@ -234,10 +234,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
-        indptr, indices, vals = products.csr_parts(arrays.X) if parts is None else parts
-        rows = [(kern.CsrRows(indptr, indices, vals), kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
+        full = arrays.rows(parts)
+        rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if local and shrinking and FEATURE_SHRINKING:
-            features = _FeatureShrinking(indptr, indices, vals, sg, arrays.c, lam, rho, dii)
+            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii)
 
         run = _Specialized(kern.run_epochs)
 
@@ -443,7 +443,7 @@ class _Loop:
                 part, samples = kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
                 self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
                 self.ops.restrict(restricted[:3], features.frozen)
-            # once few entries are clipped and not frozen, the plain step (derivation §5)
+            # once few entries are clipped and not frozen, the plain step (derivation §6)
             local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
             if restricted is not None or local != params.local:
                 self.rows[0] = (part, samples, params._replace(local=local))
