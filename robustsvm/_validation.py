@@ -140,7 +140,9 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: 
         if X.dtype.kind == "c":
             raise TypeError(f"{name} has complex entries: pass real features (for instance {name}.real)")
         X = sp.csr_matrix(X, dtype=np.float64)
-        X.sum_duplicates()
+        if not X.has_canonical_format:  # on a copy: the CSR matrix above may share its arrays with the caller's
+            X = X.copy()
+            X.sum_duplicates()
         data = X.data
     else:
         if hasattr(X, "to_numpy"):

@@ -268,9 +268,19 @@ def lagrangian_bound(
     lower, upper = (None, None) if box is None else box
     term = Intercept("ridge", mu) if intercept == "ridge" else None
 
+    c_live = c[live]
+    alpha_live = a[live] / c_live
+    # without λ1 and a box, R*(θs) = θ²R*(s) for θ ≥ 0 (the signs' cone is invariant under the scaling)
+    homogeneous = l1 == 0 and lower is None and l2 > 0
+    conj_s = penalty_conjugate(s, l2, l1, signs) if homogeneous else 0.0
+
+    def conjugate(theta: float) -> float:  # R*(θs)
+        if homogeneous:
+            return theta * theta * conj_s
+        return penalty_conjugate(theta * s, l2, l1, signs, lower=lower, upper=upper)
+
     def value(theta: float) -> float:  # D at α = θa/c on the live samples, with the linear constraints' term
-        conj = penalty_conjugate(theta * s, l2, l1, signs, lower=lower, upper=upper)
-        return dual_value(loss, c[live], theta * a[live] / c[live], conj, term, theta * sy) + theta * nu_term
+        return dual_value(loss, c_live, theta * alpha_live, conjugate(theta), term, theta * sy) + theta * nu_term
 
     a_top = float(loss.dual_upper)
     hi = 4.0
@@ -284,9 +294,8 @@ def lagrangian_bound(
     candidates = [0.0, hi] + ([1.0] if hi >= 1.0 else [])
     if hi > 0 and (lin > 0 or nu_term != 0.0):
         if scale_in_closed_form(loss, l2):
-            candidates.append(best_scale(value, lambda t: penalty_conjugate(t * s, l2, l1, signs, lower=lower,
-                                                                              upper=upper),
-                                         s, hi, l2=l2, l1=l1, signs=signs, lower=lower, upper=upper))
+            candidates.append(best_scale(value, conjugate, s, hi, l2=l2, l1=l1, signs=signs, lower=lower,
+                                         upper=upper))
         else:
             res = minimize_scalar(lambda t: -value(t), bounds=(0.0, hi), method="bounded",
                                   options={"xatol": 1e-12 * max(hi, 1.0)})

@@ -321,6 +321,10 @@ def test_a_frozen_feature_found_free_is_restored_for_good():
     rows = fs.update(np.array([0.2, 1.3, -0.1, 2.0]))
     assert rows is not None
     np.testing.assert_array_equal(fs.frozen, [False, True, False, False])
+    # the rebuilt rows (written over the arrays of the first rebuild) hold the columns kept now
+    restricted = sp.csr_matrix((rows[2], rows[1], rows[0]), shape=X.shape).toarray()
+    np.testing.assert_array_equal(restricted[:, [0, 2, 3]], X[:, [0, 2, 3]].toarray())
+    assert not restricted[:, 1].any()
     fs.update(np.array([-3.0, 1.4, -0.6, 2.0]))
     fs.update(np.array([-3.0, 1.4, -0.6, 2.0]))
     assert not fs.frozen[0]

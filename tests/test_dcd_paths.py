@@ -142,6 +142,23 @@ def test_restricted_rows_keep_their_dtypes():
     assert ptr.dtype == X.indptr.dtype and idx.dtype == X.indices.dtype
 
 
+def test_csr_parts_view_int32_indices_and_convert_others():
+    """int32 indices are read as uint32 in place (no copy of the caller's arrays, the same values); int64 ones are
+    converted."""
+    X = sp.random(40, 30, density=0.2, random_state=2, format="csr")
+    assert X.indices.dtype == np.int32
+    ptr, idx, dat = products.csr_parts(X)
+    assert idx.dtype == np.uint32 and np.shares_memory(idx, X.indices) and ptr.dtype == np.uint32
+    np.testing.assert_array_equal(idx, X.indices)
+    np.testing.assert_array_equal(ptr, X.indptr)
+    wide = X.copy()
+    wide.indices, wide.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)  # as scipy makes them past 2³¹
+    ptr64, idx64, _ = products.csr_parts(wide)
+    assert idx64.dtype == np.uint32 and not np.shares_memory(idx64, wide.indices)
+    np.testing.assert_array_equal(idx64, X.indices)
+    np.testing.assert_array_equal(ptr64, X.indptr)
+
+
 def test_column_counts_are_the_stored_entries_per_column():
     X = sp.random(80, 25, density=0.15, random_state=6, format="csr")
     _, idx, _ = products.csr_parts(X)

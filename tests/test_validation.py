@@ -119,3 +119,26 @@ def test_sparse_input_accepted(small):
     dense = rs.Problem(penalty=rs.L2(0.1)).solve(X, y)
     sparse = rs.Problem(penalty=rs.L2(0.1)).solve(sp.csr_matrix(X), y)
     np.testing.assert_allclose(dense.w, sparse.w, atol=1e-7)
+
+
+def test_sparse_input_with_duplicates_is_summed_on_a_copy(small):
+    """A CSR matrix with duplicate entries and unsorted indices is solved as the matrix it stands for (its
+    duplicates summed), and the caller's arrays are left as they were."""
+    X, y = small
+    dense = np.asarray(X, dtype=np.float64)
+    n, d = dense.shape
+    rows, cols = np.nonzero(dense)
+    # every stored entry split in two halves, the halves of a row in reversed column order
+    data = np.concatenate([dense[rows, cols] / 2, dense[rows, cols] / 2])
+    r = np.concatenate([rows, rows])
+    c = np.concatenate([cols, cols])
+    order = np.lexsort((-c, r))
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(r, minlength=n))])
+    Xs = sp.csr_matrix((data[order], c[order], indptr), shape=(n, d))
+    assert not Xs.has_canonical_format
+    before = (Xs.indptr.copy(), Xs.indices.copy(), Xs.data.copy())
+    sol = rs.Problem(penalty=rs.L2(0.1)).solve(Xs, y)
+    ref = rs.Problem(penalty=rs.L2(0.1)).solve(dense, y)
+    np.testing.assert_allclose(sol.w, ref.w, atol=1e-7)
+    for kept, arr in zip(before, (Xs.indptr, Xs.indices, Xs.data), strict=True):
+        np.testing.assert_array_equal(kept, arr)

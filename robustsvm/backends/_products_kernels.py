@@ -11,7 +11,8 @@ import numba as nb
 import numpy as np
 
 __all__ = ["certificate_dense", "certificate_sparse", "column_counts", "csr_parts", "dual_images_dense",
-           "dual_images_sparse", "matvec_dense", "matvec_sparse", "restrict_columns", "row_sq_norms"]
+           "dual_images_sparse", "matvec_dense", "matvec_sparse", "restrict_columns", "restrict_columns_into",
+           "row_sq_norms"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -29,8 +30,15 @@ def csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     the signed loop counters into float64)."""
     if X.shape[1] > _UINT32_MAX + 1:
         raise ValueError(f"X has {X.shape[1]} columns; the compiled loops index at most 2**32")
-    indptr = X.indptr.astype(np.uint32 if X.nnz <= _UINT32_MAX else np.int64, copy=False)
-    return indptr, X.indices.astype(np.uint32, copy=False), np.ascontiguousarray(X.data, dtype=np.float64)
+    indptr = _unsigned(X.indptr) if X.nnz <= _UINT32_MAX else X.indptr.astype(np.int64, copy=False)
+    return indptr, _unsigned(X.indices), np.ascontiguousarray(X.data, dtype=np.float64)
+
+
+def _unsigned(a: np.ndarray) -> np.ndarray:
+    """Non-negative indices as uint32: a view of int32 ones (the same bits), else a converted copy."""
+    if a.dtype == np.int32 and a.flags.c_contiguous:
+        return a.view(np.uint32)
+    return np.ascontiguousarray(a, dtype=np.uint32)
 
 
 @nb.njit(cache=True)
@@ -38,14 +46,24 @@ def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compile
     """The CSR matrix with only the columns ``h`` where ``keep[h]``: ``(indptr, indices, data, sq_norms)``.
 
     Column indices stay those of the full matrix and the arrays keep their dtypes (so the compiled epochs keep
-    their specialization). One O(nnz) pass without a branch on ``keep``: every entry is written at the next free
-    position, which advances only for a kept column.
+    their specialization). Fresh arrays; :func:`restrict_columns_into` writes into given ones.
     """
     n = indptr.size - 1
     new_ptr = np.empty(n + 1, dtype=indptr.dtype)
     new_idx = np.empty(indices.size, dtype=indices.dtype)
     new_dat = np.empty(indices.size, dtype=data.dtype)
-    sq = np.zeros(n)
+    sq = np.empty(n)
+    pos = restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat, sq)
+    return new_ptr, new_idx[:pos], new_dat[:pos], sq
+
+
+@nb.njit(cache=True)
+def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat, sq):  # pragma: no cover - compiled
+    """:func:`restrict_columns` written into ``new_ptr`` (n + 1), ``new_idx`` and ``new_dat`` (at least the kept
+    entries) and ``sq`` (n); returns the number of kept entries. One O(nnz) pass without a branch on ``keep``:
+    every entry is written at the next free position, which advances only for a kept column (so ``new_idx`` and
+    ``new_dat`` need ``nnz`` entries: the position reaches the kept count only after the last one)."""
+    n = indptr.size - 1
     new_ptr[0] = 0
     pos = 0
     for i in range(n):
@@ -60,7 +78,7 @@ def restrict_columns(indptr, indices, data, keep):  # pragma: no cover - compile
             pos += kk
         sq[i] = acc
         new_ptr[i + 1] = pos
-    return new_ptr, new_idx[:pos], new_dat[:pos], sq
+    return pos
 
 
 @nb.njit(cache=True)

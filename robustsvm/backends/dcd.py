@@ -131,6 +131,7 @@ class _FeatureShrinking:
         self.first = True
         self.stored = int(indices.size)  # stored entries of the current rows
         self.rebuilds = 0
+        self._buffers = None  # the restricted rows' arrays (one allocation of nnz entries per solve)
 
     @property
     def col_nnz(self) -> np.ndarray:
@@ -151,7 +152,10 @@ class _FeatureShrinking:
         return float(self.col_nnz[clipped].sum()) / max(self.stored, 1) if clipped.any() else 0.0
 
     def update(self, v: np.ndarray) -> list | None:
-        """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None."""
+        """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None.
+
+        The new rows live in arrays of this object that the next rebuild overwrites: the caller replaces the
+        rows it held before that."""
         sv = self.sg * v
         clipped = sv < 0.0
         back = self.frozen & ~clipped
@@ -165,8 +169,14 @@ class _FeatureShrinking:
         if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
             return None
         self.frozen = want
-        ptr, idx, dat, sq = products.restrict_columns(self.indptr, self.indices, self.data, ~want)
-        self.stored = int(idx.size)
+        if self._buffers is None:  # written again at every rebuild: the rows they held are replaced at once
+            n = self.indptr.size - 1
+            self._buffers = (np.empty(n + 1, dtype=self.indptr.dtype), np.empty_like(self.indices),
+                             np.empty_like(self.data), np.empty(n))
+        ptr, idx, dat, sq = self._buffers
+        kept = products.restrict_columns_into(self.indptr, self.indices, self.data, ~want, ptr, idx, dat, sq)
+        idx, dat = idx[:kept], dat[:kept]
+        self.stored = int(kept)
         self.rebuilds += 1
         return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
 
