@@ -147,7 +147,7 @@ def test_csr_parts_view_int32_indices_and_convert_others():
     converted."""
     X = sp.random(40, 30, density=0.2, random_state=2, format="csr")
     assert X.indices.dtype == np.int32
-    ptr, idx, dat = products.csr_parts(X)
+    ptr, idx, _ = products.csr_parts(X)
     assert idx.dtype == np.uint32 and np.shares_memory(idx, X.indices) and ptr.dtype == np.uint32
     np.testing.assert_array_equal(idx, X.indices)
     np.testing.assert_array_equal(ptr, X.indptr)
