@@ -47,6 +47,8 @@ import scipy.sparse as sp  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from pinning import add_cpu_argument, describe, pin  # noqa: E402
+
 import robustsvm as rs  # noqa: E402
 from robustsvm.backends import cost  # noqa: E402
 from robustsvm.solve_path import choose_backend  # noqa: E402
@@ -348,12 +350,12 @@ def fragment(report: dict) -> str:
         "",
         f"`{report['command']}` ({report['grid']} grid, {len(cells)} cells; "
         f"{m['cpu']}, {m['cores']} cores, load average {m['load']:.1f} at the start, {m['date']}, commit "
-        f"{m['commit']}). Every accepting backend at its defaults, certified by the package; CPU seconds "
-        "(single-threaded), the median of interleaved rounds in which `auto` and the fastest backends are run "
-        "alike; the ratio is `auto`'s time (its choice, its attempts and fall-backs included) over the fastest "
-        "certified backend's; `a → b`: `auto` chose `a`, `b` answered (its bounded attempt or a fall-back). "
-        "Backends predicted slower than 30× the best were not run (`skip`). The model, "
-        "its fit and the grid: [auto](auto.md).",
+        f"{m['commit']}, {m.get('pinning', 'not pinned to a CPU')}). Every accepting backend at its defaults, "
+        "certified by the package; CPU seconds (single-threaded), the median of interleaved rounds in which "
+        "`auto` and the fastest backends are run alike; the ratio is `auto`'s time (its choice, its attempts and "
+        "fall-backs included) over the fastest certified backend's; `a → b`: `auto` chose `a`, `b` answered (its "
+        "bounded attempt or a fall-back). Backends predicted slower than 30× the best were not run (`skip`). The "
+        "model, its fit and the grid: [auto](auto.md).",
         "",
         f"`auto` within 1.3× of the fastest certified backend on {int(np.sum(ratios <= 1.3))} of {ratios.size} "
         f"cells (median ratio {np.median(ratios):.2f}, worst {np.max(ratios):.2f}); a fall-back to Clarabel "
@@ -444,7 +446,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the cells of a stopped run (auto_grid.partial.jsonl) and run only the others")
     parser.add_argument("--verbose", action="store_true", help="print each run before it starts")
     parser.add_argument("--no-refit", action="store_true", help="keep the constants file as it is")
+    add_cpu_argument(parser)
     args = parser.parse_args(argv)
+    # one process: pinned (the backends of a cell are compared on one core); with --jobs > 1 the workers need both
+    cpu = pin(args.cpu) if args.jobs <= 1 and not args.quick else None
     shapes = QUICK_SHAPES if args.quick else FULL_SHAPES
     if args.shapes:
         shapes = [parse_shape(text) for text in args.shapes]
@@ -461,10 +466,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs <= 1:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
-        (" --shapes " + " ".join(args.shapes) if args.shapes else "")
+        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + (f" --cpu {args.cpu}" if args.cpu is not None
+                                                                          else "")
     report = {"command": command, "quick": args.quick or bool(args.shapes),
               "grid": "a quick" if args.quick else "a reduced" if args.shapes else "the full",
-              "machine": machine(),
+              "machine": {**machine(), "pinning": describe(cpu)},
               "cells": kept + run_grid([s for s in shapes if s not in done], args.jobs)}
     key = {s: i for i, s in enumerate(shapes)}
     report["cells"].sort(key=lambda c: (key[(c["n"], c["d"], c["density"])], SETS.index(c["set"]), c["lambda_n"]))

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from pinning import add_cpu_argument, describe, pin
 
 import robustsvm as rs
 
@@ -127,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=OUT)
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     parser.add_argument("--only", default=None, help="comma-separated backend labels to measure (default: all)")
+    add_cpu_argument(parser)
     args = parser.parse_args(argv)
+    cpu = None if args.quick and args.cpu is None else pin(args.cpu)
     labels = list(BACKENDS) if args.only is None else [s.strip() for s in args.only.split(",")]
     unknown = sorted(set(labels) - set(BACKENDS))
     if unknown:
@@ -144,10 +147,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name} {label}: " + ", ".join(f"{r['variant']} ×{r['ratio']:.2f}" for r in rows[-4:]),
                   flush=True)
     cmd = "python benchmarks/bench_bounds.py" + (" --quick" if args.quick else "") + (
-        f" --rounds {args.rounds}" if args.rounds != 5 else "") + (f" --only '{args.only}'" if args.only else "")
+        f" --rounds {args.rounds}" if args.rounds != 5 else "") + (f" --only '{args.only}'" if args.only else "") + (
+        f" --cpu {args.cpu}" if args.cpu is not None else "")
     lines = ["## Bounds on the weights against signs (dcd, robust-dcd)", "",
              f"Command: `{cmd}` (Python {sys.version.split()[0]}, numpy {np.__version__}, {platform.machine()}, "
-             f"{repeats} interleaved rounds, tol = {tol:g}, λ2 = 0.01; robust-dcd with Box(radius = 0.2/√d), "
+             f"{describe(cpu)}, {repeats} interleaved rounds, tol = {tol:g}, λ2 = 0.01; robust-dcd with "
+             "Box(radius = 0.2/√d), "
              "Ball(p = ∞, radius = 0.2/√d), Ball(radius = 0.2) or Ball(radius = 0.05)).",
              "",
              "CPU time (median over the rounds) of one solve, and its ratio to the signs' median of the same run. "

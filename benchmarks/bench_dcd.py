@@ -207,8 +207,10 @@ def machine() -> str:
 
 
 def run(args: argparse.Namespace) -> str:
+    from pinning import describe, pin
+
     t_start = time.perf_counter()
-    header = machine()
+    header = f"{machine()}; {describe(pin(args.cpu))}"
     repeats = args.repeats or (1 if args.quick else 7)
     lines = []
     for name, X, y, signs in cases(args.quick):
@@ -217,7 +219,7 @@ def run(args: argparse.Namespace) -> str:
             lines.append(_row(name, X.shape, intercept, res))
             print(lines[-1], flush=True)
     command = "python benchmarks/bench_dcd.py" + (" --quick" if args.quick else "") + (
-        f" --repeats {args.repeats}" if args.repeats else "")
+        f" --repeats {args.repeats}" if args.repeats else "") + (f" --cpu {args.cpu}" if args.cpu is not None else "")
     elapsed = time.perf_counter() - t_start
     return "\n".join([
         "## dcd against liblinear: KEEL dense sets and the Cora-shaped sparse data", "",
@@ -230,12 +232,12 @@ def run(args: argparse.Namespace) -> str:
         "standardized; labels: the second class, or the odd class indices, as +1. Times: CPU seconds of one solve "
         f"in this process, single-threaded, the four solvers interleaved in each of {repeats} rounds (seeds differ "
         "per round), median; the ratios are the medians over the rounds of the ratio within a round (its solves "
-        "ran back to back, under the same load); epochs (ep) and liblinear iterations (it) are medians, passes, "
-        "the certified gap and the status the worst of the rounds. ms/ep is the time per epoch including the "
-        "certificates and the set-up. `liblinear (same optimum)` is liblinear on the unconstrained model without "
-        "the columns the signs clip at the signed optimum (found by a dcd solve to a relative gap of 1e-7, "
-        "outside the timings): that model has the signed model's optimum, so it is as hard as the signed one; `P "
-        "excess` is the relative excess of its point in the signed model's objective (negative within the "
+        "ran back to back, under the same load, on the same core); epochs (ep) and liblinear iterations (it) are "
+        "medians, passes, the certified gap and the status the worst of the rounds. ms/ep is the time per epoch "
+        "including the certificates and the set-up. `liblinear (same optimum)` is liblinear on the unconstrained "
+        "model without the columns the signs clip at the signed optimum (found by a dcd solve to a relative gap of "
+        "1e-7, outside the timings): that model has the signed model's optimum, so it is as hard as the signed one; "
+        "`P excess` is the relative excess of its point in the signed model's objective (negative within the "
         "reference's tolerance when both are at the optimum; with a free intercept liblinear regularizes it, so "
         "the excess is not zero there).", "",
         "| data | intercept | dcd (signs) | dcd (no signs) | liblinear | liblinear (same optimum) | dcd / liblinear | "
@@ -244,11 +246,14 @@ def run(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from pinning import add_cpu_argument
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="2,000 random rows of each KEEL set, Cora-shaped "
                         "3,000 × 4,000, one round; printed unless --output is given")
     parser.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 7; quick 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first round")
+    add_cpu_argument(parser)
     parser.add_argument("--output", default=None, help=f"markdown file (default {RESULTS.relative_to(ROOT)}; "
                         "with --quick: none, '-' prints)")
     args = parser.parse_args(argv)

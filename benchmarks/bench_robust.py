@@ -40,6 +40,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
+from pinning import add_cpu_argument, describe, pin  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.solve_path import choose_backend  # noqa: E402
@@ -230,9 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tol", type=float, default=1e-4, help="certified relative gap of robust-dcd")
     parser.add_argument("--max-iter", type=int, default=5000, help="epochs of robust-dcd and dcd")
     parser.add_argument("--output", type=Path, default=OUT)
+    add_cpu_argument(parser)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    header = machine()
+    header = machine() + f"\n- {describe(None if args.quick and args.cpu is None else pin(args.cpu))}"
     warm_up()
     gn, gd = (2000, 100) if args.quick else (20000, 100)
     mn, md = (3000, 784) if args.quick else (60000, 784)
@@ -252,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
                                                                                ("Box r = 0.05", rs.Box(0.05))],
                                  tol=args.tol, clarabel_rows=cn // 10, max_iter=args.max_iter)
     w_table = woolnough(not args.quick, args.tol, 1000)
-    command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "")
+    command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "") + (
+        f" --cpu {args.cpu}" if args.cpu is not None else "")
     text = f"""## Robust SVMs fast: robust-dcd and feature-ipm against Clarabel and liblinear
 
 Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)

@@ -457,6 +457,15 @@ def _fmt(x: float, spec: str = ".3g") -> str:
     return "—" if x is None or not np.isfinite(x) else format(x, spec)
 
 
+def _pinning():
+    """:mod:`pinning` (imported as ``benchmarks.pinning`` from the tests, as ``pinning`` by the script)."""
+    try:
+        from benchmarks import pinning
+    except ImportError:
+        import pinning
+    return pinning
+
+
 def machine_description() -> str:
     """Cores, CPU, load, Python, NumPy/BLAS and solver versions, one markdown list."""
     import importlib.metadata as md
@@ -546,11 +555,12 @@ def _comparison_row(case: Case, rows: list[Measurement]) -> str:
 
 def render(cases_rows: list[tuple[Case, list[Measurement]]], *, command: str, tol: float, repeats: int, cap: float,
            isolate: bool, scaling_results: dict | None, figures: dict | None, elapsed: float,
-           first_order_cap: float = 15.0) -> str:
-    """The markdown section of the suite."""
+           first_order_cap: float = 15.0, cpu: int | None = None) -> str:
+    """The markdown section of the suite (``cpu``: the CPU the run was pinned to, if any)."""
     mem = "peak RSS above the loaded data (MB)" if isolate else "tracemalloc peak (MB)"
     out = ["## Benchmark suite: dcd against liblinear, Clarabel, SCS and the first-order backends", "",
-           f"Command: `{command}`  (total {elapsed / 60:.1f} min)", "", machine_description(), "",
+           f"Command: `{command}`  (total {elapsed / 60:.1f} min)", "",
+           machine_description() + f"\n- every solver's process {_pinning().describe(cpu)}", "",
            "Model: hinge loss, `reduction=\"mean\"`, `L2(λ)` with λ = 1/n (LinearSVC's default C = 1), "
            "sign constraints on 80% of the features (+1 or −1 at random, seeded). "
            f"Sign-constrained solvers stop at a certified relative duality gap of {tol:g}; `liblinear` "
@@ -638,6 +648,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     isolate.add_argument("--no-isolate", dest="isolate", action="store_false",
                          help="run the solvers in this process (no cap); the default with --quick")
     parser.add_argument("--seed", type=int, default=0, help="seed of the data, the signs and the solvers")
+    parser.add_argument("--cpu", type=int, default=None,
+                        help="CPU to pin the run and its workers to (default: the last one allowed, without --quick; "
+                             "-1: do not pin)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
 
 
@@ -663,6 +676,7 @@ def run(args: argparse.Namespace) -> int:
     _check_args(args)
     t_start = time.perf_counter()
     quick = bool(args.quick)
+    cpu = None if quick and args.cpu is None else _pinning().pin(args.cpu)  # the workers inherit the affinity
     repeats = args.repeats or (1 if quick else 3)
     cap = args.cap or (20.0 if quick else 45.0)
     isolate = (not quick) if args.isolate is None else bool(args.isolate)
@@ -709,7 +723,7 @@ def run(args: argparse.Namespace) -> int:
     command = getattr(args, "prog", "python benchmarks/bench_suite.py") + " " + " ".join(_argv_of(args))
     text = render(cases_rows, command=command.strip(), tol=args.tol, repeats=repeats, cap=cap, isolate=isolate,
                   scaling_results=scaling_results, figures=figures, elapsed=time.perf_counter() - t_start,
-                  first_order_cap=min(cap, args.cap_first_order))
+                  first_order_cap=min(cap, args.cap_first_order), cpu=cpu)
     if args.output == "-":
         print(text)
     else:
@@ -735,6 +749,8 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
         out.append("--solvers '" + ",".join(args.solvers) + "'")
     if args.no_scaling:
         out.append("--no-scaling")
+    if getattr(args, "cpu", None) is not None:
+        out.append(f"--cpu {args.cpu}")
     if args.isolate is not None:
         out.append("--isolate" if args.isolate else "--no-isolate")
     return out
