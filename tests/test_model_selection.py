@@ -276,3 +276,34 @@ def test_batched_solve_equals_single_solves(data):
         assert res.w[0] >= 0 and res.w[2] <= 0
     with pytest.raises(ValueError, match="varies l2, l1 and radius only"):
         solve_feature_ipm_many(normalize(prob, check_fit_data(X, y, signs=prob.signs)), [{"mu": 1.0}])
+
+
+def test_an_uncertified_answer_of_the_compiled_program_is_solved_again_on_its_fold(data, box_model, monkeypatch):
+    """The compiled-once route re-solves, on the fold's own model, an answer the package does not certify: here
+    one answer of the shared program is moved off the optimum before the certificate sees it."""
+    from dataclasses import replace
+
+    from robustsvm import solve_path
+    from robustsvm.model_selection import folds as fold_module
+
+    X, y = data
+    folds = ms.stratified_folds(y, 3, seed=1)
+    run, calls = solve_path.run, []
+
+    def spoiled(backend, model, options):
+        result, seconds = run(backend, model, options)
+        if "program" in options:
+            calls.append(len(calls))
+            if len(calls) == 6:  # point 5 of the first fold
+                result = replace(result, w=result.w + 0.05)
+        return result, seconds
+
+    monkeypatch.setattr(fold_module.solve_path, "run", spoiled)
+    once = ms.grid_search(box_model, X, y, GRID, folds=folds, solver_options=TIGHT, progress=False)
+    monkeypatch.undo()
+    assert len(calls) == len(once.points) * 3
+    assert once.n_compiles == 2 and once.n_not_optimal == 0
+    refit = ms.grid_search(box_model, X, y, GRID, folds=folds, solver_options=TIGHT, compile_once=False,
+                           progress=False)
+    # the spoiled answer (0.05 off in every weight) was replaced by the fold's own solve
+    np.testing.assert_allclose(once.weights, refit.weights, atol=1e-6)

@@ -141,8 +141,10 @@ def evaluate_chunk(
     """Solve every point of ``points`` on every fold; one task of :func:`grid_search`.
 
     With ``compile_once`` the model is compiled once on all of ``X`` and each fold is a 0/1
-    sample-weight mask; otherwise every (point, fold) is solved on the fold's rows (in one batched
-    call per fold when the backend has ``solve_many``). Every answer gets the package's certificate.
+    sample-weight mask (an answer of that program the package does not certify optimal is solved again on the
+    fold's own model, compiled for it: one more compile each); otherwise every (point, fold) is solved on the
+    fold's rows (in one batched call per fold when the backend has ``solve_many``). Every answer gets the
+    package's certificate.
 
     Returns
     -------
@@ -179,6 +181,7 @@ def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, opti
     needs_l1 = problem.penalty.l1 > 0 or any(p.get("l1", 0.0) > 0 for p in points)
     # one scalar weight parameter per fold (not a length-n weight vector, whose canonicalization grows like n²)
     prog = problem.compile(data.X, data.y, with_l1=needs_l1, sample_groups=folds, feature_names=data.feature_names)
+    compiles = 1
     for k, fid in enumerate(fold_ids):
         train, fold, X_val, y_val = _fold(problem, data, folds, fid)
         base = fold_problem(problem, train)
@@ -193,9 +196,16 @@ def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, opti
                 result.multipliers = np.asarray(result.multipliers)[train]  # the fold's rows; the others weigh 0
             table.times[j, k] = result.time_compile + result.time_solve
             _certified(backend.name, model, result, opts.get("tol"), table, j, k, X_val, y_val)
+            if table.statuses[j, k] != solve_path.OPTIMAL:
+                # the shared program's answer is not certified: the fold's own model, compiled afresh (its scaling
+                # is the fold's, not all rows' with zero weights), answers instead
+                t0 = time.perf_counter()
+                _solve_point(with_values(base, point), model, backend, solver, options, table, j, k, X_val, y_val)
+                table.times[j, k] += time.perf_counter() - t0
+                compiles += 1
             if callback is not None:
                 callback(1)
-    return 1
+    return compiles
 
 
 def _batched_route(problem, data, folds, fold_ids, points, backend, solver, options, table, callback) -> int:

@@ -210,7 +210,8 @@ def grid_search(
         initial dual point, such as ``robust-dcd``, each fold starts from the previous
         grid point's solution unless ``warm_start=False``).
     compile_once : bool, optional
-        Default: True for conic backends, False for the others.
+        Default: True for conic backends, False for the others. An answer of the program compiled once that the
+        package does not certify optimal is solved again on the fold's own model, compiled for it.
     n_jobs : int, default 1
         Processes for joblib (−1: all cores). Ignored when ``client`` is set.
     client : dask.distributed.Client or str, optional
