@@ -47,7 +47,7 @@ import scipy.sparse as sp  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from pinning import add_cpu_argument, describe, pin  # noqa: E402
+from pinning import add_cpu_argument, command_option, describe, pin_run  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.backends import cost  # noqa: E402
@@ -449,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
     # one process: pinned (the backends of a cell are compared on one core); with --jobs > 1 the workers need both
-    cpu = pin(args.cpu) if args.jobs <= 1 and not args.quick else None
+    cpu = pin_run(args.cpu, args.quick) if args.jobs <= 1 else None
     shapes = QUICK_SHAPES if args.quick else FULL_SHAPES
     if args.shapes:
         shapes = [parse_shape(text) for text in args.shapes]
@@ -466,8 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs <= 1:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
-        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + (f" --cpu {args.cpu}" if args.cpu is not None
-                                                                          else "")
+        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu)
     report = {"command": command, "quick": args.quick or bool(args.shapes),
               "grid": "a quick" if args.quick else "a reduced" if args.shapes else "the full",
               "machine": {**machine(), "pinning": describe(cpu)},

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from pinning import add_cpu_argument, describe, pin
+from pinning import add_cpu_argument, command_option, describe, pin_run
 
 import robustsvm as rs
 
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="comma-separated backend labels to measure (default: all)")
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
-    cpu = None if args.quick and args.cpu is None else pin(args.cpu)
+    cpu = pin_run(args.cpu, args.quick)
     labels = list(BACKENDS) if args.only is None else [s.strip() for s in args.only.split(",")]
     unknown = sorted(set(labels) - set(BACKENDS))
     if unknown:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
     cmd = "python benchmarks/bench_bounds.py" + (" --quick" if args.quick else "") + (
         f" --rounds {args.rounds}" if args.rounds != 5 else "") + (f" --only '{args.only}'" if args.only else "") + (
-        f" --cpu {args.cpu}" if args.cpu is not None else "")
+        command_option(args.cpu))
     lines = ["## Bounds on the weights against signs (dcd, robust-dcd)", "",
              f"Command: `{cmd}` (Python {sys.version.split()[0]}, numpy {np.__version__}, {platform.machine()}, "
              f"{describe(cpu)}, {repeats} interleaved rounds, tol = {tol:g}, λ2 = 0.01; robust-dcd with "

@@ -207,10 +207,10 @@ def machine() -> str:
 
 
 def run(args: argparse.Namespace) -> str:
-    from pinning import describe, pin
+    from pinning import command_option, describe, pin_run
 
     t_start = time.perf_counter()
-    header = f"{machine()}; {describe(pin(args.cpu))}"
+    header = f"{machine()}; {describe(pin_run(args.cpu, args.quick))}"
     repeats = args.repeats or (1 if args.quick else 7)
     lines = []
     for name, X, y, signs in cases(args.quick):
@@ -219,7 +219,7 @@ def run(args: argparse.Namespace) -> str:
             lines.append(_row(name, X.shape, intercept, res))
             print(lines[-1], flush=True)
     command = "python benchmarks/bench_dcd.py" + (" --quick" if args.quick else "") + (
-        f" --repeats {args.repeats}" if args.repeats else "") + (f" --cpu {args.cpu}" if args.cpu is not None else "")
+        f" --repeats {args.repeats}" if args.repeats else "") + command_option(args.cpu)
     elapsed = time.perf_counter() - t_start
     return "\n".join([
         "## dcd against liblinear: KEEL dense sets and the Cora-shaped sparse data", "",

@@ -38,7 +38,7 @@ import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-from pinning import add_cpu_argument, describe, pin  # noqa: E402
+from pinning import add_cpu_argument, command_option, describe, pin_run  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 
@@ -179,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    header = machine() + f"\n- {describe(None if args.quick and args.cpu is None else pin(args.cpu))}"
+    header = machine() + f"\n- {describe(pin_run(args.cpu, args.quick))}"
     warm_up()
     sets = [("Box r = 0.05", rs.Box(0.05)), ("Ball r = 0.2", rs.Ball(0.2))]
     shapes = [(4000, 100), (4000, 200), (20000, 50)] if args.quick else [(20000, 100), (20000, 400), (100000, 100)]
@@ -199,8 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, d in auto_shapes:
         X, y = gaussian(n, d)
         auto += auto_rows(f"{n:,} × {d}", X, y, tol=args.tol)
-    command = "python benchmarks/bench_ipm_floor.py" + (" --quick" if args.quick else "") + (
-        f" --cpu {args.cpu}" if args.cpu is not None else "")
+    command = "python benchmarks/bench_ipm_floor.py" + (" --quick" if args.quick else "") + command_option(args.cpu)
     text = f"""## feature-ipm at its Gram floor; the ellipsoid by `auto`
 
 Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)

@@ -40,7 +40,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
-from pinning import add_cpu_argument, describe, pin  # noqa: E402
+from pinning import add_cpu_argument, command_option, describe, pin_run  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.solve_path import choose_backend  # noqa: E402
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
-    header = machine() + f"\n- {describe(None if args.quick and args.cpu is None else pin(args.cpu))}"
+    header = machine() + f"\n- {describe(pin_run(args.cpu, args.quick))}"
     warm_up()
     gn, gd = (2000, 100) if args.quick else (20000, 100)
     mn, md = (3000, 784) if args.quick else (60000, 784)
@@ -254,8 +254,7 @@ def main(argv: list[str] | None = None) -> int:
                                                                                ("Box r = 0.05", rs.Box(0.05))],
                                  tol=args.tol, clarabel_rows=cn // 10, max_iter=args.max_iter)
     w_table = woolnough(not args.quick, args.tol, 1000)
-    command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "") + (
-        f" --cpu {args.cpu}" if args.cpu is not None else "")
+    command = "python benchmarks/bench_robust.py" + (" --quick" if args.quick else "") + command_option(args.cpu)
     text = f"""## Robust SVMs fast: robust-dcd and feature-ipm against Clarabel and liblinear
 
 Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)

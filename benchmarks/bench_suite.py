@@ -648,9 +648,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     isolate.add_argument("--no-isolate", dest="isolate", action="store_false",
                          help="run the solvers in this process (no cap); the default with --quick")
     parser.add_argument("--seed", type=int, default=0, help="seed of the data, the signs and the solvers")
-    parser.add_argument("--cpu", type=int, default=None,
-                        help="CPU to pin the run and its workers to (default: the last one allowed, without --quick; "
-                             "-1: do not pin)")
+    _pinning().add_cpu_argument(parser)  # the workers inherit the pinning
     parser.add_argument("--worker", help=argparse.SUPPRESS)
 
 
@@ -676,7 +674,7 @@ def run(args: argparse.Namespace) -> int:
     _check_args(args)
     t_start = time.perf_counter()
     quick = bool(args.quick)
-    cpu = None if quick and args.cpu is None else _pinning().pin(args.cpu)  # the workers inherit the affinity
+    cpu = _pinning().pin_run(args.cpu, quick)  # the workers inherit the affinity
     repeats = args.repeats or (1 if quick else 3)
     cap = args.cap or (20.0 if quick else 45.0)
     isolate = (not quick) if args.isolate is None else bool(args.isolate)
@@ -750,7 +748,7 @@ def _argv_of(args: argparse.Namespace) -> list[str]:
     if args.no_scaling:
         out.append("--no-scaling")
     if getattr(args, "cpu", None) is not None:
-        out.append(f"--cpu {args.cpu}")
+        out.append(_pinning().command_option(args.cpu).strip())
     if args.isolate is not None:
         out.append("--isolate" if args.isolate else "--no-isolate")
     return out

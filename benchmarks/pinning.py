@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["add_cpu_argument", "describe", "pin"]
+__all__ = ["add_cpu_argument", "command_option", "describe", "pin", "pin_run"]
 
 
 def pin(cpu: int | None = None) -> int | None:
@@ -25,6 +25,18 @@ def pin(cpu: int | None = None) -> int | None:
         raise ValueError(f"--cpu {target} is not one of the CPUs this process may use: {allowed}")
     os.sched_setaffinity(0, {target})
     return target
+
+
+def pin_run(cpu: int | None, quick: bool) -> int | None:
+    """The benchmarks' rule: a full run is pinned (to ``cpu``, by default the last CPU allowed), a ``--quick`` one
+    only when ``cpu`` is given (the test suite runs quick benchmarks in its own process). Returns what :func:`pin`
+    does."""
+    return None if quick and cpu is None else pin(cpu)
+
+
+def command_option(cpu: int | None) -> str:
+    """`` --cpu K`` for the command line a results file records, or nothing."""
+    return f" --cpu {cpu}" if cpu is not None else ""
 
 
 def describe(cpu: int | None) -> str:
