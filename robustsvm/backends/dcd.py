@@ -38,6 +38,7 @@ from ..duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
+from . import margin_equations
 from .dual_ascent import (
     MIN_PASS,
     DualCertificate,
@@ -85,6 +86,12 @@ LOCAL_STEP = True
 #: least this share of the stored entries of the rows the epochs read (:meth:`_FeatureShrinking.clipped_share`);
 #: below it the rows it would change are few and its bookkeeping costs more than it gains (derivation §6)
 LOCAL_MIN_SHARE = 0.05
+#: try the primal point of the margin equations (:mod:`.margin_equations`) at each certificate from this one on
+MARGIN_FROM = 3
+#: ... once the dual value rose by at most this share of the gap since the previous certificate
+MARGIN_SETTLED = 0.5
+#: whether to try it at all (hinge loss, signs alone, sparse X)
+MARGIN_POINT = True
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
@@ -337,8 +344,10 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         ``rel_gap``, ``time``, ``active``); ``extra`` has the dual value, the final α,
         ``rho``, the time spent evaluating certificates (``time_certificates``), the number of
         features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
-        (``restrictions``) and of passes over the data (``passes``, the budget's unit), and whether bounds beyond
-        signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`).
+        (``restrictions``) and of passes over the data (``passes``, the budget's unit), whether bounds beyond
+        signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`),
+        and the primal points formed from the margin equations of the free samples (``margin_points``) and kept
+        because their objective was lower (``margin_points_kept``; :mod:`.margin_equations`).
         Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
@@ -365,7 +374,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
     relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
     if relax is None and arrays.box is not None:
         np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
-    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state)
+    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state, tol)
     run = ascend(None, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
                  unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, block=loop.block, cert_passes=CERT_PASSES)
@@ -374,7 +383,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                             multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
                                    "restrictions": 0 if features is None else features.rebuilds,
-                                   "passes": run.passes, "bounds_bind": loop.relax is None and arrays.box is not None})
+                                   "passes": run.passes, "bounds_bind": loop.relax is None and arrays.box is not None,
+                                   "margin_points": loop.margin_tried, "margin_points_kept": loop.margin_kept})
 
 
 class _Loop:
@@ -382,8 +392,13 @@ class _Loop:
     signs do not bind, :class:`_SignRelaxation`), the averaged primal point and the certificate."""
 
     def __init__(self, arrays: SharedSetArrays, box: kern.DcdBox, relax: _SignRelaxation | None, qdiag, rho: float,
-                 alpha, st, index, shrinking: bool, rng_state) -> None:
+                 alpha, st, index, shrinking: bool, rng_state, tol: float) -> None:
         self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
+        self.tol, self.certificates, self.last_dual = tol, 0, -np.inf
+        self.margin_tried = self.margin_kept = 0  # margin-equation points formed, and kept as the best primal
+        # the margin-equation candidate (margin_equations): hinge loss, signs alone, no ridge intercept, sparse X
+        self.margin = (MARGIN_POINT and not arrays.squared and arrays.box is None and sp.issparse(arrays.X)
+                       and arrays.intercept.mode in ("none", "free"))
         self.alpha, self.st, self.index, self.shrinking, self.rng_state = alpha, st, index, shrinking, rng_state
         self.free = arrays.intercept.mode == "free"
         self.ops = Products(arrays.X)
@@ -457,8 +472,46 @@ class _Loop:
             local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
             if restricted is not None or local != params.local:
                 self.rows[0] = (part, samples, params._replace(local=local))
+        self.certificates += 1
+        # the dual has settled relative to the gap (its last rise is at most half the gap): the gap is the primal
+        # point's, which the margin equations of the free samples can close (derivation §4)
+        if (self.margin and self.certificates >= MARGIN_FROM and new.rel_gap > self.tol
+                and new.D - self.last_dual <= MARGIN_SETTLED * (new.P - new.D)):
+            new = self.margin_candidate(new, b_hint)
+        self.last_dual = new.D
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
+
+
+    def margin_candidate(self, cert: DualCertificate, b_hint: float | None) -> DualCertificate:
+        """``cert`` with the primal point of :func:`.margin_equations.margin_point` where its objective is lower
+        (evaluated exactly, its exact intercept and the equations' one tried)."""
+        arrays, ops = self.arrays, self.ops
+        sg = arrays.sg
+        v = cert.images[0] + cert.images[1]
+        free = (sg == 0) | (sg * v >= 0.0)
+        if ops.restricted is not None:  # the rows without the frozen features (revised at this certificate)
+            free &= ~self.features.frozen
+            parts = ops.restricted[0]
+        else:
+            parts = ops.parts
+        b = b_hint if self.free else None
+        w = margin_equations.margin_point(parts, arrays.y, self.alpha, arrays.upper, v, free, arrays.l2, b)
+        if w is None:
+            return cert
+        w = np.where(sg * w >= 0.0, w, 0.0)
+        z = ops.matvec(w)
+        S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
+        best = None
+        for bb in arrays.exact_intercepts(z, S) + ([float(b)] if b is not None else []):
+            P = arrays.primal(w, bb, arrays.y * (z + bb))
+            if best is None or P < best[0]:
+                best = (P, bb)
+        self.margin_tried += 1
+        if best[0] >= cert.P:
+            return cert
+        self.margin_kept += 1
+        return DualCertificate(best[0], cert.D, w, best[1], scale=cert.scale, images=cert.images)
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
