@@ -90,7 +90,7 @@ LOCAL_MIN_SHARE = 0.05
 MARGIN_FROM = 3
 #: ... once the dual value rose by at most this share of the gap since the previous certificate
 MARGIN_SETTLED = 0.5
-#: whether to try it at all (hinge loss, signs alone, sparse X)
+#: whether to try it at all (hinge loss, sign constraints alone, sparse X)
 MARGIN_POINT = True
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
@@ -396,9 +396,10 @@ class _Loop:
         self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
         self.tol, self.certificates, self.last_dual = tol, 0, -np.inf
         self.margin_tried = self.margin_kept = 0  # margin-equation points formed, and kept as the best primal
-        # the margin-equation candidate (margin_equations): hinge loss, signs alone, no ridge intercept, sparse X
+        # the margin-equation candidate (margin_equations): hinge loss, sign constraints alone, no ridge intercept,
+        # sparse X (derivation §4: where it was measured to pay for itself)
         self.margin = (MARGIN_POINT and not arrays.squared and arrays.box is None and sp.issparse(arrays.X)
-                       and arrays.intercept.mode in ("none", "free"))
+                       and bool(np.any(arrays.sg != 0)) and arrays.intercept.mode in ("none", "free"))
         self.alpha, self.st, self.index, self.shrinking, self.rng_state = alpha, st, index, shrinking, rng_state
         self.free = arrays.intercept.mode == "free"
         self.ops = Products(arrays.X)
