@@ -9,7 +9,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["Deflation", "GatheredRows", "deflation_parts", "gather_rows", "gram_into", "minres_solve", "precondition",
-           "row_product", "transposed_product"]
+           "transposed_product"]
 
 #: the rows of the free samples on the free features, columns renumbered ``0..n_cols−1`` (:func:`gather_rows`)
 GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
@@ -54,19 +54,6 @@ def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - com
                 pos += 1
         ptr[j + 1] = pos
     return ptr, cols[:pos], vals[:pos], features[:m]
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def row_product(ptr, cols, vals, z):  # pragma: no cover - compiled
-    """``A z`` for the rows ``A`` (``ptr, cols, vals``; ``z`` on their renumbered columns)."""
-    n = ptr.size - 1
-    out = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for k in range(ptr[i], ptr[i + 1]):
-            acc += vals[k] * z[cols[k]]
-        out[i] = acc
-    return out
 
 
 @nb.njit(cache=True, fastmath=_FM)

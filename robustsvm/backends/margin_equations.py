@@ -24,6 +24,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from . import _margin_kernels as mk
+from ._products_kernels import matvec_sparse
 
 __all__ = ["DEFLATED_COLUMNS", "MAX_ITER", "margin_point"]
 
@@ -34,8 +35,7 @@ DEFLATED_COLUMNS = 200
 
 
 def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v: np.ndarray, free: np.ndarray,
-                 lam: float, b: float | None,
-                 max_iter: int = MAX_ITER) -> np.ndarray | None:
+                 lam: float, b: float | None, max_iter: int = MAX_ITER) -> np.ndarray | None:
     """The candidate ``w`` from the margin equations of the free samples, or None (no free sample).
 
     Parameters
@@ -45,10 +45,17 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
         without some features, none of which is in ``free``.
     y, alpha : ndarray
         Labels ±1 and the dual point, ``0 ≤ α ≤ upper``.
+    upper : float
+        The upper end of the dual box (1 for the hinge).
     v : ndarray
         ``Σ_i c_i y_i α_i x_i`` on every feature.
     free : ndarray of bool
         The features the signs leave free at ``v`` (``H``): ``w(α)_h = v_h/λ`` there, 0 elsewhere.
+    lam : float
+        The L2 weight λ.
+    b : float or None
+        The intercept held fixed in the margins (a free intercept's current value; its exact value for the
+        returned ``w`` is the caller's to find), None without one.
     max_iter : int
         MINRES iterations.
 
@@ -57,34 +64,33 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     ndarray or None
         ``w`` (zero outside ``H``; not yet projected on the signs), or None when no sample is free or the
         iteration broke down.
-    lam : float
-        The L2 weight λ.
-    b : float or None
-        The intercept held fixed in the margins (a free intercept's current value; its exact value for the
-        returned ``w`` is the caller's to find), None without one.
     """
     F = np.flatnonzero((alpha > 0.0) & (alpha < upper))
     if F.size == 0:
         return None
     ptr, cols, vals, features = mk.gather_rows(*parts, F.astype(np.int64), free, y)
-    m, n_cols = F.size, features.size
-    yF = y[F]
+    rows, n_cols = mk.GatheredRows(ptr, cols, vals), features.size
     w0 = np.where(free, v, 0.0) / lam
-    margins = mk.row_product(ptr, cols, vals, w0[features]) + (0.0 if b is None else yF * b)
-    rhs = lam * (1.0 - margins)
-
-    counts = np.bincount(cols, minlength=n_cols)
-    k = int(min(DEFLATED_COLUMNS, np.count_nonzero(counts > 1)))
-    position = np.full(n_cols, -1, dtype=np.int64)
-    if k:
-        position[np.argpartition(counts, n_cols - k)[n_cols - k:]] = np.arange(k)
-    shift = 1e-3 * max(float(vals @ vals) / m, 1e-300)
-    D, S, cptr, cpos, cval = mk.deflation_parts(ptr, cols, vals, position, k, shift)
-    R = sla.cholesky(S, lower=False, check_finite=False) if k else np.zeros((0, 0))
-    pre = mk.Deflation(cptr, cpos, cval, D, R, np.ascontiguousarray(R.T))
-    step = mk.minres_solve(mk.GatheredRows(ptr, cols, vals), n_cols, pre, rhs, int(max_iter))
+    margins = matvec_sparse(ptr, cols, vals, w0[features]) + (0.0 if b is None else y[F] * b)
+    step = mk.minres_solve(rows, n_cols, _deflation(rows, n_cols), lam * (1.0 - margins), int(max_iter))
     if not np.all(np.isfinite(step)):
         return None
     w = w0.copy()
     w[features] += mk.transposed_product(ptr, cols, vals, n_cols, step) / lam
     return w
+
+
+def _deflation(rows, n_cols: int):
+    """The preconditioner ``M = D + C Cᵀ`` of the gathered rows (:data:`._margin_kernels.Deflation`): ``C`` their
+    :data:`DEFLATED_COLUMNS` most frequent columns (each in two rows at least), ``D`` the squared row norms on the
+    others plus a thousandth of the mean squared row norm (so that ``D`` stays positive on a row whose entries are
+    all in ``C``), ``I + Cᵀ D⁻¹ C`` by its Cholesky factor."""
+    counts = np.bincount(rows.cols, minlength=n_cols)
+    k = int(min(DEFLATED_COLUMNS, np.count_nonzero(counts > 1)))
+    position = np.full(n_cols, -1, dtype=np.int64)
+    if k:
+        position[np.argpartition(counts, n_cols - k)[n_cols - k:]] = np.arange(k)
+    shift = 1e-3 * max(float(rows.vals @ rows.vals) / max(rows.ptr.size - 1, 1), 1e-300)
+    D, S, cptr, cpos, cval = mk.deflation_parts(rows.ptr, rows.cols, rows.vals, position, k, shift)
+    R = sla.cholesky(S, lower=False, check_finite=False) if k else np.zeros((0, 0))
+    return mk.Deflation(cptr, cpos, cval, D, R, np.ascontiguousarray(R.T))
