@@ -39,7 +39,7 @@ test-fast: $(STAMP)
 # floating-point reductions differ between kernels, what the tests assert must not (CI runs this after `make test`)
 BLAS_KERNELS ?= SkylakeX Prescott
 AGREEMENT_TESTS := tests/test_feature_ipm.py tests/test_robust_dcd.py tests/test_conic.py tests/test_dcd.py \
-                   tests/test_reference_interval.py
+                   tests/test_reference_interval.py tests/test_margin_equations.py
 test-blas: $(STAMP)
 	@set -e; for kernel in $(BLAS_KERNELS); do \
 	    echo "== OPENBLAS_CORETYPE=$$kernel"; \
