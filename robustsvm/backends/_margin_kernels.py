@@ -9,7 +9,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["Deflation", "GatheredRows", "deflation_parts", "gather_rows", "gram_into", "minres_solve", "precondition",
-           "transposed_product"]
+           "transposed_into"]
 
 #: the rows of the free samples on the free features, columns renumbered ``0..n_cols−1`` (:func:`gather_rows`)
 GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
@@ -57,30 +57,24 @@ def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - com
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def gram_into(ptr, cols, vals, p, out, t):  # pragma: no cover - compiled
-    """``out = A Aᵀ p`` for the rows ``A`` (``ptr, cols, vals``), with ``t = Aᵀ p`` (length: the columns)."""
-    n = ptr.size - 1
+def transposed_into(ptr, cols, vals, p, t):  # pragma: no cover - compiled
+    """``t = Aᵀ p`` for the rows ``A`` (``ptr, cols, vals``; ``t`` as long as their columns)."""
     t[:] = 0.0
-    for i in range(n):
-        pi = p[i]
-        for k in range(ptr[i], ptr[i + 1]):
-            t[cols[k]] += vals[k] * pi
-    for i in range(n):
-        acc = 0.0
-        for k in range(ptr[i], ptr[i + 1]):
-            acc += vals[k] * t[cols[k]]
-        out[i] = acc
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def transposed_product(ptr, cols, vals, n_cols, p):  # pragma: no cover - compiled
-    """``Aᵀ p`` for the rows ``A`` (``ptr, cols, vals`` over ``n_cols`` columns)."""
-    t = np.zeros(n_cols)
     for i in range(ptr.size - 1):
         pi = p[i]
         for k in range(ptr[i], ptr[i + 1]):
             t[cols[k]] += vals[k] * pi
-    return t
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def gram_into(ptr, cols, vals, p, out, t):  # pragma: no cover - compiled
+    """``out = A Aᵀ p`` for the rows ``A`` (``ptr, cols, vals``), with ``t = Aᵀ p`` (length: the columns)."""
+    transposed_into(ptr, cols, vals, p, t)
+    for i in range(ptr.size - 1):
+        acc = 0.0
+        for k in range(ptr[i], ptr[i + 1]):
+            acc += vals[k] * t[cols[k]]
+        out[i] = acc
 
 
 @nb.njit(cache=True, fastmath=_FM)

@@ -483,7 +483,6 @@ class _Loop:
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
 
-
     def margin_candidate(self, cert: DualCertificate, b_hint: float | None) -> DualCertificate:
         """``cert`` with the primal point of :func:`.margin_equations.margin_point` where its objective is lower
         (evaluated exactly, its exact intercept and the equations' one tried)."""
@@ -501,18 +500,13 @@ class _Loop:
         if w is None:
             return cert
         w = np.where(sg * w >= 0.0, w, 0.0)
-        z = ops.matvec(w)
         S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
-        best = None
-        for bb in arrays.exact_intercepts(z, S) + ([float(b)] if b is not None else []):
-            P = arrays.primal(w, bb, arrays.y * (z + bb))
-            if best is None or P < best[0]:
-                best = (P, bb)
+        P, b = arrays.best_primal(w, ops.matvec(w), S, b)
         self.margin_tried += 1
-        if best[0] >= cert.P:
+        if P >= cert.P:
             return cert
         self.margin_kept += 1
-        return DualCertificate(best[0], cert.D, w, best[1], scale=cert.scale, images=cert.images)
+        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images)
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
@@ -536,11 +530,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     else:
         images, z, sums = products.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
     S = float(sums[0] - sums[1])
-    best = None
-    for b in arrays.exact_intercepts(z, S) + ([] if b_hint is None or mode == "none" else [float(b_hint)]):
-        P = arrays.primal(w, b, y * (z + b))
-        if best is None or P < best[0]:
-            best = (P, b)
+    best = arrays.best_primal(w, z, S, b_hint)
     fp, fn = class_balance(float(sums[0]), float(sums[1])) if mode == "free" else (1.0, 1.0)
     alpha_t = np.clip(alpha, 0.0, arrays.upper)
     if (fp, fn) != (1.0, 1.0):

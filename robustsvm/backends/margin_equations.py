@@ -75,8 +75,10 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     step = mk.minres_solve(rows, n_cols, _deflation(rows, n_cols), lam * (1.0 - margins), int(max_iter))
     if not np.all(np.isfinite(step)):
         return None
+    t = np.empty(n_cols)
+    mk.transposed_into(ptr, cols, vals, step, t)
     w = w0.copy()
-    w[features] += mk.transposed_product(ptr, cols, vals, n_cols, step) / lam
+    w[features] += t / lam
     return w
 
 

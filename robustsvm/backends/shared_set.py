@@ -339,6 +339,19 @@ class SharedSetArrays:
             return [best_intercept(zmarg, self.y, self.c, self.squared, self.positive_weight)]
         return [self.intercept.from_dual(S)]
 
+    def best_primal(self, w: np.ndarray, zmarg: np.ndarray, S: float, b_hint: float | None = None) -> tuple:
+        """``(P, b)``: the lowest primal objective of ``w`` (robust margins ``zmarg``) over its
+        :meth:`exact_intercepts` and ``b_hint`` (ignored without an intercept), and the intercept reaching it."""
+        bs = self.exact_intercepts(zmarg, S)
+        if b_hint is not None and self.intercept.mode != "none":
+            bs.append(float(b_hint))
+        best = None
+        for b in bs:
+            P = self.primal(w, b, self.y * (zmarg + b))
+            if best is None or P < best[0]:
+                best = (P, b)
+        return best
+
 
 def _describe(V, d: int) -> SetDescription:
     if V is None:
@@ -418,12 +431,9 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     best = None
     for w in candidates:
         zmarg = (ops.matvec(w) if np.any(w) else np.zeros(y.size)) + arrays.robust_shift(w)
-        bs = arrays.exact_intercepts(zmarg, S) + ([] if b_hint is None or arrays.intercept.mode == "none"
-                                                   else [float(b_hint)])
-        for b in bs:
-            P = arrays.primal(w, b, y * (zmarg + b))
-            if best is None or P < best[0]:
-                best = (P, w, b)
+        P, b = arrays.best_primal(w, zmarg, S, b_hint)
+        if best is None or P < best[0]:
+            best = (P, w, b)
     P, w, b = best
     # dual point
     fp, fn = (1.0, 1.0)
