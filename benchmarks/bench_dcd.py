@@ -18,11 +18,12 @@ Data: the dense KEEL sets magic, spambase, letter, optdigits, penbased and twono
 features standardized, labels: the second of two classes, or for more classes the odd class indices, as +1;
 and the Cora-shaped 15,396 × 12,644 bag of words of ``bench_suite.py``. Times are CPU seconds of
 ``Problem.solve`` / ``LinearSVC.fit`` in this process (single-threaded BLAS), the solvers interleaved in each of
-``--repeats`` rounds and the median kept, so that the ratios hold on a shared machine.
+``--repeats`` rounds and the median kept, so that the ratios hold on a shared machine; the Cora-shaped case runs
+in ``--processes`` fresh processes (default 5), whose medians are combined (:func:`cora_processes`).
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_dcd.py            # full, about 2 minutes alone on 2 cores
+    .venv/bin/python benchmarks/bench_dcd.py            # full, about 4 minutes alone on 2 cores
     .venv/bin/python benchmarks/bench_dcd.py --quick    # reduced sizes, printed (no file unless --output)
 
 The full run writes ``benchmarks/results/dcd.md``.
@@ -37,7 +38,9 @@ if __name__ == "__main__":  # single-threaded BLAS and numba, set before numpy l
         os.environ.setdefault(_var, "1")
 
 import argparse
+import json
 import platform
+import subprocess
 import sys
 import time
 import warnings
@@ -180,15 +183,72 @@ def run_case(X, y, signs, intercept: bool, repeats: int, seed: int) -> dict[str,
 
 
 def cases(quick: bool):
-    """``(name, X, y, signs)`` of every data set of the run."""
-    from bench_suite import make_case
-
+    """``(name, X, y, signs)`` of every KEEL data set of the run."""
     for name in KEEL_SETS:
         X, y = load_keel(name, rows=2000 if quick else None)
         yield f"{name} (KEEL)", X, y, signs_for(X.shape[1])
+
+
+def cora_case(quick: bool):
+    """The Cora-shaped ``(X, y, signs)`` of :mod:`bench_suite` (3,000 × 4,000 with ``quick``)."""
+    from bench_suite import make_case
+
     n, d = (3000, 4000) if quick else (15396, 12644)
-    X, y, signs = make_case("sparse", n, d)
-    yield "Cora-shaped", X, y, signs
+    return make_case("sparse", n, d)
+
+
+#: what a process running the Cora-shaped case reports of each solver (:func:`cora_in_process`)
+_SUMMARY = ("time", "status", "iterations", "passes", "max_rel_gap", "max_passes", "excess", "dropped")
+
+
+def cora_in_process(quick: bool, repeats: int, seed: int) -> dict:
+    """:func:`run_case` on the Cora-shaped data without and with an intercept, as JSON-ready summaries."""
+    X, y, signs = cora_case(quick)
+    out = {}
+    for intercept in (False, True):
+        res = run_case(X, y, signs, intercept, repeats, seed)
+        summary = {s: {k: res[s][k] for k in _SUMMARY if k in res[s]} for s in SOLVERS}
+        summary["ratios"] = [res["ratios"][pair] for pair in RATIOS]
+        out[str(intercept)] = summary
+    return out
+
+
+def cora_processes(args: argparse.Namespace, repeats: int, processes: int) -> dict:
+    """The Cora-shaped case in ``processes`` fresh processes, one after the other (each :func:`cora_in_process`,
+    pinned like this one, seeds ``seed + 100 k``), combined: per solver the median over the processes of their
+    median times and epochs, the worst status, gap and passes; each ratio the median over the processes of their
+    ratios, with their smallest and largest (``spread``).
+
+    A process's memory layout and what ran in it before change dcd's time on these random-row epochs by up to half
+    (the same solve took 41.6–60.6 ms across eight fresh processes), so one process is one sample of that, not the
+    ratio."""
+    runs = []
+    for k in range(processes):
+        command = [sys.executable, str(Path(__file__).resolve()), "--cora-process", "--repeats", str(repeats),
+                   "--seed", str(args.seed + 100 * k)] + (["--quick"] if args.quick else [])
+        if args.cpu is not None:
+            command += ["--cpu", str(args.cpu)]
+        done = subprocess.run(command, capture_output=True, text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    combined = {}
+    for key in ("False", "True"):
+        parts = [r[key] for r in runs]
+        res = {}
+        for solver in SOLVERS:
+            ms = [p[solver] for p in parts]
+            last = dict(ms[-1])
+            last["time"] = float(np.median([m["time"] for m in ms]))
+            last["iterations"] = int(np.median([m["iterations"] for m in ms]))
+            last["status"] = next((m["status"] for m in ms if m["status"] != "optimal"), "optimal")
+            for worst in ("max_rel_gap", "max_passes", "passes"):
+                if worst in last:
+                    last[worst] = max(m[worst] for m in ms)
+            res[solver] = last
+        ratios = np.array([p["ratios"] for p in parts])
+        res["ratios"] = {pair: float(np.median(ratios[:, j])) for j, pair in enumerate(RATIOS)}
+        res["spread"] = {pair: (float(ratios[:, j].min()), float(ratios[:, j].max())) for j, pair in enumerate(RATIOS)}
+        combined[key == "True"] = res
+    return combined
 
 
 def _row(name: str, shape, intercept: bool, res: dict[str, dict]) -> str:
@@ -203,9 +263,14 @@ def _row(name: str, shape, intercept: bool, res: dict[str, dict]) -> str:
         "" if lib["status"] == "optimal" else f" **{lib['status']}**")
     same_cell = (f"{same['time'] * 1e3:.1f} ms, {same['iterations']} it, {same['dropped']} columns dropped, "
                  f"P excess {same['excess']:.1e}" + ("" if same["status"] == "optimal" else f" **{same['status']}**"))
+    spread = res.get("spread", {})
+
+    def ratio(pair):
+        lo_hi = spread.get(pair)
+        return f"{res['ratios'][pair]:.2f}×" + ("" if lo_hi is None else f" ({lo_hi[0]:.2f}–{lo_hi[1]:.2f})")
+
     return (f"| {name} {shape[0]}×{shape[1]} | {'free' if intercept else 'none'} | {cell(dcd)} | {cell(free)} | "
-            f"{lib_cell} | {same_cell} | {res['ratios'][RATIOS[0]]:.2f}× | {res['ratios'][RATIOS[1]]:.2f}× | "
-            f"{res['ratios'][RATIOS[2]]:.2f}× |")
+            f"{lib_cell} | {same_cell} | {ratio(RATIOS[0])} | {ratio(RATIOS[1])} | {ratio(RATIOS[2])} |")
 
 
 def machine() -> str:
@@ -225,14 +290,22 @@ def run(args: argparse.Namespace) -> str:
     t_start = time.perf_counter()
     header = f"{machine()}; {describe(pin_run(args.cpu, args.quick))}"
     repeats = args.repeats or (1 if args.quick else 7)
+    processes = args.processes or (1 if args.quick else 5)
     lines = []
     for name, X, y, signs in cases(args.quick):
         for intercept in (False, True):
             res = run_case(X, y, signs, intercept, repeats, args.seed)
             lines.append(_row(name, X.shape, intercept, res))
             print(lines[-1], flush=True)
+    X, y, signs = cora_case(args.quick)
+    combined = cora_processes(args, repeats, processes) if processes > 1 else None
+    for intercept in (False, True):
+        res = run_case(X, y, signs, intercept, repeats, args.seed) if combined is None else combined[intercept]
+        lines.append(_row("Cora-shaped", X.shape, intercept, res))
+        print(lines[-1], flush=True)
     command = "python benchmarks/bench_dcd.py" + (" --quick" if args.quick else "") + (
-        f" --repeats {args.repeats}" if args.repeats else "") + command_option(args.cpu)
+        f" --repeats {args.repeats}" if args.repeats else "") + (
+        f" --processes {args.processes}" if args.processes else "") + command_option(args.cpu)
     elapsed = time.perf_counter() - t_start
     return "\n".join([
         "## dcd against liblinear: KEEL dense sets and the Cora-shaped sparse data", "",
@@ -247,7 +320,12 @@ def run(args: argparse.Namespace) -> str:
         "per round; the solvers in a new seeded order each round, so that no solver always follows the same one: "
         "what ran before a solve decides how much of the data it finds in cache), median; the ratios are the "
         "medians over the rounds of the ratio within a round (its solves "
-        "ran back to back, under the same load, on the same core); epochs (ep) and liblinear iterations (it) are "
+        "ran back to back, under the same load, on the same core). The Cora-shaped rows come from "
+        f"{processes} fresh process{'es' if processes > 1 else ''} run one after the other, each with its own "
+        f"{repeats} rounds (seeds 100 apart): times and epochs are the medians over the processes, each ratio the "
+        "median of the processes' ratios with their smallest and largest in brackets (dcd's time on these "
+        "random-row epochs moves by up to half between processes, liblinear's much less); epochs (ep) and "
+        "liblinear iterations (it) are "
         "medians, passes, the certified gap and the status the worst of the rounds. ms/ep is the time per epoch "
         "including the certificates and the set-up. `liblinear (same optimum)` is liblinear on the unconstrained "
         "model without the columns the signs clip at the signed optimum (found by a dcd solve to a relative gap of "
@@ -268,12 +346,23 @@ def main(argv: list[str] | None = None) -> int:
                         "3,000 × 4,000, one round; printed unless --output is given")
     parser.add_argument("--repeats", type=int, default=None, help="interleaved rounds (default 7; quick 1)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the first round")
+    parser.add_argument("--processes", type=int, default=None, help="fresh processes for the Cora-shaped case "
+                        "(default 5; quick 1)")
+    parser.add_argument("--cora-process", action="store_true", help=argparse.SUPPRESS)
     add_cpu_argument(parser)
     parser.add_argument("--output", default=None, help=f"markdown file (default {RESULTS.relative_to(ROOT)}; "
                         "with --quick: none, '-' prints)")
     args = parser.parse_args(argv)
     if args.repeats is not None and args.repeats < 1:
         raise ValueError(f"--repeats must be a positive integer, got {args.repeats}")
+    if args.processes is not None and args.processes < 1:
+        raise ValueError(f"--processes must be a positive integer, got {args.processes}")
+    if args.cora_process:  # one process of cora_processes: its summaries as one line of JSON
+        from pinning import pin_run
+
+        pin_run(args.cpu, args.quick)
+        print(json.dumps(cora_in_process(args.quick, args.repeats or (1 if args.quick else 7), args.seed)))
+        return 0
     text = run(args)
     output = args.output if args.output is not None else ("-" if args.quick else str(RESULTS))
     if output == "-":

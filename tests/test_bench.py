@@ -125,3 +125,23 @@ def test_dcd_benchmark_row_is_certified_and_has_the_ratios():
     assert all(cell.endswith("×") and float(cell[:-1]) > 0 for cell in cells[6:9])
     same = res["liblinear (same optimum)"]
     assert same["status"] == "optimal" and 0 <= same["dropped"] < 6
+
+
+def test_dcd_benchmark_combines_fresh_processes():
+    """bench_dcd's Cora-shaped case in two fresh processes (quick sizes, one round each): per solver the medians,
+    each ratio the median of the processes' with their range, every dcd solve certified."""
+    import argparse
+
+    from benchmarks import bench_dcd
+
+    args = argparse.Namespace(quick=True, seed=0, cpu=-1)
+    combined = bench_dcd.cora_processes(args, 1, 2)
+    assert set(combined) == {False, True}
+    for intercept, res in combined.items():
+        for pair in bench_dcd.RATIOS:
+            lo, hi = res["spread"][pair]
+            assert 0 < lo <= res["ratios"][pair] <= hi
+        for name in ("dcd", "dcd (no signs)"):
+            assert res[name]["status"] == "optimal" and res[name]["max_rel_gap"] <= 1e-4 * (1 + 1e-9)
+        cells = [c.strip() for c in bench_dcd._row("Cora", (3000, 4000), intercept, res).strip().strip("|").split("|")]
+        assert all("×" in cell and cell.endswith(")") for cell in cells[6:9])

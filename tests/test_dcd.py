@@ -386,6 +386,11 @@ def test_certificates_are_spaced_out_where_the_ascent_stalls():
     assert _next_check(last, now, 1e-6, 10, stalls=2) == CAP_CHECKS * 10 * 4
     assert _next_check(last, now, 1e-6, 10, stalls=9) == min(758, CAP_CHECKS * 10 * 16)  # the cap at most 16×
     assert _next_check((10, 1e-3), (20, 2e-4), 1e-4, 10, stalls=4) < 30  # near the tolerance the rate decides
+    # a scale multiplies the predicted count before the bounds: rate ln(5)/10, k = ln(2)/rate = 4.31 → ⌈0.7·k⌉
+    k = np.log(2.0) / (np.log(5.0) / 10)
+    assert _next_check((10, 1e-3), (20, 2e-4), 1e-4, 10) == int(np.ceil(0.7 * k))
+    assert _next_check((10, 1e-3), (20, 2e-4), 1e-4, 10, scale=0.5) == max(int(np.ceil(0.35 * k)), 2)
+    assert _next_check(last, now, 1e-6, 10, stalls=9, scale=0.5) == int(np.ceil(0.5 * 0.7 * 1082.7))
     assert _stalls(None, (10, 0.5), 3) == 0
     assert _stalls((10, 0.5), (20, 0.4), 3) == 4
     assert _stalls((10, 0.5), (20, 0.2), 3) == 0

@@ -166,15 +166,23 @@ def test_dcd_keeps_a_margin_point_and_certifies_fewer_passes(intercept, monkeypa
 
 
 def test_a_useless_margin_point_is_not_kept(monkeypatch):
-    """A candidate worse than the averaged iterate (here: zero weights) is evaluated and discarded; the solve
-    certifies the optimum of the solve without candidates."""
+    """A candidate worse than the averaged iterate (here: zero weights) is evaluated and discarded: with the
+    schedule of a solve without candidates the solve ends where that one does; with the shorter schedule of
+    :data:`dcd.MARGIN_SCHEDULE` it certifies the same optimum within both gaps."""
     X, y, signs = _cora(1500, 2000)
     prob = Problem(loss=Hinge(), penalty=L2(1.0 / X.shape[0]), signs=signs)
     monkeypatch.setattr(dcd, "MARGIN_POINT", False)
     ref = prob.solve(X, y, solver="dcd", random_state=1)
     monkeypatch.setattr(dcd, "MARGIN_POINT", True)
-    monkeypatch.setattr(dcd.margin_equations, "margin_point", lambda *a, **k: np.zeros(X.shape[1]))
+    useless = np.zeros(X.shape[1])
+    monkeypatch.setattr(dcd.margin_equations, "margin_point", lambda *a, **k: useless)
+    monkeypatch.setattr(dcd, "MARGIN_SCHEDULE", 1.0)
     sol = prob.solve(X, y, solver="dcd", random_state=1)
     assert sol.status == "optimal"
     assert sol.extra["margin_points"] >= 1 and sol.extra["margin_points_kept"] == 0
     assert sol.objective == pytest.approx(ref.objective, rel=1e-12)
+    monkeypatch.undo()
+    monkeypatch.setattr(dcd.margin_equations, "margin_point", lambda *a, **k: useless)
+    short = prob.solve(X, y, solver="dcd", random_state=1)
+    assert short.status == "optimal" and short.extra["margin_points_kept"] == 0
+    assert abs(short.objective - ref.objective) <= short.gap + ref.gap

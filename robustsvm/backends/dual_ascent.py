@@ -176,7 +176,8 @@ class Shrinking:
 CAP_CHECKS = 5
 
 
-def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_epochs: float = 0.0) -> int:
+def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_epochs: float = 0.0,
+               scale: float = 1.0) -> int:
     """Epochs until the next certificate.
 
     The relative gap of coordinate descent falls roughly geometrically; from the
@@ -187,14 +188,15 @@ def next_check(last, now, tol: float, check_every: int, stalls: int = 0, cert_ep
     The count is between 2 and ``5·check_every·2^min(stalls, 4)`` (``check_every`` while no rate is known), where
     ``stalls`` counts the consecutive certificates that did not halve the gap: where
     the ascent stalls (tiny λ, nearly hard-margin data) certificates, which cost a pass
-    over the data and Python work each, are spaced out. The schedule depends on the
-    iterates only, never on timings, so a seeded solve is reproducible.
+    over the data and Python work each, are spaced out. ``scale`` multiplies the predicted count (below 1 when
+    the caller expects its next certificate to fall faster than the last two did: dcd's margin-equation point).
+    The schedule depends on the iterates only, never on timings, so a seeded solve is reproducible.
     """
     if last is None or now[1] <= 0 or last[1] <= now[1] or now[0] <= last[0]:
         return check_every * 2 ** min(stalls, 4)
     rate = (np.log(last[1]) - np.log(now[1])) / (now[0] - last[0])
     k = np.log(max(now[1], tol) / tol) / rate
-    epochs = max(0.7 * k, min(0.7 * k + cert_epochs, 1.2 * k + 1.0))
+    epochs = scale * max(0.7 * k, min(0.7 * k + cert_epochs, 1.2 * k + 1.0))
     return int(min(max(np.ceil(epochs), 2), CAP_CHECKS * check_every * 2 ** min(stalls, 4)))
 
 
@@ -226,12 +228,13 @@ class CertificateSchedule:
             self.since = 0
         return due
 
-    def record(self, epoch: int, rel_gap: float, cert_epochs: float = 0.0) -> None:
+    def record(self, epoch: int, rel_gap: float, cert_epochs: float = 0.0, scale: float = 1.0) -> None:
         """Take a certificate's relative gap into the schedule (the rate from the previous certificate);
-        ``cert_epochs`` is what a certificate costs in epochs (:func:`next_check`)."""
+        ``cert_epochs`` is what a certificate costs in epochs and ``scale`` a factor on the prediction
+        (:func:`next_check`)."""
         now = (epoch, rel_gap)
         self.stalls = stalls(self.last, now, self.stalls)
-        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls, cert_epochs)
+        self.next = next_check(self.last, now, self.tol, self.check_every, self.stalls, cert_epochs, scale)
         self.last = now
 
 
@@ -261,7 +264,8 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
            tol: float, check_every: int, max_iter: int, name: str, verbose: bool,
            after_epoch: Callable | None = None, first: DualCertificate | None = None,
            passes: bool = False, unshrink_after: int = 0, time_limit: float | None = None,
-           block: Callable | None = None, cert_passes: float = CERT_PASSES) -> Ascent:
+           block: Callable | None = None, cert_passes: float = CERT_PASSES,
+           next_scale: Callable[[], float] | None = None) -> Ascent:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
@@ -283,7 +287,8 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
     its epochs reach 2) or the passes are spent, and returns ``(epochs, looked_solved, passes, active)``; the
     epochs then run in one compiled call up to the next certificate that is due (one at a time with a
     ``time_limit``). ``cert_passes`` is what a certificate costs in passes over the data (:data:`CERT_PASSES`;
-    the schedule weighs it against the epochs it may run past the predicted end, :func:`next_check`).
+    the schedule weighs it against the epochs it may run past the predicted end, :func:`next_check`);
+    ``next_scale()``, asked after each certificate, is the factor on the epochs to the next one (1 without it).
     """
     if block is not None and not passes:
         raise ValueError("block needs a budget counted in passes")
@@ -323,7 +328,8 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
         cert = new if cert is None else cert.merge(new)
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert
-        schedule.record(epoch, cert.rel_gap, cert_passes * n_total / max(active, 1))
+        schedule.record(epoch, cert.rel_gap, cert_passes * n_total / max(active, 1),
+                        1.0 if next_scale is None else next_scale())
         if unshrink_after and schedule.stalls >= unshrink_after and shrink.active < n_total:
             shrink.restore()
         hist.record(epoch, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, active=active)
