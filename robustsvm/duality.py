@@ -318,10 +318,11 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
     a[c <= 0] = 0.0
     if np.isfinite(loss.dual_upper):
         a = np.minimum(a, c * float(loss.dual_upper))
-    if intercept == "free":
-        fp, fn = class_balance(float(a[y > 0].sum()), float(a[y < 0].sum()))
-        a[y > 0] *= fp
-        a[y < 0] *= fn
+    if intercept == "free":  # class sums by products with the 0/1 class indicators (no gather of a random mask)
+        positive, negative = (y > 0).astype(np.float64), (y < 0).astype(np.float64)
+        fp, fn = class_balance(float(a @ positive), float(a @ negative))
+        if (fp, fn) != (1.0, 1.0):
+            a *= fp * positive + fn * negative + (1.0 - positive - negative)
     return a
 
 

@@ -454,8 +454,10 @@ class _Loop:
         kern.average_into(self.w_avg, self.st.w, AVG_WEIGHT)
 
     def certify(self, b_eff: float):
-        """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate); revises the frozen set."""
-        arrays, features, st = self.arrays, self.features, self.st
+        """The certificate at α and ``w̄`` (with ``b_eff`` as an intercept candidate), with the margin-equation
+        point where it may close the gap; then, unless the gap is within ``tol`` (the solve ends), the frozen set
+        is revised for the next epochs (:meth:`revise_features`)."""
+        arrays, features = self.arrays, self.features
         b_hint = b_eff if self.free else None
         new = None
         if arrays.box is None or self.relax is not None:
@@ -463,31 +465,36 @@ class _Loop:
         if new is None:
             new = dual_certificate(arrays, self.ops, self.alpha, None, b_hint=b_hint, points=[self.w_avg.copy()],
                                    dual_primal=False)
-        if features is not None:
-            # resynchronize v and w on every feature (the frozen ones were not followed) and revise the frozen set
-            np.add(new.images[0], new.images[1], out=st.v)
-            np.clip(st.v, self.box.lo, self.box.up, out=st.w)
-            np.divide(st.w, arrays.l2, out=st.w)
-            restricted = features.update(st.v)
-            part, samples, params = self.rows[0]
-            if restricted is not None:
-                ptr, idx, dat, qd = restricted
-                part, samples = kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
-                self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
-                self.ops.restrict(restricted[:3], features.frozen)
-            # once few entries are clipped and not frozen, the plain step (derivation §6)
-            local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
-            if restricted is not None or local != params.local:
-                self.rows[0] = (part, samples, params._replace(local=local))
         self.certificates += 1
         # the dual has settled relative to the gap (its last rise is at most half the gap): the gap is the primal
         # point's, which the margin equations of the free samples can close (derivation §4)
         if (self.margin and self.certificates >= MARGIN_FROM and new.rel_gap > self.tol
                 and new.D - self.last_dual <= MARGIN_SETTLED * (new.P - new.D)):
             new = self.margin_candidate(new, b_hint)
+        if features is not None and new.rel_gap > self.tol:  # the epochs go on: revise the frozen set for them
+            self.revise_features(new.images)
         self.last_dual = new.D
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
+
+    def revise_features(self, images: np.ndarray) -> None:
+        """Resynchronize ``v`` and ``w`` on every feature from the certificate's class ``images`` (the frozen
+        features were not followed), revise the frozen set and the restricted rows (:class:`_FeatureShrinking`),
+        and choose the step: once few entries are clipped and not frozen, the plain one (derivation §6)."""
+        arrays, features, st = self.arrays, self.features, self.st
+        np.add(images[0], images[1], out=st.v)
+        np.clip(st.v, self.box.lo, self.box.up, out=st.w)
+        np.divide(st.w, arrays.l2, out=st.w)
+        restricted = features.update(st.v)
+        part, samples, params = self.rows[0]
+        if restricted is not None:
+            ptr, idx, dat, qd = restricted
+            part, samples = kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
+            self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+            self.ops.restrict(restricted[:3], features.frozen)
+        local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
+        if restricted is not None or local != params.local:
+            self.rows[0] = (part, samples, params._replace(local=local))
 
     def next_scale(self) -> float:
         """The schedule's factor on the epochs to the next certificate (:data:`MARGIN_SCHEDULE` while the
@@ -502,7 +509,7 @@ class _Loop:
         sg = arrays.sg
         v = cert.images[0] + cert.images[1]
         free = (sg == 0) | (sg * v >= 0.0)
-        if ops.restricted is not None:  # the rows without the frozen features (revised at this certificate)
+        if ops.restricted is not None:  # the rows without the frozen features (as the last epochs read them)
             free &= ~self.features.frozen
             parts = ops.restricted[0]
         else:
