@@ -94,8 +94,8 @@ MARGIN_SETTLED = 0.5
 MARGIN_POINT = True
 #: the factor on the predicted epochs to the next certificate while the point may be formed there and none was kept
 #: yet: the schedule's rate is the averaged point's, and the point closes the primal side of the gap faster (0.6 took
-#: 18 epochs and 5 % of the time off the Cora-shaped solves at the same certificates; 0.4 and 0.5 added some;
-#: derivation §4)
+#: 18 epochs and 5 % of the time off the Cora-shaped solves at the same number of certificates; 0.5 and 0.4 placed
+#: some certificates too early and needed more of them; derivation §4)
 MARGIN_SCHEDULE = 0.6
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
