@@ -198,7 +198,7 @@ def cora_case(quick: bool):
 
 
 #: what a process running the Cora-shaped case reports of each solver (:func:`cora_in_process`)
-_SUMMARY = ("time", "status", "iterations", "passes", "max_rel_gap", "max_passes", "excess", "dropped")
+_SUMMARY = ("time", "status", "iterations", "max_rel_gap", "max_passes", "excess", "dropped")
 
 
 def cora_in_process(quick: bool, repeats: int, seed: int) -> dict:
@@ -240,7 +240,7 @@ def cora_processes(args: argparse.Namespace, repeats: int, processes: int) -> di
             last["time"] = float(np.median([m["time"] for m in ms]))
             last["iterations"] = int(np.median([m["iterations"] for m in ms]))
             last["status"] = next((m["status"] for m in ms if m["status"] != "optimal"), "optimal")
-            for worst in ("max_rel_gap", "max_passes", "passes"):
+            for worst in ("max_rel_gap", "max_passes"):
                 if worst in last:
                     last[worst] = max(m[worst] for m in ms)
             res[solver] = last
@@ -256,7 +256,7 @@ def _row(name: str, shape, intercept: bool, res: dict[str, dict]) -> str:
 
     def cell(m):
         per = m["time"] / max(m["iterations"], 1) * 1e3
-        return (f"{m['time'] * 1e3:.1f} ms, {m['iterations']} ep, {m['passes']:.0f} passes, {per:.3f} ms/ep, "
+        return (f"{m['time'] * 1e3:.1f} ms, {m['iterations']} ep, {m['max_passes']:.0f} passes, {per:.3f} ms/ep, "
                 f"gap ≤ {m['max_rel_gap']:.1e}" + ("" if m["status"] == "optimal" else f" **{m['status']}**"))
 
     lib_cell = f"{lib['time'] * 1e3:.1f} ms, {lib['iterations']} it" + (

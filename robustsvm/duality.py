@@ -51,7 +51,7 @@ from scipy.optimize import minimize_scalar
 from . import objective as objective_module
 from ._lazy import cvxpy as cp
 from .dual_scale import best_scale, scale_in_closed_form
-from .intercept import Intercept
+from .intercept import Intercept, class_balance, class_sums
 from .losses import LOSSES as REGISTERED
 from .result import Result
 
@@ -68,6 +68,7 @@ __all__ = [
     "optimal_points",
     "admissible_multipliers",
     "class_balance",
+    "class_sums",
     "dual_value",
 ]
 
@@ -318,26 +319,11 @@ def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: An
     a[c <= 0] = 0.0
     if np.isfinite(loss.dual_upper):
         a = np.minimum(a, c * float(loss.dual_upper))
-    if intercept == "free":  # class sums by products with the 0/1 class indicators (no gather of a random mask)
-        positive, negative = (y > 0).astype(np.float64), (y < 0).astype(np.float64)
-        fp, fn = class_balance(float(a @ positive), float(a @ negative))
+    if intercept == "free":
+        fp, fn = class_balance(*class_sums(a, y))
         if (fp, fn) != (1.0, 1.0):
-            a *= fp * positive + fn * negative + (1.0 - positive - negative)
+            a *= np.where(y > 0, fp, np.where(y < 0, fn, 1.0))
     return a
-
-
-def class_balance(pos: float, neg: float) -> tuple[float, float]:
-    """The factors ``(f₊, f₋)`` that scale the heavier class down so that ``f₊·pos = f₋·neg``.
-
-    ``pos = Σ_{y_i>0} a_i`` and ``neg = Σ_{y_i<0} a_i`` for multipliers ``a ≥ 0``: the free intercept's dual
-    constraint ``Σ_i a_i y_i = 0`` then holds for ``a`` scaled by ``f₊`` on the positive class and ``f₋`` on the
-    negative one, both in ``[0, 1]`` (so a point of the dual box stays in it).
-    """
-    if pos > neg:
-        return neg / pos, 1.0
-    if neg > pos:
-        return 1.0, pos / neg
-    return 1.0, 1.0
 
 
 def _retract(uncertainty_set: Any, v: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import pytest
 
 from robustsvm import losses
 from robustsvm.dual_scale import scale_in_closed_form
-from robustsvm.duality import admissible_multipliers, lagrangian_bound
+from robustsvm.duality import admissible_multipliers, class_sums, lagrangian_bound
 
 
 def _data(seed: int, n: int = 120, d: int = 9):
@@ -113,3 +113,21 @@ def test_a_loss_without_a_declared_degree_keeps_the_search():
     assert not scale_in_closed_form(Undeclared(), 0.1)
     assert not scale_in_closed_form(losses.Hinge(), 0.0)
     assert scale_in_closed_form(losses.SquaredHinge(), 0.1)
+
+
+def test_class_sums_and_the_free_intercept_balance():
+    """The class sums against a plain loop over the samples (labels ±1 and a 0 that belongs to neither class);
+    the balanced multipliers meet ``Σ a_i y_i = 0`` with the lighter class untouched and stay in the dual box."""
+    rng = np.random.default_rng(4)
+    y = rng.choice([-1.0, 1.0], size=301)
+    y[7] = 0.0
+    a = rng.random(301)
+    pos = sum(a[i] for i in range(301) if y[i] > 0)
+    neg = sum(a[i] for i in range(301) if y[i] < 0)
+    assert class_sums(a, y) == pytest.approx((pos, neg), rel=1e-13)
+    c = np.ones(301)
+    b = admissible_multipliers(a, y, c, losses.Hinge(), "free")
+    assert abs(float(b @ y)) <= 1e-12 * float(b.sum())
+    light = y > 0 if pos < neg else y < 0
+    np.testing.assert_array_equal(b[light], a[light])
+    assert b[7] == a[7] and np.all((b >= 0) & (b <= c))

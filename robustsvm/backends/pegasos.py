@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ..duality import class_balance, dual_value
+from ..duality import class_balance, class_sums, dual_value
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
 from .registry import Backend, History, Result, register
@@ -50,7 +50,7 @@ def _dual_value(model: HingeModel, alpha: np.ndarray, vpos: np.ndarray, vneg: np
     c, y = model.c, model.y
     rho_pos = rho_neg = 1.0
     if model.free_intercept:
-        rho_pos, rho_neg = class_balance(float(c[y > 0] @ alpha[y > 0]), float(c[y < 0] @ alpha[y < 0]))
+        rho_pos, rho_neg = class_balance(*class_sums(c * alpha, y))
     w = project_signs((rho_pos * vpos + rho_neg * vneg) / model.lam, model.signs)
     return dual_value(model.model.loss, c, np.where(y > 0, rho_pos, rho_neg) * alpha, 0.5 * model.lam * float(w @ w))
 

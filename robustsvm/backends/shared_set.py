@@ -28,7 +28,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..duality import class_balance, dual_value, penalty_conjugate
+from ..duality import class_balance, class_sums, dual_value, penalty_conjugate
 from ..intercept import Intercept
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
@@ -416,7 +416,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     cya = c * y * alpha
     VV = ops.images(cya, pos)
     car = c * alpha * r
-    A_pos, A_neg = float(car[pos].sum()), float(car[~pos].sum())
+    A_pos, A_neg = class_sums(car, y)
     v, A = VV[0] + VV[1], A_pos + A_neg
     S = float(cya.sum())
     setk = arrays.set_kernel if A > 0 else None
@@ -438,7 +438,8 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     # dual point
     fp, fn = (1.0, 1.0)
     if arrays.intercept.mode == "free":
-        fp, fn = class_balance(float(cya[pos].sum()), float(-cya[~pos].sum()))
+        s_pos, s_neg = class_sums(cya, y)
+        fp, fn = class_balance(s_pos, -s_neg)
     alpha_t = np.where(pos, fp * alpha, fn * alpha) if (fp, fn) != (1.0, 1.0) else alpha
     v_t = v if (fp, fn) == (1.0, 1.0) else fp * VV[0] + fn * VV[1]
     A_t = fp * A_pos + fn * A_neg
