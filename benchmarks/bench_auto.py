@@ -145,19 +145,19 @@ def describe_run(times: list[float], sol) -> dict:
     if isinstance(sol, Exception):
         return {"time": float(np.median(times)), "rounds": len(times), "status": f"error: {sol}"[:200],
                 "certified": False, "fell_back": False}
-    fallback = sol.extra.get("auto_fallback")
+    fallback = sol.auto_fallback
     out = {"time": float(np.median(times)), "rounds": len(times), "times": [float(t) for t in times],
            "status": sol.status, "certified": sol.status == "optimal", "solver": sol.solver,
            "iterations": int(sol.iterations), "objective": float(sol.objective), "gap": float(sol.gap),
            "fell_back": fallback is not None,
-           "first": None if fallback is None else {k: fallback[k] for k in ("solver", "status", "iterations")}}
+           "first": None if fallback is None else {k: getattr(fallback, k) for k in ("solver", "status", "iterations")}}
     if "passes" in sol.extra:  # dcd's budget unit: an epoch over the samples shrinking left counts as a fraction
         out["passes"] = float(sol.extra["passes"])
-    if "auto_attempts" in sol.extra:
-        out["attempts"] = [{k: a.get(k) for k in ("solver", "status", "iterations", "time", "time_limit")}
-                           for a in sol.extra["auto_attempts"]]
-    if "auto_probe" in sol.extra:
-        out["probe"] = {k: sol.extra["auto_probe"].get(k) for k in ("solver", "status", "time_limit")}
+    if sol.auto_attempts:
+        out["attempts"] = [{k: getattr(a, k) for k in ("solver", "status", "iterations", "time", "time_limit")}
+                           for a in sol.auto_attempts]
+    if sol.auto_probe is not None:
+        out["probe"] = {k: getattr(sol.auto_probe, k) for k in ("solver", "status", "time_limit")}
     return out
 
 

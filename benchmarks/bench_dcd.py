@@ -96,8 +96,8 @@ def clipped_at_optimum(X, y, signs, intercept: bool) -> tuple[np.ndarray, float]
         warnings.simplefilter("ignore")
         ref = Problem(loss=Hinge(), penalty=L2(1.0 / n), signs=signs, intercept=intercept).solve(
             X, y, solver="dcd", tol=1e-7, max_iter=200_000, random_state=0)
-    v = np.asarray(X.T @ (ref.extra["dual_alpha"] * y / n)).ravel()
-    return (signs != 0) & (signs * v < 0), float(ref.extra["primal_objective"])
+    v = np.asarray(X.T @ (ref.dual_alpha * y / n)).ravel()
+    return (signs != 0) & (signs * v < 0), float(ref.primal_objective)
 
 
 def solve_once(solver: str, X, y, signs, intercept: bool, seed: int, same=None) -> dict:

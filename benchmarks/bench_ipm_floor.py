@@ -131,7 +131,7 @@ def floor_rows(title: str, X, y, sets, *, tol: float, repeats: int, clarabel: bo
         cl_time = "—" if cl is None else f"{cl['wall']:.3g} s ({cl['value'].status})"
         lib = "—" if nominal is None else f"{ipm['wall'] / nominal['wall']:.2f}×"
         rows.append(f"| {title} | {label} | {ipm['wall']:.3g} s (CPU {ipm['cpu']:.3g} s; {sol.status}, gap "
-                    f"{sol.extra['rel_gap']:.1e}) | {counts['iterations']} | {g64} + {g32} | {equiv:.2f} | "
+                    f"{sol.rel_gap:.1e}) | {counts['iterations']} | {g64} + {g32} | {equiv:.2f} | "
                     f"{(counts['passes'] + 0.5 * counts.get('passes_float32', 0)) / its:.1f} | {per_it:.2f} | "
                     f"{cl_time} | {ratio} | {lib} |")
     return rows, unit
@@ -145,10 +145,10 @@ def auto_rows(title: str, X, y, *, tol: float) -> list[str]:
         prob = rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V)
         res = run(lambda p=prob: p.solve(X, y, solver="auto", tol=tol))
         sol = res["value"]
-        fallback = sol.extra.get("auto_fallback")
+        fallback = sol.auto_fallback
         ran = sol.solver
         if fallback:
-            ran = f"{ran} (after {fallback['solver']}: {fallback['status']}, {fallback['time']:.3g} s)"
+            ran = f"{ran} (after {fallback.solver}: {fallback.status}, {fallback.time:.3g} s)"
         base = res["wall"] if base is None else base
         out.append(f"| {title} | {label} | {ran} | {res['wall']:.3g} s (CPU {res['cpu']:.3g} s; {sol.status}) | "
                    f"{res['wall'] / base:.2f}× |")

@@ -71,19 +71,18 @@ def solve(problem, X, y, solver, **options):
         warnings.simplefilter("ignore")
         sol, t = timed(lambda: problem.solve(X, y, solver=solver, **options))
     return {"solver": solver, "time": t, "objective": sol.objective, "status": sol.status,
-            "rel_gap": sol.extra.get("rel_gap", sol.gap / max(abs(sol.objective), 1e-300)),
-            "iterations": sol.iterations, "answered_by": sol.solver, "probe": sol.extra.get("auto_probe")}
+            "rel_gap": sol.rel_gap if np.isfinite(sol.rel_gap) else sol.gap / max(abs(sol.objective), 1e-300),
+            "iterations": sol.iterations, "answered_by": sol.solver, "probe": sol.auto_probe}
 
 
 def auto_row(problem, X, y, label: str, tol: float) -> dict:
     """``solver="auto"`` as a user runs it: the backend that answered, and its bounded first attempt if any."""
     row = solve(problem, X, y, "auto", tol=tol)
     how, attempt = row["answered_by"], row["probe"]
-    if attempt is not None and attempt.get("status") == "optimal" and how == attempt["solver"]:
-        how += f", its first attempt (limit {attempt['time_limit']:.2g} s) instead of {attempt['instead_of']}"
+    if attempt is not None and attempt.status == "optimal" and how == attempt.solver:
+        how += f", its first attempt (limit {attempt.time_limit:.2g} s) instead of {attempt.instead_of}"
     elif attempt is not None:
-        spent = attempt.get("time", float("nan"))
-        how += f", after a {attempt['solver']} attempt of {spent:.2g} s ({attempt['status']})"
+        how += f", after a {attempt.solver} attempt of {attempt.time:.2g} s ({attempt.status})"
     row["solver"], row["label"] = f"auto → {how}", label
     return row
 

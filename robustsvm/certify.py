@@ -294,13 +294,7 @@ class _MovedSamples:
 
 def _bound(model: Model, a: np.ndarray, moved: _MovedSamples) -> tuple[float, float]:
     """:func:`~robustsvm.duality.lagrangian_bound` at ``a`` with the fixed moved samples."""
-    shift = None if moved.V is None else moved.shift
-    feasible = model.feasible
-    return lagrangian_bound(model.X, model.y, model.c, a, loss=model.loss, l2=model.l2, l1=model.l1,
-                            signs=np.asarray(model.signs, dtype=np.float64), intercept=model.intercept.mode,
-                            mu=float(model.intercept.mu), shift=shift,
-                            box=(feasible.lower, feasible.upper) if model.has_bounds else None,
-                            linear=feasible.linear if model.has_constraints else None)
+    return lagrangian_bound(model, a, shift=None if moved.V is None else moved.shift)
 
 
 class _Dual:

@@ -43,6 +43,7 @@ the margins), and reports ``gap = P(w, b) − D(a, u) ≥ P(w, b) − P*``.
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,7 @@ from .losses import LOSSES as REGISTERED
 from .result import Result
 
 __all__ = [
+    "BoundTerms",
     "FEAS_TOL",
     "box_maximizer",
     "linear_tolerance",
@@ -192,35 +194,17 @@ def robust_shift(layout: Any, w: np.ndarray, y: np.ndarray, weights: np.ndarray)
     return coef @ V
 
 
-def lagrangian_bound(
-    X: Any,
-    y: np.ndarray,
-    c: np.ndarray,
-    a: np.ndarray,
-    *,
-    loss: Any,
-    l2: float,
-    l1: float,
-    signs: np.ndarray,
-    intercept: str,
-    mu: float = 0.0,
-    shift: Any = None,
-    box: tuple | None = None,
-    linear: Any = None,
-    nu: Any = None,
-) -> tuple[float, float]:
-    """The bound ``max_θ D(θa, u)`` of the module docstring, and the ``θ`` reached.
+@dataclass(frozen=True)
+class BoundTerms:
+    """What the Lagrangian bound reads of a model: its data, loss, penalty, intercept and feasible set.
 
-    Parameters
+    Attributes
     ----------
     X : ndarray or scipy.sparse matrix of shape (n, d)
     y : ndarray of shape (n,)
         Labels in ±1.
     c : ndarray of shape (n,)
         Loss coefficients (ignored for the hard margin).
-    a : ndarray of shape (n,)
-        Multipliers of the margin constraints, in model units; clipped to
-        ``[0, c]`` (hinge) or ``[0, ∞)`` before use, so any vector is admissible.
     loss : Loss or str
         The loss (or its short name): ``c ℓ(m) = max_{0 ≤ α ≤ upper} c(α(1 − m) − ℓ*(α))``
         with ``a = cα`` (``loss.dual_term``, ``loss.dual_upper``).
@@ -229,14 +213,51 @@ def lagrangian_bound(
     intercept : {"free", "none", "ridge"}
     mu : float
         Ridge strength of the intercept (``intercept="ridge"``).
-    shift : callable, optional
-        ``shift(weights) = Σ_i weights_i r_i u_i`` (see :func:`robust_shift`);
-        None for a nominal model.
     box : pair of ndarray of shape (d,), optional
         ``(lower, upper)``: the bounds on ``w`` (signs included), replacing ``signs``.
     linear : LinearConstraints, optional
-        ``lb ≤ A w ≤ ub``; with multipliers ``nu`` (made admissible) the bound is
+        ``lb ≤ A w ≤ ub``; with multipliers ``ν`` (made admissible) the bound is
         ``D(a) − R*(s − Aᵀν) + ν⁻·lb − ν⁺·ub`` instead of ``D(a) − R*(s)``.
+    """
+
+    X: Any
+    y: np.ndarray
+    c: np.ndarray
+    loss: Any
+    l2: float
+    l1: float
+    signs: np.ndarray
+    intercept: str = "none"
+    mu: float = 0.0
+    box: tuple | None = None
+    linear: Any = None
+
+    @classmethod
+    def of(cls, model: Any) -> BoundTerms:
+        """The terms of a normalized :class:`~robustsvm.model.Model` (a :class:`BoundTerms` is returned as is)."""
+        if isinstance(model, cls):
+            return model
+        feasible = model.feasible
+        return cls(X=model.X, y=model.y, c=np.asarray(model.c, dtype=np.float64), loss=model.loss, l2=model.l2,
+                   l1=model.l1, signs=np.asarray(model.signs, dtype=np.float64), intercept=model.intercept.mode,
+                   mu=float(model.intercept.mu),
+                   box=(feasible.lower, feasible.upper) if model.has_bounds else None,
+                   linear=feasible.linear if model.has_constraints else None)
+
+
+def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = None) -> tuple[float, float]:
+    """The bound ``max_θ D(θa, u)`` of the module docstring, and the ``θ`` reached.
+
+    Parameters
+    ----------
+    model : Model or BoundTerms
+        The normalized model, or its terms written out (:class:`BoundTerms`).
+    a : ndarray of shape (n,)
+        Multipliers of the margin constraints, in model units; clipped to
+        ``[0, c]`` (hinge) or ``[0, ∞)`` before use, so any vector is admissible.
+    shift : callable, optional
+        ``shift(weights) = Σ_i weights_i r_i u_i`` (see :func:`robust_shift`);
+        None for a nominal model.
     nu : ndarray of shape (k,), optional
         Multipliers of the linear constraints (``ν_k > 0``: the upper side; ``< 0``: the lower one).
 
@@ -246,8 +267,11 @@ def lagrangian_bound(
         A lower bound on the optimum (``-inf`` when nothing finite is found).
     theta : float
     """
-    loss = _as_loss(loss)
-    c = np.asarray(c, dtype=np.float64)
+    t = BoundTerms.of(model)
+    X, y, l2, l1, signs, intercept, mu, box, linear = (t.X, t.y, t.l2, t.l1, t.signs, t.intercept, t.mu, t.box,
+                                                       t.linear)
+    loss = _as_loss(t.loss)
+    c = np.asarray(t.c, dtype=np.float64)
     if intercept == "l2":
         intercept = "ridge"
     a = admissible_multipliers(a, y, c, loss, intercept)
@@ -442,59 +466,50 @@ def _verdict(w: np.ndarray, b: float, objective: float, violation: float, bound:
                   objective=float(objective), violation=float(violation), message=message, certified=True)
 
 
-def certify(
-    model: Any,
-    w: np.ndarray,
-    b: float,
-    *,
-    multipliers: np.ndarray | None = None,
-    status: str = "optimal",
-    claimed_gap: float = float("nan"),
-    solver_objective: float = float("nan"),
-    tol: float | None = None,
-    own_bound: float = float("nan"),
-    constraint_multipliers: np.ndarray | None = None,
-) -> Result:
+def certify(model: Any, result: Result, tol: float | None = None) -> Result:
     """Check a linear model's point and build its gap from the package's own bound.
 
-    Returns the verdict as a certified :class:`~robustsvm.result.Result` (``certified=True``):
-    ``w``, ``b`` the point, projected on the signs (and rescaled onto the hard-margin feasible
-    set when needed); ``objective`` ``P(w, b)`` recomputed by the package; ``violation`` the
-    largest constraint violation there; ``dual_value`` the package's lower bound ``D`` on the
-    optimum; ``gap`` ``P(w, b) − D`` (``inf`` when the point is infeasible); ``status`` the
-    backend's, or ``"inaccurate"`` when it claimed optimality the numbers do not support, or
+    Returns ``result`` certified (``certified=True``): ``w``, ``b`` the point, projected on the
+    signs (and rescaled onto the hard-margin feasible set when needed); ``objective`` ``P(w, b)``
+    recomputed by the package; ``violation`` the largest constraint violation there; ``dual_value``
+    the package's lower bound ``D`` on the optimum (the backend's own value moves to
+    ``dual_objective``); ``gap`` ``P(w, b) − D`` (``inf`` when the point is infeasible); ``status``
+    the backend's, or ``"inaccurate"`` when it claimed optimality the numbers do not support, or
     ``"infeasible_inaccurate"`` for a hard-margin point that no rescaling makes feasible;
-    ``message`` empty, or what disagreed and by how much.
+    ``message`` the backend's followed by what disagreed and by how much.
 
     Parameters
     ----------
     model : Model
         The normalized model (:func:`robustsvm.model.normalize`).
-    w : ndarray of shape (d,)
-    b : float
-    multipliers : ndarray of shape (n,), optional
-        The margin constraints' multipliers in model units (the conic duals,
-        or ``c∘α`` of a dual method); recovered from the margins when None.
-    status : str
-        The backend's status.
-    claimed_gap : float
-        The backend's own gap (NaN if none).
-    solver_objective : float
-        The solver's own primal value (NaN if none).
+    result : Result
+        The point ``(w, b)`` with what the certifier reads of it: ``status`` (the claim),
+        ``gap`` (the backend's own gap, NaN if none), ``multipliers`` (the margin constraints'
+        multipliers in model units, the conic duals or ``c∘α`` of a dual method; recovered
+        from the margins when None), ``primal_value`` (an external solver's own objective,
+        NaN if none), ``dual_value`` with ``dual_feasible`` (a lower bound the package's own
+        dual method computed from a dual-feasible point; the larger of it and the Lagrangian
+        bound is used) and ``constraint_multipliers`` (multipliers of the model's linear
+        constraints on ``w``; their term enters the bound, and a point violating those
+        constraints by more than ``max(FEAS_TOL, tol)``, relative, see :func:`linear_tolerance`,
+        is not certified optimal).
     tol : float, optional
         The requested tolerance; the agreement tolerance is
         ``max(CERT_RTOL, tol)·max(1, |P|)`` plus the claimed gap.
-    own_bound : float
-        A lower bound the package's own dual method computed from a
-        dual-feasible point (``dcd``, ``frank-wolfe``, ``pegasos``, ``m3``,
-        ``pq``); the larger of it and the Lagrangian bound is used. Never a
-        value reported by an external solver. NaN when there is none.
-    constraint_multipliers : ndarray of shape (k,), optional
-        Multipliers of the model's linear constraints on ``w`` (the conic duals); their term enters the
-        bound. A point violating those constraints by more than ``max(FEAS_TOL, tol)`` (relative, see
-        :func:`linear_tolerance`) is not certified optimal.
     """
+    verdict = _certify_point(model, result, tol)
+    message = "; ".join(m for m in (result.message, verdict.message) if m)
+    return replace(result, w=verdict.w, b=verdict.b, status=verdict.status, gap=verdict.gap,
+                   dual_value=verdict.dual_value, dual_objective=float(result.dual_value), dual_feasible=True,
+                   objective=verdict.objective, violation=verdict.violation, message=message, certified=True)
 
+
+def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
+    """The verdict of :func:`certify` alone (its ``message`` what disagreed)."""
+    w, b, status, multipliers = result.w, result.b, result.status, result.multipliers
+    claimed_gap, solver_objective = float(result.gap), float(result.primal_value)
+    own_bound = float(result.dual_value) if result.dual_feasible else np.nan
+    constraint_multipliers = result.constraint_multipliers
     loss = model.loss
     w = np.asarray(w, dtype=np.float64).ravel()
     b = float(b)
@@ -537,7 +552,7 @@ def certify(
     c = np.asarray(model.c, dtype=np.float64)
     if multipliers is None or np.shape(multipliers) != (model.n,):
         multipliers = multipliers_from_margins(loss, margins, c)
-    mode, mu = model.intercept.mode, float(model.intercept.mu)
+    mode = model.intercept.mode
     shift = None
     if layout is not None:
         def shift(weights: np.ndarray) -> np.ndarray:
@@ -546,9 +561,8 @@ def certify(
     linear = feasible.linear if model.has_constraints else None
     cone = feasible is None or feasible.is_cone
     nu = None if linear is None else linear.admissible(constraint_multipliers)
-    terms = {"box": box, "linear": linear, "nu": nu}
-    bound, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1, signs=signs,
-                                intercept=mode, mu=mu, shift=shift, **terms)
+    terms = BoundTerms.of(model)
+    bound, _ = lagrangian_bound(terms, a, shift=shift, nu=nu)
     scale = max(1.0, abs(objective))
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
@@ -561,8 +575,7 @@ def certify(
         s0 = np.asarray(model.X.T @ ay).ravel() - (0.0 if linear is None else linear.A.T @ nu)
         vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2, box=box)
         if vec is not None:
-            bound2, _ = lagrangian_bound(model.X, model.y, c, a, loss=loss, l2=model.l2, l1=model.l1,
-                                         signs=signs, intercept=mode, mu=mu, shift=lambda _ay: vec, **terms)
+            bound2, _ = lagrangian_bound(terms, a, shift=lambda _ay: vec, nu=nu)
             bound = max(bound, bound2)
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     new_status = status

@@ -140,7 +140,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         fitted to a grid of shapes (:func:`robustsvm.solve_path.choose_backend`, ``docs/auto.md``). When the chosen
         backend stops short of its certified tolerance (``robust-dcd`` on ill-conditioned models: a tiny
         λ2, nearly separable data), ``"auto"`` refits with ``clarabel`` and keeps that answer;
-        ``solution_.extra["auto_fallback"]`` then records the first attempt (status, relative gap, time).
+        ``solution_.auto_fallback`` then records the first attempt (status, relative gap, time).
         With ``"auto"``, ``solver_options`` that the chosen backend does not take are left out.
         With a backend that takes an initial dual point (``robust-dcd``),
         ``solver_options={"warm_start": True}`` starts each ``fit`` from the previous fit's
@@ -467,7 +467,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         dual_start = backend.kind != "conic" and "warm_start" in backend.options  # takes a dual point
         if options.get("warm_start") is True or (self.warm_start and dual_start):
             # start from the previous fit's dual point (same n)
-            alpha = None if previous is None else previous.extra.get("dual_alpha")
+            alpha = None if previous is None else previous.dual_alpha
             options["warm_start"] = alpha if alpha is not None and len(alpha) == n else None
         clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
         return solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,

@@ -12,9 +12,12 @@ reads these fields and never a backend's name. It returns the same type with
 ``objective``, ``violation``, ``gap``, ``dual_value`` and ``status`` replaced
 by the package's own numbers (``certified=True``).
 
-Backend-specific numbers go in ``extra`` under names prefixed by what they are
-(``dual_alpha``, ``step_size``, ...), never a bare name that means one thing
-in one backend and another elsewhere.
+What other code reads travels in typed fields too: the final dual point
+(``dual_alpha``, a warm start for a nearby model), the backend's own relative
+gap (``rel_gap``), the objective it evaluated at its point
+(``primal_objective``) and, once certified, the dual value it reported
+(``dual_objective``). ``extra`` carries only diagnostics no code reads, under
+names that say what they are (``step_size``, ``passes``, ...).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["History", "Result"]
+__all__ = ["Attempt", "History", "Result"]
 
 
 @dataclass
@@ -81,6 +84,18 @@ class Result:
         it (an interior-point infeasibility certificate, a second solver's
         confirmation); empty when there is none. A status ``"infeasible"``
         without it is a claim, not a finding.
+    dual_alpha : ndarray of shape (n,) or None
+        The final dual point ``α = a / c`` of a dual method (in the loss's dual box), the warm start of a nearby
+        model (``warm_start=`` of ``robust-dcd``); None for a method without one.
+    rel_gap : float
+        The backend's own relative duality gap at its stop, ``(P − D) / max(1, |P|)`` from its last
+        certificate (NaN when it has none).
+    primal_objective : float
+        The objective the backend evaluated at its point for its own gap, ``P`` of ``rel_gap`` (NaN for an
+        external solver, whose report is ``primal_value``).
+    dual_objective : float
+        Set by the certifier: the dual value the backend reported (``dual_value`` before the certifier replaced
+        it by the package's bound).
     objective, violation : float
         Set by the certifier: the objective recomputed by the package and the
         largest constraint violation at ``(w, b)`` (NaN in a backend's result).
@@ -107,9 +122,46 @@ class Result:
     primal_value: float = float("nan")
     dual_feasible: bool = True
     infeasibility: str = ""
+    dual_alpha: np.ndarray | None = None
+    rel_gap: float = float("nan")
+    primal_objective: float = float("nan")
+    dual_objective: float = float("nan")
     objective: float = float("nan")
     violation: float = float("nan")
     certified: bool = False
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One solve ``"auto"`` made before its answer (a bounded first attempt, or an answer it solved again).
+
+    Attributes
+    ----------
+    solver : str
+        The backend that ran.
+    status : str
+        Its certified status, or ``"error: ..."`` when it raised on the data.
+    iterations : int
+    rel_gap : float
+        The backend's own relative gap (:attr:`Result.rel_gap`; NaN when it has none or raised).
+    time : float
+        Seconds the attempt took.
+    time_limit : float or None
+        The budget of a bounded first attempt (None for the others).
+    instead_of : str or None
+        The backend a bounded first attempt ran before (None for the others).
+    predicted_seconds : float or None
+        The predicted time of that backend (:mod:`robustsvm.backends.cost`).
+    """
+
+    solver: str
+    status: str
+    iterations: int = 0
+    rel_gap: float = float("nan")
+    time: float = float("nan")
+    time_limit: float | None = None
+    instead_of: str | None = None
+    predicted_seconds: float | None = None
 
 
 class History:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ._validation import check_X
 from .distributed.data import is_dask_array
+from .result import Attempt
 from .uncertainty.certificate import robust_check
 
 __all__ = ["Solution", "register_serializer"]
@@ -75,6 +76,24 @@ class Solution:
     classes : ndarray of shape (2,)
         The original labels; ``classes[1]`` is the positive class.
     problem : Problem
+    extra : dict
+        Diagnostics of the backend that no code relies on (``passes``, ``ipm_counts``, ...).
+    multipliers : ndarray of shape (n,) or None
+        The margin multipliers ``a_i`` the backend returned (model units), the certificate's starting point.
+    dual_bound : float
+        The package's lower bound ``D`` on the optimum behind ``gap`` (``gap = objective − D``).
+    dual_objective, primal_objective, rel_gap : float
+        The backend's own dual value, the objective it evaluated at its point and its relative gap
+        (:class:`~robustsvm.result.Result`; NaN when it has none; an external solver's primal report is
+        ``primal_objective`` here).
+    dual_alpha : ndarray of shape (n,) or None
+        The backend's final dual point ``α`` (the warm start of a nearby model).
+    auto_attempts : tuple of Attempt
+        With ``solver="auto"``: every solve before the answer, in order (a bounded first attempt first).
+    auto_fallback : Attempt or None
+        The first answer ``"auto"`` solved again (short of optimal, or an error), None when it was kept.
+    auto_probe : Attempt or None
+        The bounded first-order attempt ``"auto"`` made before a second-order or conic choice.
     """
 
     w: np.ndarray | None
@@ -96,6 +115,15 @@ class Solution:
     dual_coef: np.ndarray | None = None
     support_vectors: Any = None
     extra: dict = field(default_factory=dict)
+    multipliers: np.ndarray | None = None
+    dual_bound: float = float("nan")
+    dual_objective: float = float("nan")
+    primal_objective: float = float("nan")
+    rel_gap: float = float("nan")
+    dual_alpha: np.ndarray | None = None
+    auto_attempts: tuple[Attempt, ...] = ()
+    auto_fallback: Attempt | None = None
+    auto_probe: Attempt | None = None
 
     @property
     def n_features(self) -> int:

@@ -22,7 +22,7 @@ takes these steps, in this module only:
 when that pick is a second-order or conic solve of a second or more (:func:`auto_probe`); a first answer short of
 its tolerance, or a backend that raises on the data (extreme scales), is solved again by the next accepting
 backend expected to certify, :data:`FALLBACK` last (:func:`fall_back`,
-:func:`robustsvm.backends.cost.fallback_order`), each attempt recorded in ``Solution.extra["auto_attempts"]``.
+:func:`robustsvm.backends.cost.fallback_order`), each attempt recorded in ``Solution.auto_attempts``.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed
 from .duality import certify as certify_point
 from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
 from .model import Model, normalize, solved_problem
-from .result import Result
+from .result import Attempt, Result
 from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
@@ -228,15 +228,12 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if result.w is None:
         objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
         violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
-        return replace(result, b=float(result.b), objective=float(objective), violation=float(violation))
+        return replace(result, b=float(result.b), objective=float(objective), violation=float(violation),
+                       dual_objective=float(result.dual_value))
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     try:
-        cert = certify_point(model, result.w, float(result.b), multipliers=result.multipliers,
-                             status=result.status, claimed_gap=float(result.gap),
-                             solver_objective=float(result.primal_value), tol=tol,
-                             own_bound=float(result.dual_value) if result.dual_feasible else np.nan,
-                             constraint_multipliers=result.constraint_multipliers)
+        cert = certify_point(model, result, tol)
     except cp.error.SolverError as exc:
         raise SolverError(
             f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
@@ -244,18 +241,14 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
         ) from exc
     if cert.status in FAILED:
         raise _refuse(name, model, result, cert.message)
-    message = "; ".join(m for m in (result.message, cert.message) if m)
-    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
-                   dual_feasible=True, objective=cert.objective, violation=cert.violation,
-                   message=message, certified=True, extra={**result.extra, "dual_bound": cert.dual_value})
+    return cert
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
                 warn: bool = True, stacklevel: int = 1) -> Solution:
     """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
-    if result.multipliers is not None:
-        extra.setdefault("margin_multipliers", result.multipliers)
+    primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value
     sol = Solution(
         w=result.w, b=float(result.b), objective=result.objective, gap=float(result.gap), status=result.status,
         solver=name, iterations=int(result.iterations), time=elapsed, time_compile=float(result.time_compile),
@@ -263,6 +256,9 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
         violation=result.violation, classes=model.classes, problem=solved_problem(problem, model),
         feature_names=model.feature_names,
         message=result.message, dual_coef=result.dual_coef, support_vectors=result.support_vectors, extra=extra,
+        multipliers=result.multipliers, dual_bound=float(result.dual_value) if result.certified else float("nan"),
+        dual_objective=float(result.dual_objective), primal_objective=float(primal), rel_gap=float(result.rel_gap),
+        dual_alpha=result.dual_alpha,
     )
     if warn and result.status != OPTIMAL:
         warnings.warn(
@@ -370,7 +366,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     is not certified optimal, or an error of that backend on the data, is solved again by the next backend of
     :func:`robustsvm.backends.cost.fallback_order` (the accepting candidates expected to certify, by predicted
     time, :data:`FALLBACK` last) with only ``tol`` and ``verbose`` carried over: each attempt is recorded in
-    ``Solution.extra["auto_attempts"]``, the first one also in ``Solution.extra["auto_fallback"]``.
+    ``Solution.auto_attempts``, the first one also in ``Solution.auto_fallback``.
     """
     defaults = dict(option_defaults or {})
     if not (isinstance(solver, str) and solver.lower() == AUTO):
@@ -394,8 +390,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
         sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
         if record is not None:
-            sol.extra["auto_probe"] = record
-            sol.extra["auto_attempts"] = [record]
+            sol.auto_probe, sol.auto_attempts = record, (record,)
         return sol
     start = time.perf_counter()
     try:  # warn=False: a first attempt that stops short is solved again below, not reported (no warnings
@@ -404,8 +399,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     except _NUMERICAL_ERRORS as exc:
         first = exc
     if isinstance(first, Solution) and record is not None:
-        first.extra["auto_probe"] = record
-        first.extra["auto_attempts"] = [record]
+        first.auto_probe, first.auto_attempts = record, (record,)
     if isinstance(first, Solution) and first.status == OPTIMAL:
         return first
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
@@ -416,45 +410,44 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
 
 
 def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
-             defaults: Mapping[str, dict]) -> tuple[Solution | None, dict]:
+             defaults: Mapping[str, dict]) -> tuple[Solution | None, Attempt]:
     """Run ``trial`` (a bounded first-order attempt); its solution when certified optimal, and its record."""
     backend = registry.get_backend(trial.backend)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), "time_limit": trial.time_limit}
-    record = {"solver": trial.backend, "time_limit": trial.time_limit, "instead_of": trial.chosen,
-              "predicted_seconds_of_the_choice": trial.chosen_seconds}
+    bounded = {"time_limit": trial.time_limit, "instead_of": trial.chosen, "predicted_seconds": trial.chosen_seconds}
     try:
         sol = solve_model(problem, backend, model, opts, warn=False)
     except _NUMERICAL_ERRORS as exc:
-        return None, {**record, "status": f"error: {exc}"}
-    record.update(status=sol.status, iterations=sol.iterations, time=float(sol.time),
-                  rel_gap=float(sol.extra.get("rel_gap", np.nan)))
+        return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded)
+    record = Attempt(solver=trial.backend, status=sol.status, iterations=sol.iterations, rel_gap=sol.rel_gap,
+                     time=float(sol.time), **bounded)
     if sol.status == OPTIMAL:
-        sol.extra["auto_probe"] = record
+        sol.auto_probe = record
         return sol, record
     return None, record
 
 
-def _record(first: Solution | Exception, name: str, started: float | None) -> dict:
-    """What ``extra["auto_attempts"]`` keeps of an attempt: its backend, status, iterations, gap and time."""
+def _record(first: Solution | Exception, name: str, started: float | None) -> Attempt:
+    """What ``Solution.auto_attempts`` keeps of an attempt: its backend, status, iterations, gap and time."""
     if isinstance(first, Solution):
-        return {"solver": first.solver, "status": first.status, "iterations": first.iterations,
-                "rel_gap": float(first.extra.get("rel_gap", np.nan)), "time": float(first.time)}
-    return {"solver": name, "status": f"error: {first}", "iterations": 0, "rel_gap": float("nan"),
-            "time": time.perf_counter() - started if started is not None else float("nan")}
+        return Attempt(solver=first.solver, status=first.status, iterations=first.iterations,
+                       rel_gap=float(first.rel_gap), time=float(first.time))
+    return Attempt(solver=name, status=f"error: {first}",
+                   time=time.perf_counter() - started if started is not None else float("nan"))
 
 
 def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
               option_defaults: Mapping[str, dict] | None = None, warn: bool = True, stacklevel: int = 1,
               first_backend: str = "", started: float | None = None, order: list[str] | None = None,
-              probe: dict | None = None) -> Solution:
+              probe: Attempt | None = None) -> Solution:
     """Solve ``model`` again after ``first`` (a solution short of optimal, or the error raised).
 
     The backends of ``order`` (default: :data:`FALLBACK` alone; :func:`solve_normalized` passes
     :func:`robustsvm.backends.cost.fallback_order`) are tried in turn until one certifies; the last one's
     answer is returned whatever its status (a :class:`ConvergenceWarning` when it is not optimal). Only ``tol``
     and ``verbose`` carry over from ``options`` (iteration caps and the first backend's own options do not).
-    ``Solution.extra["auto_attempts"]`` lists every attempt before the answer in order (the bounded attempt
-    ``probe`` first when one was made, then ``first``), and ``extra["auto_fallback"]`` is ``first``'s.
+    ``Solution.auto_attempts`` lists every attempt before the answer in order (the bounded attempt
+    ``probe`` first when one was made, then ``first``), and ``Solution.auto_fallback`` is ``first``'s.
     """
     defaults = dict(option_defaults or {})
     kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
@@ -478,7 +471,7 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
             break
         attempts.append(_record(sol, name, t0))
     if probe is not None:
-        sol.extra["auto_probe"] = probe
-    sol.extra["auto_fallback"] = attempts[0]
-    sol.extra["auto_attempts"] = ([probe] if probe is not None else []) + attempts
+        sol.auto_probe = probe
+    sol.auto_fallback = attempts[0]
+    sol.auto_attempts = tuple(([probe] if probe is not None else []) + attempts)
     return sol

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import cvxpy as cp
@@ -30,6 +30,7 @@ import numpy as np
 
 from robustsvm.duality import certify
 from robustsvm.exceptions import SolverError
+from robustsvm.result import Result
 
 #: the reference's certified gap, relative to max(1, |P*|): more points are tried while it is larger, and a
 #: reference ends with no more unless a test says otherwise
@@ -112,10 +113,11 @@ class _Interval:
     def certify_point(self, name: str, w: np.ndarray, b: float, multipliers=None,
                       model_value: float = float("nan")) -> tuple[float, float]:
         """The package's certificate of a point: adds it, returns ``(objective, bound)``."""
-        cert = certify(self.model, np.asarray(w, float), float(b), multipliers=multipliers)
+        point = Result(w=np.asarray(w, float), b=float(b), status="optimal", multipliers=multipliers)
+        cert = certify(self.model, point)
         bound = cert.dual_value
         if multipliers is not None:  # the bound from the multipliers recovered at the point is valid too
-            bound = max(bound, certify(self.model, np.asarray(w, float), float(b)).dual_value)
+            bound = max(bound, certify(self.model, replace(point, multipliers=None)).dual_value)
         self.add(name, cert.objective, bound, cert.w, cert.b, model_value)
         return float(cert.objective), float(bound)
 

@@ -70,11 +70,11 @@ def test_a_first_backend_that_stops_short_hands_over_to_the_next_one(wdbc, monke
     finally:
         registry.unregister(broken.name)
     assert sol.solver == "feature-ipm" and sol.status == "optimal"
-    attempts = sol.extra["auto_attempts"]
-    assert [a["solver"] for a in attempts] == ["robust-dcd", "raises-on-these-data"]
-    assert attempts[0]["status"] == "max_iter" and attempts[0]["iterations"] == 1
-    assert attempts[1]["status"].startswith("error") and "overflow" in attempts[1]["status"]
-    assert sol.extra["auto_fallback"] == attempts[0]
+    attempts = sol.auto_attempts
+    assert [a.solver for a in attempts] == ["robust-dcd", "raises-on-these-data"]
+    assert attempts[0].status == "max_iter" and attempts[0].iterations == 1
+    assert attempts[1].status.startswith("error") and "overflow" in attempts[1].status
+    assert sol.auto_fallback == attempts[0]
     assert sol.objective - low <= sol.gap + 1e-9
 
 
@@ -85,7 +85,7 @@ def test_the_real_order_skips_clarabel_where_feature_ipm_certifies(wdbc, monkeyp
     monkeypatch.setattr(solve_path, "choose_backend", lambda problem, data, distributed=None: "robust-dcd")
     sol = problem.solve(X, y, solver="auto", max_iter=2)
     assert sol.solver == "feature-ipm" and sol.status == "optimal"
-    assert [a["solver"] for a in sol.extra["auto_attempts"]] == ["robust-dcd"]
+    assert [a.solver for a in sol.auto_attempts] == ["robust-dcd"]
     assert sol.objective - _lower_bound(problem, X, y) <= sol.gap + 1e-9
 
 
@@ -97,13 +97,13 @@ def test_a_clarabel_choice_is_preceded_by_the_bounded_attempt(wdbc, monkeypatch)
     monkeypatch.setattr(solve_path, "auto_probe", lambda problem, data, predictions=None: trial)
     sol = problem.solve(X, y, solver="auto")
     assert sol.solver == "robust-dcd" and sol.status == "optimal"
-    assert sol.extra["auto_probe"]["instead_of"] == "clarabel"
+    assert sol.auto_probe.instead_of == "clarabel"
     assert sol.objective - _lower_bound(problem, X, y) <= sol.gap + 1e-9
     # out of time: Clarabel answers, the attempt recorded
     monkeypatch.setattr(solve_path, "auto_probe",
                         lambda problem, data, predictions=None: cost.Probe("robust-dcd", 1e-9, "clarabel", 300.0))
     sol = problem.solve(X, y, solver="auto")
-    assert sol.solver == "clarabel" and sol.extra["auto_attempts"][0]["status"] == "time_limit"
+    assert sol.solver == "clarabel" and sol.auto_attempts[0].status == "time_limit"
 
 
 def test_an_auto_solve_costs_the_candidates_once(wdbc, monkeypatch):
@@ -123,7 +123,7 @@ def test_an_auto_solve_costs_the_candidates_once(wdbc, monkeypatch):
                         lambda problem, data, distributed=None: (solve_path.auto_predictions(problem, data),
                                                                  "feature-ipm")[1])
     sol = problem.solve(X, y, solver="auto", max_iter=1)  # stops short: the fall-back order is read as well
-    assert "auto_attempts" in sol.extra
+    assert sol.auto_attempts
     assert sorted(calls) == sorted(solve_path._accepting(cost.CANDIDATES, problem))
 
 

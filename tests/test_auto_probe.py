@@ -88,8 +88,8 @@ def test_a_certified_attempt_is_the_answer(wdbc, monkeypatch):
     _forced_probe(monkeypatch, 60.0)
     sol = problem.solve(X, y, solver="auto")
     assert sol.solver == "robust-dcd" and sol.status == "optimal"
-    assert sol.extra["auto_probe"]["status"] == "optimal"
-    assert sol.extra["auto_probe"]["instead_of"] == "feature-ipm"
+    assert sol.auto_probe.status == "optimal"
+    assert sol.auto_probe.instead_of == "feature-ipm"
     assert sol.objective - _reference(problem, X, y) <= sol.gap + 1e-9
 
 
@@ -99,9 +99,9 @@ def test_an_attempt_out_of_time_leaves_the_answer_to_the_choice(wdbc, monkeypatc
     _forced_probe(monkeypatch, 1e-9)
     sol = problem.solve(X, y, solver="auto")
     assert sol.solver == "feature-ipm" and sol.status == "optimal"
-    assert sol.extra["auto_probe"]["solver"] == "robust-dcd"
-    assert sol.extra["auto_probe"]["status"] == "time_limit"
+    assert sol.auto_probe.solver == "robust-dcd"
+    assert sol.auto_probe.status == "time_limit"
     assert sol.objective - _reference(problem, X, y) <= sol.gap + 1e-9
     # a caller's own iteration or time budget is the caller's: no attempt then
     sol = problem.solve(X, y, solver="auto", max_iter=500)
-    assert "auto_probe" not in sol.extra
+    assert sol.auto_probe is None

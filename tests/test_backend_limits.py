@@ -55,7 +55,7 @@ def test_ill_conditioned_ellipsoid_is_certified_optimal(loss, intercept, l2, see
     prob = rs.Problem(loss=loss, penalty=rs.L2(l2), uncertainty=V, intercept=intercept)
     sol = prob.solve(X, y, solver="feature-ipm", tol=1e-6)
     assert sol.status == "optimal", sol.message
-    assert sol.extra["rel_gap"] <= 1e-6
+    assert sol.rel_gap <= 1e-6
     assert sol.gap <= 1e-6 * abs(sol.objective)  # the package's own certificate of the point agrees
 
 
@@ -111,7 +111,7 @@ def test_batched_solve_leaks_no_floating_point_warning():
         warnings.simplefilter("error")
         results = solve_feature_ipm_many(model, values)
     assert len(results) == len(values)
-    assert all(r.status != "optimal" or r.gap <= 1e-6 * max(1.0, abs(r.extra["primal_objective"])) for r in results)
+    assert all(r.status != "optimal" or r.gap <= 1e-6 * max(1.0, abs(r.primal_objective)) for r in results)
 
 
 def test_jordan_solve_on_the_boundary_is_silent():

@@ -13,7 +13,7 @@ import pytest
 
 from robustsvm import losses
 from robustsvm.dual_scale import scale_in_closed_form
-from robustsvm.duality import admissible_multipliers, class_sums, lagrangian_bound
+from robustsvm.duality import BoundTerms, admissible_multipliers, class_sums, lagrangian_bound
 
 
 def _data(seed: int, n: int = 120, d: int = 9):
@@ -63,7 +63,7 @@ def test_the_parabola_vertex_is_the_maximum_over_the_scale(loss, intercept, seed
         a = a * y.size
     kw = dict(loss=loss, l2=0.05 * (seed + 1), l1=0.0, signs=signs, intercept=intercept, mu=0.3)
     assert scale_in_closed_form(losses.LOSSES[loss](), kw["l2"])
-    bound, _ = lagrangian_bound(X, y, c, a, **kw)
+    bound, _ = lagrangian_bound(BoundTerms(X, y, c, **kw), a)
     grid = _grid_maximum(X, y, c, a, kw)
     assert bound >= grid - 1e-12 * max(1.0, abs(grid))
     assert bound <= grid + 1e-6 * max(1.0, abs(grid))  # no value above the maximum over the scale
@@ -81,7 +81,7 @@ def test_boxes_and_l1_reach_the_maximum_over_the_scale(kind, l1, loss):
            "excluding zero": (np.where(signs > 0, 0.05, -0.5), np.where(signs < 0, -0.05, 0.5))}[kind]
     kw = dict(loss=loss, l2=0.1, l1=l1, signs=signs if box is None else np.zeros(d), intercept="none", mu=0.0,
               box=box)
-    bound, _ = lagrangian_bound(X, y, c, a, **kw)
+    bound, _ = lagrangian_bound(BoundTerms(X, y, c, **kw), a)
     grid = _grid_maximum(X, y, c, a, kw)
     assert bound >= grid - 1e-12 * max(1.0, abs(grid))
     assert bound <= grid + 1e-6 * max(1.0, abs(grid))
@@ -94,7 +94,7 @@ def test_the_finite_box_binds_inside_the_searched_scales():
     width = np.geomspace(0.002, 2.0, d)
     box = (-width, width)
     kw = dict(loss="hinge", l2=0.1, l1=0.0, signs=np.zeros(d), intercept="none", mu=0.0, box=box)
-    bound, theta = lagrangian_bound(X, y, c, a, **kw)
+    bound, theta = lagrangian_bound(BoundTerms(X, y, c, **kw), a)
     a_ok = admissible_multipliers(a, y, c, losses.Hinge(), "none")
     w = np.clip(theta * (X.T @ (a_ok * y)) / kw["l2"], *box)
     assert np.any(np.abs(w) == width) and np.any(np.abs(w) < width)  # some coordinates clipped, some not

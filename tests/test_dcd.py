@@ -74,7 +74,7 @@ def test_agrees_with_clarabel(sparse, intercept, squared, reduction):
     assert sol.objective - ref.objective <= sol.gap + 1e-7 * scale
     assert sol.objective >= ref.bound - 1e-7 * scale
     # the dual value is a lower bound of the optimum
-    assert sol.extra["dual_objective"] <= ref.objective + 1e-7 * scale
+    assert sol.dual_objective <= ref.objective + 1e-7 * scale
     assert sol.gap <= 1e-7 * abs(sol.objective) * (1 + 1e-9)
     if intercept is False:
         assert sol.b == 0.0
@@ -471,7 +471,7 @@ def test_default_budget_counts_passes_and_certifies_ill_conditioned_data(wdbc, i
                             max_iter=1_000_000).fit(X, y)
         p_lib = prob.objective(X, y, svc.coef_.ravel(), 0.0)
         assert sol.objective - p_lib <= sol.gap  # P − P* ≤ gap, and P* ≤ P(liblinear)
-        assert p_lib >= sol.extra["dual_objective"] - 1e-12  # the dual value bounds liblinear's point too
+        assert p_lib >= sol.dual_objective - 1e-12  # the dual value bounds liblinear's point too
 
 
 def test_default_budget_certifies_ill_conditioned_data_with_signs(wdbc):

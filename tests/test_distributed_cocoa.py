@@ -113,7 +113,7 @@ def _check_against_reference(res, ref, model, *, tol):
     acc = SLACK * max(1.0, abs(hi))
     assert res.status == "optimal", res.message
     P = objective(model, res.w, res.b)  # re-scored independently of the rounds
-    assert abs(P - res.extra["primal_objective"]) <= 1e-9 * max(1.0, abs(P))
+    assert abs(P - res.primal_objective) <= 1e-9 * max(1.0, abs(P))
     assert res.gap <= tol * abs(P) * (1 + 1e-9)
     assert P - hi <= res.gap + acc  # the gap is never below the true excess
     assert P >= lo - acc

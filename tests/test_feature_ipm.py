@@ -148,10 +148,10 @@ def _check_against(sol, prob, X, y, ref, *, l2, signs, tol, sample_weight=None):
     assert abs(P - ref.objective) <= sol.gap + ref.gap + acc  # within the certified gaps of the optimum
     assert sol.gap >= (P - ref.objective) - acc  # the gap is never below the true excess (ref.objective ≥ P*)
     assert P >= ref.bound - acc  # nothing feasible is below the optimum (ref.bound ≤ P*)
-    assert sol.extra["dual_objective"] <= ref.objective + acc  # the backend's bound is a lower bound
+    assert sol.dual_objective <= ref.objective + acc  # the backend's bound is a lower bound
     assert sol.status == "optimal", sol.message
     assert sol.gap <= tol * abs(P) * (1 + 1e-9)
-    assert sol.extra["rel_gap"] <= tol
+    assert sol.rel_gap <= tol
     if signs is not None:
         assert np.all(signs * sol.w >= 0.0)  # exactly, in floating point
         assert sol.violation == 0.0
@@ -171,7 +171,7 @@ def _check_against(sol, prob, X, y, ref, *, l2, signs, tol, sample_weight=None):
 
 def _check_multipliers(sol, model, squared):
     """The interior point's margin multipliers are dual feasible: ``0 ≤ α_i ≤ c_i`` (hinge), ``α_i ≥ 0``."""
-    alpha = np.asarray(sol.extra["margin_multipliers"])
+    alpha = np.asarray(sol.multipliers)
     c = np.asarray(model.c)
     assert alpha.shape == c.shape
     assert np.all(alpha >= 0.0)
@@ -303,7 +303,7 @@ def test_loose_gap_still_bounds_the_true_excess(set_name, tol):
     P = prob.objective(X, y, sol.w, sol.b)
     assert sol.status == "optimal"
     assert ref.bound - acc <= P <= ref.objective + sol.gap + acc
-    assert sol.extra["dual_objective"] <= ref.objective + acc
+    assert sol.dual_objective <= ref.objective + acc
     assert sol.gap <= tol * P * (1 + 1e-9)
     assert np.all(_signs(d) * sol.w >= 0.0)
 
@@ -321,10 +321,10 @@ def test_max_iter_reports_a_bounding_gap(set_name):
     ref = _clarabel_optimum(prob, X, y, V, V.radius, l2=0.01, signs=_signs(d))
     acc = SLACK * ref.scale()
     P = prob.objective(X, y, sol.w, sol.b)
-    assert math.isfinite(sol.gap) and math.isfinite(sol.extra["rel_gap"])
+    assert math.isfinite(sol.gap) and math.isfinite(sol.rel_gap)
     assert sol.gap > 1e-6 * P  # two iterations do not certify this model: the bound below is not vacuous
     assert ref.bound - acc <= P <= ref.objective + sol.gap + acc
-    assert sol.extra["dual_objective"] <= ref.objective + acc
+    assert sol.dual_objective <= ref.objective + acc
     assert np.all(_signs(d) * sol.w >= 0.0)
 
 
@@ -372,8 +372,8 @@ def test_bad_scaling_certifies_or_says_so(data, set_name, kind):
     assert sol.status in ("optimal", "max_iter", "stalled", "numerical_error")
     if sol.status == "optimal":
         assert sol.gap <= tol * abs(P) * (1 + 1e-9)
-        assert sol.extra["rel_gap"] <= tol
-    assert math.isfinite(sol.gap) and math.isfinite(sol.extra["rel_gap"])
+        assert sol.rel_gap <= tol
+    assert math.isfinite(sol.gap) and math.isfinite(sol.rel_gap)
     unit = _make_set(set_name, d, BASE_RADIUS[set_name] * g / f)
     c = _coefficients(X.shape[0], loss.reduction, None)
     ref = certified_reference(
@@ -405,7 +405,7 @@ def test_cone_apex_far_from_unit_scale_reports_a_status(shape):
     assert sol.status in ("optimal", "numerical_error")
     if sol.status == "numerical_error":  # the message names the cause, and the answer still carries its bound
         assert "cone" in sol.message and np.isfinite(sol.gap)
-    assert math.isfinite(sol.gap) and math.isfinite(sol.extra["rel_gap"])
+    assert math.isfinite(sol.gap) and math.isfinite(sol.rel_gap)
     if sol.status == "optimal":
         assert sol.gap <= 1e-6 * abs(sol.objective) * (1 + 1e-9)
     # w = 0 with the best intercept: the margins are y_i b, and the mean hinge is minimized at b = ±1
@@ -457,10 +457,10 @@ def test_batched_points_agree_with_clarabel(set_name):
                                 intercept=rs.L2(0.5))
         acc = SLACK * ref.scale()
         assert res.status == "optimal", res.message
-        assert P == pytest.approx(res.extra["primal_objective"], rel=1e-12)
+        assert P == pytest.approx(res.primal_objective, rel=1e-12)
         assert res.gap <= TOL * abs(P) * (1 + 1e-9)
         assert ref.bound - acc <= P <= ref.objective + res.gap + acc
-        assert res.extra["dual_objective"] <= ref.objective + acc
+        assert res.dual_value <= ref.objective + acc  # the backend's own bound, before any certificate
         assert np.all(signs * res.w >= 0.0)
 
 
@@ -813,7 +813,7 @@ def test_large_ellipsoid_goes_to_feature_ipm_under_auto():
     small = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Ellipsoid(_ellipsoid_shape(8), 0.3))
     assert choose_backend(small, 8) in {"feature-ipm", "robust-dcd"}  # both take it: the cost model's choice
     sol = prob.solve(X, y, solver="auto", tol=1e-7)
-    assert sol.status == "optimal" and sol.extra.get("auto_fallback") is None
+    assert sol.status == "optimal" and sol.auto_fallback is None
     ref = _clarabel_optimum(prob, X, y, V, 0.3, l2=0.05)
     acc = SLACK * ref.scale()
     assert ref.bound - acc <= sol.objective <= ref.objective + sol.gap + acc

@@ -121,7 +121,7 @@ def test_the_point_at_the_optimal_dual_is_the_optimum(intercept):
     prob = Problem(loss=Hinge(), penalty=L2(lam), signs=signs, intercept=intercept)
     ref = certified_reference(prob, X, y)
     sol = prob.solve(X, y, solver="dcd", tol=1e-10, max_iter=200_000, random_state=0)
-    alpha = sol.extra["dual_alpha"]
+    alpha = sol.dual_alpha
     v = X.T @ (y * alpha / n)
     free = (signs == 0) | (signs * v >= 0)
     b = sol.b if intercept else None

@@ -271,7 +271,7 @@ def test_batched_solve_equals_single_solves(data):
         single = rs.Problem(penalty=rs.L2(v["l2"]) + rs.L1(v["l1"]), uncertainty=rs.Ball(v["radius"]),
                             signs=[1, 0, -1, 0]).solve(X, y, solver="clarabel", tol=1e-9)
         assert res.status == "optimal"
-        P = res.extra["primal_objective"]
+        P = res.primal_objective
         assert abs(P - single.objective) <= res.gap + 1e-8 * max(1.0, abs(single.objective))
         assert res.w[0] >= 0 and res.w[2] <= 0
     with pytest.raises(ValueError, match="varies l2, l1 and radius only"):

@@ -82,7 +82,7 @@ def _check_certified(sol, ref, signs, *, tol):
     assert sol.objective - ref.objective <= sol.gap + acc
     assert sol.objective >= ref.bound - acc
     # the dual value is a lower bound of the optimum, within the gap of the objective
-    assert sol.extra["dual_objective"] <= ref.objective + acc
+    assert sol.dual_objective <= ref.objective + acc
     assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + acc
     assert sol.gap <= tol * abs(sol.objective) * (1 + 1e-9)
 
@@ -143,7 +143,7 @@ def test_loose_gap_still_bounds_the_true_excess(wdbc_small, set_name, tol):
     acc = SLACK * ref.scale()
     assert sol.status == "optimal"
     assert 0.0 <= sol.objective - ref.bound + acc and sol.objective - ref.objective + acc <= sol.gap + 2 * acc
-    assert ref.objective - sol.extra["dual_objective"] >= -acc
+    assert ref.objective - sol.dual_objective >= -acc
     assert sol.gap <= tol * sol.objective * (1 + 1e-9)
 
 
@@ -234,7 +234,7 @@ def test_stops_short_with_status_and_warning(wdbc_small):
     # still a certified pair of bounds
     ref = _clarabel_optimum(prob, X, y, rs.Ball(0.3), 0.3, l2=0.001)
     assert sol.objective - ref.objective <= sol.gap + SLACK
-    assert sol.extra["dual_objective"] <= ref.objective + SLACK
+    assert sol.dual_objective <= ref.objective + SLACK
 
 
 def test_history_is_monotone_and_consistent(wdbc_small):
@@ -260,7 +260,7 @@ def test_warm_start_along_a_radius_path(wdbc_small):
         assert abs(warm.objective - cold.objective) <= cold.gap + warm.gap
         cold_epochs += cold.iterations
         warm_epochs += warm.iterations
-        previous = warm.extra["dual_alpha"]
+        previous = warm.dual_alpha
     assert warm_epochs < cold_epochs
 
 
@@ -341,7 +341,7 @@ def test_no_warning_when_optimal(wdbc_small):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sol = rs.Problem(penalty=rs.L2(0.05), uncertainty=rs.Box(0.05)).solve(X, y, solver="robust-dcd")
-    assert sol.status == "optimal" and sol.extra["rel_gap"] <= 1e-4
+    assert sol.status == "optimal" and sol.rel_gap <= 1e-4
 
 
 def test_grid_search_warm_starts_and_agrees_with_compiled_clarabel(wdbc_small, monkeypatch):
@@ -426,13 +426,13 @@ def test_estimator_auto_falls_back_to_clarabel_when_the_first_backend_stops_shor
     order = cost.fallback_order(solve_path.auto_predictions(problem, X), (forced,))
     assert order[-1] == "clarabel" and forced not in order
     assert est.solution_.solver == order[0] and est.solution_.status == "optimal"
-    first = est.solution_.extra["auto_fallback"]
-    assert first["solver"] == forced
-    assert first["status"] == "max_iter" and first["iterations"] == 5
-    assert first["rel_gap"] > 1e-4
+    first = est.solution_.auto_fallback
+    assert first.solver == forced
+    assert first.status == "max_iter" and first.iterations == 5
+    assert first.rel_gap > 1e-4
     ref = rs.RobustSVC(**kwargs, solver="clarabel").fit(X, y)
     assert abs(est.solution_.objective - ref.solution_.objective) <= 1e-7 * max(1.0, abs(ref.solution_.objective))
-    assert easy.solution_.solver == forced and "auto_fallback" not in easy.solution_.extra
+    assert easy.solution_.solver == forced and easy.solution_.auto_fallback is None
 
 
 @pytest.mark.parametrize(

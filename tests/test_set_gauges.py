@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.duality import _retract, admissible_multipliers, lagrangian_bound, multipliers_from_margins
+from robustsvm.duality import BoundTerms, _retract, admissible_multipliers, lagrangian_bound, multipliers_from_margins
 from robustsvm.uncertainty.spectrahedron import Spectrahedron
 
 D = 3
@@ -179,8 +179,8 @@ def test_lagrangian_bound_with_retracted_points_stays_below_the_optimum(name):
     def bound_with(pts):
         def shift(ay):
             return sum(radius * float(ay[y == lab].sum()) * pts[lab] for lab in (1.0, -1.0))
-        return lagrangian_bound(X, y, model.c, a, loss="hinge", l2=lam, l1=0.0, signs=np.zeros(D),
-                                intercept="free", shift=shift)[0]
+        terms = BoundTerms(X, y, model.c, loss="hinge", l2=lam, l1=0.0, signs=np.zeros(D), intercept="free")
+        return lagrangian_bound(terms, a, shift=shift)[0]
 
     retracted = {lab: uset.retract(p) for lab, p in points.items()}
     assert all(uset.contains(p, tol=0.0) for p in retracted.values())

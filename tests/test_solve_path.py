@@ -195,16 +195,16 @@ def test_auto_falls_back_when_its_choice_raises_or_stops_short(monkeypatch):
         registry.unregister(backend.name)
     for s in (sol, est.solution_):
         assert s.solver == cost.fallback_order(preds, ("raises-on-data",))[0] and s.status == "optimal"
-        assert s.extra["auto_fallback"]["solver"] == "raises-on-data"
-        assert "rho must be positive" in s.extra["auto_fallback"]["status"]
-        assert [a["solver"] for a in s.extra["auto_attempts"]] == ["raises-on-data"]
+        assert s.auto_fallback.solver == "raises-on-data"
+        assert "rho must be positive" in s.auto_fallback.status
+        assert [a.solver for a in s.auto_attempts] == ["raises-on-data"]
         assert abs(s.objective - ref.objective) <= s.gap + ref.gap + 1e-9
     # a first answer short of its tolerance: robust-dcd stopped after one epoch
     monkeypatch.setattr(solve_path, "choose_backend", lambda problem, d: "robust-dcd")
     short = problem.solve(X, y, solver="auto", max_iter=1)
     assert short.solver == cost.fallback_order(preds, ("robust-dcd",))[0] != "robust-dcd"
-    assert short.extra["auto_fallback"]["solver"] == "robust-dcd"
-    assert short.extra["auto_fallback"]["status"] != "optimal"
+    assert short.auto_fallback.solver == "robust-dcd"
+    assert short.auto_fallback.status != "optimal"
     assert abs(short.objective - ref.objective) <= short.gap + ref.gap + 1e-9
 
 

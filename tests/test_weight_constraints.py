@@ -15,6 +15,7 @@ import robustsvm as rs
 from robustsvm.backends.registry import capable_backends, get_backend
 from robustsvm.duality import box_maximizer, certify, penalty_conjugate
 from robustsvm.exceptions import SolverError, UnsupportedModelError
+from robustsvm.result import Result
 from robustsvm.weight_constraints import resolve_bounds, resolve_constraints
 
 NAMES = np.array(["a", "b", "c", "d"], dtype=object)
@@ -247,8 +248,8 @@ def _cvxpy_reference(prob, X, y, names):
     for kind, (mask, c) in rows.items():
         if mask.any():
             nu[mask] = -c.dual_value if kind == "lo" else c.dual_value
-    cert = certify(model, w.value, float(b.value), multipliers=margins.dual_value,
-                   constraint_multipliers=None if lin is None else nu)
+    cert = certify(model, Result(w=w.value, b=float(b.value), status="optimal", multipliers=margins.dual_value,
+                                 constraint_multipliers=None if lin is None else nu))
     return model, cert, nu, float(objective.value)
 
 
@@ -308,7 +309,8 @@ def test_dcd_solves_bounds_against_a_cvxpy_model(name, loss):
         assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective)), ref.message
     else:  # the squared hinge: the package's conic path as the reference, its certificate checked
         model = prob.normalize(X, y, feature_names=names)
-        ref = certify(model, *(lambda s: (s.w, s.b))(prob.solve(X, y, feature_names=names, tol=1e-10)))
+        found = prob.solve(X, y, feature_names=names, tol=1e-10)
+        ref = certify(model, Result(w=found.w, b=found.b, status="optimal"))
         assert ref.gap <= 1e-7 * max(1.0, abs(ref.objective))
     for data in (X, sp.csr_matrix(X)):
         sol = prob.solve(data, y, solver="dcd", feature_names=names, tol=1e-8, random_state=0)
@@ -405,13 +407,13 @@ def test_gap_is_never_below_the_true_excess(name):
         w = (1 - t) * ref.w + t * other.w  # feasible: a convex combination of feasible points
         b = ref.b + 0.1 * t * rng.normal()
         for mult in (None, nu):
-            cert = certify(model, w, b, constraint_multipliers=mult)
+            cert = certify(model, Result(w=w, b=b, status="optimal", constraint_multipliers=mult))
             excess_at_least = cert.objective - ref.objective
             assert cert.gap >= excess_at_least - slack, (t, cert.gap, excess_at_least)
             assert cert.dual_value <= ref.objective + slack
     # a point outside the constraints is not called optimal
     w_bad = ref.w + 1e-4 * model.feasible.linear.A[0]
-    cert = certify(model, model.feasible.clip(w_bad), ref.b, status="optimal", constraint_multipliers=nu)
+    cert = certify(model, Result(w=model.feasible.clip(w_bad), b=ref.b, status="optimal", constraint_multipliers=nu))
     if model.feasible.linear.violation(model.feasible.clip(w_bad)) > 1e-8:
         assert cert.status == "inaccurate" and "violates the constraints" in cert.message
 

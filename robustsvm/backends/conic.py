@@ -229,8 +229,7 @@ def solve_conic(solver_name: str):
             "time": np.array([res.time_solve]),
         }
         return replace(res, history=history, time_compile=(t1 - t0) + res.time_compile, infeasibility=evidence,
-                       extra={**res.extra, "primal_objective": res.primal_value, "dual_objective": res.dual_value,
-                              "program": prog})
+                       extra={**res.extra, "program": prog})
 
     return solve
 

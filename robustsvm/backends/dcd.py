@@ -386,7 +386,7 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
                  next_scale=loop.next_scale)
     features = loop.features
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
-                            multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho,
+                            multipliers=c * alpha, dual_alpha=alpha, extra={"rho": rho,
                                    "frozen_features": 0 if features is None else int(features.frozen.sum()),
                                    "restrictions": 0 if features is None else features.rebuilds,
                                    "passes": run.passes, "bounds_bind": loop.relax is None and arrays.box is not None,

@@ -347,10 +347,11 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
     return Ascent(cert, status, epoch, hist, time_cert, t_start, work)
 
 
-def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, multipliers: np.ndarray, extra: dict,
-                     unit: str = "epochs", message: str | None = None) -> Result:
+def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, multipliers: np.ndarray,
+                     dual_alpha: np.ndarray, extra: dict, unit: str = "epochs", message: str | None = None) -> Result:
     """The :class:`Result` of a certified method from its best certificate (``dcd``, ``robust-dcd``,
-    ``feature-ipm``); ``multipliers`` are the margin multipliers ``c ∘ α`` of the dual point."""
+    ``feature-ipm``); ``multipliers`` are the margin multipliers ``c ∘ α`` of the dual point ``α``
+    (``dual_alpha``)."""
     cert = run.cert
     if message is None:
         message = (f"relative duality gap {cert.rel_gap:.3g} after {run.epoch} {unit}"
@@ -359,9 +360,9 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
         w=cert.w, b=float(cert.b) if intercept.present else 0.0, status=run.status, gap=cert.gap,
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
-        dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64),
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
+        dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64), dual_alpha=dual_alpha,
+        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
+        extra={"time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )
 
 

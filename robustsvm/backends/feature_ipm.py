@@ -289,9 +289,8 @@ def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: Hist
     alpha_full[keep] = out.alpha
     run = Ascent(out.cert, out.status, out.iterations, hist, 0.0, t_solve0)
     return certified_result(run, tol=math.nan, intercept=arrays.intercept, t_start=t_start, message=out.message,
-                            multipliers=alpha_full,
-                            extra={"dual_alpha": np.divide(alpha_full, c, out=np.zeros(n), where=c > 0),
-                                   "ipm_counts": counts})
+                            multipliers=alpha_full, dual_alpha=np.divide(alpha_full, c, out=np.zeros(n), where=c > 0),
+                            extra={"ipm_counts": counts})
 
 
 def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,

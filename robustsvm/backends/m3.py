@@ -237,7 +237,7 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     history["objective"] = res.history["objective"] * dual.scale
     history["gap"] = gaps
     extra = {"kkt_residual": res.kkt_residual, "nqp_objective": float(res.history["objective"][-1]),
-             "dual_objective": dual.dual_value(res.v), "dual_point": res.v}
+             "dual_point": res.v}
     multipliers = None
     if rec.w is None:
         extra.update(support=rec.support)

@@ -74,7 +74,7 @@ NEEDS = shared_set_needs(
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
     if warm_start is None:
         return np.zeros(n)
-    alpha = warm_start.extra.get("dual_alpha") if hasattr(warm_start, "extra") else warm_start
+    alpha = warm_start.dual_alpha if hasattr(warm_start, "dual_alpha") else warm_start
     alpha = np.array(alpha, dtype=np.float64)
     if alpha.shape != (n,):
         raise ValueError(f"warm_start must hold one dual value per sample, shape ({n},); got {alpha.shape}")
@@ -132,7 +132,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
         As for ``dcd``: printing, seed, liblinear-style shrinking, epochs between certificates,
         augmented-Lagrangian weight of a free intercept.
     warm_start : ndarray of shape (n,) or Solution, optional
-        Initial dual point α (``Solution.extra["dual_alpha"]`` of a nearby model), clipped into the dual box.
+        Initial dual point α (``Solution.dual_alpha`` of a nearby model), clipped into the dual box.
     inner : int, default 5
         Ellipsoid only: projected-gradient steps on the worst-case point after each coordinate step (stopped
         early when they move its parameter by less than :data:`INNER_TOL`).
@@ -143,7 +143,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     Returns
     -------
     Result
-        ``gap`` is the absolute duality gap; ``history`` as for ``dcd``; ``extra["dual_alpha"]`` the final α.
+        ``gap`` is the absolute duality gap; ``history`` as for ``dcd``; ``dual_alpha`` the final α.
         Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
@@ -200,7 +200,7 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
                  check_every=check_every, max_iter=max_iter, name="robust-dcd", verbose=verbose,
                  time_limit=time_limit, first=first)
     return certified_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start,
-                            multipliers=c * alpha, extra={"dual_alpha": alpha, "rho": rho})
+                            multipliers=c * alpha, dual_alpha=alpha, extra={"rho": rho})
 
 
 register(

@@ -526,5 +526,4 @@ def overflow_result(arrays: SharedSetArrays, t_start: float) -> Result:
     (a caller choosing the backend falls back on the status)."""
     n, d = arrays.X.shape
     return Result(w=np.zeros(d), b=0.0, status="numerical_error", message=arrays.overflow(),
-                  time_solve=time.perf_counter() - t_start, multipliers=np.zeros(n),
-                  extra={"dual_alpha": np.zeros(n)})
+                  time_solve=time.perf_counter() - t_start, multipliers=np.zeros(n), dual_alpha=np.zeros(n))

@@ -36,5 +36,5 @@ def certify(model: DistributedModel, result: Result, tol: float | None = None) -
         messages.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound {bound:.10g}) "
                         f"exceeds the solver's claim ({claimed:.3g}) and the tolerance {rtol:.1g}·max(1, |P|)")
     return replace(result, w=w, b=b, status=status, gap=gap, dual_value=bound, dual_feasible=True,
-                   objective=objective, violation=violation, message="; ".join(messages), certified=True,
-                   extra={**result.extra, "dual_bound": bound})
+                   dual_objective=float(result.dual_value), objective=objective, violation=violation,
+                   message="; ".join(messages), certified=True)

@@ -92,7 +92,8 @@ class SerialRounds(Rounds):
         return block_sums(self.blocks[k], self.alphas[k])
 
 
-def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, multipliers, extra: dict) -> Result:
+def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, multipliers, extra: dict,
+                 dual_alpha: np.ndarray | None = None) -> Result:
     """The :class:`Result` of the rounds' best certificate."""
     cert = run.cert
     message = run.message or (f"relative duality gap {cert.rel_gap:.3g} after {run.rounds} rounds"
@@ -100,9 +101,9 @@ def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, m
     return Result(
         w=cert.w, b=float(cert.b) if intercept.present else 0.0, status=run.status, gap=cert.gap,
         iterations=run.rounds, history=run.history.arrays(), time_solve=time.perf_counter() - t_start,
-        message=message, dual_value=cert.D, dual_feasible=True, multipliers=multipliers,
-        extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-               "bytes_down": run.bytes_down, "bytes_up": run.bytes_up,
+        message=message, dual_value=cert.D, dual_feasible=True, multipliers=multipliers, dual_alpha=dual_alpha,
+        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
+        extra={"bytes_down": run.bytes_down, "bytes_up": run.bytes_up,
                "bytes_per_round": (run.bytes_down + run.bytes_up) / max(run.rounds, 1),
                "restarted_blocks": run.restarts, "undone_local_epochs": run.undone, "time_rounds": run.time_rounds,
                **extra},
@@ -132,7 +133,7 @@ def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, tim
     Returns
     -------
     Result
-        ``extra["dual_alpha"]`` the final α in row order.
+        ``dual_alpha`` the final α in row order.
     """
     t_start = time.perf_counter()
     tol = DEFAULTS["tol"] if tol is None else float(tol)
@@ -156,7 +157,7 @@ def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, tim
                      verbose=verbose)
     alpha = np.concatenate(rounds.alphas)
     return cocoa_result(run, tol=tol, intercept=arrays.intercept, t_start=t_start, multipliers=arrays.c * alpha,
-                        extra={"dual_alpha": alpha, "rho": rho, "n_blocks": K})
+                        dual_alpha=alpha, extra={"rho": rho, "n_blocks": K})
 
 
 # ------------------------------------------------------------------------------------------------ on a cluster

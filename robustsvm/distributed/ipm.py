@@ -344,8 +344,8 @@ def solve_dask_ipm(model, *, tol=None, max_iter=None, time_limit=None, verbose=F
     return Result(w=cert.w, b=float(cert.b) if model.intercept.present else 0.0, status=status, gap=cert.gap,
                   iterations=max(iterations, 0), history=hist.arrays(), time_solve=time.perf_counter() - t_start,
                   message=message, dual_value=cert.D, dual_feasible=True, multipliers=None,
-                  extra={"dual_objective": cert.D, "primal_objective": cert.P, "rel_gap": cert.rel_gap,
-                         "rounds": rounds, "partitions": model.data.k,
+                  primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
+                  extra={"rounds": rounds, "partitions": model.data.k,
                          "bytes_received": model.data.bytes_received - bytes0,
                          "bytes_per_round": (model.data.bytes_received - bytes0) / max(rounds, 1),
                          "resubmitted_rounds": model.data.resubmitted})

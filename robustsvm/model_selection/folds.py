@@ -258,7 +258,7 @@ def _refit_route(problem, data, folds, fold_ids, points, backend, solver, option
             sol = _solve_point(point_problem, normalize(point_problem, fold), backend, solver,
                                {**options, **extra}, table, j, k, X_val, y_val)
             if path_warm:
-                previous = None if sol is None else sol.extra.get("dual_alpha")
+                previous = None if sol is None else sol.dual_alpha
             table.times[j, k] = time.perf_counter() - t0
             n_compiles += int(registry.get_backend(table.solvers[j, k] or backend.name).kind == "conic")
             if callback is not None:
