@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_positive_class", "check_signs",
-           "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
+__all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_positive_class",
+           "check_signs", "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
 
 
 @dataclass(frozen=True)
@@ -434,6 +434,17 @@ class _SeriesMapping:
     @property
     def items(self) -> list:
         return list(zip(self.keys, self.values, strict=True))
+
+
+def check_limits(tol: Any = None, max_iter: Any = None, time_limit: Any = None) -> None:
+    """Refuse a ``tol`` that is not a positive finite number, a ``max_iter`` that is not a positive integer and a
+    ``time_limit`` that is not positive (None: not given). The one place a solve's limits are checked."""
+    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
+        raise ValueError(f"tol must be positive, got {tol!r}")
+    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
+        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    if time_limit is not None and not float(time_limit) > 0:
+        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
 
 
 def check_positive_class(positive_class: Any, *, name: str = "positive_class") -> Any:

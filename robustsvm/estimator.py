@@ -30,7 +30,7 @@ from .losses import LOSSES, Loss
 from .multiclass import PerClass, class_sample_weight, for_class
 from .penalties import L1, L2
 from .problem import Problem
-from .uncertainty import UncertaintySet, sample_radii
+from .uncertainty import UncertaintySet, check_radius_applies, sample_radii
 from .uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
 
 __all__ = ["RobustSVC"]
@@ -271,8 +271,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                     "per-sample radius to fit(..., radius=...) so that it follows the samples"
                 )
             return None
-        if unc is None:
-            raise ValueError("radius was passed to fit but the estimator has no uncertainty set")
+        check_radius_applies(unc, radius)
         return sample_radii(radius, n)
 
     def _intercept(self) -> bool | L2:
@@ -463,15 +462,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         problem = self._problem(signs, uncertainty, positive_class, weights)
         names = getattr(self, "feature_names_in_", None)
         options = dict(self.solver_options or {})
-        backend = solve_path.lookup(self.solver, problem, X)
-        dual_start = backend.kind != "conic" and "warm_start" in backend.options  # takes a dual point
-        if options.get("warm_start") is True or (self.warm_start and dual_start):
-            # start from the previous fit's dual point (same n)
-            alpha = None if previous is None else previous.dual_alpha
-            options["warm_start"] = alpha if alpha is not None and len(alpha) == n else None
+        alpha = None if previous is None else previous.dual_alpha  # the previous fit's dual point (same n)
+        dual_start = alpha if alpha is not None and len(alpha) == n else None
         clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
         return solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
-                                option_defaults={"clarabel": clarabel}, stacklevel=3, **options)
+                                option_defaults={"clarabel": clarabel}, dual_start=dual_start, stacklevel=3, **options)
 
     def _store(self, solutions: list) -> None:
         """The fitted attributes of one solution per binary model."""

@@ -29,10 +29,10 @@ from .intercept import Intercept, intercept_term
 from .kernels import Kernel
 from .losses import Loss
 from .penalties import Penalty
-from .uncertainty import RobustLayout, UncertaintySet, resolve_uncertainty
+from .uncertainty import RobustLayout, UncertaintySet, check_radius_applies, resolve_uncertainty
 from .weight_constraints import WeightSet, weight_set
 
-__all__ = ["Model", "normalize", "solved_problem"]
+__all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,13 +155,65 @@ class Model:
         """
         changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
         if radius is not None:
-            if self.layout is None:
-                raise ValueError("radius applies only to a model with uncertainty")
+            check_radius_applies(self.layout, radius)
             changes["layout"] = self.layout.with_radius(radius)
         if sample_weight is not None:
             sw = check_sample_weight(sample_weight, self.n)
             changes.update(sample_weight=sw, c=self.loss.coefficients(sw))
         return replace(self, **changes)
+
+
+@dataclass(frozen=True, eq=False)
+class ModelSummary:
+    """What a model is without its data: the terms a backend's declared capabilities are checked against.
+
+    Available before the data are seen (from a :class:`~robustsvm.problem.Problem`) and after
+    (from a :class:`Model`), so that ``Backend.check``, ``rs.solvers(problem)`` and the path's
+    refusals read one thing.
+
+    Attributes
+    ----------
+    loss : Loss
+    penalty : Penalty
+        ``(λ2/2)‖w‖² + λ1‖w‖₁``.
+    intercept_term : Intercept
+        ``free``, ``none`` or ``ridge`` with ``mu``.
+    has_signs, has_bounds, has_constraints : bool
+        Whether ``w`` has sign constraints, bounds beyond signs, linear constraints.
+    uncertainty : UncertaintySet, tuple of UncertaintySet or None
+        The one set of the model, the sets of its samples, or None for the nominal model.
+    kernel : Kernel or None
+    """
+
+    loss: Loss
+    penalty: Penalty
+    intercept_term: Intercept
+    has_signs: bool
+    has_bounds: bool
+    has_constraints: bool
+    uncertainty: UncertaintySet | tuple | None
+    kernel: Kernel | None
+
+
+def summarize(model: Any) -> ModelSummary:
+    """The :class:`ModelSummary` of a :class:`Model`, of a :class:`~robustsvm.problem.Problem` (what the user
+    wrote, before any data) or of a model that provides its own (``model.summary``); a summary as is."""
+    if isinstance(model, ModelSummary):
+        return model
+    if isinstance(model, Model):
+        sets = () if model.layout is None else tuple(model.layout.sets)
+        return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept,
+                            has_signs=model.has_signs, has_bounds=model.has_bounds,
+                            has_constraints=model.has_constraints,
+                            uncertainty=None if not sets else sets[0] if len(sets) == 1 else sets,
+                            kernel=model.kernel)
+    if hasattr(model, "summary"):
+        return model.summary
+    unc = model.uncertainty
+    return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept_term,
+                        has_signs=model.has_signs, has_bounds=model.has_bounds,
+                        has_constraints=model.has_constraints,
+                        uncertainty=tuple(unc) if isinstance(unc, list) else unc, kernel=model.kernel)
 
 
 def penalty_changes(model: Any, *, l2: float | None = None, l1: float | None = None,

@@ -30,14 +30,15 @@ from __future__ import annotations
 import copy
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from . import objective as objective_module
-from ._validation import check_fit_data, unnamed_direction
+from ._validation import check_fit_data, check_limits, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
 from .distributed import certify as distributed_certify
@@ -51,8 +52,7 @@ from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
            "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
-           "solve_model",
-           "solve_normalized", "to_solution"]
+           "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "to_solution"]
 
 #: the solver name that lets this module choose the backend
 AUTO = "auto"
@@ -159,12 +159,7 @@ def check_options(backend: Backend, options: Mapping[str, Any]) -> None:
     if unknown:
         raise TypeError(f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
                         f"{sorted(accepted)}")
-    tol = options.get("tol")
-    if tol is not None and (not np.isfinite(float(tol)) or float(tol) <= 0):
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    max_iter = options.get("max_iter")
-    if max_iter is not None and (int(max_iter) != max_iter or int(max_iter) < 1):
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_limits(options.get("tol"), options.get("max_iter"))
 
 
 def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
@@ -182,19 +177,50 @@ def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
     return out
 
 
-def run(backend: Backend, model: Model, options: Mapping[str, Any]) -> tuple[Result, float]:
-    """``backend.solve(model, **options)`` with the declared defaults; the result and the seconds it took."""
+@contextmanager
+def recorded_warnings(quiet: bool) -> Iterator[list[str]]:
+    """With ``quiet``, the :class:`UserWarning` s raised inside (a solver's note that its answer may be inaccurate,
+    which the status and the certificate report) are recorded, not shown: the texts fill the yielded list. Other
+    warnings are shown as usual. Without ``quiet`` nothing is caught (no filter is entered: that invalidates the
+    interpreter's warning caches, 0.05 ms of a 1 ms solve)."""
+    texts: list[str] = []
+    if not quiet:
+        yield texts
+        return
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        yield texts
+    for w in caught:
+        if issubclass(w.category, UserWarning):
+            texts.append(f"{w.category.__name__}: {w.message}")
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def _noted(result: Result, texts: list[str]) -> Result:
+    """``result`` with the recorded warnings among its diagnostics (``extra["warnings"]``)."""
+    if texts:
+        result.extra = {**result.extra, "warnings": list(texts)}
+    return result
+
+
+def run(backend: Backend, model: Model, options: Mapping[str, Any], *, quiet: bool = False) -> tuple[Result, float]:
+    """``backend.solve(model, **options)`` with the declared defaults; the result and the seconds it took
+    (``quiet``: :func:`recorded_warnings`)."""
     start = time.perf_counter()
-    result = backend.solve(model, **with_defaults(backend, options))
-    return result, time.perf_counter() - start
+    with recorded_warnings(quiet) as texts:
+        result = backend.solve(model, **with_defaults(backend, options))
+    return _noted(result, texts), time.perf_counter() - start
 
 
-def run_many(backend: Backend, model: Model, values: list[dict], options: Mapping[str, Any]) -> list[Result]:
+def run_many(backend: Backend, model: Model, values: list[dict], options: Mapping[str, Any], *,
+             quiet: bool = False) -> list[Result]:
     """``backend.solve_many(model, values, **options)`` with the declared defaults (one result per point)."""
-    results = backend.solve_many(model, values, **with_defaults(backend, options))
+    with recorded_warnings(quiet) as texts:
+        results = backend.solve_many(model, values, **with_defaults(backend, options))
     if len(results) != len(values):
         raise SolverError(f"solver {backend.name!r} returned {len(results)} results for {len(values)} points")
-    return results
+    return [_noted(r, texts) for r in results]
 
 
 # --------------------------------------------------------------- certifying
@@ -270,8 +296,9 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
 
 
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
-                warn: bool = True, stacklevel: int = 1) -> Solution:
-    """Steps 2–5 on a normalized model: refuse, run, certify, report."""
+                warn: bool = True, quiet: bool = False, stacklevel: int = 1) -> Solution:
+    """Steps 2–5 on a normalized model: refuse, run, certify, report (``warn=False``: no
+    :class:`ConvergenceWarning`; ``quiet``: the solver's own warnings recorded, :func:`recorded_warnings`)."""
     check_options(backend, options)
     reasons = backend.check(problem)
     if reasons:
@@ -280,7 +307,7 @@ def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[s
             f"backend {backend.name!r} cannot solve this model ({'; '.join(reasons)}); "
             f"backends that can: {', '.join(able) if able else 'none registered'}"
         )
-    result, elapsed = run(backend, model, options)
+    result, elapsed = run(backend, model, options, quiet=quiet)
     result = certify(backend.name, model, result, tol=options.get("tol"))
     return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1)
 
@@ -288,7 +315,8 @@ def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[s
 # ----------------------------------------------------------------- the path
 def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weight: Any = None,
           feature_names: Any = None, radius: Any = None, option_defaults: Mapping[str, dict] | None = None,
-          stacklevel: int = 1, **options: Any) -> Solution:
+          dual_start: Any = None, warn: bool = True, quiet: bool = False, stacklevel: int = 1,
+          **options: Any) -> Solution:
     """Solve ``problem`` on ``(X, y)``: the path every caller takes (see the module docstring).
 
     Parameters
@@ -302,6 +330,13 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
         A caller's own defaults for a backend, used where ``options`` sets nothing (the estimator's
         tighter Clarabel tolerance on LP/QP models); also applied to the backend ``"auto"`` chooses or
         falls back to.
+    dual_start : ndarray of shape (n,), optional
+        A dual point ``α`` to start from (``Solution.dual_alpha`` of a nearby model): passed as ``warm_start`` to
+        the backend that runs (the one ``"auto"`` chooses) when it takes a dual point (:func:`takes_dual_start`),
+        where it also replaces a ``warm_start=True`` of ``options``; other backends keep their options.
+    warn, quiet : bool
+        ``warn=False``: no :class:`ConvergenceWarning` (the status says it); ``quiet``: the solver's own
+        warnings recorded in ``Solution.extra["warnings"]`` (:func:`recorded_warnings`). In memory only.
     stacklevel : int
         Where a :class:`ConvergenceWarning` points (1: the caller of this function, 2: its caller).
     **options
@@ -323,7 +358,8 @@ def solve(problem: Any, X: Any, y: Any, solver: str = "clarabel", *, sample_weig
     if note is not None:  # signs on labels that do not say which class they point to
         warnings.warn(note, SignDirectionWarning, stacklevel=stacklevel + 1)
     model = normalize(problem, data, radius=radius)  # resolves (and validates) the uncertainty layout once
-    return solve_normalized(problem, model, solver, option_defaults=option_defaults, stacklevel=stacklevel + 1,
+    return solve_normalized(problem, model, solver, option_defaults=option_defaults, dual_start=dual_start,
+                            warn=warn, quiet=quiet, stacklevel=stacklevel + 1,
                             **options)
 
 
@@ -358,7 +394,8 @@ def solve_distributed(problem: Any, X: Any, y: Any, solver: str, *, sample_weigh
 
 
 def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults: Mapping[str, dict] | None = None,
-                     warn: bool = True, stacklevel: int = 1, **options: Any) -> Solution:
+                     dual_start: Any = None, warn: bool = True, quiet: bool = False, stacklevel: int = 1,
+                     **options: Any) -> Solution:
     """:func:`solve` on an already normalized model (a grid search's fold): choose, refuse, run, certify, report.
 
     With ``solver="auto"`` the backend is :func:`choose_backend`'s choice for ``problem`` on
@@ -371,11 +408,11 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     defaults = dict(option_defaults or {})
     if not (isinstance(solver, str) and solver.lower() == AUTO):
         backend = registry.get_backend(solver)
-        opts = {**defaults.get(backend.name, {}), **options}
-        return solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+        opts = _started(backend, {**defaults.get(backend.name, {}), **options}, dual_start)
+        return solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
     shape = cost.DataShape.of(model)  # read once (its row scale is a pass over the data) for every use below
     backend = lookup(AUTO, problem, shape)
-    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options)}
+    opts = _started(backend, {**defaults.get(backend.name, {}), **accepted_options(backend, options)}, dual_start)
     # an attempt precedes only a second-order or conic choice, and only without a caller's own budget; the
     # predictions are those the choice just made (kept by the cost module), read only when needed
     first_order = backend.name in cost.FIRST_ORDER
@@ -384,18 +421,18 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     trial = None if own_budget or first_order else auto_probe(problem, shape, preds)
     record = None
     if trial is not None and trial.chosen == backend.name:
-        attempt, record = _attempt(problem, model, trial, options, defaults)
+        attempt, record = _attempt(problem, model, trial, options, defaults, quiet)
         if attempt is not None:
             return attempt
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
-        sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+        sol = solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
         if record is not None:
             sol.auto_probe, sol.auto_attempts = record, (record,)
         return sol
     start = time.perf_counter()
     try:  # warn=False: a first attempt that stops short is solved again below, not reported (no warnings
         # filter is set: entering one invalidates the interpreter's warning caches, 0.05 ms of a 1 ms solve)
-        first: Solution | Exception = solve_model(problem, backend, model, opts, warn=False)
+        first: Solution | Exception = solve_model(problem, backend, model, opts, warn=False, quiet=quiet)
     except _NUMERICAL_ERRORS as exc:
         first = exc
     if isinstance(first, Solution) and record is not None:
@@ -403,20 +440,55 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if isinstance(first, Solution) and first.status == OPTIMAL:
         return first
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
-    return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
+    return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn, quiet=quiet,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
                      order=cost.fallback_order(auto_predictions(problem, shape) if preds is None else preds, tried),
                      probe=record)
 
 
+def solve_point(problem: Any, model: Model, solver: str, options: Mapping[str, Any], *,
+                first: Solution | None = None, quiet: bool = False) -> Solution:
+    """A grid point's answer on its fold's model: the path's choice, refusal and fall-back, no warning.
+
+    ``"auto"``: :func:`solve_normalized`. A named backend: its answer when it accepts the model; when it refuses
+    it, or from ``first`` (its certified answer short of optimal, which an ``"auto"`` grid solves again), the
+    backends of :func:`robustsvm.backends.cost.fallback_order` with that backend counted as tried
+    (:func:`fall_back`, :data:`FALLBACK` last).
+    """
+    if first is None and isinstance(solver, str) and solver.lower() == AUTO:
+        return solve_normalized(problem, model, AUTO, warn=False, quiet=quiet, **options)
+    name = registry.get_backend(solver).name if first is None else first.solver
+    outcome: Solution | Exception | None = first
+    if outcome is None:
+        backend = registry.get_backend(name)
+        reasons = backend.check(problem)
+        if not reasons:
+            return solve_model(problem, backend, model, options, warn=False, quiet=quiet)
+        outcome = UnsupportedModelError(f"backend {name!r} cannot solve this model ({'; '.join(reasons)})")
+    order = cost.fallback_order(auto_predictions(problem, model), (name,))
+    return fall_back(problem, model, outcome, options, warn=False, quiet=quiet, first_backend=name, order=order)
+
+
+def takes_dual_start(backend: Backend) -> bool:
+    """Whether ``backend`` starts from a dual point: a non-conic backend with a ``warm_start`` option."""
+    return backend.kind != "conic" and "warm_start" in backend.options
+
+
+def _started(backend: Backend, options: dict, dual_start: Any) -> dict:
+    """``options`` with the dual start for a backend that takes one (:func:`solve`'s ``dual_start``)."""
+    if takes_dual_start(backend) and (dual_start is not None or options.get("warm_start") is True):
+        return {**options, "warm_start": dual_start}
+    return options
+
+
 def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
-             defaults: Mapping[str, dict]) -> tuple[Solution | None, Attempt]:
+             defaults: Mapping[str, dict], quiet: bool = False) -> tuple[Solution | None, Attempt]:
     """Run ``trial`` (a bounded first-order attempt); its solution when certified optimal, and its record."""
     backend = registry.get_backend(trial.backend)
     opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), "time_limit": trial.time_limit}
     bounded = {"time_limit": trial.time_limit, "instead_of": trial.chosen, "predicted_seconds": trial.chosen_seconds}
     try:
-        sol = solve_model(problem, backend, model, opts, warn=False)
+        sol = solve_model(problem, backend, model, opts, warn=False, quiet=quiet)
     except _NUMERICAL_ERRORS as exc:
         return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded)
     record = Attempt(solver=trial.backend, status=sol.status, iterations=sol.iterations, rel_gap=sol.rel_gap,
@@ -437,7 +509,8 @@ def _record(first: Solution | Exception, name: str, started: float | None) -> At
 
 
 def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
-              option_defaults: Mapping[str, dict] | None = None, warn: bool = True, stacklevel: int = 1,
+              option_defaults: Mapping[str, dict] | None = None, warn: bool = True, quiet: bool = False,
+              stacklevel: int = 1,
               first_backend: str = "", started: float | None = None, order: list[str] | None = None,
               probe: Attempt | None = None) -> Solution:
     """Solve ``model`` again after ``first`` (a solution short of optimal, or the error raised).
@@ -459,11 +532,11 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
         opts = {**defaults.get(name, {}), **{k: v for k, v in kept.items() if k in registry.COMMON_OPTIONS
                                               | backend.options}}
         if last:
-            sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
+            sol = solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
             break
         t0 = time.perf_counter()
         try:
-            sol = solve_model(problem, backend, model, opts, warn=False)
+            sol = solve_model(problem, backend, model, opts, warn=False, quiet=quiet)
         except _NUMERICAL_ERRORS as exc:
             attempts.append(_record(exc, name, t0))
             continue

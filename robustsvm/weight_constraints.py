@@ -297,11 +297,16 @@ def resolve_bounds(bounds: Any, d: int, feature_names: np.ndarray | None = None,
     else:
         arr = np.asarray(bounds, dtype=np.float64) if not isinstance(bounds, (str, bytes)) else None
         if arr is None or arr.shape != (d, 2):
-            raise TypeError(f"{name} must be scipy.optimize.Bounds, a mapping {{feature: (lower, upper)}}, a pair "
-                            f"(lower, upper) or a ({d}, 2) array, got {type(bounds).__name__}")
+            raise bounds_form_error(name, str(d), type(bounds).__name__)
         lower, upper = _vector(arr[:, 0], d, f"{name}[:, 0]", -np.inf), _vector(arr[:, 1], d, f"{name}[:, 1]", np.inf)
     _check_nonempty(lower, upper, feature_names, name)
     return lower, upper
+
+
+def bounds_form_error(name: str, d: str, got: str) -> TypeError:
+    """The error of a bounds specification of no known form (the one place its message is written)."""
+    return TypeError(f"{name} must be scipy.optimize.Bounds, a mapping {{feature: (lower, upper)}}, a pair "
+                     f"(lower, upper) or a ({d}, 2) array, got {got}")
 
 
 def _by_key(items, lower, upper, d, feature_names, name) -> None:
@@ -345,10 +350,9 @@ def _spec_pairs(bounds: Any) -> list[tuple[float, float]]:
         try:
             arr = np.asarray(bounds, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"bounds must be scipy.optimize.Bounds, a mapping {{feature: (lower, upper)}}, a pair "
-                            f"(lower, upper) or a (d, 2) array: {exc}") from exc
+            raise bounds_form_error("bounds", "d", f"{type(bounds).__name__} ({exc})") from exc
         if arr.ndim != 2 or arr.shape[1] != 2:
-            raise TypeError(f"bounds as an array must have shape (d, 2), got {arr.shape}")
+            raise bounds_form_error("bounds", "d", f"an array of shape {arr.shape}")
         lo, up = arr[:, 0], arr[:, 1]
     lo, up = np.ravel(lo).astype(float), np.ravel(up).astype(float)
     return list(zip(lo.tolist(), up.tolist(), strict=True))

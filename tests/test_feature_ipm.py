@@ -22,9 +22,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.backends import _second_order_cone as soc
-from robustsvm.backends.feature_ipm import feature_ipm_arrays
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
-from robustsvm.objective import objective_from_margins
 
 from ._reference import Formulation, Reference, certified_reference
 from .conftest import ellipsoid_shape as _ellipsoid_shape
@@ -704,35 +702,31 @@ def test_bad_set_radius_raises():
         rs.Ball(np.r_[0.1, -0.2])
 
 
-def _arrays_call(**kwargs):
+def _solve_with(problem_args: dict, options: dict):
+    """A feature-ipm solve on 40 samples with one argument of the model or of the solve changed."""
     X, y = _standardized("pima", 40)
-    ys = np.where(y == 1, 1.0, -1.0)
-    prob = rs.Problem(penalty=rs.L2(1.0), uncertainty=rs.Box(1.0))
-    model = prob.normalize(X, y)
-    args = dict(l2=1.0, primal=partial(objective_from_margins, model), uncertainty=rs.Box(1.0), radius=0.1)
-    args.update(kwargs)
-    return feature_ipm_arrays(X, ys, np.full(40, 1 / 40), **args)
+    args = {"penalty": rs.L2(1.0), "uncertainty": rs.Box(1.0), **problem_args}
+    return rs.Problem(**args).solve(X, y, solver="feature-ipm", **{"radius": 0.1, **options})
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "match"),
-    [(dict(radius=-0.1), "radius"), (dict(l2=0.0), "l2 must be positive"), (dict(l1=-1.0), "l1"),
-     (dict(max_iter=0), "max_iter"), (dict(intercept="both"), "intercept"),
-     (dict(uncertainty=rs.Ball(1.0, p=1)), "p ∈ {2, ∞}")],
-    ids=["negative-radius", "l2-zero", "l1-negative", "max-iter", "intercept", "ball-p1"],
+    ("problem_args", "options", "error", "match"),
+    [({}, dict(radius=-0.1), ValueError, "radius must be finite and non-negative"),
+     (dict(penalty=rs.L2(0.0)), {}, UnsupportedModelError, "feature-ipm needs an L2 penalty with positive strength"),
+     ({}, dict(max_iter=0), ValueError, "max_iter must be a positive integer"),
+     (dict(intercept="both"), {}, TypeError, "intercept must be"),
+     (dict(uncertainty=rs.Ball(1.0, p=1)), {}, UnsupportedModelError, "p ∈ {2, ∞}"),
+     ({}, dict(radius=np.ones(41)), ValueError, "radius has 41 values but X has 40 samples")],
+    ids=["negative-radius", "l2-zero", "max-iter", "intercept", "ball-p1", "radius-length"],
 )
-def test_array_entry_point_validates(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        _arrays_call(**kwargs)
+def test_bad_inputs_are_refused_naming_the_argument(problem_args, options, error, match):
+    with pytest.raises(error, match=match):
+        _solve_with(problem_args, options)
 
 
-def test_array_entry_point_names_a_wrong_radius_length():
-    try:
-        _arrays_call(radius=np.ones(41))
-    except ValueError as exc:
-        assert "radius" in str(exc), str(exc)
-    else:
-        raise AssertionError("no error for 41 radii on 40 samples")
+def test_a_negative_l1_is_refused_naming_it():
+    with pytest.raises(ValueError, match="L1 strength must be finite and non-negative"):
+        _solve_with({"penalty": rs.L2(1.0) + rs.L1(-1.0)}, {})
 
 
 @pytest.mark.parametrize("set_name", ["box-widths", "ball2"])

@@ -305,7 +305,7 @@ def _array_types(groups) -> tuple:
     return argument_types(groups)
 
 
-def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None,
+def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=None,
               shrinking=True, check_every=10, rho=None, time_limit=None) -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
 
@@ -356,8 +356,8 @@ def solve_dcd(model: Model, *, tol=None, max_iter=None, verbose=False, random_st
         Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     check_every = int(check_every)
     if check_every < 1:
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")

@@ -36,8 +36,9 @@ from functools import partial
 
 import numpy as np
 
-from ..losses import Hinge, SquaredHinge
+from .._validation import check_limits
 from ..objective import objective_from_margins
+from ..uncertainty import check_radius
 from . import _second_order_cone as soc
 from . import _shared_set_kernels as kern
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
@@ -53,7 +54,7 @@ from .shared_set import (
     trivial_certificate,
 )
 
-__all__ = ["DEFAULTS", "NEEDS", "feature_ipm_arrays", "solve_feature_ipm", "solve_feature_ipm_many", "wide_path"]
+__all__ = ["DEFAULTS", "NEEDS", "solve_feature_ipm", "solve_feature_ipm_many", "wide_path"]
 
 #: the backend solves wide data (fewer live samples than features) through the Woodbury identity
 #: (:func:`._ipm_wide.takes_wide_path`); the cost model of ``solver="auto"`` reads this declaration
@@ -92,10 +93,8 @@ def _check(lam2: np.ndarray, lam1: np.ndarray, rscale: np.ndarray, max_iter: int
         raise ValueError(f"l2 must be positive, got {lam2[~(lam2 > 0)][0]!r}")
     if not np.all(lam1 >= 0):
         raise ValueError(f"l1 must be non-negative, got {lam1[~(lam1 >= 0)][0]!r}")
-    if not np.all(np.isfinite(rscale)) or np.any(rscale < 0):
-        raise ValueError("radius must be finite and non-negative")
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_radius(rscale, name="radius")
+    check_limits(max_iter=max_iter)
 
 
 class _Outcome:
@@ -293,54 +292,6 @@ def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: Hist
                             extra={"ipm_counts": counts})
 
 
-def feature_ipm_arrays(X, y, c, *, l2, primal, l1=0.0, signs=None, intercept="free", mu=0.0, uncertainty=None,
-                       radius=None, squared=False, tol=1e-6, max_iter=100, verbose=False) -> Result:
-    """Solve the robust model on plain arrays by the feature-space interior point.
-
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse matrix of shape (n, d)
-    y : ndarray of shape (n,)
-        Labels −1/+1.
-    c : ndarray of shape (n,)
-        Loss coefficients ``c_i ≥ 0`` (samples with ``c_i = 0`` do not enter the problem).
-    l2, l1 : float
-        ``λ2 > 0`` and ``λ1 ≥ 0``.
-    primal : callable
-        ``primal(w, b, margins) -> P``, the model's objective from its robust margins.
-    signs : ndarray of shape (d,), optional
-        +1/0/−1 per feature.
-    intercept : {"free", "none", "ridge"}
-        ``"ridge"`` adds ``(μ/2) b²`` (``mu > 0``).
-    uncertainty : Box, Ball (p ∈ {2, ∞}) or Ellipsoid, optional
-        The shared unit set (pass the radii as ``radius``).
-    radius : float or ndarray of shape (n,)
-        ``r_i ≥ 0``.
-    squared : bool
-        Squared hinge instead of hinge.
-    tol : float
-        Stop when the certified relative duality gap is at most ``tol``.
-    max_iter : int
-        Interior-point iterations.
-    verbose : bool
-        Print one line per iteration.
-
-    Returns
-    -------
-    Result
-        ``gap`` the certified absolute gap; ``multipliers`` the multipliers ``α`` of the
-        robust margin constraints (``c_i`` times ``robust-dcd``'s dual variables).
-    """
-    t_start = time.perf_counter()
-    lam2, lam1 = np.array([float(l2)]), np.array([float(l1)])
-    max_iter = int(max_iter)
-    _check(lam2, lam1, np.ones(1), max_iter)
-    arrays = SharedSetArrays.from_arrays(X, y, c, l2=float(l2), l1=float(l1), primal=primal,
-                                         loss=SquaredHinge() if squared else Hinge(), signs=signs,
-                                         intercept=intercept, mu=mu, uncertainty=uncertainty, radius=radius)
-    return _solve_arrays(arrays, tol=float(tol), max_iter=max_iter, verbose=verbose, t_start=t_start)
-
-
 def _solve_arrays(arrays: SharedSetArrays, *, tol: float, max_iter: int, verbose: bool, t_start: float) -> Result:
     """One point: :func:`_solve_batch` on a batch of one."""
     if arrays.kind == kern.KIND_LINF and arrays.robust:
@@ -355,7 +306,8 @@ def _solve_arrays(arrays: SharedSetArrays, *, tol: float, max_iter: int, verbose
     return _result(outcomes[0], keep, arrays, hist, t_start, t_solve0, {**counts, "iterations": outcomes[0].iterations})
 
 
-def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=False, random_state=None):
+def solve_feature_ipm_many(model, values, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                           verbose=False, random_state=None):
     """Solve ``model`` at many values of ``l2``, ``l1`` and ``radius`` at once (one batched interior point).
 
     Every point shares the data, so each iteration forms all the normal matrices from one pass of batched
@@ -398,8 +350,8 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
             r, rscale = np.asarray(model.layout.radius, dtype=np.float64), np.ones(P)
             if any(not np.array_equal(ri, r) for ri in radii):
                 raise ValueError("a batched feature-ipm solve needs one radius vector up to a scale")
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = int(max_iter)
+    tol = float(tol)
     _check(lam2, lam1, rscale, max_iter)
     arrays = arrays.point(l2=arrays.l2, l1=arrays.l1, r=np.ascontiguousarray(r, dtype=np.float64),
                           primal=arrays.primal)
@@ -421,7 +373,8 @@ def solve_feature_ipm_many(model, values, *, tol=None, max_iter=None, verbose=Fa
     return results
 
 
-def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_state=None) -> Result:
+def solve_feature_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                      verbose=False, random_state=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model by the feature-space interior point.
 
     Parameters
@@ -441,10 +394,10 @@ def solve_feature_ipm(model, *, tol=None, max_iter=None, verbose=False, random_s
     Result
     """
     t_start = time.perf_counter()
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    max_iter = int(max_iter)
     arrays = SharedSetArrays.from_model(model)
     _check(np.array([arrays.l2]), np.array([arrays.l1]), np.ones(1), max_iter)
-    return _solve_arrays(arrays, tol=DEFAULTS["tol"] if tol is None else float(tol), max_iter=max_iter, verbose=verbose,
+    return _solve_arrays(arrays, tol=float(tol), max_iter=max_iter, verbose=verbose,
                          t_start=t_start)
 
 

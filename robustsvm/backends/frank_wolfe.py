@@ -151,8 +151,8 @@ DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 def solve_frank_wolfe(
     normalized: Model,
     *,
-    tol: float | None = None,
-    max_iter: int | None = None,
+    tol: float = DEFAULTS["tol"],
+    max_iter: int = DEFAULTS["max_iter"],
     verbose: bool = False,
     random_state=None,
 ) -> Result:
@@ -177,8 +177,8 @@ def solve_frank_wolfe(
         ``best_objective``, ``dual``, ``gap`` (``objective − dual``) and ``time``;
         ``dual_coef`` the final ``α``.
     """
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     t_start = time.perf_counter()
     model = hinge_model(normalized)
     lam, y, c, signs = model.lam, model.y, model.c, model.signs

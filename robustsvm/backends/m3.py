@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from .._validation import check_limits
 from ..duals import NQP, LinearDual, NQPResult, PQDual, pq_reasons, reduce_model
 from ..model import Model
 from ..uncertainty import Box
@@ -86,10 +87,7 @@ def m3_solve(nqp: NQP, *, init: float | np.ndarray = 1.0, tol: float = DEFAULTS[
     """
     if not isinstance(nqp, NQP):
         raise TypeError(f"nqp must be an NQP, got {type(nqp).__name__}")
-    if not np.isfinite(tol) or tol <= 0:
-        raise ValueError(f"tol must be positive, got {tol!r}")
-    if int(max_iter) != max_iter or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
+    check_limits(max_iter=max_iter)  # tol reaches here validated by the solve path (or the declared default)
     if not np.isfinite(threshold) or threshold < 0:
         raise ValueError(f"threshold must be non-negative, got {threshold!r}")
     if not nqp.has_matrix:
@@ -200,7 +198,8 @@ KERNEL_NEEDS = Needs(losses=_NQP_LOSSES, l2="required", l1=False, intercepts=fro
                           "signs": "kernel models have no sign constraints"})
 
 
-def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state=None, init=1.0,
+def _solve(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+           verbose=False, random_state=None, init=1.0,
            threshold=1e-12, record_coefficients=False) -> Result:
     t0 = time.perf_counter()
     if model.kernel is not None:
@@ -217,8 +216,8 @@ def _solve(model: Model, *, tol=None, max_iter=None, verbose=False, random_state
     nqp = dual.nqp
     t1 = time.perf_counter()
     trace: list[np.ndarray] = []
-    res = m3_solve(nqp, init=init, tol=DEFAULTS["tol"] if tol is None else float(tol),
-                   max_iter=DEFAULTS["max_iter"] if max_iter is None else int(max_iter),
+    res = m3_solve(nqp, init=init, tol=float(tol),
+                   max_iter=int(max_iter),
                    threshold=threshold, verbose=verbose,
                    record=(lambda it, v: trace.append(v.copy())) if record_coefficients else None)
     t2 = time.perf_counter()

@@ -62,8 +62,8 @@ DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
 def solve_pegasos(
     normalized: Model,
     *,
-    tol: float | None = None,
-    max_iter: int | None = None,
+    tol: float = DEFAULTS["tol"],
+    max_iter: int = DEFAULTS["max_iter"],
     verbose: bool = False,
     random_state=None,
     batch_size: int | None = None,
@@ -98,8 +98,8 @@ def solve_pegasos(
         iterate), ``best_objective``, ``dual`` (the bound from ``ᾱ``), ``gap``
         (``objective − dual``) and ``time``.
     """
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     t_start = time.perf_counter()
     model = hinge_model(normalized)
     design, lam, y, c, signs = model.design, model.lam, model.y, model.c, model.signs

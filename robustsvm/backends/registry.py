@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import UnsupportedModelError
-from ..intercept import intercept_term
 from ..losses import LOSSES
+from ..model import summarize
 from ..result import History, Result
 from ..uncertainty import UncertaintySet
 
@@ -84,7 +84,9 @@ class Needs:
     extra: Callable[[Any], list[str]] | None = None
 
     def reasons(self, problem, *, what: str) -> list[str]:
-        """Why ``problem`` is outside this declaration (empty when it is inside)."""
+        """Why ``problem`` is outside this declaration (empty when it is inside).
+
+        ``problem`` is a :class:`~robustsvm.model.ModelSummary` (:meth:`Backend.check` makes it)."""
         out: list[str] = []
 
         def add(key: str, text: str) -> None:
@@ -104,7 +106,7 @@ class Needs:
             add("l1", f"{what} has no L1 penalty")
         if self.l2 == "required" and pen.l2 <= 0:
             add("l2", f"{what} needs an L2 penalty with positive strength (rs.L2(lam))")
-        mode = intercept_term(problem.intercept).mode
+        mode = problem.intercept_term.mode
         if mode not in self.intercepts:
             names = {"free": "a free intercept", "none": "no intercept (intercept=False)",
                      "ridge": "a ridge intercept (intercept=rs.L2(mu))"}
@@ -112,9 +114,9 @@ class Needs:
                              + ", ".join(names[m] for m in sorted(self.intercepts)))
         if problem.has_signs and not self.signs:
             add("signs", f"{what} has no sign constraints")
-        if getattr(problem, "has_bounds", False) and not self.bounds:
+        if problem.has_bounds and not self.bounds:
             add("bounds", f"{what} takes no bounds on the weights beyond signs")
-        if getattr(problem, "has_constraints", False) and not self.constraints:
+        if problem.has_constraints and not self.constraints:
             add("constraints", f"{what} takes no linear constraints on the weights")
         unc = problem.uncertainty
         if unc is not None:
@@ -205,7 +207,11 @@ class Backend:
         return out
 
     def check(self, problem) -> list[str]:
-        """Why this backend cannot solve ``problem`` (empty when it can), from its declarations."""
+        """Why this backend cannot solve ``problem`` (empty when it can), from its declarations.
+
+        ``problem`` is a :class:`~robustsvm.problem.Problem`, a :class:`~robustsvm.model.Model` or their
+        :class:`~robustsvm.model.ModelSummary`; the declarations read the summary (no data needed)."""
+        problem = summarize(problem)
         if problem.kernel is not None:
             if self.kernel_needs is None:
                 return [f"{self.name} solves linear models only, not kernels"]

@@ -116,7 +116,8 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     return run_epoch
 
 
-def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_state=None, shrinking=True,
+def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                     verbose=False, random_state=None, shrinking=True,
                      check_every=10, rho=None, warm_start=None, inner=5, time_limit=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model with a shared Box, Ball or Ellipsoid set.
 
@@ -148,8 +149,8 @@ def solve_robust_dcd(model, *, tol=None, max_iter=None, verbose=False, random_st
     """
     t_start = time.perf_counter()
     arrays = SharedSetArrays.from_model(model)
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     check_every, inner = int(check_every), int(inner)
     _check_options(arrays.l2, arrays.l1, check_every, inner, shrinking)
     if arrays.overflow():

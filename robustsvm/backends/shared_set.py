@@ -7,8 +7,8 @@ The model is
 
 with ``ℓ`` the hinge or squared hinge and one symmetric set ``V`` shared by every sample (none: the nominal
 model). :class:`SharedSetArrays` holds it once, built from the normalized model by
-:meth:`SharedSetArrays.from_model` (the model is already validated: nothing is checked again) or from plain
-arrays by :meth:`SharedSetArrays.from_arrays` (validated). Its set is described for the compiled kernels by the
+:meth:`SharedSetArrays.from_model` (the model is already validated: nothing is checked again). Its set is
+described for the compiled kernels by the
 table :data:`KERNEL_SETS` (set type → :class:`SetDescription`), which a new set with a cheap prox of its support
 function joins by one entry. :func:`dual_certificate` is the package's duality-gap certificate of this model
 (``docs/derivations/robust_dcd.md``), and :meth:`SharedSetArrays.dual_value` the one place its dual value
@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from ..duality import class_balance, class_sums, dual_value, penalty_conjugate
 from ..intercept import Intercept
 from ..objective import objective_from_margins
-from ..uncertainty import Ball, Box, Ellipsoid, sample_radii
+from ..uncertainty import Ball, Box, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows
 from ._products_kernels import csr_parts, row_sq_norms
@@ -81,7 +81,7 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         if big:
             out.append(f"{name} solves an Ellipsoid in at most {ellipsoid_max_dim} dimensions (this one has "
                        f"{max(big)}){ellipsoid_hint}")
-        if bounds_hint and getattr(problem, "has_bounds", False) and not bounded_prox_is_exact(unc):
+        if bounds_hint and problem.has_bounds and not bounded_prox_is_exact(unc):
             kinds = ", ".join(sorted({type(s).__name__ + (f"(p={s.p:g})" if type(s) is Ball else "")
                                       for s in sets}))
             out.append(f"{name} takes bounds on the weights beyond signs with a Box or Ball(p=2, ∞) set only, "
@@ -210,30 +210,6 @@ class SharedSetArrays:
                    sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
                    intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model),
                    box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None)
-
-    @classmethod
-    def from_arrays(cls, X, y, c, *, l2: float, primal: Callable, loss, l1: float = 0.0, signs=None,
-                    intercept: str = "free", mu: float = 0.0, uncertainty=None, radius=None) -> SharedSetArrays:
-        """The arrays from plain inputs, validated (the array entry points of the backends).
-
-        ``intercept`` is ``"free"``, ``"none"`` or ``"ridge"`` (with ``mu > 0``; ``mu = 0`` is the free
-        intercept); ``uncertainty`` the unit set (its radius is ignored: pass ``radius``).
-        """
-        if intercept not in ("free", "none", "ridge"):
-            raise ValueError(f"intercept must be 'free', 'none' or 'ridge', got {intercept!r}")
-        term = Intercept("ridge", float(mu)) if intercept == "ridge" and float(mu) > 0 else Intercept(
-            "none" if intercept == "none" else "free")
-        n, d = X.shape
-        r = np.ascontiguousarray(sample_radii(0.0 if radius is None else radius, n), dtype=np.float64)
-        description = _describe(uncertainty, d)  # its checks name the set's parameters
-        if description.delta.shape != (d,):
-            raise ValueError(f"the box widths have {description.delta.size} values but X has {d} features")
-        if description.kind == kern.KIND_ELLIPSOID and description.L.shape != (d, d):
-            raise ValueError(f"the ellipsoid lives in R^{description.L.shape[0]} but X has {d} features")
-        X, sqn = _rows(X)
-        return cls(X=X, y=np.ascontiguousarray(y, dtype=np.float64), c=np.ascontiguousarray(c, dtype=np.float64),
-                   r=r, sqn=sqn, sg=np.ascontiguousarray(np.zeros(d) if signs is None else signs, dtype=np.int8),
-                   l2=float(l2), l1=float(l1), intercept=term, loss=loss, V=uncertainty, primal=primal)
 
     def point(self, *, l2: float, l1: float, r: np.ndarray, primal: Callable) -> SharedSetArrays:
         """The same data at other values of ``l2``, ``l1`` and the radii (one point of a batched solve)."""

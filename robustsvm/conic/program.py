@@ -290,9 +290,7 @@ class ConicProgram:
         if l2 is not None or l1 is not None or mu is not None:
             self.model = self.model.with_values(l2=l2, l1=l1, mu=mu)
         if radius is not None:
-            if "radius" not in p:
-                raise ValueError("radius applies only to a model with uncertainty")
-            model = self.model.with_values(radius=radius)  # the one validation of a radius
+            model = self.model.with_values(radius=radius)  # the one validation of a radius (and of its presence)
             r = model.layout.radius
             if self.radius_per_sample:
                 p["radius"].value = k * r

@@ -110,7 +110,8 @@ def cocoa_result(run: RoundsOutcome, *, tol: float, intercept, t_start: float, m
     )
 
 
-def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, time_limit=None, local_epochs=None,
+def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                       time_limit=None, local_epochs=None,
                        random_state=0, rho=None, verbose=False, lose=None) -> Result:
     """CoCoA+ on an in-memory model split into ``n_blocks`` contiguous row blocks, in this process.
 
@@ -136,8 +137,8 @@ def solve_cocoa_blocks(model, n_blocks: int = 2, *, tol=None, max_iter=None, tim
         ``dual_alpha`` the final α in row order.
     """
     t_start = time.perf_counter()
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     epochs = LOCAL_EPOCHS if local_epochs is None else int(local_epochs)
     arrays = SharedSetArrays.from_model(model)
     n = arrays.y.size
@@ -227,7 +228,8 @@ class DaskRounds(Rounds):
         raise RoundFailedError(f"partition {k} did not answer")
 
 
-def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose=False, random_state=0,
+def solve_dask_cocoa(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                     time_limit=None, verbose=False, random_state=0,
                      client=None, local_epochs=None, rho=None) -> Result:
     """Solve robust-dcd's model on a Dask cluster by CoCoA+ with the exact local problem.
 
@@ -264,8 +266,8 @@ def solve_dask_cocoa(model, *, tol=None, max_iter=None, time_limit=None, verbose
     t_start = time.perf_counter()
     if not isinstance(model, DistributedModel):
         model = as_distributed(model, client)
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
+    tol = float(tol)
+    max_iter = int(max_iter)
     epochs = LOCAL_EPOCHS if local_epochs is None else int(local_epochs)
     check_limits(model, max_iter, time_limit)
     if epochs < 1:

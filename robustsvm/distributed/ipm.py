@@ -291,7 +291,8 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
             print(f"dask-ipm it {iteration:3d}  mu {mu_now:.2e}  step {a:.3f}  rounds {run.data.rounds}")
 
 
-def solve_dask_ipm(model, *, tol=None, max_iter=None, time_limit=None, verbose=False, random_state=None,
+def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
+                   time_limit=None, verbose=False, random_state=None,
                    client=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model on a Dask cluster by the feature-space interior
     point.
@@ -321,8 +322,8 @@ def solve_dask_ipm(model, *, tol=None, max_iter=None, time_limit=None, verbose=F
     t_start = time.perf_counter()
     if not isinstance(model, DistributedModel):
         model = as_distributed(model, client)
-    max_iter = DEFAULTS["max_iter"] if max_iter is None else int(max_iter)
-    tol = DEFAULTS["tol"] if tol is None else float(tol)
+    max_iter = int(max_iter)
+    tol = float(tol)
     check_limits(model, max_iter, time_limit)
     run = _Run(model)
     hist = History()

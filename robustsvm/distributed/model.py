@@ -18,13 +18,14 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .._validation import check_limits as check_solve_limits
 from .._validation import check_signs, sign_orientation
 from ..exceptions import UnsupportedModelError
 from ..intercept import Intercept, intercept_term
 from ..losses import Loss
 from ..model import penalty_changes
 from ..penalties import Penalty
-from ..uncertainty import UncertaintySet
+from ..uncertainty import UncertaintySet, check_radius, check_radius_applies
 from .data import Block, Partitions, partition
 
 __all__ = ["DISTRIBUTED", "DistributedModel", "distributed_model", "objective", "violation"]
@@ -119,8 +120,7 @@ class DistributedModel:
         """A copy with new values of λ2, λ1, the ridge intercept's μ or the (scalar) radius."""
         changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
         if radius is not None:
-            if self.uncertainty is None:
-                raise ValueError("radius applies only to a model with uncertainty")
+            check_radius_applies(self.uncertainty, radius)
             changes["radius"] = _scalar_radius(radius)
         return replace(self, **changes)
 
@@ -130,9 +130,7 @@ def _scalar_radius(radius: Any) -> float:
     if r.ndim != 0:
         raise ValueError("on a dask array the radius must be one number for every sample (a radius per sample "
                          "is solved in memory)")
-    if not (np.isfinite(r) and r >= 0):
-        raise ValueError(f"radius must be finite and non-negative, got {float(r)!r}")
-    return float(r)
+    return float(check_radius(float(r)))
 
 
 def distributed_model(problem: Any, X: Any, y: Any, *, client: Any = None, sample_weight: Any = None,
@@ -162,9 +160,8 @@ def distributed_model(problem: Any, X: Any, y: Any, *, client: Any = None, sampl
         raise ValueError(f"feature_names has {names.shape[0]} entries but X has {data.d} features")
     if unc is not None:
         unc.check_dim(data.d)
+    check_radius_applies(unc, radius)
     r = 0.0 if unc is None else _scalar_radius(unc.radius if radius is None else radius)
-    if unc is None and radius is not None:
-        raise ValueError("radius= was given but the model has no uncertainty set")
     positive = getattr(problem, "positive_class", None)
     signs = (check_signs(problem.signs, data.d, names) * sign_orientation(data.classes, positive)).astype(np.int8)
     loss = problem.loss
@@ -290,9 +287,6 @@ def choose_distributed_backend(problem: Any, model: DistributedModel) -> str:
 def check_limits(model: DistributedModel, max_iter: int, time_limit: Any) -> None:
     """Refuse a non-positive ``max_iter`` or ``time_limit``, and a model without λ2 (both distributed backends
     need the strongly concave dual)."""
-    if max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
-    if time_limit is not None and not float(time_limit) > 0:
-        raise ValueError(f"time_limit must be positive, got {time_limit!r}")
+    check_solve_limits(max_iter=max_iter, time_limit=time_limit)
     if not model.l2 > 0:
         raise ValueError(f"l2 must be positive, got {model.l2!r}")

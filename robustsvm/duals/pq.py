@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..model import Model
+from ..model import Model, summarize
 from ..objective import objective_from_margins
 from ..uncertainty import Box
 from .base import Recovered, Reduction
@@ -22,7 +22,10 @@ __all__ = ["PQDual", "PQParameters", "pq_parameters", "pq_reasons"]
 
 
 def pq_reasons(problem) -> list[str]:
-    """Why ``problem`` is not a pq-SVM model (empty when it is one)."""
+    """Why ``problem`` is not a pq-SVM model (empty when it is one).
+
+    ``problem`` is a :class:`~robustsvm.model.ModelSummary` (or anything with its attributes: a ``Problem``);
+    :meth:`PQDual.accepts`, :func:`pq_parameters` and the ``m3``/``pq`` declarations all ask this function."""
     reasons = []
     loss = problem.loss
     if not (loss.name == "squared_hinge" and loss.reduction == "sum"):
@@ -67,12 +70,11 @@ def pq_parameters(model) -> PQParameters:
     ValueError
         When ``model`` is not of the form built by :func:`pq_svm`.
     """
-    box = model.shared_set
-    if (model.loss.name != "squared_hinge" or model.loss.reduction != "sum" or model.l1 > 0 or model.l2 <= 0
-            or model.intercept.mode != "ridge" or not isinstance(box, Box) or model.has_signs
-            or model.kernel is not None):
+    reasons = pq_reasons(summarize(model))
+    if reasons:
         raise ValueError("not a pq-SVM model: see rs.pq_svm (squared hinge sum, L2, one Box, ridge intercept, "
-                         "no signs)")
+                         "no signs): " + "; ".join(reasons))
+    box = model.shared_set
     mu = model.intercept.mu
     widths = np.ones(model.d) if box.widths is None else np.asarray(box.widths, dtype=np.float64)
     return PQParameters(nu=2.0 / mu, lam2=model.l2 / mu, radius=model.layout.radius.copy(), widths=widths,
@@ -116,12 +118,8 @@ class PQDual(Reduction):
 
     @classmethod
     def accepts(cls, model: Model) -> list[str]:
-        """Why ``model`` is not a pq-SVM model (empty when it is one)."""
-        try:
-            pq_parameters(model)
-        except ValueError as exc:
-            return [str(exc)]
-        return []
+        """Why ``model`` is not a pq-SVM model (empty when it is one): :func:`pq_reasons` of its summary."""
+        return pq_reasons(summarize(model))
 
     @classmethod
     def from_model(cls, model: Model) -> PQDual:

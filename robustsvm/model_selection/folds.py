@@ -10,15 +10,18 @@ Three routes, all through :mod:`robustsvm.solve_path` (run, then the package's c
 * **refit**: one :func:`robustsvm.solve_path.solve_model` per point and fold.
 
 A point the backend refuses (an L2 strength of zero for ``feature-ipm`` or ``robust-dcd``) is
-solved by the conic :data:`~robustsvm.solve_path.FALLBACK` instead; with ``solver="auto"`` a point
-whose first answer is not certified optimal is solved again by it too. A radius or a set per
-sample is sliced to each fold's training rows (:func:`~robustsvm.model_selection.points.fold_problem`).
+solved by the path's fall-back order instead (:func:`robustsvm.solve_path.solve_point`, the conic
+:data:`~robustsvm.solve_path.FALLBACK` last); with ``solver="auto"`` a point whose first answer is not
+certified optimal is solved again the same way. A radius or a set per sample is sliced to each fold's
+training rows (:func:`~robustsvm.model_selection.points.fold_problem`); each fold's model is normalized
+once and each point's model derived from it (``Model.with_values``). A solver's own warnings (an
+inaccurate conic answer) are recorded in the result's diagnostics, not shown: the status and the
+certificate report them.
 """
 
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -92,38 +95,34 @@ class _Table:
                 "n_compiles": n_compiles}
 
 
-def _fallback_options(options: Mapping[str, Any]) -> dict:
-    return {k: v for k, v in options.items() if k in ("tol", "verbose")}
-
-
-def _certified(name: str, model, result, tol, table: _Table, j: int, k: int, X_val, y_val) -> None:
-    """Certify one point's result on its fold model and record it (a failed solve as its error)."""
+def _certified(name: str, model, result, tol, table: _Table, j: int, k: int, X_val, y_val):
+    """Certify one point's result on its fold model and record it (a failed solve as its error); the certified
+    result, or None."""
     try:
         cert = solve_path.certify(name, model, result, tol=tol)
     except SolverError as exc:
         table.error(j, k, name, exc)
-        return
+        return None
     table.record(j, k, name, cert.w, cert.b, cert.status, cert.gap, X_val, y_val)
+    return cert
 
 
 def _solve_point(problem: Problem, model, backend, solver: str, options: dict, table: _Table, j: int, k: int,
-                 X_val, y_val):
-    """One refit: the backend (``"auto"``: the path's choice), or the conic fallback for a point it refuses."""
+                 X_val, y_val, first=None):
+    """One answer through the path (:func:`robustsvm.solve_path.solve_point`): the backend, ``"auto"``'s
+    choice, or the fall-back order for a point the backend refuses or whose answer ``first`` stops short."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            if solver == solve_path.AUTO:
-                sol = solve_path.solve_normalized(problem, model, solve_path.AUTO, warn=False, **options)
-            elif backend.accepts(problem):
-                sol = solve_path.solve_model(problem, backend, model, options, warn=False)
-            else:
-                sol = solve_path.solve_model(problem, registry.get_backend(solve_path.FALLBACK), model,
-                                             _fallback_options(options), warn=False)
+        sol = solve_path.solve_point(problem, model, solver, options, first=first, quiet=True)
     except SolverError as exc:
         table.error(j, k, backend.name, exc)
         return None
     table.record(j, k, sol.solver, sol.w, sol.b, sol.status, sol.gap, X_val, y_val)
     return sol
+
+
+def _point_model(fold_model, point: Mapping[str, float]):
+    """The fold's normalized model at a grid point's values (validated by ``Model.with_values``)."""
+    return fold_model.with_values(**program_values(point))
 
 
 def evaluate_chunk(
@@ -185,13 +184,12 @@ def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, opti
     for k, fid in enumerate(fold_ids):
         train, fold, X_val, y_val = _fold(problem, data, folds, fid)
         base = fold_problem(problem, train)
+        fold_model = normalize(base, fold)
         prog.set_values(group_weight=(fold_ids != fid).astype(np.float64))
         for j, point in enumerate(points):
             prog.set_values(**program_values(point))
-            model = normalize(with_values(base, point), fold)
-            with warnings.catch_warnings():  # the status records an inaccurate solve
-                warnings.simplefilter("ignore", UserWarning)
-                result, _ = solve_path.run(backend, model, {**opts, "program": prog})
+            model = _point_model(fold_model, point)
+            result, _ = solve_path.run(backend, model, {**opts, "program": prog}, quiet=True)
             if result.multipliers is not None and np.shape(result.multipliers) == (data.n,):
                 result.multipliers = np.asarray(result.multipliers)[train]  # the fold's rows; the others weigh 0
             table.times[j, k] = result.time_compile + result.time_solve
@@ -216,24 +214,23 @@ def _batched_route(problem, data, folds, fold_ids, points, backend, solver, opti
     for k, fid in enumerate(fold_ids):
         train, fold, X_val, y_val = _fold(problem, data, folds, fid)
         base = fold_problem(problem, train)
+        fold_model = normalize(base, fold)
         t0 = time.perf_counter()
-        results = []
-        if inside:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                results = solve_path.run_many(backend, normalize(base, fold), values, opts)
+        results = solve_path.run_many(backend, fold_model, values, opts, quiet=True) if inside else []
         share = (time.perf_counter() - t0) / max(len(inside), 1)
         for j, res in zip(inside, results, strict=True):
             table.times[j, k] = share
-            model = normalize(with_values(base, points[j]), fold)
-            _certified(backend.name, model, res, opts.get("tol"), table, j, k, X_val, y_val)
-            if solver == solve_path.AUTO and table.statuses[j, k] != solve_path.OPTIMAL:
-                _solve_point(with_values(base, points[j]), model, registry.get_backend(solve_path.FALLBACK),
-                             solve_path.FALLBACK, _fallback_options(options), table, j, k, X_val, y_val)
-        for j in sorted(set(range(len(points))) - set(inside)):  # refused points: the conic fallback
+            model = _point_model(fold_model, points[j])
+            cert = _certified(backend.name, model, res, opts.get("tol"), table, j, k, X_val, y_val)
+            if solver == solve_path.AUTO and cert is not None and cert.status != solve_path.OPTIMAL:
+                point = with_values(base, points[j])  # solved again in the path's fall-back order
+                first = solve_path.to_solution(point, backend.name, model, cert, share, warn=False)
+                _solve_point(point, model, backend, solver, options, table, j, k, X_val, y_val, first=first)
+        for j in sorted(set(range(len(points))) - set(inside)):  # refused points: the path's fall-back order
             t1 = time.perf_counter()
             point = with_values(base, points[j])
-            _solve_point(point, normalize(point, fold), backend, solver, options, table, j, k, X_val, y_val)
+            _solve_point(point, _point_model(fold_model, points[j]), backend, solver, options, table, j, k,
+                         X_val, y_val)
             table.times[j, k] = time.perf_counter() - t1
         if callback is not None:
             callback(len(points))
@@ -250,12 +247,13 @@ def _refit_route(problem, data, folds, fold_ids, points, backend, solver, option
     for k, fid in enumerate(fold_ids):
         train, fold, X_val, y_val = _fold(problem, data, folds, fid)
         base = fold_problem(problem, train)
+        fold_model = normalize(base, fold)
         previous = None
         for j, point in enumerate(points):
             point_problem = with_values(base, point)
             t0 = time.perf_counter()
             extra = {"warm_start": previous} if previous is not None else {}
-            sol = _solve_point(point_problem, normalize(point_problem, fold), backend, solver,
+            sol = _solve_point(point_problem, _point_model(fold_model, point), backend, solver,
                                {**options, **extra}, table, j, k, X_val, y_val)
             if path_warm:
                 previous = None if sol is None else sol.dual_alpha

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..penalties import L1, L2, Penalty
 from ..problem import Problem
+from ..uncertainty import check_radius_applies
 
 __all__ = ["GRID_KEYS", "expand_grid", "exponential_range", "fold_problem", "point_radius", "program_values",
            "stratified_folds", "with_values"]
@@ -75,8 +76,7 @@ def point_radius(problem: Problem, point: Mapping[str, float]) -> float | None:
     """The radius a grid point sets (None when it sets none), checked against the model."""
     if "radius" not in point:
         return None
-    if problem.uncertainty is None or isinstance(problem.uncertainty, (list, tuple)):
-        raise ValueError("radius applies only to a model with one uncertainty set")
+    check_radius_applies(problem.uncertainty, point["radius"], shared=True)
     return point["radius"]
 
 

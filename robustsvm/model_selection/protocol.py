@@ -5,7 +5,6 @@ The radius grid's upper bound is :func:`robustsvm.uncertainty.radius_upper_bound
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from .. import solve_path
 from .._validation import check_fit_data
 from ..problem import Problem
 from .grid import GridResult, accuracy, grid_search, with_values
@@ -147,9 +147,8 @@ def woolnough_protocol(
                        n_jobs=n_jobs, client=client, n_chunks=n_chunks, progress=progress)
     best = grid.best_params
     model = with_values(problem, best)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        sol = model.solve(Xtr, ytr, solver=final_solver or solver, **(final_options or {}))
+    # the status is part of the result: no ConvergenceWarning, the solver's own warnings recorded
+    sol = solve_path.solve(model, Xtr, ytr, final_solver or solver, warn=False, quiet=True, **(final_options or {}))
     selected = select_features(sol.w, threshold)
     w_sel = np.where(selected, sol.w, 0.0)
     return ProtocolResult(

@@ -9,7 +9,7 @@ from .ellipsoid import Ellipsoid
 from .from_data import Replicates, from_replicates
 from .heuristics import radius_upper_bound
 from .intersection import Intersection
-from .layout import RobustLayout, resolve_uncertainty, sample_radii
+from .layout import RobustLayout, check_radius_applies, resolve_uncertainty, sample_radii
 from .missing import ConditionalGaussian, MissingValues, fit_gaussian, missing_as_uncertainty
 from .polyhedron import Polyhedron
 from .serialize import SET_TYPES, uncertainty_from_dict
@@ -31,6 +31,7 @@ __all__ = [
     "Spectrahedron",
     "UncertaintySet",
     "check_radius",
+    "check_radius_applies",
     "fit_gaussian",
     "from_replicates",
     "missing_as_uncertainty",

@@ -13,7 +13,19 @@ import numpy as np
 
 from .base import UncertaintySet, check_radius
 
-__all__ = ["RobustLayout", "resolve_uncertainty", "sample_radii"]
+__all__ = ["RobustLayout", "check_radius_applies", "resolve_uncertainty", "sample_radii"]
+
+
+def check_radius_applies(uncertainty: Any, radius: Any, *, shared: bool = False) -> None:
+    """Refuse a ``radius`` (not None) given to a model without an uncertainty set (``uncertainty`` None), and with
+    ``shared`` one whose sets are given per sample (a list): the one place these errors are raised."""
+    if radius is None:
+        return
+    if uncertainty is None:
+        raise ValueError("radius= was given but the model has no uncertainty set (a radius applies only to a "
+                         "model with uncertainty)")
+    if shared and isinstance(uncertainty, (list, tuple)):
+        raise ValueError("radius applies only to a model with one uncertainty set, not sets given per sample")
 
 
 def sample_radii(radius: Any, n: int, *, name: str = "radius") -> np.ndarray:
@@ -137,8 +149,7 @@ def resolve_uncertainty(uncertainty: Any, n: int, d: int, *, radius: Any = None,
     the sets are not changed. Radii are validated by :func:`sample_radii`.
     """
     if uncertainty is None:
-        if radius is not None:
-            raise ValueError("radius= was given but the model has no uncertainty set")
+        check_radius_applies(uncertainty, radius)
         return None
     if isinstance(uncertainty, UncertaintySet):
         uncertainty.check_dim(d)
