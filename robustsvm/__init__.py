@@ -35,6 +35,9 @@ _PUBLIC = {
                     "fit_gaussian", "from_replicates", "missing_as_uncertainty", "radius_upper_bound",
                     "robust_check"),
     "weight_constraints": ("ordered",),
+    # the distributed backends register themselves (a layer above robustsvm.backends, which does not import them)
+    "distributed.ipm": (),
+    "distributed.cocoa": (),
 }
 
 __all__ = [

@@ -42,6 +42,8 @@ from ._validation import check_fit_data, check_limits, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
 from .distributed import certify as distributed_certify
+from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
+from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
@@ -93,9 +95,9 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
     if distributed is not None:
         return choose_distributed_backend(problem, distributed)
     shape = cost.DataShape.of(data)
-    able = _accepting(cost.DISTRIBUTED_CANDIDATES, problem) if shape.distributed else []
-    if not able:
-        able = _accepting(cost.CANDIDATES, problem)
+    if shape.distributed:  # a dask array not partitioned yet: the same rule, from its shape
+        return choose_distributed_backend(problem, shape)
+    able = _accepting(cost.CANDIDATES, problem)
     if not able:
         return FALLBACK
     return cost.predict_all(able, cost.cost_inputs(problem, shape))[0].backend

@@ -20,7 +20,8 @@ LAYERS = [
     {"model"},
     {"objective", "fingerprint", "solution_format"},
     {"duality", "dual_scale", "certify", "conic", "duals"},
-    {"backends", "distributed"},
+    {"backends"},
+    {"distributed"},  # the distributed backends build on the in-memory ones' public modules, never the reverse
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",
      "preprocessing"},

@@ -354,3 +354,50 @@ def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_
     with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
         choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
                                    SimpleNamespace(is_sparse=False, d=50))
+
+
+def test_auto_follows_the_rule_before_the_rows_are_partitioned():
+    """``choose_backend`` on a dask array not partitioned yet (the shape alone) applies the documented rule:
+    ``dask-ipm`` for dense data with at most 512 features only, whatever the cost model would predict."""
+    import scipy.sparse as sp
+
+    from robustsvm import solve_path
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES
+
+    box = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
+    wide = DASK_IPM_MAX_FEATURES + 100
+    chunk = sp.random(50, wide, density=0.01, format="csr", random_state=0)
+    sparse = da.concatenate([da.from_array(chunk, chunks=chunk.shape, asarray=False)] * 4, axis=0)
+    assert solve_path.choose_backend(box, sparse) == "dask-cocoa"
+    narrow = da.concatenate([da.from_array(chunk[:, :40], chunks=(50, 40), asarray=False)] * 4, axis=0)
+    assert solve_path.choose_backend(box, narrow) == "dask-cocoa"  # sparse: never the d × d reductions
+    assert solve_path.choose_backend(box, da.zeros((400, 40), chunks=(100, 40))) == "dask-ipm"
+    assert solve_path.choose_backend(box, da.zeros((400, wide), chunks=(100, wide))) == "dask-cocoa"
+
+
+def test_a_model_dask_cocoa_refuses_on_wide_sparse_data_is_not_sent_to_dask_ipm():
+    from types import SimpleNamespace
+
+    from robustsvm.backends.robust_dcd import ELLIPSOID_MAX_FEATURES
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, choose_distributed_backend
+
+    d = max(ELLIPSOID_MAX_FEATURES, DASK_IPM_MAX_FEATURES) + 1
+    too_big = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ellipsoid(np.eye(d), 0.1))
+    with pytest.raises(rs.UnsupportedModelError, match="dask-ipm reduces the rows to dense"):
+        choose_distributed_backend(too_big, SimpleNamespace(is_sparse=True, d=d))
+
+
+def test_dask_ipm_named_on_wide_sparse_data_refuses_before_it_starts_naming_dask_cocoa(client):
+    import scipy.sparse as sp
+
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES
+
+    rng = np.random.default_rng(21)
+    d = DASK_IPM_MAX_FEATURES + 88
+    chunks = [sp.random(60, d, density=0.02, format="csr", random_state=k) for k in range(3)]
+    Xd = da.concatenate([da.from_array(c, chunks=c.shape, asarray=False) for c in chunks], axis=0)
+    y = np.where(rng.random(180) > 0.5, 1, -1)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0))
+    with pytest.raises(rs.UnsupportedModelError, match="solver='dask-cocoa' solves it") as info:
+        problem.solve(Xd, y, "dask-ipm", client=client)
+    assert f"{d} × {d}" in str(info.value)

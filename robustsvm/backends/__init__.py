@@ -1,7 +1,7 @@
-"""Registered backends. Importing this package registers every built-in one."""
+"""Registered backends. Importing this package registers every built-in in-memory one; the distributed backends
+(``dask-ipm``, ``dask-cocoa``, a layer above: :mod:`robustsvm.distributed`) register from the package front
+(``robustsvm``'s public names) and from :mod:`robustsvm.solve_path`."""
 
-from ..distributed import cocoa as _distributed_cocoa  # noqa: F401  (registers dask-cocoa)
-from ..distributed import ipm as _distributed_ipm  # noqa: F401  (registers dask-ipm)
 from . import (
     conic,  # noqa: F401  (registers clarabel, scs, ...)
     dcd,  # noqa: F401  (registers dcd)

@@ -131,8 +131,8 @@ class DataShape:
         if sp.issparse(X):
             values = np.asarray(X.data, dtype=float)
             return cls(n=n, d=d, nnz=int(X.nnz), sparse=True, free=free, sq_norm=_mean_sq(values, n))
-        if type(X).__module__.split(".")[0] == "dask":
-            return cls(n=n, d=d, nnz=n * d, distributed=True, free=free)
+        if type(X).__module__.split(".")[0] == "dask":  # sparse when its chunks are (dask's ``_meta``)
+            return cls(n=n, d=d, nnz=n * d, distributed=True, free=free, sparse=sp.issparse(getattr(X, "_meta", None)))
         sq_norm = _mean_sq(np.asarray(X, dtype=float), n) if isinstance(X, np.ndarray) else None
         return cls(n=n, d=d, nnz=n * d, free=free, sq_norm=sq_norm)
 

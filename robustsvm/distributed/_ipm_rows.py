@@ -4,7 +4,7 @@ A partition keeps the per-sample variables of its rows (the loss ``ξ_i``, the s
 the multipliers ``α_i, β_i``, ``g_iᵀx``) in a :class:`RowState`; the client keeps ``x = (u, [t], [b])``, ``ν``,
 ``ζ`` and ``Gᵀα``. Each round function takes the block, its state and the client's few numbers, updates the
 state and returns sums over its rows: the upper triangle of ``Aᵀ diag(1/e) A`` (``A = [y∘X, r, y]``, the
-``Design`` of :mod:`robustsvm.backends._ipm_newton`), products ``Aᵀv`` and scalars. The formulas are those of
+``Design`` of :mod:`robustsvm.backends.building_blocks`), products ``Aᵀv`` and scalars. The formulas are those of
 ``_ipm_newton.Newton.direction`` with the per-sample elimination done where the rows are.
 """
 
@@ -14,7 +14,7 @@ import copy
 
 import numpy as np
 
-from ..backends._ipm_newton import Design
+from ..backends.building_blocks import Design
 from .data import Block
 
 __all__ = ["RowState", "advance_and_newton", "certificate_sums", "corrector_step", "predictor_step", "start"]

@@ -19,12 +19,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..backends._shared_set_kernels import KIND_ELLIPSOID
 from ..backends.dual_ascent import Products
-from ..backends.robust_dcd import INNER_TOL, epoch_runner
+from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES, INNER_TOL, epoch_runner  # the local solver and its limits
 from ..backends.shared_set import SharedSetArrays, Workspace
+from ..uncertainty import Ellipsoid
 
-__all__ = ["Block", "BlockSums", "LocalStart", "block_losses", "block_sums", "local_ascent", "make_block"]
+__all__ = ["ELLIPSOID_MAX_FEATURES", "Block", "BlockSums", "LocalStart", "block_losses", "block_sums", "local_ascent",
+           "make_block"]
 
 #: how far the kernel's local radius mass may exceed the exact ``A/K + ΔA_k`` and still count as rounding, relative
 #: to the mass moved (``A/K + Σ c_i r_i (α_i + α_i⁰)``)
@@ -153,7 +154,7 @@ def local_ascent(block: Block, alpha: np.ndarray, start: LocalStart, *, epochs: 
     if epochs < 1 or not np.any(a.c > 0):
         return alpha, {"epochs": 0, "undone": False}
     setk = a.set_kernel
-    local = bool(a.l1 > 0 or np.any(a.sg != 0)) and a.kind != KIND_ELLIPSOID
+    local = bool(a.l1 > 0 or np.any(a.sg != 0)) and not isinstance(a.V, Ellipsoid)
     prm = a.params(rho=start.rho * K, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=False)
     work = Workspace(a.X.shape[1])
     st = work.state

@@ -23,11 +23,10 @@ import scipy.sparse as sp
 
 from ..backends.dual_ascent import intercept_rho
 from ..backends.registry import Backend, register
-from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
-from ._local import Block, BlockSums, block_losses, block_sums, local_ascent, make_block
+from ._local import ELLIPSOID_MAX_FEATURES, Block, BlockSums, block_losses, block_sums, local_ascent, make_block
 from .model import DISTRIBUTED, check_limits
 
 __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result",

@@ -29,17 +29,17 @@ import time
 
 import numpy as np
 
-from ..backends import _second_order_cone as soc
-from ..backends._ipm_newton import Batch, Design, Factor, Layout
-from ..backends._shared_set_kernels import softclip
+from ..backends import building_blocks as soc
+from ..backends.building_blocks import Batch, Design, Factor, Layout, softclip
 from ..backends.dual_ascent import DualCertificate
 from ..backends.registry import Backend, History, Result, register
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace, shared_set_needs
 from ..duality import class_balance
+from ..exceptions import UnsupportedModelError
 from ..uncertainty import Ellipsoid
 from . import _ipm_rows as rows
 from .data import WorkerLostError
-from .model import DISTRIBUTED, DistributedModel, as_distributed, check_limits, margin_terms_many
+from .model import DISTRIBUTED, DistributedModel, as_distributed, check_limits, dask_ipm_refusal, margin_terms_many
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_dask_ipm"]
 
@@ -322,6 +322,9 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     t_start = time.perf_counter()
     if not isinstance(model, DistributedModel):
         model = as_distributed(model, client)
+    refusal = dask_ipm_refusal(model)
+    if refusal is not None:
+        raise UnsupportedModelError(refusal)
     max_iter = int(max_iter)
     tol = float(tol)
     check_limits(model, max_iter, time_limit)

@@ -256,10 +256,24 @@ def violation(model: DistributedModel, w: np.ndarray, b: float = 0.0) -> float:
 DASK_IPM_MAX_FEATURES = 512
 
 
-def choose_distributed_backend(problem: Any, model: DistributedModel) -> str:
+def dask_ipm_refusal(model: Any) -> str | None:
+    """Why ``dask-ipm`` refuses the data of ``model`` before it starts (None: it takes them): sparse data with more
+    than :data:`DASK_IPM_MAX_FEATURES` features, whose dense ``d × d`` reductions outgrow a worker's memory."""
+    sparse = model.is_sparse if hasattr(model, "is_sparse") else model.sparse
+    if sparse and model.d > DASK_IPM_MAX_FEATURES:
+        return (f"dask-ipm reduces the rows to dense {model.d} × {model.d} matrices, too large for the workers on "
+                f"sparse data with more than {DASK_IPM_MAX_FEATURES} features; solver='dask-cocoa' solves it")
+    return None
+
+
+def choose_distributed_backend(problem: Any, model: Any) -> str:
     """What ``solver="auto"`` stands for on a dask array: ``"dask-ipm"`` for tall dense data (at most
     :data:`DASK_IPM_MAX_FEATURES` features: a few dozen ``d × d`` reductions), ``"dask-cocoa"`` for wide or
-    sparse data (``d`` numbers per partition per round); the other one when the first refuses the model.
+    sparse data (``d`` numbers per partition per round); the other one when the first refuses the model (never
+    ``dask-ipm`` on data it refuses, :func:`dask_ipm_refusal`).
+
+    ``model`` is the :class:`DistributedModel`, or the data's :class:`~robustsvm.backends.cost.DataShape`
+    (``d`` and ``sparse``) when the choice is made before the rows are partitioned.
 
     Raises
     ------
@@ -268,10 +282,12 @@ def choose_distributed_backend(problem: Any, model: DistributedModel) -> str:
     """
     from ..backends import registry
 
-    tall = not model.is_sparse and model.d <= DASK_IPM_MAX_FEATURES
+    wide = dask_ipm_refusal(model)
+    sparse = model.is_sparse if hasattr(model, "is_sparse") else model.sparse
+    tall = not sparse and model.d <= DASK_IPM_MAX_FEATURES
     order = ["dask-ipm", "dask-cocoa"] if tall else ["dask-cocoa", "dask-ipm"]
-    reasons = []
-    for name in order:
+    reasons = [] if wide is None else [wide]
+    for name in order if wide is None else ["dask-cocoa"]:
         try:
             backend = registry.get_backend(name)
         except ValueError:
