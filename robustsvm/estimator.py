@@ -13,11 +13,13 @@ is.
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Mapping
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions, _Constraint
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -35,8 +37,6 @@ from .uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaus
 
 __all__ = ["RobustSVC"]
 
-#: Clarabel's tolerance for LP/QP models unless ``solver_options`` sets ``tol``
-CLARABEL_TOL = 1e-9
 #: what ``RobustSVC(missing=...)`` does with NaN in ``X``
 MISSING_MODES = ("error", "uncertain", "conditional_mean", "mean", "drop")
 #: folds of the internal cross-validation behind ``probability=True`` (StratifiedKFold, not shuffled)
@@ -44,20 +44,21 @@ PROBABILITY_FOLDS = 5
 
 
 
-def _polyhedral(uncertainty: Any) -> bool:
-    """True when the robust margins add only linear constraints (no set, or sets that say they are polyhedral)."""
-
-    if uncertainty is None:
-        return True
-    sets = uncertainty if isinstance(uncertainty, (list, tuple)) else [uncertainty]
-    return all(s.is_polyhedral for s in sets)
-
-
 def _column_means(X: np.ndarray) -> ConditionalGaussian:
     """The Gaussian of independent columns with the observed means and variances: its conditional means are
     the column means (mean imputation)."""
     var = np.nanvar(X, axis=0)
     return ConditionalGaussian(np.nanmean(X, axis=0), np.diag(np.where(var > 0, var, 1.0)))
+
+
+class _TrueOrFalse(_Constraint):
+    """``True`` or ``False`` (numpy booleans too), whose description names the parameter of a ridge intercept."""
+
+    def is_satisfied_by(self, val: Any) -> bool:
+        return isinstance(val, (bool, np.bool_))
+
+    def __str__(self) -> str:
+        return "True or False (for a ridge intercept (μ/2)b² use intercept_l2=μ)"
 
 
 class RobustSVC(ClassifierMixin, BaseEstimator):
@@ -199,6 +200,29 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         at prediction (a diagonal covariance, i.e. the column means, for ``"mean"`` and ``"drop"``).
     """
 
+    #: the parameters' types and ranges, checked by scikit-learn's ``_validate_params`` when ``fit`` starts (the
+    #: model's own terms — signs, bounds, positive_class — are validated where the model is normalized)
+    _parameter_constraints: dict = {  # noqa: RUF012 - scikit-learn reads this class attribute
+        "loss": [StrOptions(set(LOSSES)), Loss],
+        "l2": [Interval(Real, 0, None, closed="left")],
+        "l1": [Interval(Real, 0, None, closed="left")],
+        "signs": ["no_validation"],
+        "uncertainty": [UncertaintySet, PerClass, None],
+        "fit_intercept": [_TrueOrFalse()],
+        "intercept_l2": [Interval(Real, 0, None, closed="neither"), None],
+        "kernel": [Kernel, None],
+        "solver": [str],
+        "solver_options": [dict, None],
+        "positive_class": ["no_validation"],
+        "class_weight": [StrOptions({"balanced"}), Mapping, None],
+        "probability": ["boolean"],
+        "warm_start": ["boolean"],
+        "missing": [StrOptions(set(MISSING_MODES))],
+        "missing_level": [Real],
+        "bounds": ["no_validation"],
+        "constraints": ["no_validation"],
+    }
+
     def __init__(
         self,
         loss: str | Loss = "hinge",
@@ -246,24 +270,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- model
     def _loss(self) -> Loss:
-        if isinstance(self.loss, Loss):
-            return self.loss
-        if isinstance(self.loss, str) and self.loss in LOSSES:
-            return LOSSES[self.loss]()
-        raise ValueError(f"loss must be one of {sorted(LOSSES)} or a robustsvm Loss, got {self.loss!r}")
-
-    def _strength(self, name: str) -> float:
-        value = getattr(self, name)
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
-            raise TypeError(f"{name} must be a real number, got {value!r}")
-        if not np.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
-        return float(value)
+        return self.loss if isinstance(self.loss, Loss) else LOSSES[self.loss]()
 
     def _check_uncertainty(self, radius: Any, n: int, unc: Any = None) -> Any:
-        """Validate the set and the per-sample ``radius`` of :meth:`fit`; the radius to solve with (or None)."""
-        if unc is not None and not isinstance(unc, UncertaintySet):
-            raise TypeError(f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...) or None, got {unc!r}")
+        """Validate the per-sample ``radius`` of :meth:`fit` against the set; the radius to solve with (or None)."""
         if radius is None:
             if unc is not None and np.ndim(unc.radius) == 1 and np.shape(unc.radius)[0] != n:
                 raise ValueError(
@@ -276,17 +286,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def _intercept(self) -> bool | L2:
         """``True`` (free ``b``), ``False`` (``b = 0``) or ``L2(μ)`` from ``fit_intercept`` and ``intercept_l2``."""
-        fit = self.fit_intercept
-        if not isinstance(fit, (bool, np.bool_)):
-            hint = "; for a ridge intercept (μ/2)b² use intercept_l2=μ" if isinstance(fit, numbers.Real) else ""
-            raise TypeError(f"fit_intercept must be True or False, got {fit!r} ({type(fit).__name__}){hint}")
-        mu = self.intercept_l2
+        fit, mu = self.fit_intercept, self.intercept_l2  # their types and ranges: _parameter_constraints
         if mu is None:
             return bool(fit)
-        if not isinstance(mu, numbers.Real) or isinstance(mu, (bool, np.bool_)):
-            raise TypeError(f"intercept_l2 must be None or a positive real number, got {mu!r}")
-        if not np.isfinite(mu) or mu <= 0:
-            raise ValueError(f"intercept_l2 must be positive and finite (None for a free intercept), got {mu!r}")
         if not fit:
             raise ValueError(f"intercept_l2={mu!r} asks for a ridge intercept but fit_intercept=False; "
                              "set fit_intercept=True or intercept_l2=None")
@@ -304,8 +306,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     def _problem(self, signs: Any, uncertainty: Any, positive_class: Any, weights: tuple = (None, None)) -> Problem:
         """The binary model with these signs, set, positive class, ``weights`` (bounds, constraints) and the rest."""
         intercept: bool | L2 = self._intercept()
-        l2, l1 = self._strength("l2"), self._strength("l1")
-        penalty = L2(l2) + L1(l1)
+        penalty = L2(float(self.l2)) + L1(float(self.l1))
         return Problem(
             loss=self._loss(),
             penalty=penalty,
@@ -337,8 +338,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if self.solver_options is not None and not isinstance(self.solver_options, dict):
-            raise TypeError(f"solver_options must be a dict or None, got {type(self.solver_options).__name__}")
+        self._validate_params()
         if is_dask_array(X):
             return self._fit_dask(X, y, sample_weight, radius)
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
@@ -392,8 +392,6 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     def _missing_rows(self, X: Any, y: np.ndarray, sw: np.ndarray, radius: Any) -> tuple:
         """``(X, y, sample weights, per-row sets or None)`` to fit on, by ``missing``; sets ``imputation_``."""
-        if self.missing not in MISSING_MODES:
-            raise ValueError(f"missing must be one of {list(MISSING_MODES)}, got {self.missing!r}")
         if hasattr(self, "imputation_"):
             del self.imputation_
         if self.missing == "error" or hasattr(X, "tocsr"):  # sparse: NaN was refused by check_finite
@@ -464,9 +462,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         options = dict(self.solver_options or {})
         alpha = None if previous is None else previous.dual_alpha  # the previous fit's dual point (same n)
         dual_start = alpha if alpha is not None and len(alpha) == n else None
-        clarabel = {"tol": CLARABEL_TOL} if _polyhedral(problem.uncertainty) else {}
         return solve_path.solve(problem, X, y, self.solver, sample_weight=sw, feature_names=names, radius=radius,
-                                option_defaults={"clarabel": clarabel}, dual_start=dual_start, stacklevel=3, **options)
+                                option_defaults=solve_path.tight_defaults(problem), dual_start=dual_start,
+                                stacklevel=3, **options)
 
     def _store(self, solutions: list) -> None:
         """The fitted attributes of one solution per binary model."""

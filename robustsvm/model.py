@@ -194,6 +194,14 @@ class ModelSummary:
     uncertainty: UncertaintySet | tuple | None
     kernel: Kernel | None
 
+    @property
+    def polyhedral(self) -> bool:
+        """Whether the robust margins add only linear constraints (no set, or sets that say they are polyhedral):
+        the model is then an LP or a QP."""
+        unc = self.uncertainty
+        sets = () if unc is None else unc if isinstance(unc, tuple) else (unc,)
+        return all(s.is_polyhedral for s in sets)
+
 
 def summarize(model: Any) -> ModelSummary:
     """The :class:`ModelSummary` of a :class:`Model`, of a :class:`~robustsvm.problem.Problem` (what the user

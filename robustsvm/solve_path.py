@@ -48,13 +48,14 @@ from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
 from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
-from .model import Model, normalize, solved_problem
+from .model import Model, normalize, solved_problem, summarize
 from .result import Attempt, Result
 from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
            "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
-           "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "to_solution"]
+           "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "tight_defaults",
+           "to_solution"]
 
 #: the solver name that lets this module choose the backend
 AUTO = "auto"
@@ -64,6 +65,8 @@ FALLBACK = "clarabel"
 OPTIMAL = "optimal"
 #: statuses for which no usable point exists: raise
 FAILED = frozenset({"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate", "solver_error"})
+#: the conic fallback's tolerance on an LP/QP model for a caller that asks for tight answers (:func:`tight_defaults`)
+TIGHT_CONIC_TOL = 1e-9
 #: errors of a backend on data it cannot handle numerically, after which ``"auto"`` falls back
 _NUMERICAL_ERRORS = (ValueError, ArithmeticError, np.linalg.LinAlgError, SolverError)
 
@@ -469,6 +472,13 @@ def solve_point(problem: Any, model: Model, solver: str, options: Mapping[str, A
         outcome = UnsupportedModelError(f"backend {name!r} cannot solve this model ({'; '.join(reasons)})")
     order = cost.fallback_order(auto_predictions(problem, model), (name,))
     return fall_back(problem, model, outcome, options, warn=False, quiet=quiet, first_backend=name, order=order)
+
+
+def tight_defaults(problem: Any) -> dict[str, dict]:
+    """The ``option_defaults`` of a tight answer (the estimator's): :data:`FALLBACK` at :data:`TIGHT_CONIC_TOL` on
+    a model whose robust margins are linear (an LP/QP: :attr:`~robustsvm.model.ModelSummary.polyhedral`), where a
+    conic solver's default tolerance leaves visible digits; nothing otherwise."""
+    return {FALLBACK: {"tol": TIGHT_CONIC_TOL}} if summarize(problem).polyhedral else {}
 
 
 def takes_dual_start(backend: Backend) -> bool:

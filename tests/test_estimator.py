@@ -199,9 +199,9 @@ def test_kernel_model_matches_direct_cvxpy_dual_free_form():
 
 def test_bad_input_is_named():
     X, y = make_classification(30, 3, seed=11)
-    with pytest.raises(ValueError, match="loss must be one of"):
+    with pytest.raises(ValueError, match=r"'loss' parameter of RobustSVC must be a str among .*'hinge'"):
         RobustSVC(loss="logistic").fit(X, y)
-    with pytest.raises(ValueError, match="l2 must be finite and non-negative"):
+    with pytest.raises(ValueError, match=r"'l2' parameter of RobustSVC must be a float in the range \[0.0, inf\)"):
         RobustSVC(l2=-1.0).fit(X, y)
     with pytest.raises(TypeError, match="fit_intercept"):
         RobustSVC(fit_intercept="yes").fit(X, y)
@@ -209,7 +209,7 @@ def test_bad_input_is_named():
         RobustSVC(positive_class=1).fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="1 class"):
         RobustSVC().fit(X, np.zeros(30))
-    with pytest.raises(ValueError, match="radius was passed"):
+    with pytest.raises(ValueError, match="radius= was given but the model has no uncertainty set"):
         RobustSVC().fit(X, y, radius=0.1)
     with pytest.raises(TypeError, match="solver_options"):
         RobustSVC(solver_options=[1]).fit(X, y)
@@ -224,14 +224,14 @@ def test_fit_intercept_is_a_bool_and_the_ridge_intercept_has_its_own_parameter()
     X, y = make_classification(40, 3, seed=12)
     # numbers are refused (fit_intercept=1 once meant a ridge intercept with μ = 1), naming the parameter to use
     for value in (1, 0, 2.0, 0.5):
-        with pytest.raises(TypeError, match=r"fit_intercept must be True or False.*intercept_l2=μ"):
+        with pytest.raises(TypeError, match=r"'fit_intercept' parameter .* must be True or False.*intercept_l2=μ"):
             RobustSVC(fit_intercept=value).fit(X, y)
-    with pytest.raises(TypeError, match="fit_intercept must be True or False"):
+    with pytest.raises(TypeError, match="'fit_intercept' parameter of RobustSVC must be True or False"):
         RobustSVC(fit_intercept=None).fit(X, y)
     with pytest.raises(ValueError, match="fit_intercept=False"):
         RobustSVC(fit_intercept=False, intercept_l2=1.0).fit(X, y)
     for bad in (0.0, -1.0, np.inf):
-        with pytest.raises(ValueError, match="intercept_l2 must be positive"):
+        with pytest.raises(ValueError, match=r"'intercept_l2' parameter .* must be a float in the range \(0.0, inf\)"):
             RobustSVC(intercept_l2=bad).fit(X, y)
     with pytest.raises(TypeError, match="intercept_l2"):
         RobustSVC(intercept_l2="1").fit(X, y)

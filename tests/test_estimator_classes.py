@@ -73,7 +73,7 @@ def test_class_weight_mapping_composes_with_sample_weight_as_scikit_learn_does()
     w, b = direct_fit(X, y, l2=0.1, weights=s * np.where(y == 0, 3.0, 1.0))
     np.testing.assert_allclose(est.coef_[0], w, atol=1e-6)
     assert est.intercept_[0] == pytest.approx(b, abs=1e-6)
-    with pytest.raises(ValueError, match="class_weight must be None, 'balanced' or a mapping"):
+    with pytest.raises(ValueError, match=r"'class_weight' parameter of RobustSVC must be a str among \{'balanced'\}"):
         RobustSVC(class_weight="even").fit(X, y)
     with pytest.raises(ValueError, match=r"class_weight names \[7\], which are not classes of y: the classes are"):
         RobustSVC(class_weight={7: 2.0}).fit(X, y)

@@ -338,7 +338,7 @@ def test_estimator_missing_parameters_and_errors():
     assert est.set_params(missing_level=0.5).missing_level == 0.5
     with pytest.raises(ValueError, match="X contains NaN"):
         rs.RobustSVC().fit(Xm, y)
-    with pytest.raises(ValueError, match="missing must be one of"):
+    with pytest.raises(ValueError, match="'missing' parameter of RobustSVC must be a str among"):
         rs.RobustSVC(missing="impute").fit(Xm, y)
     with pytest.raises(ValueError, match="pass uncertainty=None"):
         rs.RobustSVC(missing="uncertain", uncertainty=rs.Box(0.1)).fit(Xm, y)

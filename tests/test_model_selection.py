@@ -290,8 +290,8 @@ def test_an_uncertified_answer_of_the_compiled_program_is_solved_again_on_its_fo
     folds = ms.stratified_folds(y, 3, seed=1)
     run, calls = solve_path.run, []
 
-    def spoiled(backend, model, options):
-        result, seconds = run(backend, model, options)
+    def spoiled(backend, model, options, **how):
+        result, seconds = run(backend, model, options, **how)
         if "program" in options:
             calls.append(len(calls))
             if len(calls) == 6:  # point 5 of the first fold

@@ -189,13 +189,17 @@ def test_lagrangian_bound_with_retracted_points_stays_below_the_optimum(name):
     assert bound >= upper - 0.05 * max(1.0, upper)  # and still a useful bound
 
 
-def test_the_estimator_asks_the_sets_whether_they_are_polyhedral():
-    from robustsvm.estimator import _polyhedral
+def test_the_estimators_tight_tolerance_asks_the_sets_whether_they_are_polyhedral():
+    from robustsvm.solve_path import FALLBACK, TIGHT_CONIC_TOL, tight_defaults
+
+    def tight(uncertainty) -> bool:
+        return bool(tight_defaults(rs.Problem(penalty=rs.L2(1.0), uncertainty=uncertainty)))
 
     poly = rs.Polyhedron(G_POLY, H_POLY)
-    assert _polyhedral(None) and _polyhedral(poly) and _polyhedral([poly, rs.Box(0.1)])
-    assert _polyhedral(poly & rs.Ball(1.0, p=np.inf))
-    assert not _polyhedral([poly, rs.Ball(0.1)]) and not _polyhedral(SPEC)
+    assert tight_defaults(rs.Problem(uncertainty=poly)) == {FALLBACK: {"tol": TIGHT_CONIC_TOL}}
+    assert tight(None) and tight(poly) and tight([poly, rs.Box(0.1)])
+    assert tight(poly & rs.Ball(1.0, p=np.inf))
+    assert not tight([poly, rs.Ball(0.1)]) and not tight(SPEC)
 
 
 def test_an_intersection_without_interior_is_refused_when_the_model_is_checked():
