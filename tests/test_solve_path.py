@@ -224,3 +224,50 @@ def test_the_certifier_reads_typed_fields_not_backend_names():
     for name in ("clarabel", "conic", "feature-ipm"):
         again = solve_path.certify(name, model, claim)
         assert (again.status, again.gap, again.dual_value) == (verdict.status, verdict.gap, verdict.dual_value)
+
+
+# ------------------------------------------------------------------ the typed contract
+TYPED = ("dual_alpha", "rel_gap", "dual_bound", "dual_objective", "primal_objective", "margin_multipliers")
+
+
+def test_what_other_code_reads_travels_in_typed_fields_not_in_extra():
+    X, y = make_classification(80, 4, seed=2)
+    problem = rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Box(0.1))
+    sol = problem.solve(X, y, solver="robust-dcd", tol=1e-8)
+    ref = problem.solve(X, y, solver="clarabel", tol=1e-9)
+    scale = max(1.0, abs(ref.objective))
+    assert not set(sol.extra) & set(TYPED) and not any(k.startswith("auto_") for k in sol.extra)
+    # the package's bound behind the gap, below the optimum (Clarabel's objective is above it)
+    assert sol.objective - sol.dual_bound == pytest.approx(sol.gap, abs=1e-12 * scale)
+    assert sol.dual_bound <= ref.objective + 1e-9 * scale
+    # the backend's own numbers: its dual value is a bound too, and the package's is at least as good
+    assert sol.dual_objective <= ref.objective + 1e-9 * scale and sol.dual_objective <= sol.dual_bound + 1e-12 * scale
+    assert sol.primal_objective >= ref.objective - 1e-9 * scale and 0 <= sol.rel_gap <= 1e-8
+    # the dual point: α in the hinge's box, and the margin multipliers c∘α (c = 1/n, reduction "mean")
+    assert sol.dual_alpha.shape == (80,) and np.all((sol.dual_alpha >= 0) & (sol.dual_alpha <= 1))
+    np.testing.assert_allclose(sol.multipliers, sol.dual_alpha / 80, rtol=1e-12, atol=0)
+    assert sol.auto_attempts == () and sol.auto_fallback is None and sol.auto_probe is None
+
+
+def test_quiet_records_a_solvers_user_warnings_and_still_shows_the_others():
+    from robustsvm._validation import check_fit_data
+    from robustsvm.model import normalize
+
+    clarabel = registry.get_backend("clarabel")
+
+    def noisy(model, **options):
+        warnings.warn("the answer may be inaccurate", UserWarning, stacklevel=1)
+        warnings.warn("overflow in a ratio", RuntimeWarning, stacklevel=1)
+        return clarabel.solve(model, **options)
+
+    backend = dataclasses.replace(clarabel, name="noisy", solve=noisy)
+    X, y = make_classification(40, 3, seed=4)
+    problem = rs.Problem(penalty=rs.L2(0.1))
+    model = normalize(problem, check_fit_data(X, y, signs=problem.signs))
+    for quiet, shown_texts, recorded in ((True, ["overflow in a ratio"], ["UserWarning: the answer may be inaccurate"]),
+                                         (False, ["the answer may be inaccurate", "overflow in a ratio"], None)):
+        with warnings.catch_warnings(record=True) as shown:
+            warnings.simplefilter("always")
+            sol = solve_path.solve_model(problem, backend, model, {}, warn=False, quiet=quiet)
+        assert [str(w.message) for w in shown] == shown_texts
+        assert sol.extra.get("warnings") == recorded and sol.status == "optimal"
