@@ -277,9 +277,10 @@ class ChainStructure:
         """``(w, ν)``: the prox ``w = w(s)`` and multipliers of the rows with
         ``s − Aᵀν ∈ ∂(λ1|·| + λ2(·)²/2 + I_box)(w)``.
 
-        Each block of equal weights on a chain gets the common level ``γ`` with
-        ``Σ_h clip(γ, a_h, b_h) = Σ_h s_h`` (``[a_h, b_h]`` the subdifferential at ``w_h``); the excesses
-        ``s_h − clip(γ, a_h, b_h)`` then flow along the rows that span the chain (``docs/derivations/ordering.md``).
+        Each block of equal weights on a chain takes subgradients ``g_h ∈ [a_h, b_h]`` (the subdifferential at
+        ``w_h``) summing to ``Σ_h s_h`` whose prefix sums over its groups stay at most those of ``s``
+        (:func:`_block_subgradients`); the excesses ``s_h − g_h`` then flow along the rows that span the chain
+        (``docs/derivations/ordering.md``, §3).
         """
         s = np.asarray(s, dtype=np.float64)
         w = self.prox(s, l2, l1, lower, upper)
@@ -287,19 +288,48 @@ class ChainStructure:
         b = l2 * w + np.where(w < 0, -l1, l1)
         a = np.where(w <= lower, -np.inf, a)  # ... and the normal cone of [l_h, u_h] where a bound is active
         b = np.where(w >= upper, np.inf, b)
-        excess = np.zeros(self.d)
+        g = s.copy()
         for c in range(self.chain_ptr.size - 1):
-            members = self.order[self.group_ptr[self.chain_ptr[c]]:self.group_ptr[self.chain_ptr[c + 1]]]
-            levels = w[members]
-            cut = np.flatnonzero(np.diff(levels) != 0) + 1
-            for block in np.split(members, cut):
-                gamma = _level(a[block], b[block], float(s[block].sum()))
-                excess[block] = s[block] - np.clip(gamma, a[block], b[block])
+            groups = [self.order[self.group_ptr[j]:self.group_ptr[j + 1]]
+                      for j in range(self.chain_ptr[c], self.chain_ptr[c + 1])]
+            levels = np.array([w[group[0]] for group in groups])
+            start = 0
+            for stop in [*(np.flatnonzero(np.diff(levels) != 0) + 1), len(groups)]:
+                _block_subgradients(groups[start:stop], s, a, b, g)
+                start = stop
+        excess = s - g
         nu = np.zeros(self.A.shape[0])
         for child, parent, row in self.tree[::-1]:
             nu[row] = excess[child] / self.A[row, child]
             excess[parent] -= self.A[row, parent] * nu[row]
         return w, nu
+
+
+def _block_subgradients(groups: list, s: np.ndarray, a: np.ndarray, b: np.ndarray, g: np.ndarray) -> None:
+    """``g_h ∈ [a_h, b_h]`` on a block of groups ``G_1 … G_m`` (in chain order) with ``Σ g = Σ s`` and prefix sums
+    ``P_j = Σ_{i ≤ j} Σ_{G_i} g ≤ Σ_{i ≤ j} Σ_{G_i} s``, written into ``g``.
+
+    ``P_j`` is the largest value the past allows (``P_{j−1} + [A_j, B_j]``, ``A_j = Σ_{G_j} a``), the future allows
+    (``U_j = min(prefix of s, U_{j+1} − A_{j+1})``, ``U_m = Σ s``) and the end can still be reached from
+    (``≥ Σ s − Σ_{i > j} B_i``): a greedy choice that finds such ``g`` whenever one exists. Inside a group (tied by
+    equalities, whose multipliers take either sign) ``g`` is spread by a common level :func:`_level`.
+    """
+    A = np.array([a[G].sum() for G in groups])
+    B = np.array([b[G].sum() for G in groups])
+    S = np.array([s[G].sum() for G in groups])
+    total, prefix = float(S.sum()), np.cumsum(S)
+    m = len(groups)
+    U = np.empty(m)
+    U[-1] = total
+    for j in range(m - 2, -1, -1):
+        U[j] = min(prefix[j], U[j + 1] - A[j + 1])
+    tail_B = np.concatenate([np.cumsum(B[::-1])[::-1][1:], [0.0]])
+    previous = 0.0
+    for j, G in enumerate(groups):
+        low, high = max(previous + A[j], total - tail_B[j]), previous + B[j]
+        P = total if j == m - 1 else min(max(U[j], low), high)
+        g[G] = np.clip(_level(a[G], b[G], P - previous), a[G], b[G])
+        previous = P
 
 
 def _level(a: np.ndarray, b: np.ndarray, total: float) -> float:
