@@ -33,7 +33,7 @@ __all__ = ["IMPUTE", "CATEGORICAL", "PREPROCESSING_FORMAT", "PREPROCESSING_VERSI
            "Preprocessing", "fit_preprocessing", "zscore_parameters"]
 
 #: how missing values are handled: an error at fit time, the column's median (most frequent category), dropped rows
-IMPUTE = ("none", "median", "drop-rows")
+IMPUTE = ("none", "median", "drop-rows", "keep")
 #: what happens to a column of strings: one dummy per category, or the column is left out
 CATEGORICAL = ("onehot", "drop")
 PREPROCESSING_FORMAT = "robustsvm.preprocessing"
@@ -43,13 +43,32 @@ PREPROCESSING_VERSION = 1
 SHOWN_ROWS = 3
 
 
-def zscore_parameters(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def zscore_parameters(X: np.ndarray, names: Sequence[str] | None = None, *,
+                      skip_missing: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(mean, scale)`` of the columns of ``X``: the mean and the population standard deviation, 1 where it is 0.
 
     Computed on a C-ordered copy, so the same values give the same bits whatever the memory layout.
+    ``skip_missing`` leaves NaN out of each column's mean and deviation. A column whose mean or
+    deviation leaves the floating-point range (values near 1e308, or above 1e154, whose squares
+    overflow) is a ``ValueError`` naming it (``names``, else its index), not a column of NaN.
     """
     A = np.ascontiguousarray(X, dtype=np.float64)
-    mean, std = A.mean(axis=0), A.std(axis=0)
+    with np.errstate(all="ignore"):
+        if skip_missing:
+            seen = np.sum(~np.isnan(A), axis=0)
+            mean = np.where(seen > 0, np.nansum(A, axis=0) / np.maximum(seen, 1), 0.0)
+            std = np.sqrt(np.where(seen > 0, np.nansum((A - mean) ** 2, axis=0) / np.maximum(seen, 1), 0.0))
+        else:
+            mean, std = A.mean(axis=0), A.std(axis=0)
+    bad = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(std)))
+    if bad.size:
+        h = int(bad[0])
+        column = np.abs(A[:, h])
+        largest = int(np.nanargmax(column))
+        name = repr(str(names[h])) if names is not None else str(h)
+        raise ValueError(f"column {name} overflows its z-score: a value of magnitude {column[largest]:.3g} "
+                         f"({rows_text([largest])}) makes its mean or standard deviation exceed the floating-point "
+                         f"range; rescale the column (other units), --drop it or fix the value")
     return mean, np.where(std > 0, std, 1.0)
 
 
@@ -160,7 +179,8 @@ class Preprocessing:
         parts = [f"{len(numeric)} numeric column{'s' * (len(numeric) != 1)}"]
         parts += [f"{c.name} one-hot ({len(c.categories)} categories)" for c in self.columns if c.kind == "categorical"]
         parts.append({"none": "no imputation", "median": "missing values imputed (median, most frequent category)",
-                      "drop-rows": "rows with missing values dropped"}[self.impute])
+                      "drop-rows": "rows with missing values dropped",
+                      "keep": "missing values kept for the model"}[self.impute])
         parts.append("z-scores" if self.standardize else "not standardized")
         if self.dropped:
             parts.append(f"dropped {list(self.dropped)}")
@@ -180,7 +200,8 @@ class Preprocessing:
             False (fitting, validating): the labels are required, and a missing value that is
             not imputed is an error naming the column and the rows (or its row is dropped under
             ``impute="drop-rows"``). True (new data): the labels are optional, and a row with a missing
-            value that is not imputed is left out with a warning.
+            value that is not imputed is left out with a warning. Under ``impute="keep"`` a missing value
+            stays NaN in ``X`` (the model handles it: ``--missing uncertain``).
         scale : bool, default True
             Apply the stored z-scores (False leaves the features unstandardized).
 
@@ -205,6 +226,8 @@ class Preprocessing:
         values, unfilled = {}, {}
         for rule in self.columns:
             v, missing = _column_values(frame[rule.name], rule)
+            if self.impute == "keep":
+                missing = np.zeros_like(missing)
             if missing.any() and rule.fill is not None:
                 v = np.where(missing, rule.fill, v)
             elif missing.any():
@@ -239,7 +262,9 @@ class Preprocessing:
         rows = np.flatnonzero(keep)
         X = self._encode({k: v[rows] for k, v in values.items()}, rows, warnings)
         if scale and self.standardize:
-            X = (X - self.mean) / self.scale
+            with np.errstate(over="ignore", invalid="ignore"):
+                X = (X - self.mean) / self.scale
+            _check_scaled(X, self.feature_names, rows)
         y_out = None if labels is None else np.asarray(labels.to_numpy())[rows]
         return Prepared(X=X, y=y_out, rows=rows, warnings=warnings)
 
@@ -252,7 +277,9 @@ class Preprocessing:
                 blocks.append(v.astype(np.float64)[:, None])
                 continue
             dummies = (v[:, None] == np.asarray(rule.categories, dtype=object)[None, :]).astype(np.float64)
-            unknown = np.flatnonzero(dummies.sum(axis=1) == 0)
+            absent = np.asarray([not isinstance(s, str) for s in v], dtype=bool)  # missing, kept (impute="keep")
+            dummies[absent] = np.nan
+            unknown = np.flatnonzero((dummies.sum(axis=1) == 0) & ~absent)
             if unknown.size:
                 seen = sorted({str(s) for s in v[unknown]})
                 shown = ", ".join(repr(s) for s in seen[:SHOWN_ROWS]) + (" ..." if len(seen) > SHOWN_ROWS else "")
@@ -346,7 +373,8 @@ def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, d
                            dropped=tuple(dropped))
     _check_unique_features(fitted)
     if standardize:
-        mean, scale = zscore_parameters(fitted.transform(frame, y).X)
+        mean, scale = zscore_parameters(fitted.transform(frame, y).X, fitted.feature_names,
+                                        skip_missing=impute == "keep")
         fitted = Preprocessing(columns=fitted.columns, target=target, impute=impute, dropped=tuple(dropped),
                                mean=mean, scale=scale)
     prepared = fitted.transform(frame, y)
@@ -365,6 +393,8 @@ def _fit_values(draft: Preprocessing, frame: Any, y: Any) -> tuple[ColumnRule, .
         values[rule.name], m = _column_values(frame[rule.name], rule)
         if m.any():
             unfilled[rule.name] = np.flatnonzero(m)
+    if draft.impute == "keep":
+        unfilled = {}
     if unfilled and draft.impute == "none":
         raise ValueError(_missing_message(unfilled))
     labels = frame[draft.target] if draft.target is not None else pd.Series(np.asarray(y))
@@ -413,6 +443,15 @@ def _missing_message(unfilled: dict) -> str:
             f"--impute drop-rows")
 
 
+def _check_scaled(X: np.ndarray, names: list[str], rows: np.ndarray) -> None:
+    """A value whose z-score overflows is a ``ValueError`` naming its column and row (not an infinite feature)."""
+    bad = np.argwhere(np.isinf(X))
+    if bad.size:
+        i, h = (int(v) for v in bad[0])
+        raise ValueError(f"column {names[h]!r} overflows its z-score in {rows_text([rows[i]])}: the value is too "
+                         f"large for the floating-point range once centred and scaled; fix or rescale it")
+
+
 def _check_unique_features(rules: Preprocessing) -> None:
     names = rules.feature_names
     twice = sorted({f for f in names if names.count(f) > 1})
@@ -445,7 +484,8 @@ def _kind(series: Any, name: str) -> str:
 
 def _not_numbers_message(name: str, series: Any, bad: np.ndarray) -> str:
     shown = ", ".join(repr(str(series.iloc[p])) for p in bad[:SHOWN_ROWS])
-    return (f"column {name!r} holds numbers but {rows_text(bad)} {'is' if bad.size == 1 else 'are'} not numbers "
+    verb = "is not a number" if bad.size == 1 else "are not numbers"
+    return (f"column {name!r} holds numbers but {rows_text(bad)} {verb} "
             f"({shown}); fix them, leave them empty (missing), or --drop {name}")
 
 

@@ -24,7 +24,7 @@ LAYERS = [
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",
      "preprocessing"},
-    {"cli", "cli_data", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
+    {"cli", "cli_data", "certify_command", "commands", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 
