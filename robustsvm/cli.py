@@ -95,7 +95,8 @@ def problem_from_args(args: argparse.Namespace):
 
     loss = LOSSES[args.loss.replace("-", "_")]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
-                   signs=args.signs, bounds=getattr(args, "bounds", None), uncertainty=args.uncertainty,
+                   signs=args.signs, bounds=getattr(args, "bounds", None),
+                   constraints=getattr(args, "constraints", None), uncertainty=args.uncertainty,
                    intercept=True if args.intercept is None else args.intercept, kernel=args.kernel)
 
 

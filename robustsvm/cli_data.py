@@ -27,6 +27,24 @@ def _columns(text: str) -> list[str]:
     return names
 
 
+def _levels(text: str) -> dict:
+    from .tabular.categories import parse_levels
+
+    try:
+        return parse_levels(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _ordered(text: str) -> dict:
+    from .tabular.categories import parse_ordered
+
+    try:
+        return parse_ordered(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     """The preprocessing options of ``fit``."""
     g = p.add_argument_group("preprocessing (stored in the --output file and applied again by validate and predict)")
@@ -39,8 +57,16 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--probability", action="store_true",
                    help="fit Platt's sigmoid on 5-fold out-of-fold decision values (as RobustSVC(probability=True)); "
                         "predict then writes the probability of the larger label")
-    g.add_argument("--categorical", choices=("onehot", "drop"), default="onehot",
-                   help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default), or left out")
+    g.add_argument("--categorical", choices=("onehot", "reference", "drop"), default="onehot",
+                   help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default; a binary "
+                        "column, or one named by --signs, --bounds or --reference: one per level but the reference "
+                        "level), reference coding for every column, or left out")
+    g.add_argument("--reference", type=_levels, default={}, metavar="COLUMN=LEVEL,...",
+                   help="the reference level of categorical columns (default: the first in sorted order); each other "
+                        "level gets a feature, its effect against the reference")
+    g.add_argument("--ordered", type=_ordered, default={}, metavar="COLUMN=LOW<...<HIGH;...",
+                   help="ordered categories: the lowest level is the reference and, with a sign on the column "
+                        "(--signs COLUMN=+1 or -1), the effect is monotone along the order")
     from .commands import table_model
 
     table_model.add_arguments(p)
@@ -147,7 +173,7 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
     import numpy as np
     import pandas as pd
 
-    from .preprocessing import rows_text
+    from .tabular.columns import rows_text
 
     if _is_csv(data):
         frame, target, _, _ = _training_table(data, target)
@@ -213,9 +239,13 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
         if getattr(args, "probability", False):
             raise ValueError("--probability is not available with --missing uncertain; fit without it, or impute")
         impute = "keep"
+    named = [k for spec in (args.signs, getattr(args, "bounds", None)) for k in (spec or {}) if isinstance(k, str)]
+    reference = {**{k: None for k in named if k in frame.columns}, **args.reference}
     rules, prepared = fit_preprocessing(frame, target, y=y, drop=args.drop, impute=impute,
-                                        categorical=args.categorical, standardize=args.standardize)
+                                        categorical=args.categorical, standardize=args.standardize,
+                                        reference=reference, ordered=args.ordered)
     raw = [c for c in map(str, frame.columns) if c != target]
+    args.constraints = _ordering(args.ordered, args.signs, rules)
     args.signs = translate_signs(args.signs, rules, raw)
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
@@ -274,6 +304,12 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
                 name = key
         elif key not in names:
             rule = rules.column(key)
+            if rule is not None and rule.kind == "categorical" and rule.reference is not None:
+                for feature in rule.features:  # every level against the reference level
+                    if feature in out and out[feature] != sign:
+                        raise ValueError(f"{option} gives {feature!r} (a level of {key!r}) two different values")
+                    out[feature] = sign
+                continue
             if rule is not None and rule.kind == "categorical":
                 raise ValueError(f"{option}: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
                                  f"give {'a sign' if option == '--signs' else 'bounds'} to one of those features")
@@ -286,6 +322,22 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
             raise ValueError(f"{option} gives {name!r} two different {'signs' if option == '--signs' else 'bounds'}")
         out[name] = sign
     return out
+
+
+def _ordering(ordered: dict, signs: dict | None, rules: Any) -> list | None:
+    """The ``LinearConstraint`` of each ``--ordered`` column (monotone in the direction of its sign)."""
+    from .tabular.categories import column_signs, ordering_constraint
+
+    direction = column_signs(signs, rules)
+    out = []
+    for name in ordered:
+        if name not in direction or direction[name] == 0:
+            raise ValueError(f"--ordered {name}: give the direction of its effect with --signs {name}=+1 (the effect "
+                             f"grows along the order, towards the positive class) or {name}=-1")
+        constraint = ordering_constraint(rules.column(name), rules.feature_names, rules.scale, direction[name])
+        if constraint is not None:
+            out.append(constraint)
+    return out or None
 
 
 def finish_fit(solution: Any, fitted: FitInput, problem: Any, args: argparse.Namespace, options: dict) -> None:

@@ -23,7 +23,7 @@ LAYERS = [
     {"backends", "distributed"},
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",
-     "preprocessing"},
+     "preprocessing", "tabular"},
     {"cli", "cli_data", "certify_command", "commands", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
