@@ -2,7 +2,8 @@
 
 The table goes through ``fit``'s preprocessing (fitted once on the whole table), then scikit-learn's
 ``GridSearchCV`` runs :class:`~robustsvm.RobustSVC` over the grid ``--l2-grid`` × ``--radius-grid``
-(the set of ``--uncertainty`` with each radius; radius 0 is the model without it) on
+(the set of ``--uncertainty`` with each radius; radius 0 is the model without it; ``--class-weight balanced``
+recomputed on each training fold, as scikit-learn does) on
 ``StratifiedKFold(--folds, shuffle=True, random_state=--seed)`` with the scorer ``--scoring``
 (``roc_auc``, ``balanced_accuracy``, ``accuracy``, ``neg_brier_score`` or ``neg_log_loss`` with
 ``--probability``, or any name of ``sklearn.metrics.get_scorer_names()``). The chosen point is refitted on
@@ -52,7 +53,8 @@ def _estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dic
                      uncertainty=problem.uncertainty, fit_intercept=mode != "none",
                      intercept_l2=mu if mode == "l2" else None, kernel=problem.kernel, solver=args.solver,
                      solver_options=options or None, positive_class=fitted.solve_options.get("positive_class"),
-                     class_weight=fitted.class_weight, probability=bool(getattr(args, "probability", False)),
+                     class_weight="balanced" if args.class_weight == "balanced" else fitted.class_weight,
+                     probability=bool(getattr(args, "probability", False)),
                      missing=args.missing, missing_level=args.missing_level, bounds=problem.bounds,
                      constraints=problem.constraints or None)
 

@@ -144,7 +144,8 @@ def code_categories(rules: tuple, categorical: str, reference: Mapping[str, str 
     """The column rules with each categorical column's levels and reference level (:func:`choose_reference`):
     ``reference`` and ``ordered`` as in :func:`robustsvm.preprocessing.fit_preprocessing`."""
     kinds = {r.name: r.kind for r in rules}
-    for option, names in (("--reference", reference), ("--ordered", ordered)):
+    given = [k for k, v in reference.items() if v is not None]  # None: code it if it is categorical (a prior names it)
+    for option, names in (("--reference", given), ("--ordered", ordered)):
         for name in names:
             if kinds.get(name) != "categorical":
                 what = "a numeric column" if name in kinds else "not a categorical column of the model"
