@@ -101,26 +101,70 @@ def _split(values: np.ndarray, d: int, where: str) -> tuple[np.ndarray, float]:
 
 
 def run(args: argparse.Namespace, load_data: Any, print_json: Any) -> int:
-    """Certify the point on the data; print the verdict (text or JSON)."""
+    """Certify the point on the data; print the verdict (text or JSON).
+
+    For a stored solution certified at its own point, the certificate ``fit`` stored is printed beside the
+    new one: both bound ``objective − optimum`` on the same model and data (the smaller one holds), see
+    :func:`stored_certificate`.
+    """
     problem, stored = load_model(args.model)
+    weights, solution = None, None
     if stored is not None:  # a stored solution: its model, and its preprocessing applied to the data
         from .cli_data import read_model, validation_data
+        from .commands.table_model import stored_sample_weight
 
         solution = read_model(args.model)
-        problem = solution.problem
         X, y, names, description = validation_data(args, solution)
+        problem = _named_signs(solution.problem, names)
+        weights = stored_sample_weight(solution, y)
     else:
         X, y, names, description = load_data(args.data, args.target, args.standardize)
     w, b = load_weights(args.weights, X.shape[1], stored)
     options = {} if args.ascent_steps is None else {"ascent_steps": args.ascent_steps}
-    cert = problem.certify(X, y, w, b, feature_names=names, **options)
+    cert = problem.certify(X, y, w, b, feature_names=names, sample_weight=weights, **options)
+    at_fit = stored_certificate(solution, X, y, args.weights)
     if args.json:
         print_json({"data": {"description": description, "n_samples": int(X.shape[0]),
                              "n_features": int(X.shape[1])},
                     "model": {"text": repr(problem), **problem.to_dict()},
-                    "weights": args.weights or args.model, "certificate": cert.to_dict()})
+                    "weights": args.weights or args.model, "certificate": cert.to_dict(),
+                    "stored_certificate": at_fit})
     else:
         print(description)
         print(problem)
         print(cert.summary())
+        if at_fit is not None:
+            print(f"stored by fit: gap {at_fit['gap']:.3g} ({at_fit['meaning']}); this certificate: gap "
+                  f"{cert.gap:.3g} (from the point alone: the multipliers its margins imply, then dual ascent). "
+                  f"Both bound objective - optimum; the smaller, {min(at_fit['gap'], cert.gap):.3g}, holds")
     return 0 if cert.feasible else 1
+
+
+def stored_certificate(solution: Any, X: np.ndarray, y: Any, weights_file: str | None) -> dict | None:
+    """The certificate ``fit`` stored with its point, when it applies to this check: the solution's own point
+    (no ``--weights``) on the data it was fitted on (the stored fingerprint matches ``X, y``)."""
+    if solution is None or weights_file is not None or not np.isfinite(solution.gap):
+        return None
+    from .fingerprint import data_fingerprint, fingerprint_mismatches
+
+    fingerprint = solution.extra.get("data")
+    if fingerprint is None or fingerprint_mismatches(fingerprint, data_fingerprint(X, y), X, y):
+        return None
+    return {"gap": float(solution.gap), "status": solution.status, "solver": solution.solver,
+            "meaning": f"the package's Lagrangian bound from the multipliers {solution.solver} returned at fit "
+                       f"time, checked by the package; not stored in the file, so not recomputable here"}
+
+
+def _named_signs(problem: Any, names: list[str]) -> Any:
+    """``problem`` with its sign vector written by feature name (so the model line names the features)."""
+    signs = problem.signs
+    if names is None or signs is None or isinstance(signs, dict):
+        return problem
+    vector = np.asarray(signs, dtype=np.float64).ravel()
+    if vector.shape != (len(names),):
+        return problem
+    from .problem import Problem
+
+    spec = problem.to_dict()
+    spec["signs"] = {names[h]: int(vector[h]) for h in np.flatnonzero(vector)}
+    return Problem.from_dict(spec)

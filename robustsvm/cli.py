@@ -23,6 +23,17 @@ from typing import Any
 
 from . import cli_data
 from .cli_data import load_data
+from .commands import table_model
+from .commands.parsing import (
+    nonneg_float,
+    parse_bounds,
+    parse_intercept,
+    parse_kernel,
+    parse_signs,
+    parse_uncertainty,
+    positive_float,
+    positive_int,
+)
 from .losses import LOSSES
 
 __all__ = ["build_parser", "load_data", "main", "parse_bounds", "parse_intercept", "parse_kernel", "parse_signs",
@@ -34,168 +45,11 @@ KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
 #: the losses by their command-line names (the short names of robustsvm.losses.LOSSES, with hyphens)
 _LOSSES = tuple(name.replace("_", "-") for name in LOSSES)
 
+#: λ2 when --l2 is not given: RobustSVC's default, so the shell and Python fit the same model
+DEFAULT_L2 = 1.0
+
 #: seconds of work before a progress bar appears (short runs show none)
 PROGRESS_DELAY = 2.0
-
-
-# ----------------------------------------------------------------- parsing
-def parse_uncertainty(text: str) -> Any:
-    """An uncertainty set from its text form: ``box:R``, ``ball:R:p=inf``, ``ellipsoid:R:shape=M.npy``, ``A&B``, ...
-
-    The grammar (:mod:`robustsvm.uncertainty.grammar`) is read off the set table, so every set type
-    can be named; ``ball:R:P`` (a bare ``P``) still works. Raises ``argparse.ArgumentTypeError`` (a
-    usage error) with a one-line reason on anything else.
-    """
-    from .uncertainty.grammar import parse_set
-
-    try:
-        return parse_set(text)
-    except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
-
-
-def parse_kernel(text: str) -> Any:
-    """``linear``, ``poly:K`` or ``rbf:SIGMA`` → ``rs.Linear()``, ``rs.Polynomial(K)``, ``rs.RBF(SIGMA)``.
-
-    Raises ``argparse.ArgumentTypeError`` (a usage error) on anything else.
-    """
-    from .kernels import RBF, Linear, Polynomial
-
-    parts = text.strip().lower().split(":")
-    try:
-        if parts == ["linear"]:
-            return Linear()
-        if len(parts) == 2 and parts[0] in ("poly", "polynomial"):
-            degree = float(parts[1])
-            if degree != int(degree):
-                raise ValueError(f"the degree must be an integer, got {parts[1]}")
-            return Polynomial(int(degree))
-        if len(parts) == 2 and parts[0] == "rbf":
-            return RBF(float(parts[1]))
-    except (TypeError, ValueError) as exc:
-        raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: {exc}") from exc
-    raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: use linear, poly:DEGREE or rbf:SIGMA")
-
-
-def parse_signs(text: str) -> dict:
-    """``"name=+1,other=-1,3=+1"`` → ``{"name": 1, "other": -1, 3: 1}``.
-
-    Keys are feature names or integer column indices; values ``+1``, ``-1``,
-    ``+``, ``-`` or ``0``. Raises ``argparse.ArgumentTypeError`` on a bad item.
-    """
-    out: dict = {}
-    values = {"+1": 1, "1": 1, "+": 1, "-1": -1, "-": -1, "0": 0}
-    for item in (s for s in text.split(",") if s.strip()):
-        key, sep, value = item.rpartition("=")
-        key, value = key.strip(), value.strip()
-        if not sep or not key or value not in values:
-            raise argparse.ArgumentTypeError(
-                f"invalid sign constraint {item!r}: use FEATURE=+1 or FEATURE=-1, comma-separated"
-            )
-        out[int(key) if key.lstrip("-").isdigit() else key] = values[value]
-    if not out:
-        raise argparse.ArgumentTypeError("--signs is empty")
-    return out
-
-
-def _bound_side(text: str, absent: float, item: str, key: Any) -> float:
-    import math
-
-    text = text.strip().lower()
-    if text in ("", "none"):
-        return absent
-    try:
-        value = float(text.replace("∞", "inf"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"invalid bound for {key!r} in {item!r}: {text!r} is not a number (use inf, -inf or leave a side empty)"
-        ) from None
-    if math.isnan(value):
-        raise argparse.ArgumentTypeError(f"invalid bound for {key!r} in {item!r}: NaN is not a bound")
-    return value
-
-
-def parse_bounds(text: str) -> dict:
-    """``"age=0:inf,dose=-1:1,3=:0.5"`` → ``{"age": (0, inf), "dose": (-1, 1), 3: (-inf, 0.5)}``.
-
-    Each item is ``FEATURE=LOWER:UPPER`` (a feature name or integer column index); a side may be a
-    number, ``inf`` / ``-inf`` or empty (free). Raises ``argparse.ArgumentTypeError`` naming the
-    feature on a bad item or an empty interval (``LOWER > UPPER``).
-    """
-    out: dict = {}
-    for item in (s for s in text.split(",") if s.strip()):
-        key, sep, value = item.rpartition("=")
-        key = key.strip()
-        if not sep or not key or value.count(":") != 1:
-            raise argparse.ArgumentTypeError(
-                f"invalid bound {item!r}: use FEATURE=LOWER:UPPER (e.g. age=0:inf,dose=-1:1), comma-separated")
-        key = int(key) if key.lstrip("-").isdigit() else key
-        lo_text, up_text = value.split(":")
-        lo = _bound_side(lo_text, -float("inf"), item, key)
-        up = _bound_side(up_text, float("inf"), item, key)
-        if lo > up or lo == float("inf") or up == -float("inf"):
-            raise argparse.ArgumentTypeError(f"--bounds leave no value for {key!r}: lower {lo:g} > upper {up:g}")
-        if key in out:
-            raise argparse.ArgumentTypeError(f"--bounds gives {key!r} twice")
-        out[key] = (lo, up)
-    if not out:
-        raise argparse.ArgumentTypeError("--bounds is empty")
-    return out
-
-
-def parse_intercept(text: str) -> Any:
-    """``free``, ``none`` or ``ridge:MU`` → ``True``, ``False`` or ``rs.L2(MU)`` (the ``intercept`` of a Problem).
-
-    ``free`` is an unregularized ``b``, ``none`` is ``b = 0`` and ``ridge:MU``
-    adds ``(MU/2) b²`` to the objective (``MU > 0``). Raises
-    ``argparse.ArgumentTypeError`` (a usage error) on anything else.
-    """
-    from .penalties import L2
-
-    kind, _, value = text.strip().lower().partition(":")
-    if kind == "free" and not value:
-        return True
-    if kind == "none" and not value:
-        return False
-    if kind == "ridge" and value:
-        try:
-            mu = float(value)
-        except ValueError:
-            mu = float("nan")
-        if not (mu > 0 and mu != float("inf")):
-            raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: MU of ridge:MU must be a positive number")
-        return L2(mu)
-    raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: use free, none or ridge:MU (for instance ridge:1)")
-
-
-def _positive_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return v
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not v >= 0:
-        raise argparse.ArgumentTypeError(f"must be non-negative, got {text}")
-    return v
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from exc
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
 
 
 # -------------------------------------------------------------------- data
@@ -211,8 +65,9 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--loss", choices=_LOSSES, default="hinge", help="margin loss (default: hinge)")
     g.add_argument("--reduction", choices=("mean", "sum"), default="mean",
                    help="average or sum the losses over samples (default: mean)")
-    g.add_argument("--l2", type=_nonneg_float, default=1e-2, help="λ2 of (λ2/2)‖w‖² (default: 0.01)")
-    g.add_argument("--l1", type=_nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
+    g.add_argument("--l2", type=nonneg_float, default=DEFAULT_L2,
+                   help=f"λ2 of (λ2/2)‖w‖² (default: {DEFAULT_L2:g}, as RobustSVC's l2)")
+    g.add_argument("--l1", type=nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
     g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
     g.add_argument("--bounds", type=parse_bounds, metavar="FEATURE=LOWER:UPPER,...",
                    help="bounds on the weights of the model's features (standardized unless --no-standardize), "
@@ -240,13 +95,14 @@ def problem_from_args(args: argparse.Namespace):
 
     loss = LOSSES[args.loss.replace("-", "_")]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
-                   signs=args.signs, bounds=getattr(args, "bounds", None), uncertainty=args.uncertainty,
+                   signs=args.signs, bounds=getattr(args, "bounds", None),
+                   constraints=getattr(args, "constraints", None), uncertainty=args.uncertainty,
                    intercept=True if args.intercept is None else args.intercept, kernel=args.kernel)
 
 
 def _add_solver_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tol", type=_positive_float, help="the solver's tolerance")
-    p.add_argument("--max-iter", type=_positive_int, help="the solver's iteration limit")
+    p.add_argument("--tol", type=positive_float, help="the solver's tolerance")
+    p.add_argument("--max-iter", type=positive_int, help="the solver's iteration limit")
     p.add_argument("--no-progress", dest="progress", action="store_false",
                    help=f"no progress bar on stderr (one appears only when the work lasts over {PROGRESS_DELAY:g} s)")
 
@@ -349,8 +205,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         print(problem)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        sol = problem.solve(X, y, solver=args.solver, feature_names=names, **fitted.solve_options,
-                            **_solver_options(args))
+        sol = table_model.solve(problem, fitted, args, _solver_options(args))  # class weights, --missing
+        X = fitted.X  # with --missing uncertain: the rows' centres
         cli_data.finish_fit(sol, fitted, problem, args, _solver_options(args))  # the rules; --probability
     notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
@@ -424,7 +280,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     sol = cli_data.read_model(args.solution)
     X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
-    report = validate(sol, X, y, rtol=args.rtol, feas_tol=args.feas_tol)
+    report = validate(sol, X, y, sample_weight=table_model.stored_sample_weight(sol, y), rtol=args.rtol,
+                      feas_tol=args.feas_tol)
     if args.json:
         _print_json({"data": {"description": description}, "solution": str(args.solution), "ok": report.ok,
                      **{k: v for k, v in vars(report).items() if k != "ok"}})
@@ -503,12 +360,28 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    help="backend name (see `robustsvm solvers`) or auto (chosen from the model; default clarabel)")
     _add_solver_options(p)
     p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
-    p.add_argument("--show-weights", type=_positive_int, default=0, metavar="K", help="print the K largest weights")
+    p.add_argument("--show-weights", type=positive_int, default=0, metavar="K", help="print the K largest weights")
     p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
     _add_json_option(p)
     cli_data.add_fit_arguments(p)
     p.set_defaults(func=_cmd_fit)
     cli_data.add_predict_command(sub)
+
+    from .commands import cv
+
+    p = sub.add_parser("cv", help="choose λ2 and the radius by cross-validation (a scikit-learn scorer)",
+                       description="Cross-validate RobustSVC over --l2-grid × --radius-grid on the preprocessed "
+                                   "table with a scikit-learn scorer; print the chosen point, its CV score and "
+                                   "the certificate of its refit on every row.")
+    _add_data_arguments(p)
+    _add_model_arguments(p)
+    p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
+    _add_solver_options(p)
+    p.add_argument("--output", "-o", help="write the refitted solution (as fit --output) to this JSON file")
+    _add_json_option(p)
+    cli_data.add_fit_arguments(p)
+    cv.add_arguments(p)
+    p.set_defaults(func=lambda a: cv.run(a, problem_from_args, _solver_options, _print_json))
 
     p = sub.add_parser("compare", help="solve one model with several backends and tabulate them",
                        description="Solve one model with several backends; print the table of rs.compare.")
@@ -525,8 +398,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        description="Re-evaluate a stored solution's objective, constraints and data fingerprint.")
     p.add_argument("solution", help="a JSON file written by `robustsvm fit --output` or Solution.to_json")
     _add_data_arguments(p)
-    p.add_argument("--rtol", type=_positive_float, default=1e-8, help="objective tolerance (relative)")
-    p.add_argument("--feas-tol", type=_nonneg_float, default=1e-6, help="constraint violation tolerance")
+    p.add_argument("--rtol", type=positive_float, default=1e-8, help="objective tolerance (relative)")
+    p.add_argument("--feas-tol", type=nonneg_float, default=1e-6, help="constraint violation tolerance")
     _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
 
@@ -561,7 +434,9 @@ def main(argv: list[str] | None = None) -> int:
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the subcommand's usage, not the top-level one
+        _subcommand_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if getattr(args, "func", None) is None:
         usage_of = getattr(args, "usage_of", parser)
         usage_of.print_usage(sys.stderr)
@@ -580,6 +455,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"robustsvm {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _subcommand_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``args`` ran: ``robustsvm``, ``robustsvm COMMAND`` or ``reproduce NAME``."""
+    for key in ("command", "name"):
+        choices = next((a.choices for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        value = getattr(args, key, None)
+        if not choices or value not in choices:
+            break
+        parser = choices[value]
+    return parser
 
 
 def _one_line(exc: BaseException) -> str:

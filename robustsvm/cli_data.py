@@ -27,6 +27,24 @@ def _columns(text: str) -> list[str]:
     return names
 
 
+def _levels(text: str) -> dict:
+    from .tabular.categories import parse_levels
+
+    try:
+        return parse_levels(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def _ordered(text: str) -> dict:
+    from .tabular.categories import parse_ordered
+
+    try:
+        return parse_ordered(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     """The preprocessing options of ``fit``."""
     g = p.add_argument_group("preprocessing (stored in the --output file and applied again by validate and predict)")
@@ -39,8 +57,19 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--probability", action="store_true",
                    help="fit Platt's sigmoid on 5-fold out-of-fold decision values (as RobustSVC(probability=True)); "
                         "predict then writes the probability of the larger label")
-    g.add_argument("--categorical", choices=("onehot", "drop"), default="onehot",
-                   help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default), or left out")
+    g.add_argument("--categorical", choices=("onehot", "reference", "drop"), default="onehot",
+                   help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default; a binary "
+                        "column, or one named by --signs, --bounds or --reference: one per level but the reference "
+                        "level), reference coding for every column, or left out")
+    g.add_argument("--reference", type=_levels, default={}, metavar="COLUMN=LEVEL,...",
+                   help="the reference level of categorical columns (default: the first in sorted order); each other "
+                        "level gets a feature, its effect against the reference")
+    g.add_argument("--ordered", type=_ordered, default={}, metavar="COLUMN=LOW<...<HIGH;...",
+                   help="ordered categories: the lowest level is the reference and, with a sign on the column "
+                        "(--signs COLUMN=+1 or -1), the effect is monotone along the order")
+    from .commands import table_model
+
+    table_model.add_arguments(p)
 
 
 def add_predict_command(sub: Any) -> None:
@@ -54,19 +83,40 @@ def add_predict_command(sub: Any) -> None:
     p.add_argument("--output", "-o", help="write the predictions to this CSV file (default: stdout)")
     p.add_argument("--keep", type=_columns, default=[], metavar="COLS",
                    help="comma-separated columns of DATA copied into the output (an identifier, say)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON document on stdout: the predictions, the metrics on labelled rows (accuracy, "
+                        "balanced accuracy, confusion matrix, ROC AUC, Brier score) and the warnings")
 
 
 # ------------------------------------------------------------------ reading
+#: the cells a CSV file marks as missing: an empty cell, or the markers pandas and R write (``NA``, ``NaN``);
+#: any other text (``n/a``, ``?``, ``-``) is a value, and an error in a column of numbers
+MISSING_MARKERS = ("", "NA", "NaN", "nan")
+
+
 def read_csv(path: str, dtype: dict | None = None) -> Any:
-    """The table in ``path`` (a header row); an unreadable file is one ``ValueError`` line."""
+    """The table in ``path`` (a header row); an unreadable file is one ``ValueError`` line.
+
+    Only :data:`MISSING_MARKERS` read as missing. A header that names a column twice is refused,
+    naming it (pandas would rename the second one ``NAME.1``).
+    """
+    import csv
+
     import pandas as pd
 
     if not os.path.exists(path):
         raise FileNotFoundError(f"no such CSV file: {path}")
     try:
-        return pd.read_csv(path, dtype=dtype)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        with open(path, newline="", encoding="utf-8") as handle:
+            header = next(csv.reader(handle), [])
+        frame = pd.read_csv(path, dtype=dtype, keep_default_na=False, na_values=list(MISSING_MARKERS))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, csv.Error) as exc:
         raise ValueError(f"{path} is not a readable CSV file: {exc}") from exc
+    twice = sorted({name.strip() for name in header if [h.strip() for h in header].count(name.strip()) > 1})
+    if twice:
+        raise ValueError(f"{path}: the header names {'a column' if len(twice) == 1 else 'columns'} twice: "
+                         f"{twice}; rename or remove the duplicate{'s' * (len(twice) > 1)}")
+    return frame
 
 
 def read_model(path: str) -> Any:
@@ -123,7 +173,7 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
     import numpy as np
     import pandas as pd
 
-    from .preprocessing import rows_text
+    from .tabular.columns import rows_text
 
     if _is_csv(data):
         frame, target, _, _ = _training_table(data, target)
@@ -133,8 +183,12 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
             raise ValueError(f"{data}: feature columns must be numeric, these are not: {bad}")
         X = features.to_numpy(dtype=np.float64)
         for h in np.flatnonzero(~np.all(np.isfinite(X), axis=0)):
-            rows = np.flatnonzero(~np.isfinite(X[:, h]))
-            raise ValueError(f"column {features.columns[h]!r} has NaN or infinite values in {rows_text(rows)}; "
+            infinite = np.flatnonzero(np.isinf(X[:, h]))
+            if infinite.size:
+                raise ValueError(f"column {features.columns[h]!r} has infinite values in {rows_text(infinite)}; "
+                                 f"fix or remove those rows")
+            rows = np.flatnonzero(np.isnan(X[:, h]))
+            raise ValueError(f"column {features.columns[h]!r} has missing values (NaN) in {rows_text(rows)}; "
                              f"`robustsvm fit` imputes or drops them (--impute median, --impute drop-rows)")
         y = frame[target].to_numpy()
         names = [str(c) for c in features.columns]
@@ -150,7 +204,7 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
     if standardize:
         from .preprocessing import zscore_parameters
 
-        mean, scale = zscore_parameters(X)
+        mean, scale = zscore_parameters(X, names)
         X = (X - mean) / scale
     return X, y, names, description
 
@@ -167,30 +221,48 @@ class FitInput:
     rules: Any
     solve_options: dict = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    #: ``{label: weight}`` of ``--class-weight`` (None without it)
+    class_weight: dict | None = None
 
 
 def prepare_fit(args: argparse.Namespace) -> FitInput:
     """Read ``args.data``, fit the preprocessing and translate ``args.signs`` to the preprocessed features."""
+    from .commands import table_model
     from .preprocessing import fit_preprocessing
 
     frame, target, y, what = _training_table(args.data, args.target)
-    rules, prepared = fit_preprocessing(frame, target, y=y, drop=args.drop, impute=args.impute,
-                                        categorical=args.categorical, standardize=args.standardize)
+    impute = args.impute
+    if getattr(args, "missing", "error") == "uncertain":
+        if impute != "none":
+            raise ValueError(f"--missing uncertain keeps the missing values for the model; --impute {impute} "
+                             "would fill or drop them first: give one of the two")
+        if getattr(args, "probability", False):
+            raise ValueError("--probability is not available with --missing uncertain; fit without it, or impute")
+        impute = "keep"
+    named = [k for spec in (args.signs, getattr(args, "bounds", None)) for k in (spec or {}) if isinstance(k, str)]
+    reference = {**{k: None for k in named if k in frame.columns}, **args.reference}
+    rules, prepared = fit_preprocessing(frame, target, y=y, drop=args.drop, impute=impute,
+                                        categorical=args.categorical, standardize=args.standardize,
+                                        reference=reference, ordered=args.ordered)
     raw = [c for c in map(str, frame.columns) if c != target]
+    args.constraints = _ordering(args.ordered, args.signs, rules)
     args.signs = translate_signs(args.signs, rules, raw)
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
+    args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
     X, names = prepared.X, rules.feature_names
     if target is not None:
         what = f"{what}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
     options = {}
     if args.positive is not None:
         options["positive_class"] = _label(args.positive, prepared.y, target)
+    weights = table_model.class_weights(getattr(args, "class_weight", None), prepared.y,
+                                        lambda text: _label(text, prepared.y, target, "--class-weight"))
     return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
-                    warnings=prepared.warnings)
+                    warnings=prepared.warnings, class_weight=weights)
 
 
-def _label(text: str, y: Any, target: str | None) -> Any:
+def _label(text: str, y: Any, target: str | None, option: str = "--positive") -> Any:
     """The label of ``y`` written ``text`` on the command line (``1`` for a numeric label 1)."""
     import numpy as np
 
@@ -199,7 +271,7 @@ def _label(text: str, y: Any, target: str | None) -> Any:
         if str(label) == text or (not isinstance(label, str) and _same_number(label, text)):
             return label
     where = f"column {target!r}" if target is not None else "the data set"
-    raise ValueError(f"--positive {text!r} is not a label of {where}; its labels are {labels}")
+    raise ValueError(f"{option} {text!r} is not a label of {where}; its labels are {labels}")
 
 
 def _same_number(label: Any, text: str) -> bool:
@@ -232,6 +304,12 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
                 name = key
         elif key not in names:
             rule = rules.column(key)
+            if rule is not None and rule.kind == "categorical" and rule.reference is not None:
+                for feature in rule.features:  # every level against the reference level
+                    if feature in out and out[feature] != sign:
+                        raise ValueError(f"{option} gives {feature!r} (a level of {key!r}) two different values")
+                    out[feature] = sign
+                continue
             if rule is not None and rule.kind == "categorical":
                 raise ValueError(f"{option}: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
                                  f"give {'a sign' if option == '--signs' else 'bounds'} to one of those features")
@@ -244,6 +322,22 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
             raise ValueError(f"{option} gives {name!r} two different {'signs' if option == '--signs' else 'bounds'}")
         out[name] = sign
     return out
+
+
+def _ordering(ordered: dict, signs: dict | None, rules: Any) -> list | None:
+    """The ``LinearConstraint`` of each ``--ordered`` column (monotone in the direction of its sign)."""
+    from .tabular.categories import column_signs, ordering_constraint
+
+    direction = column_signs(signs, rules)
+    out = []
+    for name in ordered:
+        if name not in direction or direction[name] == 0:
+            raise ValueError(f"--ordered {name}: give the direction of its effect with --signs {name}=+1 (the effect "
+                             f"grows along the order, towards the positive class) or {name}=-1")
+        constraint = ordering_constraint(rules.column(name), rules.feature_names, rules.scale, direction[name])
+        if constraint is not None:
+            out.append(constraint)
+    return out or None
 
 
 def finish_fit(solution: Any, fitted: FitInput, problem: Any, args: argparse.Namespace, options: dict) -> None:
@@ -270,10 +364,13 @@ def platt_calibration(problem: Any, fitted: FitInput, solver: str, options: dict
     classes = np.unique(y)
     if min(np.sum(y == c) for c in classes) < PROBABILITY_FOLDS:
         raise ValueError(f"--probability needs at least {PROBABILITY_FOLDS} rows of each class (one per fold)")
+    from .commands.table_model import row_weights
+
     decision = np.empty(len(y))
+    sw = None if fitted.class_weight is None else row_weights(fitted.class_weight, y)
     for train, test in StratifiedKFold(n_splits=PROBABILITY_FOLDS).split(np.zeros((len(y), 1)), y):
         fold = problem.solve(X[train], y[train], solver=solver, feature_names=fitted.names, **fitted.solve_options,
-                             **options)
+                             sample_weight=None if sw is None else sw[train], **options)
         decision[test] = fold.decision_function(X[test])
     sigmoid = fit_sigmoid(decision, y == classes[1])
     positive = classes[1].item() if isinstance(classes[1], np.generic) else classes[1]
@@ -301,7 +398,9 @@ def validation_data(args: argparse.Namespace, solution: Any) -> tuple[Any, Any, 
     _warn("validate", prepared.warnings)
     if target is not None:
         what = f"{what}: {prepared.X.shape[0]} samples, {prepared.X.shape[1]} features, label column {target!r}"
-    return prepared.X, prepared.y, rules.feature_names, what
+    from .commands.table_model import restore_missing
+
+    return restore_missing(solution, prepared.X), prepared.y, rules.feature_names, what
 
 
 # ------------------------------------------------------------------ predict
@@ -333,7 +432,10 @@ def run_predict(args: argparse.Namespace) -> int:
         raise ValueError(f"--keep {missing}: not columns of {args.data}")
     prepared = rules.transform(frame, predict=True)
     warnings += prepared.warnings
-    decision = solution.decision_function(prepared.X) if prepared.rows.size else np.zeros(0)
+    from .commands.table_model import restore_missing
+
+    X = restore_missing(solution, prepared.X)
+    decision = solution.decision_function(X) if prepared.rows.size else np.zeros(0)
     positive, negative = solution.class_mapping[1], solution.class_mapping[-1]
     n = len(frame)
     label = np.full(n, None, dtype=object)
@@ -355,13 +457,16 @@ def run_predict(args: argparse.Namespace) -> int:
         lines.append(f"P({positive}) is Platt's sigmoid of the decision, fitted on {calibration.get('folds')}-fold "
                      f"out-of-fold decisions by `fit --probability`")
     _warn("predict", warnings)
+    metrics = None
     if prepared.y is not None:
-        truth = np.asarray(prepared.y, dtype=object)
-        known = ~pd.isna(truth)
-        if known.any():
-            hits = np.asarray([a == b for a, b in zip(label[prepared.rows][known], truth[known], strict=True)])
-            lines.append(f"accuracy {hits.mean():.4f} on the {int(known.sum())} rows labelled in column "
-                         f"{rules.target!r}")
+        from .commands.metrics import labelled_metrics, metrics_lines
+
+        column = out.get(f"P({positive})")
+        metrics = labelled_metrics(prepared.y, label[prepared.rows], decision, None if column is None else
+                                   np.asarray(column)[prepared.rows], positive, negative)
+        lines += [] if metrics is None else metrics_lines(metrics, rules.target)
+    if getattr(args, "json", False):
+        return _predict_json(args, out, lines, warnings, metrics, positive, negative)
     if args.output:
         out.to_csv(args.output, index=False)
         lines.append(f"predictions written to {args.output}")
@@ -373,6 +478,21 @@ def run_predict(args: argparse.Namespace) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 0
         print("\n".join(lines), file=sys.stderr)
+    return 0
+
+
+def _predict_json(args: argparse.Namespace, out: Any, lines: list[str], warnings: list[str], metrics: dict | None,
+                  positive: Any, negative: Any) -> int:
+    """``predict --json``: one document on stdout (``--output`` still writes the CSV)."""
+    import json
+
+    if args.output:
+        out.to_csv(args.output, index=False)
+    rows = json.loads(out.to_json(orient="records"))  # NaN as null
+    document = {"model": str(args.model), "data": str(args.data),
+                "classes": {"+1": positive, "-1": negative}, "predictions": rows, "metrics": metrics,
+                "summary": lines, "warnings": warnings, "output": args.output}
+    print(json.dumps(document, indent=1, allow_nan=False, default=str))
     return 0
 
 

@@ -109,8 +109,10 @@ def _matrix_from_dict(spec: dict | None) -> Any:
 
 # ------------------------------------------------------------ field digests
 #: optional sections of a stored solution, kept in ``Solution.extra``: the fitted preprocessing of the table
-#: (robustsvm.preprocessing) and Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``)
-SECTIONS = ("preprocessing", "calibration")
+#: (robustsvm.preprocessing), Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``), the
+#: class weights of ``fit --class-weight`` (``{label: weight}``) and the Gaussian of ``fit --missing uncertain``
+#: (``{"mode", "level", "mean", "covariance"}``)
+SECTIONS = ("preprocessing", "calibration", "class_weight", "missing")
 #: the fields a digest is stored for: everything that defines the model, its predictions and its claims
 _DIGESTED = ("classes", "feature_names", "w", "b", "dual_coef", "support_vectors", "objective", "gap", "violation",
              "status", "solver")

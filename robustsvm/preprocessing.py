@@ -14,51 +14,65 @@ stored model needs neither pickle nor scikit-learn to score a new row. The z-sco
 mean and population standard deviation (:func:`zscore_parameters`), the ones every command of the
 command line uses.
 
-A categorical column ``site`` with categories ``A, B`` becomes the features ``site=A`` and
-``site=B`` (one per category, in place of the column); a category unseen in training becomes all-zero
-dummies, with a warning. Rows are numbered from 1, the first row after the header, in every message.
+A categorical column ``site`` with categories ``A, B, C`` becomes the features ``site=A``, ``site=B`` and
+``site=C`` (one per category, in place of the column); a category unseen in training becomes all-zero
+dummies, with a warning. A binary column, a column a prior names and every column under
+``categorical="reference"`` is reference coded instead (:mod:`robustsvm.tabular.categories`): one
+feature per level but its reference level, which is the zero of them all. Rows are numbered from 1, the
+first row after the header, in every message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from .solution_format import SolutionFormatError
+from .tabular.categories import check_not_identifier, code_categories
+from .tabular.columns import SHOWN_ROWS, column_kind, column_values, rows_text
 
 __all__ = ["IMPUTE", "CATEGORICAL", "PREPROCESSING_FORMAT", "PREPROCESSING_VERSION", "ColumnRule", "Prepared",
            "Preprocessing", "fit_preprocessing", "zscore_parameters"]
 
 #: how missing values are handled: an error at fit time, the column's median (most frequent category), dropped rows
-IMPUTE = ("none", "median", "drop-rows")
+IMPUTE = ("none", "median", "drop-rows", "keep")
 #: what happens to a column of strings: one dummy per category, or the column is left out
-CATEGORICAL = ("onehot", "drop")
+CATEGORICAL = ("onehot", "reference", "drop")
 PREPROCESSING_FORMAT = "robustsvm.preprocessing"
 #: version of the ``preprocessing`` section of a stored solution
 PREPROCESSING_VERSION = 1
-#: rows listed by name in a message before "(and N more)"
-SHOWN_ROWS = 3
 
 
-def zscore_parameters(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def zscore_parameters(X: np.ndarray, names: Sequence[str] | None = None, *,
+                      skip_missing: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(mean, scale)`` of the columns of ``X``: the mean and the population standard deviation, 1 where it is 0.
 
     Computed on a C-ordered copy, so the same values give the same bits whatever the memory layout.
+    ``skip_missing`` leaves NaN out of each column's mean and deviation. A column whose mean or
+    deviation leaves the floating-point range (values near 1e308, or above 1e154, whose squares
+    overflow) is a ``ValueError`` naming it (``names``, else its index), not a column of NaN.
     """
     A = np.ascontiguousarray(X, dtype=np.float64)
-    mean, std = A.mean(axis=0), A.std(axis=0)
+    with np.errstate(all="ignore"):
+        if skip_missing:
+            seen = np.sum(~np.isnan(A), axis=0)
+            mean = np.where(seen > 0, np.nansum(A, axis=0) / np.maximum(seen, 1), 0.0)
+            std = np.sqrt(np.where(seen > 0, np.nansum((A - mean) ** 2, axis=0) / np.maximum(seen, 1), 0.0))
+        else:
+            mean, std = A.mean(axis=0), A.std(axis=0)
+    bad = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(std)))
+    if bad.size:
+        h = int(bad[0])
+        column = np.abs(A[:, h])
+        largest = int(np.nanargmax(column))
+        name = repr(str(names[h])) if names is not None else str(h)
+        raise ValueError(f"column {name} overflows its z-score: a value of magnitude {column[largest]:.3g} "
+                         f"({rows_text([largest])}) makes its mean or standard deviation exceed the floating-point "
+                         f"range; rescale the column (other units), --drop it or fix the value")
     return mean, np.where(std > 0, std, 1.0)
-
-
-def rows_text(positions: Sequence[int]) -> str:
-    """``"rows 3, 17, 40 (and 5 more)"`` for 0-based ``positions`` (rows are numbered from 1)."""
-    positions = list(positions)
-    shown = ", ".join(str(int(p) + 1) for p in positions[:SHOWN_ROWS])
-    more = len(positions) - SHOWN_ROWS
-    return f"{'row' if len(positions) == 1 else 'rows'} {shown}" + (f" (and {more} more)" if more > 0 else "")
 
 
 @dataclass(frozen=True)
@@ -74,18 +88,28 @@ class ColumnRule:
         What a missing entry becomes (the training median, or the most frequent category);
         None when missing entries are not imputed.
     categories : tuple of str
-        The sorted training categories of a categorical column (one feature each).
+        The training categories of a categorical column: sorted, or in the order of ``--ordered``.
+    reference : str or None
+        The reference level of a reference-coded column (no feature of its own); None: one feature per category.
     """
 
     name: str
     kind: str
     fill: float | str | None = None
     categories: tuple[str, ...] = ()
+    reference: str | None = None
 
     @property
     def features(self) -> list[str]:
         """The names of the features this column becomes."""
-        return [self.name] if self.kind == "numeric" else [f"{self.name}={c}" for c in self.categories]
+        if self.kind == "numeric":
+            return [self.name]
+        return [f"{self.name}={c}" for c in self.categories if c != self.reference]
+
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The categories that have a feature (all but the reference level)."""
+        return tuple(c for c in self.categories if c != self.reference)
 
 
 @dataclass(frozen=True)
@@ -158,9 +182,12 @@ class Preprocessing:
         """One line: what the rules do."""
         numeric = [c.name for c in self.columns if c.kind == "numeric"]
         parts = [f"{len(numeric)} numeric column{'s' * (len(numeric) != 1)}"]
-        parts += [f"{c.name} one-hot ({len(c.categories)} categories)" for c in self.columns if c.kind == "categorical"]
+        parts += [f"{c.name} one-hot ({len(c.categories)} categories)" if c.reference is None else
+                  f"{c.name} against {c.reference!r} ({len(c.levels)} of {len(c.categories)} levels)"
+                  for c in self.columns if c.kind == "categorical"]
         parts.append({"none": "no imputation", "median": "missing values imputed (median, most frequent category)",
-                      "drop-rows": "rows with missing values dropped"}[self.impute])
+                      "drop-rows": "rows with missing values dropped",
+                      "keep": "missing values kept for the model"}[self.impute])
         parts.append("z-scores" if self.standardize else "not standardized")
         if self.dropped:
             parts.append(f"dropped {list(self.dropped)}")
@@ -180,7 +207,8 @@ class Preprocessing:
             False (fitting, validating): the labels are required, and a missing value that is
             not imputed is an error naming the column and the rows (or its row is dropped under
             ``impute="drop-rows"``). True (new data): the labels are optional, and a row with a missing
-            value that is not imputed is left out with a warning.
+            value that is not imputed is left out with a warning. Under ``impute="keep"`` a missing value
+            stays NaN in ``X`` (the model handles it: ``--missing uncertain``).
         scale : bool, default True
             Apply the stored z-scores (False leaves the features unstandardized).
 
@@ -204,7 +232,9 @@ class Preprocessing:
             warnings.append(f"columns the model does not use are ignored: {extra}")
         values, unfilled = {}, {}
         for rule in self.columns:
-            v, missing = _column_values(frame[rule.name], rule)
+            v, missing = column_values(frame[rule.name], rule)
+            if self.impute == "keep":
+                missing = np.zeros_like(missing)
             if missing.any() and rule.fill is not None:
                 v = np.where(missing, rule.fill, v)
             elif missing.any():
@@ -239,7 +269,9 @@ class Preprocessing:
         rows = np.flatnonzero(keep)
         X = self._encode({k: v[rows] for k, v in values.items()}, rows, warnings)
         if scale and self.standardize:
-            X = (X - self.mean) / self.scale
+            with np.errstate(over="ignore", invalid="ignore"):
+                X = (X - self.mean) / self.scale
+            _check_scaled(X, self.feature_names, rows)
         y_out = None if labels is None else np.asarray(labels.to_numpy())[rows]
         return Prepared(X=X, y=y_out, rows=rows, warnings=warnings)
 
@@ -251,13 +283,17 @@ class Preprocessing:
             if rule.kind == "numeric":
                 blocks.append(v.astype(np.float64)[:, None])
                 continue
-            dummies = (v[:, None] == np.asarray(rule.categories, dtype=object)[None, :]).astype(np.float64)
-            unknown = np.flatnonzero(dummies.sum(axis=1) == 0)
+            dummies = (v[:, None] == np.asarray(rule.levels, dtype=object)[None, :]).astype(np.float64)
+            absent = np.asarray([not isinstance(s, str) for s in v], dtype=bool)  # missing, kept (impute="keep")
+            dummies[absent] = np.nan
+            known = np.isin(v.astype(str), np.asarray(rule.categories, dtype=str))
+            unknown = np.flatnonzero(~known & ~absent)
             if unknown.size:
                 seen = sorted({str(s) for s in v[unknown]})
                 shown = ", ".join(repr(s) for s in seen[:SHOWN_ROWS]) + (" ..." if len(seen) > SHOWN_ROWS else "")
+                zero = "" if rule.reference is None else f" (the reference level {rule.reference!r})"
                 warnings.append(f"column {rule.name!r} has categories not seen in training ({shown}) in "
-                                f"{rows_text(rows[unknown])}: encoded as all-zero dummies")
+                                f"{rows_text(rows[unknown])}: encoded as all-zero dummies{zero}")
             blocks.append(dummies)
         return np.ascontiguousarray(np.hstack(blocks)) if blocks else np.zeros((len(rows), 0))
 
@@ -270,6 +306,8 @@ class Preprocessing:
                                      "fill": c.fill if c.fill is None or c.kind == "categorical" else float(c.fill)}
             if c.kind == "categorical":
                 entry["categories"] = list(c.categories)
+                if c.reference is not None:
+                    entry["reference"] = c.reference
             columns.append(entry)
         z = None if self.mean is None else {"mean": [float(v) for v in self.mean],
                                             "scale": [float(v) for v in self.scale]}
@@ -285,8 +323,9 @@ class Preprocessing:
 
 # ------------------------------------------------------------------ fitting
 def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, drop: Sequence[str] = (),
-                      impute: str = "none", categorical: str = "onehot",
-                      standardize: bool = True) -> tuple[Preprocessing, Prepared]:
+                      impute: str = "none", categorical: str = "onehot", standardize: bool = True,
+                      reference: Mapping[str, str | None] | None = None,
+                      ordered: Mapping[str, Sequence[str]] | None = None) -> tuple[Preprocessing, Prepared]:
     """Fit the rules on a training table and apply them to it.
 
     Parameters
@@ -303,9 +342,15 @@ def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, d
         ``"none"``: a missing value is an error naming the column and its rows; ``"median"``: numeric
         columns are filled with their median and string columns with their most frequent value;
         ``"drop-rows"``: rows with a missing value (or a missing label) are left out.
-    categorical : {"onehot", "drop"}
-        String columns become one dummy per category, or are left out. A column of mostly numbers
-        with a few strings is an error naming the rows (a typing mistake, not a category).
+    categorical : {"onehot", "reference", "drop"}
+        String columns become one dummy per category (a binary column: one, against its reference level),
+        one dummy per level but the reference level, or are left out. A column of mostly numbers with a few
+        strings is an error naming the rows (a typing mistake, not a category); a column with a different
+        value on every row is an error too (an identifier: drop it).
+    reference : mapping, optional
+        Columns to reference code, each with its reference level (None: the first in sorted order).
+    ordered : mapping, optional
+        Ordered categorical columns, each with its levels from lowest to highest; the lowest is the reference.
     standardize : bool, default True
         z-scores of every feature (dummies included) over the rows kept.
 
@@ -334,19 +379,22 @@ def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, d
     for name in columns:
         if name == target or name in drop:
             continue
-        kind = _kind(frame[name], name)
+        kind = column_kind(frame[name], name)
         if kind == "categorical" and categorical == "drop":
             dropped.append(name)
             continue
+        check_not_identifier(name, frame[name], kind)
         rules.append(ColumnRule(name=name, kind=kind))
     if not rules:
         raise ValueError("no feature column is left (after --drop and --categorical drop)")
     draft = Preprocessing(columns=tuple(rules), target=target, impute=impute, dropped=tuple(dropped))
-    fitted = Preprocessing(columns=_fit_values(draft, frame, y), target=target, impute=impute,
-                           dropped=tuple(dropped))
+    fitted = Preprocessing(columns=code_categories(_fit_values(draft, frame, y), categorical, reference or {},
+                                                   ordered or {}),
+                           target=target, impute=impute, dropped=tuple(dropped))
     _check_unique_features(fitted)
     if standardize:
-        mean, scale = zscore_parameters(fitted.transform(frame, y).X)
+        mean, scale = zscore_parameters(fitted.transform(frame, y).X, fitted.feature_names,
+                                        skip_missing=impute == "keep")
         fitted = Preprocessing(columns=fitted.columns, target=target, impute=impute, dropped=tuple(dropped),
                                mean=mean, scale=scale)
     prepared = fitted.transform(frame, y)
@@ -362,9 +410,11 @@ def _fit_values(draft: Preprocessing, frame: Any, y: Any) -> tuple[ColumnRule, .
 
     values, unfilled = {}, {}
     for rule in draft.columns:
-        values[rule.name], m = _column_values(frame[rule.name], rule)
+        values[rule.name], m = column_values(frame[rule.name], rule)
         if m.any():
             unfilled[rule.name] = np.flatnonzero(m)
+    if draft.impute == "keep":
+        unfilled = {}
     if unfilled and draft.impute == "none":
         raise ValueError(_missing_message(unfilled))
     labels = frame[draft.target] if draft.target is not None else pd.Series(np.asarray(y))
@@ -413,6 +463,15 @@ def _missing_message(unfilled: dict) -> str:
             f"--impute drop-rows")
 
 
+def _check_scaled(X: np.ndarray, names: list[str], rows: np.ndarray) -> None:
+    """A value whose z-score overflows is a ``ValueError`` naming its column and row (not an infinite feature)."""
+    bad = np.argwhere(np.isinf(X))
+    if bad.size:
+        i, h = (int(v) for v in bad[0])
+        raise ValueError(f"column {names[h]!r} overflows its z-score in {rows_text([rows[i]])}: the value is too "
+                         f"large for the floating-point range once centred and scaled; fix or rescale it")
+
+
 def _check_unique_features(rules: Preprocessing) -> None:
     names = rules.feature_names
     twice = sorted({f for f in names if names.count(f) > 1})
@@ -426,49 +485,6 @@ def _wide_categorical_warnings(rules: Preprocessing, n: int) -> list[str]:
             f"{len(c.categories)} features; --drop {c.name} if it is an identifier"
             for c in rules.columns if c.kind == "categorical" and len(c.categories) > 20
             and len(c.categories) > n / 2]
-
-
-# ------------------------------------------------------------------ columns
-def _kind(series: Any, name: str) -> str:
-    """``"numeric"`` or ``"categorical"``; a column of numbers with a few strings is an error naming the rows."""
-    import pandas as pd
-
-    if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
-        return "numeric"
-    present = series[~series.isna()]
-    parsed = pd.to_numeric(present, errors="coerce")
-    if len(present) and parsed.notna().sum() * 2 > len(present):
-        bad = np.flatnonzero(np.asarray(series.notna() & pd.to_numeric(series, errors="coerce").isna()))
-        raise ValueError(_not_numbers_message(name, series, bad))
-    return "categorical"
-
-
-def _not_numbers_message(name: str, series: Any, bad: np.ndarray) -> str:
-    shown = ", ".join(repr(str(series.iloc[p])) for p in bad[:SHOWN_ROWS])
-    return (f"column {name!r} holds numbers but {rows_text(bad)} {'is' if bad.size == 1 else 'are'} not numbers "
-            f"({shown}); fix them, leave them empty (missing), or --drop {name}")
-
-
-def _column_values(series: Any, rule: ColumnRule) -> tuple[np.ndarray, np.ndarray]:
-    """The column's values (float for numeric, str or NaN for categorical) and its missing mask."""
-    import pandas as pd
-
-    missing = np.asarray(series.isna(), dtype=bool)
-    if rule.kind == "categorical":
-        v = np.asarray([np.nan if m else str(s) for s, m in zip(series.tolist(), missing, strict=True)], dtype=object)
-        return v, missing
-    if pd.api.types.is_bool_dtype(series):
-        series = series.astype(np.float64)
-    parsed = pd.to_numeric(series, errors="coerce")
-    bad = np.flatnonzero(np.asarray(parsed.isna()) & ~missing)
-    if bad.size:
-        raise ValueError(_not_numbers_message(rule.name, series, bad))
-    v = np.asarray(parsed, dtype=np.float64)
-    infinite = np.flatnonzero(np.isinf(v))
-    if infinite.size:
-        raise ValueError(f"column {rule.name!r} has infinite values in {rows_text(infinite)}; they are not imputed: "
-                         f"fix or remove those rows")
-    return v, missing
 
 
 # ------------------------------------------------------------------ reading
@@ -515,9 +531,13 @@ def _rules_from_dict(spec: Any) -> Preprocessing:
             raise SolutionFormatError(f"stored solution: field 'preprocessing.{where}categories' must be distinct "
                                       f"strings")
         fill = _field(c, "fill", str if kind == "categorical" else (int, float), where, optional=True)
+        reference = c.get("reference")
+        if reference is not None and reference not in categories:
+            raise SolutionFormatError(f"stored solution: field 'preprocessing.{where}reference' must be one of its "
+                                      f"categories")
         columns.append(ColumnRule(name=_field(c, "name", str, where), kind=kind,
                                   fill=None if fill is None else fill if kind == "categorical" else float(fill),
-                                  categories=tuple(categories)))
+                                  categories=tuple(categories), reference=reference))
     dropped = _field(spec, "dropped", list)
     rules = Preprocessing(columns=tuple(columns), target=_field(spec, "target", str, optional=True), impute=impute,
                           dropped=tuple(str(d) for d in dropped))

@@ -24,8 +24,8 @@ LAYERS = [
     {"distributed"},  # the distributed backends build on the in-memory ones' public modules, never the reverse
     {"solution", "problem", "io", "solve_path"},
     {"estimator", "calibration", "multiclass", "model_selection", "compare", "pq_model", "datasets", "theory",
-     "preprocessing"},
-    {"cli", "cli_data", "certify_command", "demo", "plotting", "reproduce", "__main__", "__init__"},
+     "preprocessing", "tabular"},
+    {"cli", "cli_data", "certify_command", "commands", "demo", "plotting", "reproduce", "__main__", "__init__"},
 ]
 
 

@@ -195,7 +195,7 @@ def test_predict_reports_unknown_categories_extra_and_missing_columns(files, tmp
                                                                                      index=False)
     assert main(["predict", str(model), str(tmp_path / "typo.csv")]) == 1
     err = capsys.readouterr().err
-    assert "column 'age' holds numbers but row 7 is not numbers ('sixty')" in err and len(err.splitlines()) == 1
+    assert "column 'age' holds numbers but row 7 is not a number ('sixty')" in err and len(err.splitlines()) == 1
 
 
 def test_signs_on_categorical_dropped_and_unknown_columns(files, capsys):

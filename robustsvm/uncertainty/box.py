@@ -21,7 +21,7 @@ class Box(UncertaintySet):
     radius : float or array of shape (n,)
         Scale ``r_i`` of the set around each sample.
     widths : array of shape (d,), optional
-        Half-widths ``δ_h > 0`` (ones by default).
+        Half-widths ``δ_h ≥ 0`` (ones by default); ``δ_h = 0`` trusts feature ``h`` (its value is known exactly).
     """
 
     symmetric = True
@@ -32,8 +32,8 @@ class Box(UncertaintySet):
             widths = real_array(widths, name="widths")
             if widths.ndim != 1 or widths.size == 0:
                 raise ValueError(f"widths must be a non-empty 1-D array, got shape {widths.shape}")
-            if not np.all(np.isfinite(widths)) or np.any(widths <= 0):
-                raise ValueError("widths must be positive and finite")
+            if not np.all(np.isfinite(widths)) or np.any(widths < 0):
+                raise ValueError("widths must be finite and non-negative (0 for a feature known exactly)")
         self.widths = widths
 
     @classmethod

@@ -1,0 +1,145 @@
+"""``robustsvm cv DATA``: choose λ2 and the radius by cross-validation with a scikit-learn scorer.
+
+The table goes through ``fit``'s preprocessing (fitted once on the whole table), then scikit-learn's
+``GridSearchCV`` runs :class:`~robustsvm.RobustSVC` over the grid ``--l2-grid`` × ``--radius-grid``
+(the set of ``--uncertainty`` with each radius; radius 0 is the model without it; ``--class-weight balanced``
+recomputed on each training fold, as scikit-learn does) on
+``StratifiedKFold(--folds, shuffle=True, random_state=--seed)`` with the scorer ``--scoring``
+(``roc_auc``, ``balanced_accuracy``, ``accuracy``, ``neg_brier_score`` or ``neg_log_loss`` with
+``--probability``, or any name of ``sklearn.metrics.get_scorer_names()``). The chosen point is refitted on
+every row; its certificate (status, gap) is printed, and ``--output`` stores it as ``fit --output`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import numpy as np
+
+__all__ = ["add_arguments", "run"]
+
+
+def _grid(text: str) -> list[float]:
+    try:
+        values = [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from exc
+    if not values or not all(np.isfinite(v) and v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"a grid is a non-empty list of finite non-negative numbers, got {text!r}")
+    return sorted(set(values))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``cv`` beside the data, model, preprocessing and weight options of ``fit``."""
+    g = p.add_argument_group("cross-validation")
+    g.add_argument("--l2-grid", type=_grid, default=None, metavar="L2,...",
+                   help="the values of λ2 to try (default: --l2 alone)")
+    g.add_argument("--radius-grid", type=_grid, default=None, metavar="R,...",
+                   help="the radii of the --uncertainty set to try, 0 for none (default: its radius alone)")
+    g.add_argument("--scoring", default="roc_auc",
+                   help="a scikit-learn scorer: roc_auc (default), balanced_accuracy, accuracy, neg_brier_score "
+                        "or neg_log_loss (with --probability), ...")
+    g.add_argument("--folds", type=int, default=5, help="stratified folds (default 5)")
+    g.add_argument("--seed", type=int, default=0, help="the seed of the shuffled folds (default 0)")
+
+
+def _estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) -> Any:
+    from ..estimator import RobustSVC
+
+    mode, mu = problem.intercept_mode
+    return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,
+                     uncertainty=problem.uncertainty, fit_intercept=mode != "none",
+                     intercept_l2=mu if mode == "l2" else None, kernel=problem.kernel, solver=args.solver,
+                     solver_options=options or None, positive_class=fitted.solve_options.get("positive_class"),
+                     class_weight="balanced" if args.class_weight == "balanced" else fitted.class_weight,
+                     probability=bool(getattr(args, "probability", False)),
+                     missing=args.missing, missing_level=args.missing_level, bounds=problem.bounds,
+                     constraints=problem.constraints or None)
+
+
+def _param_grid(problem: Any, args: argparse.Namespace) -> dict:
+    grid: dict[str, list] = {"l2": args.l2_grid or [problem.penalty.l2]}
+    if args.radius_grid is not None:
+        if problem.uncertainty is None:
+            raise ValueError("--radius-grid varies the radius of a set: give its shape with --uncertainty KIND:R")
+        grid["uncertainty"] = [None if r == 0 else problem.uncertainty.with_radius(r) for r in args.radius_grid]
+    return grid
+
+
+def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, print_json: Any) -> int:
+    """Run the search; print the chosen point, its mean CV score and the refit's certificate."""
+    import warnings
+
+    import pandas as pd
+    from sklearn.metrics import get_scorer
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from .. import cli_data
+    from ..exceptions import ConvergenceWarning
+
+    if args.folds < 2:
+        raise ValueError(f"--folds must be at least 2, got {args.folds}")
+    get_scorer(args.scoring)  # an unknown name is scikit-learn's ValueError listing the names
+    fitted = cli_data.prepare_fit(args)
+    problem = problem_from_args(args)
+    options = solver_options(args)
+    grid = _param_grid(problem, args)
+    search = GridSearchCV(_estimator(problem, fitted, args, options), grid, scoring=args.scoring,
+                          cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed), refit=True,
+                          error_score="raise")
+    frame = pd.DataFrame(fitted.X, columns=fitted.names)  # signs and bounds by feature name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        search.fit(frame, fitted.y)
+    best = search.best_estimator_
+    sol = best.solution_
+    cli_data.finish_fit(sol, fitted, problem, argparse.Namespace(probability=False), options)
+    _store_extras(sol, best, fitted)
+    chosen = {"l2": float(best.l2), "radius": _radius(best.uncertainty)}
+    table = [{"l2": float(p["l2"]), "radius": _radius(p.get("uncertainty", problem.uncertainty)),
+              "mean_score": float(m), "std_score": float(s)}
+             for p, m, s in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
+                                search.cv_results_["std_test_score"], strict=True)]
+    notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
+    path = sol.to_json(args.output, fitted.X, fitted.y) if args.output else None
+    if args.json:
+        print_json({"data": {"description": fitted.description, "feature_names": fitted.names},
+                    "scoring": args.scoring, "folds": args.folds, "seed": args.seed, "grid": table,
+                    "chosen": chosen, "cv_score": float(search.best_score_),
+                    "certificate": {"status": sol.status, "gap": sol.gap, "objective": sol.objective,
+                                    "solver": sol.solver},
+                    "w": None if sol.w is None else dict(zip(fitted.names, sol.w.tolist(), strict=True)),
+                    "b": sol.b, "warnings": notes, "output": None if path is None else str(path)})
+        return 0
+    print(fitted.description)
+    print(fitted.rules.describe())
+    for row in table:
+        print(f"  l2 {row['l2']:<10g} radius {row['radius']:<10g} {args.scoring} {row['mean_score']:.4f} "
+              f"± {row['std_score']:.4f}")
+    print(f"chosen: l2 {chosen['l2']:g}, radius {chosen['radius']:g}; mean {args.scoring} over {args.folds} folds "
+          f"{search.best_score_:.4f}")
+    print(f"refit on all {fitted.X.shape[0]} rows: status {sol.status}, objective {sol.objective:.10g}, "
+          f"gap {sol.gap:.3g} ({sol.solver})")
+    if path is not None:
+        print(f"solution written to {path}")
+    return 0
+
+
+def _radius(uncertainty: Any) -> float:
+    return 0.0 if uncertainty is None else float(np.max(uncertainty.radius))
+
+
+def _store_extras(sol: Any, best: Any, fitted: Any) -> None:
+    """The class weights and the Gaussian of the missing values in the stored solution (as ``fit`` stores them)."""
+    from .table_model import CLASS_WEIGHT_KEY, MISSING_KEY
+
+    if fitted.class_weight is not None:
+        sol.extra[CLASS_WEIGHT_KEY] = {str(k): v for k, v in fitted.class_weight.items()}
+    gaussian = getattr(best, "imputation_", None)
+    if best.missing == "uncertain" and gaussian is not None:
+        sol.extra[MISSING_KEY] = {"mode": "uncertain", "level": float(best.missing_level),
+                                  "mean": gaussian.mean.tolist(), "covariance": gaussian.covariance.tolist()}

@@ -1,0 +1,171 @@
+"""Parsing the command line's values: uncertainty sets, kernels, signs, bounds, intercepts and numbers.
+
+Each parser turns one option's text into the package's object and raises ``argparse.ArgumentTypeError``
+(a usage error, exit status 2) with a one-line reason on anything else.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["nonneg_float", "parse_bounds", "parse_intercept", "parse_kernel", "parse_signs", "parse_uncertainty",
+           "positive_float", "positive_int"]
+
+def parse_uncertainty(text: str) -> Any:
+    """An uncertainty set from its text form: ``box:R``, ``ball:R:p=inf``, ``ellipsoid:R:shape=M.npy``, ``A&B``, ...
+
+    The grammar (:mod:`robustsvm.uncertainty.grammar`) is read off the set table, so every set type
+    can be named; ``ball:R:P`` (a bare ``P``) still works. Raises ``argparse.ArgumentTypeError`` (a
+    usage error) with a one-line reason on anything else.
+    """
+    from ..uncertainty.grammar import parse_set
+
+    try:
+        return parse_set(text)
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid uncertainty {text!r}: {exc}") from exc
+
+
+def parse_kernel(text: str) -> Any:
+    """``linear``, ``poly:K`` or ``rbf:SIGMA`` → ``rs.Linear()``, ``rs.Polynomial(K)``, ``rs.RBF(SIGMA)``.
+
+    Raises ``argparse.ArgumentTypeError`` (a usage error) on anything else.
+    """
+    from ..kernels import RBF, Linear, Polynomial
+
+    parts = text.strip().lower().split(":")
+    try:
+        if parts == ["linear"]:
+            return Linear()
+        if len(parts) == 2 and parts[0] in ("poly", "polynomial"):
+            degree = float(parts[1])
+            if degree != int(degree):
+                raise ValueError(f"the degree must be an integer, got {parts[1]}")
+            return Polynomial(int(degree))
+        if len(parts) == 2 and parts[0] == "rbf":
+            return RBF(float(parts[1]))
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: {exc}") from exc
+    raise argparse.ArgumentTypeError(f"invalid kernel {text!r}: use linear, poly:DEGREE or rbf:SIGMA")
+
+
+def parse_signs(text: str) -> dict:
+    """``"name=+1,other=-1,3=+1"`` → ``{"name": 1, "other": -1, 3: 1}``.
+
+    Keys are feature names or integer column indices; values ``+1``, ``-1``,
+    ``+``, ``-`` or ``0``. Raises ``argparse.ArgumentTypeError`` on a bad item.
+    """
+    out: dict = {}
+    values = {"+1": 1, "1": 1, "+": 1, "-1": -1, "-": -1, "0": 0}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.rpartition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or value not in values:
+            raise argparse.ArgumentTypeError(
+                f"invalid sign constraint {item!r}: use FEATURE=+1 or FEATURE=-1, comma-separated"
+            )
+        out[int(key) if key.lstrip("-").isdigit() else key] = values[value]
+    if not out:
+        raise argparse.ArgumentTypeError("--signs is empty")
+    return out
+
+
+def _bound_side(text: str, absent: float, item: str, key: Any) -> float:
+    import math
+
+    text = text.strip().lower()
+    if text in ("", "none"):
+        return absent
+    try:
+        value = float(text.replace("∞", "inf"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"invalid bound for {key!r} in {item!r}: {text!r} is not a number (use inf, -inf or leave a side empty)"
+        ) from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"invalid bound for {key!r} in {item!r}: NaN is not a bound")
+    return value
+
+
+def parse_bounds(text: str) -> dict:
+    """``"age=0:inf,dose=-1:1,3=:0.5"`` → ``{"age": (0, inf), "dose": (-1, 1), 3: (-inf, 0.5)}``.
+
+    Each item is ``FEATURE=LOWER:UPPER`` (a feature name or integer column index); a side may be a
+    number, ``inf`` / ``-inf`` or empty (free). Raises ``argparse.ArgumentTypeError`` naming the
+    feature on a bad item or an empty interval (``LOWER > UPPER``).
+    """
+    out: dict = {}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.rpartition("=")
+        key = key.strip()
+        if not sep or not key or value.count(":") != 1:
+            raise argparse.ArgumentTypeError(
+                f"invalid bound {item!r}: use FEATURE=LOWER:UPPER (e.g. age=0:inf,dose=-1:1), comma-separated")
+        key = int(key) if key.lstrip("-").isdigit() else key
+        lo_text, up_text = value.split(":")
+        lo = _bound_side(lo_text, -float("inf"), item, key)
+        up = _bound_side(up_text, float("inf"), item, key)
+        if lo > up or lo == float("inf") or up == -float("inf"):
+            raise argparse.ArgumentTypeError(f"--bounds leave no value for {key!r}: lower {lo:g} > upper {up:g}")
+        if key in out:
+            raise argparse.ArgumentTypeError(f"--bounds gives {key!r} twice")
+        out[key] = (lo, up)
+    if not out:
+        raise argparse.ArgumentTypeError("--bounds is empty")
+    return out
+
+
+def parse_intercept(text: str) -> Any:
+    """``free``, ``none`` or ``ridge:MU`` → ``True``, ``False`` or ``rs.L2(MU)`` (the ``intercept`` of a Problem).
+
+    ``free`` is an unregularized ``b``, ``none`` is ``b = 0`` and ``ridge:MU``
+    adds ``(MU/2) b²`` to the objective (``MU > 0``). Raises
+    ``argparse.ArgumentTypeError`` (a usage error) on anything else.
+    """
+    from ..penalties import L2
+
+    kind, _, value = text.strip().lower().partition(":")
+    if kind == "free" and not value:
+        return True
+    if kind == "none" and not value:
+        return False
+    if kind == "ridge" and value:
+        try:
+            mu = float(value)
+        except ValueError:
+            mu = float("nan")
+        if not (mu > 0 and mu != float("inf")):
+            raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: MU of ridge:MU must be a positive number")
+        return L2(mu)
+    raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: use free, none or ridge:MU (for instance ridge:1)")
+
+
+def positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return v
+
+
+def nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"must be non-negative, got {text}")
+    return v
+
+
+def positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from exc
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return v
