@@ -44,7 +44,9 @@ from .distributed import certify as distributed_certify
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
-from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
+from .conic import degenerate
+from .exceptions import (ConvergenceWarning, DegenerateSolutionWarning, SignDirectionWarning, SolverError,
+                         UnsupportedModelError)
 from .model import Model, normalize, solved_problem
 from .result import Result
 from .solution import Solution
@@ -252,7 +254,9 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
                 warn: bool = True, stacklevel: int = 1) -> Solution:
-    """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal."""
+    """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
+    :class:`DegenerateSolutionWarning` when its decision is constant on the training data
+    (:func:`robustsvm.conic.degenerate.diagnose`, kept in ``Solution.extra["degenerate"]``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     if result.multipliers is not None:
         extra.setdefault("margin_multipliers", result.multipliers)
@@ -270,7 +274,23 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
             + (f" ({result.message})" if result.message else "") + "; the solution may not be optimal",
             ConvergenceWarning, stacklevel=stacklevel + 1,
         )
+    report = _degeneracy(model, result)
+    if report is not None:
+        sol.extra["degenerate"] = report
+        if warn:
+            label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
+            label = label.item() if isinstance(label, np.generic) else label
+            warnings.warn(f"the model is constant on its training data (it predicts {label!r} for every sample): "
+                          f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
     return sol
+
+
+def _degeneracy(model: Model, result: Result) -> dict | None:
+    """The degeneracy report of a linear in-memory solution (None otherwise); the gap counts only when optimal."""
+    if result.w is None or isinstance(model, DistributedModel) or model.kernel is not None:
+        return None
+    gap = float(result.gap) if result.status == OPTIMAL else np.nan
+    return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective))
 
 
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
