@@ -135,7 +135,7 @@ def __getattr__(name: str):
         from .estimator import RobustSVC
 
         return RobustSVC
-    if name in ("grid_search", "select_features"):
+    if name in ("grid_search", "select_features", "path"):
         from . import model_selection
 
         return getattr(model_selection, name)

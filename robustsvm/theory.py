@@ -32,7 +32,7 @@ __all__ = [
 ]
 
 
-def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None) -> float:
+def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
     """The smallest radius at which ``w = 0`` is optimal (the model predicts one class everywhere).
 
     For radii ``r_i = ρ s_i`` (``s_i`` the problem's radii over their largest: ``s = 1`` for one scalar radius),
@@ -50,7 +50,7 @@ def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None) 
     problem : Problem
         A linear model with the hinge or the squared hinge and an uncertainty set (any set with CVXPY membership
         constraints), any intercept, signs, bounds, L1 and L2.
-    X, y, sample_weight
+    X, y, sample_weight, feature_names
         As for :meth:`Problem.solve`.
 
     Returns
@@ -59,10 +59,10 @@ def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None) 
         ``ρ``: ``problem.solve(X, y, radius=ρ·s)`` returns ``w = 0``; ``inf`` when no radius does, 0 when
         ``w = 0`` is optimal without uncertainty.
     """
-    return _critical.critical_radius(problem.normalize(X, y, sample_weight=sample_weight))
+    return _critical.critical_radius(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))
 
 
-def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None) -> float:
+def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
     """The smallest λ1 at which ``w = 0`` is optimal at the problem's radii (glmnet's ``λ_max``).
 
     .. math:: λ_1^c = \\min_{α ∈ D, p ∈ N} \\min \\{‖v(α) − p − z‖_∞ : z ∈ \\sum_i c_i α_i r_i (−y_i V_i)\\}
@@ -70,7 +70,7 @@ def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None) -> f
     with ``v(α) = Σ_i c_i α_i y_i x_i`` and ``D`` the constant classifier's optimal multipliers. The problem's
     own λ1 and λ2 are ignored; for every λ2 ≥ 0, ``w = 0`` is optimal exactly when λ1 ≥ this value.
     """
-    return _critical.critical_l1(problem.normalize(X, y, sample_weight=sample_weight))
+    return _critical.critical_l1(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))
 
 
 def _check(R: float, lam: float, total_weight: float) -> None:

@@ -23,6 +23,7 @@ its sublevel sets are convex programs, and the value is found by bisection on th
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,10 +187,13 @@ def _pair_weights(model: Any, weights: np.ndarray) -> list[np.ndarray]:
 
 
 def _solve(problem: Any) -> str:
-    try:
-        problem.solve(solver="CLARABEL", **_SETTINGS)
-    except cp.error.SolverError:
-        problem.solve(solver="CLARABEL")
+    """Clarabel at :data:`_SETTINGS` (its defaults after a failure); an "inaccurate" end is read by the status."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        try:
+            problem.solve(solver="CLARABEL", **_SETTINGS)
+        except cp.error.SolverError:
+            problem.solve(solver="CLARABEL")
     return problem.status
 
 

@@ -75,14 +75,15 @@ def _cause(model: Any, w: np.ndarray, resolution: float, report: dict) -> str:
             report["critical_radius"] = rc
             radius = float(np.max(model.layout.radius))
             if radius >= rc * (1 - 1e-9):
-                return (f"the radius {radius:.4g} exceeds the critical radius {rc:.4g} at which the model becomes "
-                        "constant")
+                verb = "exceeds" if radius > rc * (1 + 1e-6) else "reaches"
+                return f"the radius {radius:.4g} {verb} the critical radius {rc:.4g} at which the model becomes constant"
         cl1 = critical.critical_l1(model)
         report["critical_l1"] = cl1
         if cl1 <= 0:
             return "the constant classifier is optimal for these data: no weight improves on it"
         if model.l1 >= cl1 * (1 - 1e-9):
-            return f"λ1 = {model.l1:.4g} exceeds the critical λ1 {cl1:.4g} at which the model becomes constant"
+            verb = "exceeds" if model.l1 > cl1 * (1 + 1e-6) else "reaches"
+            return f"λ1 = {model.l1:.4g} {verb} the critical λ1 {cl1:.4g} at which the model becomes constant"
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         pass
     norm = float(np.linalg.norm(w))
