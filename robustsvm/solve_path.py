@@ -40,13 +40,18 @@ from . import objective as objective_module
 from ._validation import check_fit_data, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
+from .conic import degenerate
 from .distributed import certify as distributed_certify
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
-from .conic import degenerate
-from .exceptions import (ConvergenceWarning, DegenerateSolutionWarning, SignDirectionWarning, SolverError,
-                         UnsupportedModelError)
+from .exceptions import (
+    ConvergenceWarning,
+    DegenerateSolutionWarning,
+    SignDirectionWarning,
+    SolverError,
+    UnsupportedModelError,
+)
 from .model import Model, normalize, solved_problem
 from .result import Result
 from .solution import Solution

@@ -93,13 +93,13 @@ def test_the_command_line_reports_a_constant_model(data, tmp_path):
     table.to_csv(csv, index=False)
     base = [sys.executable, "-m", "robustsvm", "fit", str(csv), "--target", "outcome", "--positive", "relapse",
             "--no-standardize", "--signs", "pnodes=+1,age=-1,horTh=yes=-1"]
-    out = subprocess.run(base + ["--uncertainty", f"box:{1.5 * rc}"], capture_output=True, text=True, check=True)
+    out = subprocess.run([*base, "--uncertainty", f"box:{1.5 * rc}"], capture_output=True, text=True, check=True)
     assert "degenerate  constant: predicts 'relapse'" in out.stdout
     assert "exceeds the critical radius" in out.stderr
-    js = subprocess.run(base + ["--uncertainty", f"box:{1.5 * rc}", "--json"], capture_output=True, text=True,
+    js = subprocess.run([*base, "--uncertainty", f"box:{1.5 * rc}", "--json"], capture_output=True, text=True,
                         check=True)
     report = json.loads(js.stdout)
     assert report["degenerate"]["critical_radius"] == pytest.approx(rc, rel=1e-6)
     assert report["solution"]["degenerate"]["predicts"] == 1
-    below = subprocess.run(base + ["--uncertainty", f"box:{0.5 * rc}"], capture_output=True, text=True, check=True)
+    below = subprocess.run([*base, "--uncertainty", f"box:{0.5 * rc}"], capture_output=True, text=True, check=True)
     assert "degenerate" not in below.stdout and "critical radius" not in below.stderr

@@ -76,7 +76,8 @@ def _cause(model: Any, w: np.ndarray, resolution: float, report: dict) -> str:
             radius = float(np.max(model.layout.radius))
             if radius >= rc * (1 - 1e-9):
                 verb = "exceeds" if radius > rc * (1 + 1e-6) else "reaches"
-                return f"the radius {radius:.4g} {verb} the critical radius {rc:.4g} at which the model becomes constant"
+                return (f"the radius {radius:.4g} {verb} the critical radius {rc:.4g} at which the model becomes "
+                        "constant")
         cl1 = critical.critical_l1(model)
         report["critical_l1"] = cl1
         if cl1 <= 0:
