@@ -57,8 +57,8 @@ from .result import Result
 from .solution import Solution
 
 __all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
-           "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
-           "solve_model",
+           "announce_degenerate", "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve",
+           "solve_distributed", "solve_model",
            "solve_normalized", "to_solution"]
 
 #: the solver name that lets this module choose the backend
@@ -279,23 +279,36 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
             + (f" ({result.message})" if result.message else "") + "; the solution may not be optimal",
             ConvergenceWarning, stacklevel=stacklevel + 1,
         )
-    report = _degeneracy(model, result)
+    report = _degeneracy(model, result, explain=warn)
     if report is not None:
         sol.extra["degenerate"] = report
         if warn:
-            label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
-            label = label.item() if isinstance(label, np.generic) else label
-            warnings.warn(f"the model is constant on its training data (it predicts {label!r} for every sample): "
-                          f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
+            announce_degenerate(sol, model, stacklevel=stacklevel + 1)
     return sol
 
 
-def _degeneracy(model: Model, result: Result) -> dict | None:
+def _degeneracy(model: Model, result: Result, *, explain: bool) -> dict | None:
     """The degeneracy report of a linear in-memory solution (None otherwise); the gap counts only when optimal."""
     if result.w is None or isinstance(model, DistributedModel) or model.kernel is not None:
         return None
     gap = float(result.gap) if result.status == OPTIMAL else np.nan
-    return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective))
+    return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
+                               explain=explain)
+
+
+def announce_degenerate(sol: Solution, model: Model, *, stacklevel: int = 1) -> Solution:
+    """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
+    not (a solution built with ``warn=False``, then returned to a caller that warns)."""
+    report = sol.extra.get("degenerate")
+    if report is None:
+        return sol
+    if not report.get("explained"):
+        degenerate.explain_report(model, sol.w, report)
+    label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
+    label = label.item() if isinstance(label, np.generic) else label
+    warnings.warn(f"the model is constant on its training data (it predicts {label!r} for every sample): "
+                  f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
+    return sol
 
 
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
@@ -415,7 +428,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults)
         if attempt is not None:
-            return attempt
+            return announce_degenerate(attempt, model, stacklevel=stacklevel + 1) if warn else attempt
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
         sol = solve_model(problem, backend, model, opts, warn=warn, stacklevel=stacklevel + 1)
         if record is not None:
@@ -432,7 +445,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
         first.extra["auto_probe"] = record
         first.extra["auto_attempts"] = [record]
     if isinstance(first, Solution) and first.status == OPTIMAL:
-        return first
+        return announce_degenerate(first, model, stacklevel=stacklevel + 1) if warn else first
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
@@ -485,6 +498,7 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
     kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
     names = list(order) if order else [FALLBACK]
     attempts = [_record(first, first_backend, started)]
+    announce = False  # an answer before the last one was built without warnings
     for i, name in enumerate(names):
         last = i == len(names) - 1
         backend = registry.get_backend(name)
@@ -500,10 +514,11 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
             attempts.append(_record(exc, name, t0))
             continue
         if sol.status == OPTIMAL:
+            announce = warn
             break
         attempts.append(_record(sol, name, t0))
     if probe is not None:
         sol.extra["auto_probe"] = probe
     sol.extra["auto_fallback"] = attempts[0]
     sol.extra["auto_attempts"] = ([probe] if probe is not None else []) + attempts
-    return sol
+    return announce_degenerate(sol, model, stacklevel=stacklevel + 1) if announce else sol

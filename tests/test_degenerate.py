@@ -103,3 +103,15 @@ def test_the_command_line_reports_a_constant_model(data, tmp_path):
     assert report["solution"]["degenerate"]["predicts"] == 1
     below = subprocess.run([*base, "--uncertainty", f"box:{0.5 * rc}"], capture_output=True, text=True, check=True)
     assert "degenerate" not in below.stdout and "critical radius" not in below.stderr
+
+
+def test_every_route_of_the_solve_path_reports_it(data):
+    # "auto" keeps a first-order answer built without warnings, and the estimator calls the path: both warn
+    Xf, y, rc = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(1.5 * rc))
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius") as record:
+        sol = problem.solve(Xf, y, solver="auto")
+    assert len(record) == 1 and record[0].filename == __file__
+    assert sol.degenerate["explained"] and sol.degenerate["critical_radius"] == pytest.approx(rc, rel=1e-9)
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius"):
+        rs.RobustSVC(l2=1e-2, signs=SIGNS, uncertainty=rs.Box(1.5 * rc)).fit(Xf, y)

@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from . import critical
 
-__all__ = ["count_nonzeros", "diagnose", "weight_resolution"]
+__all__ = ["count_nonzeros", "diagnose", "explain_report", "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -43,14 +43,16 @@ def _row_norm_max(X: Any) -> float:
     return float(np.max(np.linalg.norm(X, axis=1)))
 
 
-def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float) -> dict | None:
+def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, *,
+             explain: bool = True) -> dict | None:
     """The degeneracy report of a linear solution ``(w, b)`` of ``model`` (None when it is not degenerate).
 
     Degenerate: the spread ``max_i x_i·w − min_i x_i·w`` is at most ``2δ max_i ‖x_i‖`` (:func:`weight_resolution`;
     ``1e-9 max(1, |b|)`` without λ2), so the certificate cannot tell the decision from a constant one. The
     report (JSON-ready) has ``cause`` (a sentence), ``predicts`` (+1 or −1, the class the constant decision
-    gives), ``weight_resolution`` and, where they apply, ``critical_radius`` (the model's largest radius compared
-    with it) and ``critical_l1``.
+    gives), ``weight_resolution``, ``explained`` and, where they apply, ``critical_radius`` (the model's largest
+    radius compared with it) and ``critical_l1``. With ``explain=False`` (the grid search's points) the critical
+    values are not computed and the cause names the resolution only: :func:`explain_report` completes it.
     """
     if model.n == 0:
         return None
@@ -62,13 +64,31 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float) 
         return None
     report: dict[str, Any] = {"predicts": 1 if b > 0 else -1, "decision_spread": spread,
                               "weight_resolution": resolution if math.isfinite(resolution) else None,
-                              "critical_radius": None, "critical_l1": None}
-    report["cause"] = _cause(model, w, resolution, report)
+                              "critical_radius": None, "critical_l1": None, "explained": False}
+    report["cause"] = _unexplained(w, resolution)
+    if explain:
+        explain_report(model, w, report)
     return report
 
 
-def _cause(model: Any, w: np.ndarray, resolution: float, report: dict) -> str:
+def explain_report(model: Any, w: np.ndarray, report: dict) -> dict:
+    """Complete ``report`` with the cause: the critical radius and λ1 compared with the model's (in place)."""
+    report["cause"] = _cause(model, w, report)
+    report["explained"] = True
+    return report
+
+
+def _unexplained(w: np.ndarray, resolution: float) -> str:
+    norm = float(np.linalg.norm(w))
+    if math.isfinite(resolution):
+        return (f"the weights (‖w‖ = {norm:.3g}) are zero within what the certificate resolves "
+                f"({resolution:.3g})")
+    return f"the decision x·w is constant on the training data (‖w‖ = {norm:.3g})"
+
+
+def _cause(model: Any, w: np.ndarray, report: dict) -> str:
     """The sentence naming why the model is constant (fills ``report``'s critical values it computes)."""
+    resolution = report["weight_resolution"]
     try:
         if model.layout is not None:
             rc = critical.critical_radius(model)
@@ -87,11 +107,7 @@ def _cause(model: Any, w: np.ndarray, resolution: float, report: dict) -> str:
             return f"λ1 = {model.l1:.4g} {verb} the critical λ1 {cl1:.4g} at which the model becomes constant"
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         pass
-    norm = float(np.linalg.norm(w))
-    if math.isfinite(resolution):
-        return (f"the weights (‖w‖ = {norm:.3g}) are zero within what the certificate resolves "
-                f"({resolution:.3g})")
-    return f"the decision x·w is constant on the training data (‖w‖ = {norm:.3g})"
+    return _unexplained(w, math.nan if resolution is None else resolution)
 
 
 def count_nonzeros(w: np.ndarray, resolution: float) -> int:
