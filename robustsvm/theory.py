@@ -38,7 +38,7 @@ def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, 
     For radii ``r_i = ρ s_i`` (``s_i`` the problem's radii over their largest: ``s = 1`` for one scalar radius),
     the smallest ``ρ`` such that some optimal multipliers ``α`` of the constant classifier satisfy
 
-    .. math:: \\sum_i c_i α_i y_i x_i ∈ λ_1 B_∞ + ρ \\sum_i c_i α_i s_i (−y_i V_i) + N,
+        Σ_i c_i α_i y_i x_i  ∈  λ1 B∞ + ρ Σ_i c_i α_i s_i (−y_i V_i) + N,
 
     ``N`` the normal cone of the signs, bounds and linear constraints at ``w = 0``. It does not depend on λ2:
     for every λ2 ≥ 0, ``w = 0`` is optimal exactly when ``ρ`` is at least this value. A conic program
@@ -65,7 +65,7 @@ def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, 
 def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
     """The smallest λ1 at which ``w = 0`` is optimal at the problem's radii (glmnet's ``λ_max``).
 
-    .. math:: λ_1^c = \\min_{α ∈ D, p ∈ N} \\min \\{‖v(α) − p − z‖_∞ : z ∈ \\sum_i c_i α_i r_i (−y_i V_i)\\}
+        λ1_c = min over α ∈ D, p ∈ N, z ∈ Σ_i c_i α_i r_i (−y_i V_i) of ‖v(α) − p − z‖∞
 
     with ``v(α) = Σ_i c_i α_i y_i x_i`` and ``D`` the constant classifier's optimal multipliers. The problem's
     own λ1 and λ2 are ignored; for every λ2 ≥ 0, ``w = 0`` is optimal exactly when λ1 ≥ this value.
