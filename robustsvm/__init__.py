@@ -21,7 +21,8 @@ _PUBLIC = {
     "backends": ("get_backend", "register", "solvers"),
     "compare": ("compare",),
     "duals": ("NQP", "solve_nqp_cvxpy"),
-    "exceptions": ("ConvergenceWarning", "SignDirectionWarning", "SolverError", "UnsupportedModelError"),
+    "exceptions": ("ConvergenceWarning", "DegenerateSolutionWarning", "SignDirectionWarning", "SolverError",
+                   "UnsupportedModelError"),
     "io": ("ValidationReport", "validate"),
     "kernels": ("RBF", "Kernel", "Linear", "Polynomial"),
     "losses": ("HardMargin", "Hinge", "Loss", "SquaredHinge"),
@@ -31,6 +32,7 @@ _PUBLIC = {
     "priors": ("Decreasing", "Equal", "Increasing", "Order"),
     "problem": ("Problem",),
     "solution": ("Solution",),
+    "theory": ("critical_l1", "critical_radius"),
     "uncertainty": ("Ball", "Box", "ConditionalGaussian", "CoordinateEllipsoid", "Ellipsoid", "Intersection",
                     "MissingValues", "Polyhedron", "Replicates", "RobustCheck", "Spectrahedron", "UncertaintySet",
                     "fit_gaussian", "from_replicates", "missing_as_uncertainty", "radius_upper_bound",
@@ -65,6 +67,8 @@ __all__ = [
     "RobustCheck",
     "robust_check",
     "radius_upper_bound",
+    "critical_radius",
+    "critical_l1",
     "pq_svm",
     "ordered",
     "Increasing",
@@ -87,6 +91,7 @@ __all__ = [
     "validate",
     "ValidationReport",
     "ConvergenceWarning",
+    "DegenerateSolutionWarning",
     "SignDirectionWarning",
     "PerClass",
     "SolverError",
@@ -138,7 +143,7 @@ def __getattr__(name: str):
         from .estimator import RobustSVC
 
         return RobustSVC
-    if name in ("grid_search", "select_features"):
+    if name in ("grid_search", "select_features", "path"):
         from . import model_selection
 
         return getattr(model_selection, name)

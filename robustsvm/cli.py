@@ -193,7 +193,7 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
 def _cmd_fit(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .exceptions import ConvergenceWarning
+    from .exceptions import ConvergenceWarning, DegenerateSolutionWarning
     from .io import solution_to_dict
 
     fitted = cli_data.prepare_fit(args)  # the table through its fitted preprocessing; --signs in its feature names
@@ -205,6 +205,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         print(problem)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
+        warnings.simplefilter("always", DegenerateSolutionWarning)
         sol = table_model.solve(problem, fitted, args, _solver_options(args))  # class weights, --missing
         X = fitted.X  # with --missing uncertain: the rows' centres
         cli_data.finish_fit(sol, fitted, problem, args, _solver_options(args))  # the rules; --probability
@@ -219,7 +220,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         _print_json({"data": {**_data_json(X, description, names), "preprocessing": solution.pop("preprocessing")},
                      "model": _model_json(problem),
                      "classes": {"+1": sol.class_mapping[1], "-1": sol.class_mapping[-1]},
-                     "solution": solution, "training_accuracy": accuracy,
+                     "solution": solution, "training_accuracy": accuracy, "degenerate": sol.degenerate,
                      "warnings": notes, "output": None if path is None else str(path)})
     else:
         print(sol.summary())

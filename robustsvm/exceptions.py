@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "SignDirectionWarning", "SolverError", "UnsupportedModelError"]
+__all__ = ["ConvergenceWarning", "DegenerateSolutionWarning", "SignDirectionWarning", "SolverError",
+           "UnsupportedModelError"]
 
 
 class ConvergenceWarning(UserWarning):
     """A solver stopped before reaching its tolerance; the result's status says why."""
+
+
+class DegenerateSolutionWarning(UserWarning):
+    """A certified solution whose decision is constant on its training data: it predicts one class everywhere.
+
+    The message names the cause, for instance a radius beyond the critical radius
+    (:func:`robustsvm.critical_radius`) at which ``w = 0`` becomes optimal; ``Solution.extra["degenerate"]``
+    holds the report.
+    """
 
 
 class SignDirectionWarning(UserWarning):

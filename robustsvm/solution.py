@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_X
+from .conic.degenerate import count_nonzeros, weight_resolution
 from .distributed.data import is_dask_array
 from .result import Attempt
 from .uncertainty.certificate import robust_check
@@ -132,6 +133,30 @@ class Solution:
         return int(self.support_vectors.shape[1])
 
     @property
+    def weight_resolution(self) -> float:
+        """``sqrt(2(gap + ε)/λ2)``: the optimal weights lie within this distance of ``w`` (NaN without L2).
+
+        λ2-strong convexity gives ``‖w − w*‖₂² ≤ 2·gap/λ2``; ``ε`` is 64 ulps of the objective (the rounding of
+        the computed gap). See :mod:`robustsvm.conic.degenerate`.
+        """
+        penalty = getattr(self.problem, "penalty", None)
+        return weight_resolution(float(self.gap), float(self.objective), float(getattr(penalty, "l2", 0.0)))
+
+    @property
+    def nonzeros(self) -> int:
+        """The weights the certificate proves nonzero: ``|w_h| >`` :attr:`weight_resolution` (``1e-8`` without
+        L2, where the certificate bounds no weight)."""
+        if self.w is None:
+            raise ValueError("a kernel model has no weights w")
+        return count_nonzeros(self.w, self.weight_resolution)
+
+    @property
+    def degenerate(self) -> dict | None:
+        """The report of a solution whose decision is constant on its training data (``cause``, ``predicts``,
+        ``critical_radius``, ``critical_l1``, ``weight_resolution``); None when it is not."""
+        return self.extra.get("degenerate")
+
+    @property
     def relative_gap(self) -> float:
         """``gap / max(1, |objective|)``."""
         return float(self.gap) / max(1.0, abs(self.objective))
@@ -190,7 +215,8 @@ class Solution:
         """A short human-readable report.
 
         Solver, status, objective, gap, constraint violation, iterations and
-        timings, the number of nonzero weights and the intercept, and the class
+        timings, the number of weights the certificate proves nonzero and the intercept, a
+        ``degenerate`` line when the decision is constant on the training data, and the class
         mapping: which label is +1 (predicted where ``x·w + b > 0``) and which −1;
         for a model with signs, the class they point to (``positive_class``).
         """
@@ -212,8 +238,14 @@ class Solution:
         if signs is not None:
             lines.insert(1, signs)
         if self.w is not None:
-            lines.append(f"nonzeros    {int(np.count_nonzero(np.abs(self.w) > 1e-8))} of {self.w.shape[0]} weights")
+            resolution = self.weight_resolution
+            within = f" (|w_h| > {resolution:.2g}, the certificate's resolution)" if np.isfinite(resolution) else ""
+            lines.append(f"nonzeros    {self.nonzeros} of {self.w.shape[0]} weights{within}")
             lines.append(f"intercept   {self.b:.6g}")
+        if self.degenerate is not None:
+            mapping = self.class_mapping
+            lines.append(f"degenerate  constant: predicts {mapping[self.degenerate['predicts']]!r} for every "
+                         f"training sample; {self.degenerate['cause']}")
         if self.message:
             lines.append(f"message     {self.message}")
         return "\n".join(lines)

@@ -181,6 +181,11 @@ def check_solution_spec(spec: Any) -> None:
         if len(shape) != 2 or not all(isinstance(k, int) and not isinstance(k, bool) for k in shape):
             raise _fail("data.shape", f"must be two integers, got {_describe(shape)}")
     _need(spec, "versions", "dict", optional=True)
+    degenerate = _need(spec, "degenerate", "dict", optional=True)
+    if degenerate is not None:
+        _need(degenerate, "cause", "str", where="degenerate.")
+        if degenerate.get("predicts") not in (1, -1):
+            raise _fail("degenerate.predicts", f"must be 1 or -1, got {_describe(degenerate.get('predicts'))}")
     preprocessing = _need(spec, "preprocessing", "dict", optional=True)
     if preprocessing is not None and not (preprocessing.get("format") == "robustsvm.preprocessing"
                                           and isinstance(preprocessing.get("version"), int)):

@@ -41,18 +41,25 @@ from . import objective as objective_module
 from ._validation import check_fit_data, check_limits, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
+from .conic import degenerate
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
 from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
-from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
+from .exceptions import (
+    ConvergenceWarning,
+    DegenerateSolutionWarning,
+    SignDirectionWarning,
+    SolverError,
+    UnsupportedModelError,
+)
 from .model import Model, normalize, solved_problem, summarize
 from .result import Attempt, Result
 from .solution import Solution
 
-__all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "certify", "check_options",
+__all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "announce_degenerate", "certify", "check_options",
            "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
            "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "tight_defaults",
            "to_solution"]
@@ -277,7 +284,9 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
                 warn: bool = True, stacklevel: int = 1) -> Solution:
-    """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal."""
+    """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
+    :class:`DegenerateSolutionWarning` when its decision is constant on the training data
+    (:func:`robustsvm.conic.degenerate.diagnose`, kept in ``Solution.extra["degenerate"]``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value
     sol = Solution(
@@ -297,6 +306,35 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
             + (f" ({result.message})" if result.message else "") + "; the solution may not be optimal",
             ConvergenceWarning, stacklevel=stacklevel + 1,
         )
+    report = _degeneracy(model, result, explain=warn)
+    if report is not None:
+        sol.extra["degenerate"] = report
+        if warn:
+            announce_degenerate(sol, model, stacklevel=stacklevel + 1)
+    return sol
+
+
+def _degeneracy(model: Model, result: Result, *, explain: bool) -> dict | None:
+    """The degeneracy report of a linear in-memory solution (None otherwise); the gap counts only when optimal."""
+    if result.w is None or isinstance(model, DistributedModel) or model.kernel is not None:
+        return None
+    gap = float(result.gap) if result.status == OPTIMAL else np.nan
+    return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
+                               explain=explain)
+
+
+def announce_degenerate(sol: Solution, model: Model, *, stacklevel: int = 1) -> Solution:
+    """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
+    not (a solution built with ``warn=False``, then returned to a caller that warns)."""
+    report = sol.extra.get("degenerate")
+    if report is None:
+        return sol
+    if not report.get("explained"):
+        degenerate.explain_report(model, sol.w, report)
+    label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
+    label = label.item() if isinstance(label, np.generic) else label
+    warnings.warn(f"the model is constant on its training data (it predicts {label!r} for every sample): "
+                  f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
     return sol
 
 
@@ -428,7 +466,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if trial is not None and trial.chosen == backend.name:
         attempt, record = _attempt(problem, model, trial, options, defaults, quiet)
         if attempt is not None:
-            return attempt
+            return announce_degenerate(attempt, model, stacklevel=stacklevel + 1) if warn else attempt
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
         sol = solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
         if record is not None:
@@ -443,7 +481,7 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     if isinstance(first, Solution) and record is not None:
         first.auto_probe, first.auto_attempts = record, (record,)
     if isinstance(first, Solution) and first.status == OPTIMAL:
-        return first
+        return announce_degenerate(first, model, stacklevel=stacklevel + 1) if warn else first
     tried = (backend.name,) + ((trial.backend,) if record is not None else ())
     return fall_back(problem, model, first, options, option_defaults=defaults, warn=warn, quiet=quiet,
                      stacklevel=stacklevel + 1, first_backend=backend.name, started=start,
@@ -538,6 +576,7 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
     kept = {k: v for k, v in options.items() if k in ("tol", "verbose")}
     names = list(order) if order else [FALLBACK]
     attempts = [_record(first, first_backend, started)]
+    announce = False  # an answer before the last one was built without warnings
     for i, name in enumerate(names):
         last = i == len(names) - 1
         backend = registry.get_backend(name)
@@ -553,10 +592,11 @@ def fall_back(problem: Any, model: Model, first: Solution | Exception, options: 
             attempts.append(_record(exc, name, t0))
             continue
         if sol.status == OPTIMAL:
+            announce = warn
             break
         attempts.append(_record(sol, name, t0))
     if probe is not None:
         sol.auto_probe = probe
     sol.auto_fallback = attempts[0]
     sol.auto_attempts = tuple(([probe] if probe is not None else []) + attempts)
-    return sol
+    return announce_degenerate(sol, model, stacklevel=stacklevel + 1) if announce else sol

@@ -13,15 +13,19 @@ from .grid import (
     stratified_folds,
     with_values,
 )
+from .path import SCORERS, PathResult, path
 from .protocol import ProtocolResult, select_features, standardize, stratified_split, woolnough_protocol
 
 __all__ = [
     "GridResult",
+    "PathResult",
+    "SCORERS",
     "ProtocolResult",
     "evaluate_chunk",
     "expand_grid",
     "exponential_range",
     "grid_search",
+    "path",
     "point_radius",
     "program_values",
     "radius_upper_bound",

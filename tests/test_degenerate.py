@@ -1,0 +1,117 @@
+"""A degenerate answer says so: the warning, ``summary()``, the JSON, ``robustsvm fit``; ``nonzeros`` by the
+certificate's resolution."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import robustsvm as rs
+from robustsvm.io import solution_from_dict, solution_to_dict
+from tests._gbsg2_like import gbsg2_like
+
+SIGNS = {"pnodes": +1, "age": -1, "horTh=yes": -1}
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y, names = gbsg2_like()
+    Xf = pd.DataFrame(X, columns=names)
+    rc = rs.critical_radius(rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(1.0)), Xf, y)
+    return Xf, y, rc
+
+
+def test_a_fit_above_the_critical_radius_warns_and_reports(data):
+    Xf, y, rc = data
+    radius = 1.5 * rc
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(radius))
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius") as record:
+        sol = problem.solve(Xf, y)
+    message = str(record[0].message)
+    assert f"{radius:.4g}" in message and f"{rc:.4g}" in message and "predicts 1" in message
+    # the decision is constant: every training sample gets the majority class (245 of 346)
+    assert np.unique(sol.predict(Xf)).tolist() == [1]
+    assert sol.degenerate["critical_radius"] == pytest.approx(rc, rel=1e-9)
+    assert sol.nonzeros == 0
+    summary = sol.summary()
+    assert "degenerate  constant: predicts 1 for every training sample" in summary
+    assert "nonzeros    0 of 13" in summary
+    spec = json.loads(json.dumps(solution_to_dict(sol, Xf, y)))
+    assert spec["degenerate"]["cause"] == sol.degenerate["cause"]
+    assert solution_from_dict(spec).degenerate["predicts"] == 1
+
+
+def test_a_fit_below_the_critical_radius_does_not_warn(data):
+    Xf, y, rc = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.5 * rc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.DegenerateSolutionWarning)
+        sol = problem.solve(Xf, y)
+    assert sol.degenerate is None
+    assert "degenerate" not in sol.summary()
+    assert solution_to_dict(sol)["degenerate"] is None
+    assert len(np.unique(sol.predict(Xf))) == 2
+
+
+def test_l1_beyond_its_critical_value_is_named(data):
+    Xf, y, _ = data
+    problem = rs.Problem(penalty=rs.L2(1e-2) + rs.L1(1.0), signs=SIGNS)
+    cl1 = rs.critical_l1(problem, Xf, y)
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical λ1"):
+        rs.Problem(penalty=rs.L2(1e-2) + rs.L1(1.2 * cl1), signs=SIGNS).solve(Xf, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.DegenerateSolutionWarning)
+        rs.Problem(penalty=rs.L2(1e-2) + rs.L1(0.5 * cl1), signs=SIGNS).solve(Xf, y)
+
+
+def test_nonzeros_count_what_the_certificate_proves(data):
+    Xf, y, rc = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.8 * rc))
+    loose = problem.solve(Xf, y, solver="clarabel", tol=1e-6)
+    tight = problem.solve(Xf, y, solver="feature-ipm", tol=1e-12)
+    # the resolution is a proved bound: both points lie within their resolutions of the one optimum
+    assert np.linalg.norm(loose.w - tight.w) <= loose.weight_resolution + tight.weight_resolution
+    assert loose.weight_resolution == pytest.approx(math.sqrt(2 * (loose.gap + 64 * 2.0**-52 * loose.objective) / 1e-2))
+    # a counted weight is nonzero, with the same sign, in the more accurate answer
+    counted = np.abs(loose.w) > loose.weight_resolution
+    assert loose.nonzeros == counted.sum() > 0
+    assert np.all(np.sign(tight.w[counted]) == np.sign(loose.w[counted]))
+    assert np.all(np.abs(tight.w[counted]) > 0)
+
+
+def test_the_command_line_reports_a_constant_model(data, tmp_path):
+    Xf, y, rc = data
+    table = Xf.assign(outcome=np.where(y == 1, "relapse", "no relapse"))
+    csv = tmp_path / "patients.csv"
+    table.to_csv(csv, index=False)
+    base = [sys.executable, "-m", "robustsvm", "fit", str(csv), "--target", "outcome", "--positive", "relapse",
+            "--no-standardize", "--signs", "pnodes=+1,age=-1,horTh=yes=-1"]
+    out = subprocess.run([*base, "--uncertainty", f"box:{1.5 * rc}"], capture_output=True, text=True, check=True)
+    assert "degenerate  constant: predicts 'relapse'" in out.stdout
+    assert "exceeds the critical radius" in out.stderr
+    js = subprocess.run([*base, "--uncertainty", f"box:{1.5 * rc}", "--json"], capture_output=True, text=True,
+                        check=True)
+    report = json.loads(js.stdout)
+    assert report["degenerate"]["critical_radius"] == pytest.approx(rc, rel=1e-6)
+    assert report["solution"]["degenerate"]["predicts"] == 1
+    below = subprocess.run([*base, "--uncertainty", f"box:{0.5 * rc}"], capture_output=True, text=True, check=True)
+    assert "degenerate" not in below.stdout and "critical radius" not in below.stderr
+
+
+def test_every_route_of_the_solve_path_reports_it(data):
+    # "auto" keeps a first-order answer built without warnings, and the estimator calls the path: both warn
+    Xf, y, rc = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(1.5 * rc))
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius") as record:
+        sol = problem.solve(Xf, y, solver="auto")
+    assert len(record) == 1 and record[0].filename == __file__
+    assert sol.degenerate["explained"] and sol.degenerate["critical_radius"] == pytest.approx(rc, rel=1e-9)
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius"):
+        rs.RobustSVC(l2=1e-2, signs=SIGNS, uncertainty=rs.Box(1.5 * rc)).fit(Xf, y)
