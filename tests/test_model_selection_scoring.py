@@ -162,3 +162,12 @@ def test_bad_scoring_and_weights_are_refused(imbalanced):
         ms.grid_search(prob, X, y, {"l2": [1.0]}, sample_weight=np.ones(3), **run)
     with pytest.raises(ValueError, match="sample_weight must be non-negative"):
         ms.grid_search(prob, X, y, {"l2": [1.0]}, sample_weight=-np.ones(y.size), **run)
+
+
+def test_weighted_folds_in_processes_equal_the_serial_search(imbalanced):
+    pytest.importorskip("joblib")
+    X, y, folds = imbalanced
+    serial = _search(X, y, folds, "balanced_accuracy", class_weight="balanced")
+    parallel = _search(X, y, folds, "balanced_accuracy", class_weight="balanced", n_jobs=2)
+    np.testing.assert_array_equal(parallel.scores, serial.scores)
+    np.testing.assert_allclose(parallel.weights, serial.weights, atol=1e-12)

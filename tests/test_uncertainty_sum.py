@@ -127,3 +127,14 @@ def test_per_sample_sums_with_coordinate_ellipsoids():
     assert p_star - 1e-7 <= sol.objective <= p_star + sol.gap + 1e-7
     check = robust_check(sol, X, y_pm)
     assert check.holds and check.contained.all()
+
+
+def test_a_stored_model_with_per_sample_sums_reads_back_and_validates(tmp_path):
+    X, y = make_classification(30, 3, seed=6)
+    sets = [rs.Box(0.05) + CoordinateEllipsoid(np.array([[1.5]]), [i % 3], 3, radius=0.3) for i in range(30)]
+    sol = rs.Problem(uncertainty=sets, penalty=rs.L2(0.5)).solve(X, y)
+    sol.to_json(tmp_path / "model.json", X, y)
+    back = rs.Solution.from_json(tmp_path / "model.json")
+    assert [s.key() for s in back.problem.uncertainty] == [s.key() for s in sets]
+    report = rs.validate(back, X, y)
+    assert report.ok and report.objective_recomputed == pytest.approx(sol.objective, rel=1e-12)
