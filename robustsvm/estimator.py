@@ -156,11 +156,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         it keeps its default 1e-8.
     missing : {"error", "uncertain", "conditional_mean", "mean", "drop"}, default "error"
         What NaN in a dense ``X`` means. ``"error"``: a ``ValueError`` naming the columns.
-        ``"uncertain"``: missing values as uncertainty (Shivaswamy et al., 2006): a Gaussian is fitted to
-        the training rows by EM, each row with missing values is moved to its conditional mean given its
-        observed values and gets an ellipsoid over its missing coordinates (shape the conditional
-        covariance, radius ``√(χ²_k⁻¹(missing_level))`` for ``k`` missing values), solved by the conic path
-        (:func:`robustsvm.missing_as_uncertainty`; needs ``uncertainty=None``). ``"conditional_mean"``: the
+        ``"uncertain"``: missing values as uncertainty (Shivaswamy et al., 2006): a Gaussian is fitted to the training
+        rows by EM, each row with missing values is moved to its conditional mean given its observed values and gets
+        an ellipsoid over its missing coordinates (shape the conditional covariance, radius ``√(χ²_k⁻¹(missing_level))``
+        for ``k`` missing values; :func:`robustsvm.missing_as_uncertainty`), plus ``uncertainty`` when it is given
+        (their Minkowski sum ``SetSum``), solved by the conic path. ``"conditional_mean"``: the
         same centres without the sets (imputation by the EM Gaussian's conditional means). ``"mean"``: the column
         means of the observed values. ``"drop"``: fit on the complete rows only (complete-case analysis).
         :meth:`predict` and :meth:`decision_function` replace a missing value by its conditional mean
@@ -193,6 +193,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     gap_ : float
         The largest duality gap of ``solutions_``: every model is certified
         within it.
+    uncertainty_ : UncertaintySet, list or None
+        The sets the fit used (one per sample with ``missing="uncertain"``), as ``robust_check`` reads them.
     sigmoids_ : list of Sigmoid
         With ``probability=True``: Platt's sigmoid of each model.
     imputation_ : ConditionalGaussian
@@ -407,15 +409,12 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             self.imputation_ = fit_gaussian(X)
             return self.imputation_.impute(X), y, sw, None
         if self.missing == "uncertain":
-            if self.uncertainty is not None:
-                raise ValueError("missing='uncertain' builds the uncertainty sets from the missing values; "
-                                 "pass uncertainty=None")
             if radius is not None:
                 raise ValueError("missing='uncertain' sets each row's radius from missing_level; fit(radius=) "
                                  "does not apply")
             mv = missing_as_uncertainty(X, level=self.missing_level)
             self.imputation_ = mv.gaussian
-            return mv.X, y, sw, mv.uncertainty if mv.missing.any() else None
+            return mv.X, y, sw, mv.with_noise(self.uncertainty)  # uncertainty + each row's ellipsoid
         keep = np.ones(X.shape[0], dtype=bool) if self.missing == "mean" else ~np.isnan(X).any(axis=1)
         if np.unique(y[keep & (sw > 0)]).size < 2:
             raise ValueError(f"missing='drop' leaves {int(keep.sum())} complete rows, with fewer than two classes")
@@ -471,6 +470,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.solutions_ = solutions
         self.solution_ = max(solutions, key=lambda sol: sol.relative_gap if np.isfinite(sol.gap) else np.inf)
         self.gap_ = float(max(sol.gap for sol in solutions))
+        unc = [sol.problem.uncertainty for sol in solutions]
+        self.uncertainty_ = unc[0] if len(unc) == 1 else unc
         self.intercept_ = np.array([sol.b for sol in solutions])
         for name in ("coef_", "dual_coef_", "support_vectors_"):
             if hasattr(self, name):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-__all__ = ["ConvergenceWarning", "DegenerateSolutionWarning", "SignDirectionWarning", "SolverError",
-           "UnsupportedModelError"]
+__all__ = ["ConvergenceWarning", "DegenerateSolutionWarning", "SelectionTieWarning", "SignDirectionWarning",
+           "SolverError", "UnsupportedModelError"]
 
 
 class ConvergenceWarning(UserWarning):
@@ -34,3 +34,12 @@ class SolverError(RuntimeError):
 
 class UnsupportedModelError(ValueError):
     """A backend was asked for a model outside its reach."""
+
+
+class SelectionTieWarning(UserWarning):
+    """Several grid points share the best cross-validated score, so the score alone does not choose one.
+
+    With imbalanced classes, accuracy often ties at the majority share: a constant classifier scores it. The
+    selection prefers a point that is not constant on any fold, then grid order; a scorer that ranks the
+    decisions (ROC AUC) or balanced class weights usually separate the points.
+    """

@@ -19,6 +19,7 @@ __all__ = [
     "m3_coefficients",
     "set_boundary",
     "validation_accuracy",
+    "validation_scores",
     "weights",
     "weights_path",
 ]
@@ -376,14 +377,14 @@ def weights(
 
     Parameters
     ----------
-    solution : Solution or RobustSVC
-        A linear solution, or a fitted linear :class:`~robustsvm.RobustSVC`.
+    solution : Solution, RobustSVC or Pipeline
+        A linear solution, a fitted linear :class:`~robustsvm.RobustSVC`, or a fitted Pipeline ending in one.
         The weights are oriented to ``classes[1]`` (a positive bar is evidence
         for it, as the y label says), the sign constraints as imposed on them
         (flipped when the model's ``positive_class`` is ``classes[0]``).
     ax : Axes, optional
     feature_names : sequence of str, optional
-        Default: the solution's feature names, or ``x0, x1, ...``.
+        Default: a pipeline's ``get_feature_names_out``, the solution's feature names, or ``x0, x1, ...``.
     top : int, optional
         Show only the ``top`` weights of largest magnitude (in feature order).
     class_label : optional
@@ -396,10 +397,11 @@ def weights(
         ``ax.patches`` has one bar per feature shown, in order; bar heights
         are the weights; ``ax.collections[0]`` the dots of the constrained features.
     """
+    names = feature_names if feature_names is not None else _pipeline_names(solution)
     solution = _linear_solution(solution, class_label)
     w = np.asarray(solution.w, dtype=np.float64)
     d = w.shape[0]
-    names = feature_names if feature_names is not None else solution.feature_names
+    names = names if names is not None else solution.feature_names
     names = [f"x{h}" for h in range(d)] if names is None else [str(n) for n in names]
     if len(names) != d:
         raise ValueError(f"feature_names must have {d} entries, got {len(names)}")
@@ -439,6 +441,7 @@ def _plain(label: Any) -> Any:
 
 def _linear_solution(model: Any, class_label: Any = None) -> Any:
     """The linear :class:`~robustsvm.Solution` of a Solution or a fitted RobustSVC (one class's model for K > 2)."""
+    model = model.steps[-1][1] if hasattr(model, "named_steps") else model  # a fitted Pipeline: its last step
     solutions = getattr(model, "solutions_", None)
     if solutions is not None:  # a fitted RobustSVC
         classes = [_plain(c) for c in model.classes_]
@@ -450,10 +453,18 @@ def _linear_solution(model: Any, class_label: Any = None) -> Any:
         else:
             model = solutions[classes.index(class_label)]
     elif not hasattr(model, "problem"):
-        raise TypeError(f"expected a robustsvm Solution or a fitted RobustSVC, got {type(model).__name__}")
+        raise TypeError(f"expected a Solution, a fitted RobustSVC or a Pipeline ending in it: {type(model).__name__}")
     if getattr(model, "w", None) is None:
         raise ValueError("weights() needs a linear solution (w is None for a kernel model)")
     return model
+
+
+def _pipeline_names(model: Any) -> Any:
+    """The names a fitted Pipeline's steps before the last give its columns (None when they give none)."""
+    try:
+        return list(model[:-1].get_feature_names_out()) if len(getattr(model, "steps", ())) > 1 else None
+    except (AttributeError, ValueError, TypeError):  # a step without names
+        return None
 
 
 def _oriented_signs(solution: Any) -> np.ndarray:
@@ -536,18 +547,19 @@ def weights_path(
     return fig, ax
 
 
-def validation_accuracy(grid: Any, parameter: str = "radius", *, ax: Any = None, log: bool = False) -> tuple[Any, Any]:
-    """Mean validation accuracy (± one standard deviation over the folds) against one grid parameter.
+def validation_scores(grid: Any, parameter: str = "radius", *, ax: Any = None, log: bool = False) -> tuple[Any, Any]:
+    """Mean validation score (± one standard deviation over the folds) against one grid parameter.
 
-    One line per combination of the grid's other parameters (for instance one per λ2 when the
-    grid spans λ2 and the radius); the best point of the grid is circled.
+    One line per combination of the grid's other parameters (one per λ2 when the grid spans λ2 and the
+    radius); the point the search chose is circled. ``validation_accuracy`` is its former name.
 
     Parameters
     ----------
-    grid : GridResult
-        From :func:`robustsvm.grid_search`.
+    grid : GridResult or fitted GridSearchCV
+        From :func:`robustsvm.grid_search`, or a fitted scikit-learn search (read by ``cv_results.grid_scores``).
     parameter : str
-        The grid parameter on the x axis: ``"radius"``, ``"l2"``, ``"l1"`` or ``"mu"``.
+        The grid parameter on the x axis: ``"radius"``, ``"l2"``, ``"l1"``, ``"mu"``, or a search's
+        parameter (``"robustsvc__l2"``, or its last part ``"l2"``; an uncertainty set is drawn at its radius).
     ax : Axes, optional
     log : bool
         Logarithmic x axis.
@@ -555,18 +567,14 @@ def validation_accuracy(grid: Any, parameter: str = "radius", *, ax: Any = None,
     Returns
     -------
     (Figure, Axes)
-        ``ax.lines[k]`` is the mean accuracy of the k-th group, x sorted.
+        ``ax.lines[k]`` is the mean score of the k-th group, x sorted; the y label names the scorer.
     """
-    points = list(getattr(grid, "points", []))
-    if not points or not hasattr(grid, "scores"):
-        raise TypeError("grid must be a GridResult of robustsvm.grid_search")
-    if any(parameter not in p for p in points):
-        raise ValueError(f"the grid has no parameter {parameter!r}; its parameters: {sorted(points[0])}")
-    scores = np.asarray(grid.scores, dtype=np.float64)
+    from .model_selection.cv_results import grid_scores
+
+    table = grid_scores(grid)
+    parameter = table.parameter(parameter)
+    points, scores, groups = table.points, table.scores, table.groups(parameter)
     mean, std = np.nanmean(scores, axis=1), np.nanstd(scores, axis=1)
-    groups: dict[tuple, list[int]] = {}
-    for k, p in enumerate(points):
-        groups.setdefault(tuple(sorted((key, v) for key, v in p.items() if key != parameter)), []).append(k)
     plt = _pyplot()
     if ax is None:
         fig, ax = plt.subplots(figsize=(6.0, 4.0), constrained_layout=True)
@@ -578,12 +586,15 @@ def validation_accuracy(grid: Any, parameter: str = "radius", *, ax: Any = None,
         (line,) = ax.plot(x, mean[members], marker="o", markersize=3, label=label)
         ax.fill_between(x, mean[members] - std[members], mean[members] + std[members], color=line.get_color(),
                         alpha=0.15, linewidth=0)
-    best = int(np.nanargmax(mean))
+    best = table.best_index
     ax.scatter([points[best][parameter]], [mean[best]], s=90, facecolors="none", edgecolors="k", zorder=3)
     if log:
         ax.set_xscale("log")
     ax.set_xlabel(parameter)
-    ax.set_ylabel(f"validation accuracy ({scores.shape[1]} folds)")
+    ax.set_ylabel(f"validation {table.scoring} ({scores.shape[1]} folds)")
     if len(groups) > 1:
         ax.legend(fontsize="small")
     return fig, ax
+
+
+validation_accuracy = validation_scores

@@ -124,6 +124,8 @@ SLOW_TESTS = frozenset({
     "tests/test_m3.py::test_slow_case_stops_short_and_says_so",
     "tests/test_m3.py::test_soft_margin_kernel_matches_clarabel",
     "tests/test_model_selection.py::test_core_import_needs_no_optional_dependency",
+    "tests/test_model_selection_scoring.py::test_probability_scorers_equal_gridsearchcv_with_platt_on_training_folds",
+    "tests/test_model_selection_scoring.py::test_weighted_folds_in_processes_equal_the_serial_search",
     "tests/test_model_selection.py::test_fold_masks_equal_refitting_each_fold",
     "tests/test_model_selection.py::test_joblib_gives_exactly_the_serial_results",
     "tests/test_model_selection.py::test_reproduce_woolnough2022_prints_table_1",

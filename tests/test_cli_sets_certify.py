@@ -17,7 +17,7 @@ from sklearn.svm import LinearSVC
 
 import robustsvm as rs
 from robustsvm.cli import load_data, main, parse_uncertainty
-from robustsvm.uncertainty import SET_TYPES
+from robustsvm.uncertainty import SET_TYPES, SetSum
 from robustsvm.uncertainty.grammar import parse_set, set_kinds
 
 
@@ -72,15 +72,17 @@ def test_every_set_type_of_the_table_can_be_named(set_files):
             f"coordinateellipsoid:2:shape={f['Mj']}:coordinates={f['coords']}:n_features=5":
                 rs.CoordinateEllipsoid(v["M"], [0, 2, 4], 5, radius=2.0),
             f"box:0.3 & polyhedron:1:G={f['G']}:h={f['h']}": rs.Box(0.3) & rs.Polyhedron(v["G"], v["h"]),
+            f"box:1e-2 + ellipsoid:0.2:shape={f['M']}": rs.Box(0.01) + rs.Ellipsoid(v["M"], radius=0.2),
+            "box:0.1+ball:0.2&ball:1e+0": (rs.Box(0.1) + rs.Ball(0.2)) & rs.Ball(1.0),
         }
         named = set()
         for text, expected in cases.items():
             got = parse_uncertainty(text)
             _same(got, expected)
-            if isinstance(got, rs.Intersection):
+            if isinstance(got, (rs.Intersection, SetSum)):
                 _same(got.first, expected.first)
                 _same(got.second, expected.second)
-                named.add("Intersection")
+                named.update({type(got).__name__, type(got.first).__name__, type(got.second).__name__})
             else:
                 named.add(type(got).__name__)
     # every type of the package a user can build in Python (other tests add their own types to the table)

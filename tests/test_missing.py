@@ -340,8 +340,8 @@ def test_estimator_missing_parameters_and_errors():
         rs.RobustSVC().fit(Xm, y)
     with pytest.raises(ValueError, match="'missing' parameter of RobustSVC must be a str among"):
         rs.RobustSVC(missing="impute").fit(Xm, y)
-    with pytest.raises(ValueError, match="pass uncertainty=None"):
-        rs.RobustSVC(missing="uncertain", uncertainty=rs.Box(0.1)).fit(Xm, y)
+    with pytest.raises(ValueError, match="needs a scalar radius"):  # a scalar one is added to each row's set
+        rs.RobustSVC(missing="uncertain", uncertainty=rs.Box(np.full(len(y), 0.1))).fit(Xm, y)
     with pytest.raises(ValueError, match="level must lie strictly between 0 and 1"):
         rs.RobustSVC(missing="uncertain", missing_level=0.0).fit(Xm, y)
     fitted = rs.RobustSVC(l2=0.1, missing="mean").fit(np.nan_to_num(Xm), y)

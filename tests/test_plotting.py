@@ -236,7 +236,7 @@ def test_weights_of_a_fitted_estimator_say_which_class_is_positive():
     kernel = rs.RobustSVC(l2=0.05, kernel=rs.RBF(1.0), fit_intercept=False, solver="m3").fit(X, y)
     with pytest.raises(ValueError, match="w is None for a kernel model"):
         plotting.weights(kernel)
-    with pytest.raises(TypeError, match="expected a robustsvm Solution or a fitted RobustSVC"):
+    with pytest.raises(TypeError, match="expected a Solution, a fitted RobustSVC or a Pipeline ending in it"):
         plotting.weights(object())
 
 

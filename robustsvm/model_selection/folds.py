@@ -34,6 +34,7 @@ from ..exceptions import SolverError
 from ..model import normalize
 from ..problem import Problem
 from .points import fold_problem, program_values, with_values
+from .weights import FoldWeights
 
 __all__ = ["accuracy", "evaluate_chunk"]
 
@@ -136,6 +137,7 @@ def evaluate_chunk(
     solver_options: dict | None = None,
     compile_once: bool = True,
     callback: Callable[[int], Any] | None = None,
+    weights: FoldWeights | None = None,
 ) -> dict:
     """Solve every point of ``points`` on every fold; one task of :func:`grid_search`.
 
@@ -143,7 +145,8 @@ def evaluate_chunk(
     sample-weight mask (an answer of that program the package does not certify optimal is solved again on the
     fold's own model, compiled for it: one more compile each); otherwise every (point, fold) is solved on the
     fold's rows (in one batched call per fold when the backend has ``solve_many``). Every answer gets the
-    package's certificate.
+    package's certificate. ``weights`` (:func:`~robustsvm.model_selection.weights.fold_weights`) weigh each fold's
+    loss terms by the sample weights times the class weights of its training rows.
 
     Returns
     -------
@@ -158,7 +161,7 @@ def evaluate_chunk(
     fold_ids = np.unique(folds)
     table = _Table(len(points), fold_ids.size, data.d)
     backend = solve_path.lookup(solver, problem, data, points=len(points))
-    args = (problem, data, folds, fold_ids, points, backend, solver, options, table, callback)
+    args = (problem, data, folds, fold_ids, points, backend, solver, options, table, callback, weights)
     if compile_once:
         n_compiles = _compiled_once(*args)
     elif _batched(backend, problem, points):
@@ -168,24 +171,29 @@ def evaluate_chunk(
     return table.as_dict(n_compiles)
 
 
-def _fold(problem: Problem, data, folds, fid):
+def _fold(problem: Problem, data, folds, fid, weights: FoldWeights | None = None):
     train = np.flatnonzero(folds != fid)
     val = np.flatnonzero(folds == fid)
-    fold = check_fit_data(_rows(data.X, train), data.y[train], signs=problem.signs, feature_names=data.feature_names)
+    fold = check_fit_data(_rows(data.X, train), data.y[train], signs=problem.signs, feature_names=data.feature_names,
+                          sample_weight=None if weights is None else weights.of_rows(train))
     return train, fold, _rows(data.X, val), data.y[val]
 
 
-def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, options, table, callback) -> int:
+def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, options, table, callback, weights) -> int:
     opts = _conic_options(options)
     needs_l1 = problem.penalty.l1 > 0 or any(p.get("l1", 0.0) > 0 for p in points)
     # one scalar weight parameter per fold (not a length-n weight vector, whose canonicalization grows like n²)
-    prog = problem.compile(data.X, data.y, with_l1=needs_l1, sample_groups=folds, feature_names=data.feature_names)
+    # with class weights, one group per (fold, class): the class weights of each fold's training rows
+    groups = folds if weights is None or weights.class_weight is None else weights.groups(folds)
+    prog = problem.compile(data.X, data.y, with_l1=needs_l1, sample_groups=groups, feature_names=data.feature_names,
+                           sample_weight=None if weights is None else weights.sample_weight)
     compiles = 1
     for k, fid in enumerate(fold_ids):
-        train, fold, X_val, y_val = _fold(problem, data, folds, fid)
+        train, fold, X_val, y_val = _fold(problem, data, folds, fid, weights)
         base = fold_problem(problem, train)
         fold_model = normalize(base, fold)
-        prog.set_values(group_weight=(fold_ids != fid).astype(np.float64))
+        prog.set_values(group_weight=(fold_ids != fid).astype(np.float64) if groups is folds
+                        else weights.group_weight(folds, fid))
         for j, point in enumerate(points):
             prog.set_values(**program_values(point))
             model = _point_model(fold_model, point)
@@ -206,13 +214,13 @@ def _compiled_once(problem, data, folds, fold_ids, points, backend, solver, opti
     return compiles
 
 
-def _batched_route(problem, data, folds, fold_ids, points, backend, solver, options, table, callback) -> int:
+def _batched_route(problem, data, folds, fold_ids, points, backend, solver, options, table, callback, weights) -> int:
     point_problems = [with_values(problem, point) for point in points]
     inside = [j for j, p in enumerate(point_problems) if backend.accepts(p)]
     values = [program_values(points[j]) for j in inside]
     opts = solve_path.accepted_options(backend, options) if solver == solve_path.AUTO else options
     for k, fid in enumerate(fold_ids):
-        train, fold, X_val, y_val = _fold(problem, data, folds, fid)
+        train, fold, X_val, y_val = _fold(problem, data, folds, fid, weights)
         base = fold_problem(problem, train)
         fold_model = normalize(base, fold)
         t0 = time.perf_counter()
@@ -237,7 +245,7 @@ def _batched_route(problem, data, folds, fold_ids, points, backend, solver, opti
     return 0
 
 
-def _refit_route(problem, data, folds, fold_ids, points, backend, solver, options, table, callback) -> int:
+def _refit_route(problem, data, folds, fold_ids, points, backend, solver, options, table, callback, weights) -> int:
     conic = backend.kind == "conic"
     # first-order backends that take an initial dual point: warm-start each fold along the grid's path
     path_warm = "warm_start" in backend.options and not conic
@@ -245,7 +253,7 @@ def _refit_route(problem, data, folds, fold_ids, points, backend, solver, option
         path_warm = options.pop("warm_start", True) is not False
     n_compiles = 0
     for k, fid in enumerate(fold_ids):
-        train, fold, X_val, y_val = _fold(problem, data, folds, fid)
+        train, fold, X_val, y_val = _fold(problem, data, folds, fid, weights)
         base = fold_problem(problem, train)
         fold_model = normalize(base, fold)
         previous = None

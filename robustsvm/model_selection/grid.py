@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import solve_path
 from .._validation import check_fit_data
-from ..exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning, SelectionTieWarning
 from ..problem import Problem
 from .folds import accuracy, evaluate_chunk
 from .points import (
@@ -42,8 +42,11 @@ from .points import (
     stratified_folds,
     with_values,
 )
+from .scoring import ACCURACY, check_scoring, score_folds
+from .weights import fold_weights
 
 __all__ = [
+    "TIE_RTOL",
     "GRID_KEYS",
     "GridResult",
     "accuracy",
@@ -58,6 +61,8 @@ __all__ = [
     "with_values",
 ]
 
+#: mean scores equal within this (relative and absolute) tie for the CV selection
+TIE_RTOL = 1e-9
 
 
 # ------------------------------------------------------------------- results
@@ -70,7 +75,9 @@ class GridResult:
     points : list of dict
         The grid points, in grid order.
     scores : ndarray of shape (n_points, n_folds)
-        Validation accuracy of the model fitted without fold ``k``, on fold ``k``.
+        The score (``scoring``; larger is better) of the model fitted without fold ``k``, on fold ``k``.
+        A model the certificate cannot tell from ``w = 0`` is scored as the constant it is
+        (:mod:`robustsvm.model_selection.scoring`).
     weights : ndarray of shape (n_points, n_folds, d)
     intercepts : ndarray of shape (n_points, n_folds)
     statuses : ndarray of str, shape (n_points, n_folds)
@@ -88,10 +95,18 @@ class GridResult:
     extra : dict
         ``solvers``: the backend that gave each answer (a point a backend refuses, or with
         ``solver="auto"`` one it did not certify, is solved by the conic fallback).
+    scoring : str
+        The name of the scorer.
+    constant : ndarray of bool, shape (n_points, n_folds)
+        Whether the certificate admits ``w = 0`` for the model of the point on the fold
+        (``‖w‖₂ ≤ √(2·gap/λ2)``): a constant classifier.
 
     The CV selection (:attr:`best_index`, :attr:`best_params`, :attr:`best_score`) **skips** every
     point with a fold the package did not certify optimal (:attr:`certified`); when no point is
-    certified it ranks them all. :func:`grid_search` warns, naming how many points it skipped.
+    certified it ranks them all. Among points tied at the best mean score (:attr:`ties`), one that is not
+    constant on any fold comes first, then grid order. :func:`grid_search` warns, naming how many points it
+    skipped, and when points tie with a constant classifier among them
+    (:class:`~robustsvm.exceptions.SelectionTieWarning`).
     """
 
     points: list[dict]
@@ -104,10 +119,14 @@ class GridResult:
     wall_time: float
     extra: dict = field(default_factory=dict)
     gaps: np.ndarray | None = None
+    scoring: str = ACCURACY
+    constant: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.gaps is None:
             self.gaps = np.full(np.shape(self.scores), np.nan)
+        if self.constant is None:
+            self.constant = np.zeros(np.shape(self.scores), dtype=bool)
 
     @property
     def certified(self) -> np.ndarray:
@@ -116,20 +135,33 @@ class GridResult:
 
     @property
     def mean_scores(self) -> np.ndarray:
-        """Mean validation accuracy over the folds, per point."""
+        """Mean validation score over the folds, per point."""
         return np.nanmean(self.scores, axis=1)
 
     @property
-    def best_index(self) -> int:
-        """The certified point of highest mean accuracy (the first in grid order on ties).
+    def ties(self) -> np.ndarray:
+        """Indices of the ranked points that share the best mean score (within ``TIE_RTOL``).
 
-        Points with a fold the package did not certify optimal are skipped, unless no point is certified.
+        The ranked points are the certified ones, or all of them when none is certified.
         """
         means = np.asarray(self.mean_scores, dtype=np.float64)
         ok = self.certified & np.isfinite(means)
-        if np.any(ok):
-            means = np.where(ok, means, -np.inf)
-        return int(np.nanargmax(means))
+        if not np.any(ok):
+            ok = np.isfinite(means)
+        if not np.any(ok):
+            return np.arange(min(1, len(self.points)))
+        best = np.max(means[ok])
+        return np.flatnonzero(ok & np.isclose(means, best, rtol=TIE_RTOL, atol=TIE_RTOL))
+
+    @property
+    def best_index(self) -> int:
+        """The certified point of highest mean score; on ties one not constant on any fold, then grid order.
+
+        Points with a fold the package did not certify optimal are skipped, unless no point is certified.
+        """
+        ties = self.ties
+        varying = ties[~np.any(self.constant[ties], axis=1)]
+        return int(varying[0] if varying.size else ties[0])
 
     @property
     def best_params(self) -> dict:
@@ -145,13 +177,14 @@ class GridResult:
         return int(np.sum(self.statuses != "optimal"))
 
     def table(self):
-        """A pandas DataFrame: one row per point, its parameters, mean and std accuracy."""
+        """A pandas DataFrame: one row per point, its parameters, mean and std score, constant folds."""
         import pandas as pd
 
         frame = pd.DataFrame(self.points)
         frame["mean_score"] = self.mean_scores
         frame["std_score"] = np.nanstd(self.scores, axis=1)
         frame["not_optimal"] = np.sum(self.statuses != "optimal", axis=1)
+        frame["constant_folds"] = np.sum(self.constant, axis=1)
         frame["max_gap"] = np.max(np.where(np.isnan(self.gaps), np.inf, self.gaps), axis=1)
         return frame
 
@@ -178,8 +211,11 @@ def grid_search(
     client: Any = None,
     n_chunks: int | None = None,
     progress: bool = True,
+    scoring: str | Callable | None = ACCURACY,
+    class_weight: Any = None,
+    sample_weight: Any = None,
 ) -> GridResult:
-    """Cross-validated accuracy of ``problem`` at every point of ``param_grid``.
+    """Cross-validated score of ``problem`` at every point of ``param_grid``.
 
     Parameters
     ----------
@@ -222,10 +258,24 @@ def grid_search(
         of workers in parallel).
     progress : bool, default True
         Show a tqdm progress bar (when tqdm is installed).
+    scoring : str or callable, default "accuracy"
+        A scikit-learn scorer name (``"roc_auc"``, ``"balanced_accuracy"``, ``"neg_brier_score"``,
+        ``"neg_log_loss"``, …) or a callable ``scorer(model, X_val, y_val)`` (scikit-learn's convention: the
+        model is a fitted classifier with ``decision_function``, ``predict`` and ``predict_proba``, and the
+        labels are those of ``y``). Probabilities come from Platt's sigmoid fitted on the training folds only,
+        as ``RobustSVC(probability=True)`` fits it (five more solves per point and fold, see
+        :mod:`robustsvm.model_selection.scoring`). Scores are not weighted by ``sample_weight``.
+    class_weight : None, "balanced" or dict {label: weight}, optional
+        Weights of the loss terms per class, computed on each fold's training rows, as
+        ``RobustSVC(class_weight=...)`` computes them on the rows it is fitted on.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights of the loss terms (multiplied by ``class_weight``).
 
     Returns
     -------
     GridResult
+        With a :class:`~robustsvm.exceptions.SelectionTieWarning` when several points share the best mean
+        score and one of them is a constant classifier on some fold.
     """
     start = time.perf_counter()
     points = expand_grid(param_grid)
@@ -246,10 +296,12 @@ def grid_search(
     if folds.shape != (data.n,):
         raise ValueError(f"folds must have shape ({data.n},), got {folds.shape}")
     X_arg = X if hasattr(X, "columns") else data.X
+    scorer = check_scoring(scoring)
+    weights = fold_weights(data.y, data.classes, sample_weight, class_weight)
     n_total = len(points) * np.unique(folds).size
 
     bar = _progress_bar(n_total, progress, f"grid {backend.name}")
-    kwargs = {"solver": solver, "solver_options": solver_options, "compile_once": compile_once}
+    kwargs = {"solver": solver, "solver_options": solver_options, "compile_once": compile_once, "weights": weights}
     try:
         if client is not None:
             parts, chunks = _run_dask(client, problem, X_arg, data.y, folds, points, kwargs, n_chunks, bar)
@@ -262,10 +314,18 @@ def grid_search(
     finally:
         if bar is not None:
             bar.close()
-    return _assemble(points, chunks, parts, time.perf_counter() - start)
+    res = _assemble(points, chunks, parts)
+    res.scoring = scorer.name
+    res.scores, res.constant = score_folds(
+        problem, data.X, data.y, data.classes, folds, points,
+        {"weights": res.weights, "intercepts": res.intercepts, "gaps": res.gaps}, scorer, weights=weights,
+        solver=solver, solver_options=solver_options, feature_names=data.feature_names)
+    res.wall_time = time.perf_counter() - start
+    _warn_selection(res)
+    return res
 
 
-def _assemble(points: list[dict], chunks: list[np.ndarray], parts: list[dict], wall: float) -> GridResult:
+def _assemble(points: list[dict], chunks: list[np.ndarray], parts: list[dict]) -> GridResult:
     P = len(points)
     K = parts[0]["scores"].shape[1]
     d = parts[0]["weights"].shape[2]
@@ -276,15 +336,28 @@ def _assemble(points: list[dict], chunks: list[np.ndarray], parts: list[dict], w
         for key in out:
             out[key][c] = part[key]
         solvers[c] = part["solvers"]
-    res = GridResult(points=points, n_compiles=sum(p["n_compiles"] for p in parts), wall_time=wall,
-                     extra={"solvers": solvers}, **out)
+    return GridResult(points=points, n_compiles=sum(p["n_compiles"] for p in parts), wall_time=0.0,
+                      extra={"solvers": solvers}, **out)
+
+
+def _warn_selection(res: GridResult) -> None:
+    """Warn about points the selection skips (not certified) and about ties at the best mean score."""
+    P = len(res.points)
     skipped = int(np.sum(~res.certified))
     if skipped:
         what = ("the CV selection (best_index, best_params) skips them" if skipped < P else
                 "none is certified, so the CV selection ranks them all")
         warnings.warn(f"{skipped} of {P} grid points have a fold whose answer the package did not certify optimal "
                       f"(GridResult.statuses, GridResult.gaps); {what}", ConvergenceWarning, stacklevel=3)
-    return res
+    ties = res.ties
+    n_constant = int(np.sum(np.any(res.constant[ties], axis=1)))
+    if ties.size > 1 and n_constant:
+        best = res.best_index
+        kind = "a constant classifier on some fold" if np.any(res.constant[best]) else "not constant on any fold"
+        warnings.warn(f"{ties.size} grid points tie at the best mean {res.scoring} {res.mean_scores[best]:.6g} "
+                      f"({n_constant} of them constant on some fold, GridResult.constant); the selection takes point "
+                      f"{best} {res.points[best]}, {kind}. A scorer that ranks decisions (scoring='roc_auc') or "
+                      "class_weight='balanced' may separate them", SelectionTieWarning, stacklevel=3)
 
 
 def _progress_bar(total: int, progress: bool, desc: str):

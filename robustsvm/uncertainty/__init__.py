@@ -14,6 +14,7 @@ from .missing import ConditionalGaussian, MissingValues, fit_gaussian, missing_a
 from .polyhedron import Polyhedron
 from .serialize import SET_TYPES, uncertainty_from_dict
 from .spectrahedron import Spectrahedron
+from .sum import SetSum
 
 __all__ = [
     "Ball",
@@ -26,6 +27,7 @@ __all__ = [
     "Polyhedron",
     "Replicates",
     "SET_TYPES",
+    "SetSum",
     "RobustCheck",
     "RobustLayout",
     "Spectrahedron",

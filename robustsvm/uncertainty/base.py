@@ -264,6 +264,12 @@ class UncertaintySet(ABC):
             return NotImplemented
         return SET_TYPES["Intersection"](self, other)
 
+    def __add__(self, other: UncertaintySet) -> UncertaintySet:
+        """``self + other``: the Minkowski sum :class:`~robustsvm.uncertainty.SetSum` (from :data:`SET_TYPES`)."""
+        if not isinstance(other, UncertaintySet):
+            return NotImplemented
+        return SET_TYPES["SetSum"](self, other)
+
     def scaled_support(self, z: np.ndarray) -> np.ndarray | float:
         """``σ_{rV}(z) = r σ_V(z)`` with this set's (scalar) radius."""
         if np.ndim(self.radius) != 0:

@@ -69,8 +69,10 @@ def robust_check(solution: Any, X: Any, y: Any, *, tol: float = 1e-6) -> RobustC
 
     Parameters
     ----------
-    solution : Solution
-        A solution with weights ``w`` (linear model) of a model with uncertainty.
+    solution : Solution or fitted RobustSVC
+        A solution with weights ``w`` (linear model) of a model with uncertainty, or a fitted binary
+        estimator: its ``solution_``, with the missing values of ``X`` (NaN) replaced as its fit replaced
+        them (``imputation_``: with ``missing="uncertain"``, the centres of the rows' sets).
     X : array-like or scipy.sparse matrix of shape (n, d)
     y : array-like of shape (n,)
         Labels among ``solution.classes``.
@@ -81,6 +83,7 @@ def robust_check(solution: Any, X: Any, y: Any, *, tol: float = 1e-6) -> RobustC
     -------
     RobustCheck
     """
+    solution, X = _fitted(solution, X)
     if getattr(solution, "w", None) is None:
         raise ValueError("robust_check needs a linear solution with weights w")
     w = np.asarray(solution.w, dtype=np.float64)
@@ -119,3 +122,17 @@ def robust_check(solution: Any, X: Any, y: Any, *, tol: float = 1e-6) -> RobustC
         max_disagreement=float(np.max(np.abs(worst - robust))),
         tol=tol,
     )
+
+
+def _fitted(estimator: Any, X: Any) -> tuple[Any, Any]:
+    """``(solution, X)`` of a fitted estimator (``solution_``; NaN in ``X`` imputed by its ``imputation_``)."""
+    if not hasattr(estimator, "solution_"):
+        return estimator, X
+    if len(getattr(estimator, "solutions_", [None])) != 1:
+        raise ValueError("robust_check takes an estimator with one binary model; check each of solutions_")
+    imputation = getattr(estimator, "imputation_", None)
+    if imputation is not None and not hasattr(X, "tocsr"):
+        X = np.array(X, dtype=np.float64)
+        if np.isnan(X).any():
+            X = imputation.impute(X)
+    return estimator.solution_, X

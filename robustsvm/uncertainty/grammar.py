@@ -2,7 +2,8 @@
 
 ::
 
-    SET   := TERM ("&" TERM)*                    an intersection of the terms (rs.A & rs.B)
+    SET   := SUM ("&" SUM)*                      an intersection of the sums (rs.A & rs.B)
+    SUM   := TERM ("+" TERM)*                    a Minkowski sum of the terms (rs.A + rs.B)
     TERM  := KIND ":" RADIUS (":" PARAM)*
     PARAM := NAME "=" VALUE | VALUE              a bare VALUE fills the next parameter in order
     KIND  := box | ball | ellipsoid | polyhedron | spectrahedron    (the names of SET_TYPES, any case)
@@ -12,13 +13,15 @@ The kinds and their parameters come from :data:`robustsvm.uncertainty.SET_TYPES`
 constructor (its keyword parameters other than ``radius``), so a set type added to the package can
 be named here without touching this module. Examples: ``box:0.05``, ``box:0.05:widths=w.csv``,
 ``ball:0.1:p=inf`` (or ``ball:0.1:inf``), ``ellipsoid:0.1:shape=M.npy``,
-``polyhedron:1:G=G.csv:h=h.csv``, ``spectrahedron:0.5:A0=A0.npy:A=A.npy``, ``box:0.1&ball:0.2``.
+``polyhedron:1:G=G.csv:h=h.csv``, ``spectrahedron:0.5:A0=A0.npy:A=A.npy``, ``box:0.1&ball:0.2``,
+``box:0.05+ellipsoid:0.1:shape=M.npy`` (``+`` before a kind's name: ``1e+3`` stays a number).
 """
 
 from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +33,11 @@ from .base import SET_TYPES
 __all__ = ["parse_set", "set_kinds", "GRAMMAR"]
 
 #: one line for a usage message
-GRAMMAR = "KIND:RADIUS[:NAME=VALUE...], terms joined by & for an intersection"
+GRAMMAR = "KIND:RADIUS[:NAME=VALUE...], terms joined by & for an intersection, by + for a sum"
 #: set types that are built from other sets rather than named with a kind
-_COMPOSITE = {"Intersection"}
+_COMPOSITE = {"Intersection", "SetSum"}
+#: a "+" that joins two terms: one followed by a kind's name (not the sign of an exponent, 1e+3)
+_PLUS = re.compile(r"\+(?=\s*[A-Za-z])")
 #: file suffixes an array parameter may be read from
 _SUFFIXES = (".npy", ".csv", ".txt", ".json")
 
@@ -141,8 +146,19 @@ def parse_set(text: str) -> Any:
     terms = [t.strip() for t in text.split("&")]
     if any(not t for t in terms):
         raise ValueError(f"an empty term in {text!r}: write A&B with a set on each side")
-    sets = [_term(t) for t in terms]
+    sets = [_sum(t) for t in terms]
     out = sets[0]
     for s in sets[1:]:
         out = out & s
+    return out
+
+
+def _sum(text: str) -> Any:
+    """The Minkowski sum of the terms ``text`` joins with ``+`` (the term itself when there is one)."""
+    terms = [t.strip() for t in _PLUS.split(text)]
+    if any(not t for t in terms) or text.rstrip().endswith("+"):
+        raise ValueError(f"an empty term in {text!r}: write A+B with a set on each side")
+    out = _term(terms[0])
+    for t in terms[1:]:
+        out = out + _term(t)
     return out

@@ -22,8 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from .base import UncertaintySet
 from .chance import check_level, chi2_radius
 from .coordinate_ellipsoid import CoordinateEllipsoid
+from .sum import SetSum
 
 __all__ = ["ConditionalGaussian", "MissingValues", "fit_gaussian", "missing_as_uncertainty"]
 
@@ -267,6 +269,35 @@ class MissingValues:
     missing: np.ndarray
     gaussian: ConditionalGaussian
     level: float
+
+    def with_noise(self, noise: Any) -> list | None:
+        """Each row's set with a measurement-noise set ``noise`` added: ``r V + E_i`` (a :class:`SetSum`).
+
+        A row with missing values gets ``noise + E_i`` (``E_i`` its ellipsoid over the missing coordinates);
+        a complete row gets ``noise`` itself. Rows that share an ellipsoid share their sum. With ``noise``
+        None, the ellipsoids alone; None when no value is missing (``noise`` then applies to every row as it is).
+
+        Raises
+        ------
+        TypeError
+            ``noise`` is not an uncertainty set.
+        ValueError
+            ``noise`` has one radius per sample (the sum needs a scalar radius).
+        """
+        if noise is not None and not isinstance(noise, UncertaintySet):
+            raise TypeError("uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...) or None to combine with "
+                            f"the missing values' sets, got {noise!r}")
+        if noise is not None and np.ndim(noise.radius) != 0:
+            raise ValueError("uncertainty with missing='uncertain' needs a scalar radius (it is added to each "
+                             "row's ellipsoid of missing values)")
+        if not self.missing.any():
+            return None
+        if noise is None:
+            return list(self.uncertainty)
+        sums: dict[int, UncertaintySet] = {}
+        rows = self.missing.any(axis=1)
+        return [sums.setdefault(id(e), SetSum(noise, e)) if incomplete else noise
+                for e, incomplete in zip(self.uncertainty, rows, strict=True)]
 
 
 def missing_as_uncertainty(X: Any, *, level: float = 0.9, method: str = "em", shrinkage: float | None = None,
