@@ -29,6 +29,7 @@ from .losses import Hinge, Loss, loss_from_dict
 from .model import Model, normalize
 from .penalties import Penalty, as_penalty
 from .solution import Solution
+from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
 from .weight_constraints import (
     Ordered,
@@ -100,7 +101,8 @@ class Problem:
         if loss is None:
             loss = Hinge()
         if not isinstance(loss, Loss):
-            raise TypeError(f"loss must be rs.Hinge(), rs.SquaredHinge() or rs.HardMargin(), got {loss!r}")
+            raise TypeError(f"loss must be a margin loss (rs.Hinge(), rs.SquaredHinge(), rs.Logistic(), "
+                            f"rs.HardMargin()), got {loss!r}")
         self.loss = loss
         self.penalty = as_penalty(penalty)
         self.signs = signs

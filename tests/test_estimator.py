@@ -200,7 +200,7 @@ def test_kernel_model_matches_direct_cvxpy_dual_free_form():
 def test_bad_input_is_named():
     X, y = make_classification(30, 3, seed=11)
     with pytest.raises(ValueError, match="loss must be one of"):
-        RobustSVC(loss="logistic").fit(X, y)
+        RobustSVC(loss="cross_entropy").fit(X, y)
     with pytest.raises(ValueError, match="l2 must be finite and non-negative"):
         RobustSVC(l2=-1.0).fit(X, y)
     with pytest.raises(TypeError, match="fit_intercept"):

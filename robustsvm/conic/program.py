@@ -7,7 +7,9 @@ The program is
                t_k ≥ σ_{V_k}(∓w)  (one epigraph variable per set and label),
                w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),  l ≤ w ≤ u,  lb ≤ A w ≤ ub,
 
-with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); the hard margin keeps
+with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); a loss given on the margin
+(``Loss.conic_argument = "margin"``, the logistic) takes ``Σ_i c_i ℓ(u_i)``, ``u ≤ m^rob``
+instead of the slacks; the hard margin keeps
 ``y ∘ (Xw + b) − r ∘ (S t) ≥ 1`` and drops ξ. ``S`` is the constant 0/1 matrix
 that hands each sample the epigraph variable of its set and label. λ1, λ2, μ,
 the loss weights ``c`` and the radii ``r`` are ``cp.Parameter``s, so that a new
@@ -200,10 +202,7 @@ class ConicProgram:
             constraints.append(self.margin_constraint)
             self.xi = None
         elif self.groups is not None:
-            xi = cp.Variable(n, nonneg=True, name="xi")
-            self.xi = xi
-            self.margin_constraint = xi >= 1 - margin
-            constraints.append(self.margin_constraint)
+            xi = self._loss_argument(loss, margin, constraints)
             labels, index = self.groups
             gw = cp.Parameter(len(labels), nonneg=True, name="group_weight")
             self.parameters["group_weight"] = gw
@@ -214,10 +213,7 @@ class ConicProgram:
                 objective = objective + gw[k] * self._loss_term(loss.cvx(xi[idx], weight), constraints)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
-            xi = cp.Variable(n, nonneg=True, name="xi")
-            self.xi = xi
-            self.margin_constraint = xi >= 1 - margin
-            constraints.append(self.margin_constraint)
+            xi = self._loss_argument(loss, margin, constraints)
             weight = loss.conic_weight(coef)  # √c for the squared hinge (see Loss.conic_weight)
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
@@ -225,6 +221,21 @@ class ConicProgram:
             objective = objective + self._loss_term(loss.cvx(xi, weight), constraints)
 
         self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
+
+    def _loss_argument(self, loss, margin, constraints: list) -> cp.Variable:
+        """The variable the loss is written in (``Loss.conic_argument``), its margin constraint appended.
+
+        Slacks ``ξ ≥ 0, ξ ≥ 1 − m`` for the hinge-type losses; ``u ≤ m`` for a loss given on the margin.
+        Either constraint's dual is the margin multiplier ``c_i α_i``.
+        """
+        if loss.conic_argument == "margin":
+            self.xi = cp.Variable(self.n, name="u_margin")
+            self.margin_constraint = self.xi <= margin
+        else:
+            self.xi = cp.Variable(self.n, nonneg=True, name="xi")
+            self.margin_constraint = self.xi >= 1 - margin
+        constraints.append(self.margin_constraint)
+        return self.xi
 
     def _loss_term(self, expr: cp.Expression, constraints: list) -> cp.Expression:
         """``expr`` itself, or with ``loss_as_cone`` an epigraph variable ``s ≥ expr`` (the constraint appended)."""
