@@ -20,9 +20,11 @@ on the logit ``t = log(α/(1 − α))`` of the new ``α`` (Yu, Huang & Lin 2011,
 
 increasing with ``φ' ≥ 1``, its root between ``−m_i − q_i(1 − α_i)`` and ``−m_i + q_i α_i``. In the logit the
 new ``α`` never reaches 0 or 1. A ridge intercept ``(μ/2)b²`` is one more coordinate of ``w`` (``b = S/μ``,
-``q_i`` gains ``c_i/μ``); a free intercept is minimized exactly between epochs (a Newton iteration on
-``Σ c_i y_i σ(−m_i) = 0``). The gap ``P(w, b) − D(α̃)`` of the package's Lagrangian bound
-(:func:`robustsvm.duality.lagrangian_bound`, ``α̃`` balanced for a free intercept) is the stopping rule.
+``q_i`` gains ``c_i/μ``); a free intercept is the multiplier of ``S = Σ c_i α_i y_i = 0``, handled by its
+augmented Lagrangian: the same coordinate with ``1/μ = ρ``, around the multiplier ``b``, which steps
+``b ← b + ρS`` after each epoch. The stopping rule is the gap ``P(w, b*) − D(α̃)``: ``b*`` the exact best
+intercept for ``w`` (a Newton iteration on ``Σ c_i y_i σ(−m_i) = 0``), ``D`` the dual function at ``α̃ = σ(t)``
+balanced for a free intercept (:func:`robustsvm.duality.admissible_multipliers`).
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ __all__ = ["DEFAULTS", "NEEDS", "solve_logistic_dcd"]
 DEFAULTS = {"tol": 1e-6, "max_iter": 1000}
 #: Newton steps per coordinate at most (2–4 are usual; the bracket halves when a step leaves it)
 NEWTON_STEPS = 50
+#: a free intercept's augmented-Lagrangian weight ρ in units of ``mean_i ‖x_i‖²/λ2`` (the derivation, §3)
+RHO_FACTOR = 0.03
 
 NEEDS = Needs(
     losses=frozenset({"logistic"}),
@@ -233,7 +237,11 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     upper = np.asarray(feasible.upper, dtype=np.float64)
     box = (lower, upper) if model.has_bounds else None
     mode = model.intercept.mode
+    # a ridge intercept is one more coordinate of w (b = S/μ); a free one is the multiplier of S = 0, its
+    # augmented Lagrangian the same coordinate with weight ρ around the multiplier b
     inv_mu = 1.0 / float(model.intercept.mu) if mode == "ridge" else 0.0
+    if mode == "free":
+        inv_mu = RHO_FACTOR * max(float(np.mean(sq_norm)), 1e-300) / float(model.l2)
     rows = Rows(indptr, indices, data, sq_norm, np.ascontiguousarray(model.y, dtype=np.float64),
                 np.ascontiguousarray(model.c, dtype=np.float64))
     terms = Terms(float(model.l2), float(model.l1), lower, upper, inv_mu)
@@ -253,18 +261,17 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     gaps: list = []
     checked: list = []
     check_at = 1
+    b_best = 0.0
     for epochs in range(1, max_iter + 1):
-        if mode == "free":
-            b = free_intercept(z, rows.y, rows.c, b)
         epoch(rows, terms, state, b, rng.permutation(n))
-        if mode == "free" or epochs >= check_at or epochs == max_iter:
-            z = np.asarray(model.X @ state.w).ravel()
-        if mode == "free":
-            b = free_intercept(z, rows.y, rows.c, b)
+        if mode == "free":  # the multiplier's step b ← b + ρS
+            b += float(state.sb[1])
         if epochs < check_at and epochs < max_iter:
             continue
-        b_now = b + float(state.sb[1])
-        P, D, a = _certificate(model, state.w, b_now, rows.y * (z + b_now), state.t, box)
+        z = np.asarray(model.X @ state.w).ravel()
+        # the certificate's primal point: w with its best intercept
+        b_best = free_intercept(z, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else float(state.sb[1])
+        P, D, a = _certificate(model, state.w, b_best, rows.y * (z + b_best), state.t, box)
         gap = max(P - D, 0.0)
         history.record(epochs, P, gap)
         target = tol * max(1.0, abs(P))
@@ -274,7 +281,7 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         gaps.append(gap)
         checked.append(epochs)
         check_at = epochs + _next_check(gaps, checked, target)
-    b_out = b + float(state.sb[1]) if mode != "none" else 0.0
+    b_out = b_best if mode != "none" else 0.0
     return Result(
         w=state.w.copy(), b=b_out, status=status, gap=gap, iterations=epochs, history=history.arrays(),
         time_compile=t_run - t_start, time_solve=time.perf_counter() - t_run, dual_value=D, dual_feasible=True,
