@@ -35,6 +35,7 @@ _PUBLIC = {
                     "MissingValues", "Polyhedron", "Replicates", "RobustCheck", "Spectrahedron", "UncertaintySet",
                     "fit_gaussian", "from_replicates", "missing_as_uncertainty", "radius_upper_bound",
                     "robust_check"),
+    "uncertainty.wasserstein": ("Wasserstein",),
     "weight_constraints": ("ordered",),
 }
 
@@ -60,6 +61,7 @@ __all__ = [
     "Polyhedron",
     "Spectrahedron",
     "Intersection",
+    "Wasserstein",
     "RobustCheck",
     "robust_check",
     "radius_upper_bound",

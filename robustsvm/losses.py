@@ -94,6 +94,10 @@ class Loss:
         """
         raise NotImplementedError
 
+    def cvx_value(self, margin):
+        """``ℓ(u)`` elementwise as a convex CVXPY expression of margins ``u`` (for epigraphs ``ℓ(u_i) ≤ s_i``)."""
+        raise NotImplementedError(f"the {self.name} loss has no elementwise conic form")
+
     def conic_weight(self, coef: np.ndarray) -> np.ndarray:
         """The weights :meth:`cvx` takes for the loss coefficients ``c``: ``c`` itself (terms ``c·ξ``).
 
@@ -136,6 +140,10 @@ class Hinge(Loss):
     def cvx(self, xi, coef):
         """``c·ξ``."""
         return coef @ xi
+
+    def cvx_value(self, margin):
+        """``max(0, 1 − u)``."""
+        return cp.pos(1 - margin)
 
 
 @dataclass(frozen=True)

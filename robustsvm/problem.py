@@ -31,6 +31,7 @@ from .penalties import Penalty, as_penalty
 from .solution import Solution
 from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
+from .uncertainty.wasserstein import Wasserstein
 from .weight_constraints import (
     Ordered,
     bounds_beyond_signs,
@@ -106,7 +107,7 @@ class Problem:
         self.loss = loss
         self.penalty = as_penalty(penalty)
         self.signs = signs
-        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, list, tuple)):
+        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, Wasserstein, list, tuple)):
             raise TypeError(
                 f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...), a list of sets or None, "
                 f"got {type(uncertainty).__name__}"

@@ -197,7 +197,13 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        if loss.is_constraint:
+        self.wasserstein_duals = None
+        if model.wasserstein is not None:  # the ball's own epigraph of the worst expected loss
+            if self.groups is not None or self.weights_as_parameter:
+                raise ValueError("a Wasserstein model compiles its sample weights as constants")
+            term, self.wasserstein_duals = model.wasserstein.cvx_terms(loss, margin, coef, w, k, constraints)
+            objective, self.margin_constraint, self.xi = objective + term, None, None
+        elif loss.is_constraint:
             self.margin_constraint = margin >= 1
             constraints.append(self.margin_constraint)
             self.xi = None
@@ -428,8 +434,10 @@ class ConicProgram:
         if self.b is not None and self.b.value is not None:
             b = float(self.b.value)
         multipliers = None
-        dual = self.margin_constraint.dual_value
-        if dual is not None:
+        dual = None if self.margin_constraint is None else self.margin_constraint.dual_value
+        if self.wasserstein_duals is not None:
+            multipliers = _stacked_duals(self.wasserstein_duals, self.n)
+        elif dual is not None:
             multipliers = np.asarray(dual, dtype=np.float64).ravel().copy()
             if multipliers.shape != (self.n,):
                 multipliers = None
@@ -552,6 +560,14 @@ def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
         for j, e in zip(cols, exprs, strict=True):
             constraints.append(e <= t[j])
     return t, S, constraints
+
+
+def _stacked_duals(constraints: tuple, n: int) -> np.ndarray | None:
+    """The rows ``p, q, a⁺, a⁻`` of a Wasserstein model's multipliers (zeros for an absent piece)."""
+    rows = [np.zeros(n) if con is None else con.dual_value for con in constraints]
+    if any(r is None for r in rows):
+        return None
+    return np.vstack([np.asarray(r, dtype=np.float64).ravel() for r in rows])
 
 
 def _check_groups(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -63,3 +63,7 @@ class Logistic(Loss):
     def cvx(self, margin, coef):
         """``Σ_i c_i log(1 + e^{−u_i})`` of the variables ``u ≤ m^rob`` (exponential cone)."""
         return coef @ cp.logistic(-margin)
+
+    def cvx_value(self, margin):
+        """``log(1 + e^{−u})`` elementwise."""
+        return cp.logistic(-margin)
