@@ -178,7 +178,8 @@ class Problem:
         """Validate ``X``, ``y`` and the options against this model."""
         data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
                               positive_class=self.positive_class)
-        resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
+        if not isinstance(self.uncertainty, Wasserstein):  # a distributional set has no per-sample shapes
+            resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
         resolve_bounds(self.bounds, data.d, data.feature_names)
         resolve_constraints(self.constraints, data.d, data.feature_names)
         return data

@@ -16,7 +16,10 @@ The conjugate is closed-form for ``‖·‖_* = ‖·‖₁`` (λ1 + τ) and for
 (``(‖T(s)‖ − τ)₊²/(2λ2)``, ``T`` the soft-threshold and sign clip); otherwise any ``ν`` with ``‖ν‖_p ≤ τ`` gives
 the upper bound ``R*_S(s − ν)``, and ``ν = τ g`` with ``g`` a subgradient of ``‖·‖_*`` at the point is exact at the
 optimum. The multipliers come from the conic program's duals (rows ``p, q, a⁺ = pα, a⁻ = qβ``) or from the
-point's margins; they are made admissible first. ``docs/derivations/wasserstein.md`` has the derivation.
+point's margins; they are made admissible first. Without L2 the conjugate is finite only on a set, and the
+multipliers are scaled into it (the largest ``θ ≤ 1``); with a finite κ the optimum may leave no slack there
+(``τ = 0``), and the bound is then weak: give the model an L2 term to certify it tightly.
+``docs/derivations/wasserstein.md`` has the derivation.
 """
 
 from __future__ import annotations
@@ -73,6 +76,8 @@ def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box) -> flo
     """An upper bound on ``max_{w ∈ S} s·w − R(w) − τ‖w‖_*`` (exact where the module docstring says)."""
     ball, l2, l1, signs = model.wasserstein, model.l2, model.l1, model.signs
     lower, upper = (None, None) if box is None else box
+    if l2 <= 0 and box is None:  # 0 when T(s) is in τ times the transport norm's unit ball, +∞ otherwise
+        return 0.0 if _excess_norm(model, s) <= tau else float("inf")
     if ball.dual == 1.0:
         return penalty_conjugate(s, l2, l1 + tau, signs, lower=lower, upper=upper)
     if ball.dual == 2.0 and box is None:
@@ -94,16 +99,33 @@ def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box) -> flo
     return penalty_conjugate(s - tau * g, l2, l1, signs, lower=lower, upper=upper)
 
 
+def _excess_norm(model: Any, s: np.ndarray) -> float:
+    """``‖T(s)‖_p``: the soft-threshold by λ1, the forbidden signs at 0, in the transport's norm."""
+    t = np.sign(s) * np.maximum(np.abs(s) - model.l1, 0.0)
+    t[model.signs * t < 0] = 0.0
+    return float(np.linalg.norm(t, ord=model.wasserstein.norm))
+
+
 def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray) -> float:
     """The bound ``D ≤ P*`` of the module docstring at the multipliers ``rows`` (made admissible)."""
-    p, q, alpha, beta, tau = _admissible(model, rows)
+    p, q, alpha, beta, tau = _admissible(model, np.asarray(rows, dtype=np.float64))
     a = p * alpha - q * beta
     ay = a * model.y
     s = np.asarray(model.X.T @ ay).ravel()
     box = (model.feasible.lower, model.feasible.upper) if model.has_bounds else None
     loss = model.loss
-    value = float(p @ loss.dual_term(alpha) + q @ loss.dual_term(beta)) - _conjugate(model, s, tau, w, box)
-    return value + model.intercept.dual_value(0.0 if model.intercept.mode == "free" else float(ay.sum()))
+    theta = 1.0
+    if model.l2 <= 0 and not np.isfinite(_conjugate(model, s, tau, w, box)):
+        # without L2 the conjugate is finite only on a convex set around 0: the largest scale θ ≤ 1 inside it
+        # (θα stays in the dual box and keeps the intercept's balance)
+        lo, hi = 0.0, 1.0
+        for _ in range(60):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if np.isfinite(_conjugate(model, mid * s, tau, w, box)) else (lo, mid)
+        theta = lo
+    value = float(p @ loss.dual_term(theta * alpha) + q @ loss.dual_term(theta * beta))
+    value -= _conjugate(model, theta * s, tau, w, box)
+    return value + model.intercept.dual_value(0.0 if model.intercept.mode == "free" else theta * float(ay.sum()))
 
 
 def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
