@@ -134,3 +134,15 @@ def test_a_radius_at_solve_time_replaces_eps():
     b = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.05, kappa=1.0)).solve(
         X, y, tol=1e-10)
     assert abs(a.objective - b.objective) <= a.gap + b.gap + 1e-10
+
+
+@pytest.mark.parametrize("kappa", [np.inf, 1.0])
+@pytest.mark.parametrize("norm", [1, 2, np.inf])
+def test_without_a_penalty_the_ball_alone_is_certified(kappa, norm):
+    """No L2: the conjugate is finite only on a set; the redundant ‖w*‖_* ≤ P/(Cε) keeps the bound tight."""
+    X, y = make_classification(80, 4, seed=12)
+    prob = rs.Problem(loss=rs.Hinge(), uncertainty=rs.Wasserstein(0.1, kappa=kappa, norm=norm))
+    sol = prob.solve(X, y, solver="clarabel", tol=1e-9)
+    value, _, _ = jmlr_model(X, y, "hinge", 0.0, 0.0, np.zeros(4), 0.1, kappa, norm, np.ones(80))
+    assert sol.status == "optimal" and sol.gap < 1e-6
+    assert sol.objective - sol.gap <= value + 1e-8 and sol.objective >= value - 1e-7

@@ -16,9 +16,9 @@ The conjugate is closed-form for ``‖·‖_* = ‖·‖₁`` (λ1 + τ) and for
 (``(‖T(s)‖ − τ)₊²/(2λ2)``, ``T`` the soft-threshold and sign clip); otherwise any ``ν`` with ``‖ν‖_p ≤ τ`` gives
 the upper bound ``R*_S(s − ν)``, and ``ν = τ g`` with ``g`` a subgradient of ``‖·‖_*`` at the point is exact at the
 optimum. The multipliers come from the conic program's duals (rows ``p, q, a⁺ = pα, a⁻ = qβ``) or from the
-point's margins; they are made admissible first. Without L2 the conjugate is finite only on a set, and the
-multipliers are scaled into it (the largest ``θ ≤ 1``); with a finite κ the optimum may leave no slack there
-(``τ = 0``), and the bound is then weak: give the model an L2 term to certify it tightly.
+point's margins; they are made admissible first. Without L2 (and bounds) the conjugate is finite only where
+``‖T(s)‖_p ≤ τ``, which rounding never meets exactly; the optimum's ``‖w*‖_* ≤ P(ŵ)/(Cε)`` (any feasible
+``ŵ``) is added as a redundant constraint, and the conjugate becomes ``P(ŵ)/(Cε)·(‖T(s)‖_p − τ)₊``.
 ``docs/derivations/wasserstein.md`` has the derivation.
 """
 
@@ -72,12 +72,14 @@ def _admissible(model: Any, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     return p, q, alpha, beta, max(tau, 0.0)
 
 
-def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box) -> float:
-    """An upper bound on ``max_{w ∈ S} s·w − R(w) − τ‖w‖_*`` (exact where the module docstring says)."""
+def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box, reach: float) -> float:
+    """An upper bound on ``max_{w ∈ S, ‖w‖_* ≤ reach} s·w − R(w) − τ‖w‖_*`` (exact where the module docstring
+    says; ``reach`` bounds the optimum's ‖w*‖_*)."""
     ball, l2, l1, signs = model.wasserstein, model.l2, model.l1, model.signs
     lower, upper = (None, None) if box is None else box
-    if l2 <= 0 and box is None:  # 0 when T(s) is in τ times the transport norm's unit ball, +∞ otherwise
-        return 0.0 if _excess_norm(model, s) <= tau else float("inf")
+    if l2 <= 0 and box is None:  # ≤ reach·(‖T(s)‖_p − τ)₊ (Hölder); 0 inside τ times the p-ball
+        excess = max(_excess_norm(model, s) - tau, 0.0)
+        return 0.0 if excess == 0.0 else reach * excess
     if ball.dual == 1.0:
         return penalty_conjugate(s, l2, l1 + tau, signs, lower=lower, upper=upper)
     if ball.dual == 2.0 and box is None:
@@ -106,26 +108,22 @@ def _excess_norm(model: Any, s: np.ndarray) -> float:
     return float(np.linalg.norm(t, ord=model.wasserstein.norm))
 
 
-def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray) -> float:
-    """The bound ``D ≤ P*`` of the module docstring at the multipliers ``rows`` (made admissible)."""
+def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float = np.inf) -> float:
+    """The bound ``D ≤ P*`` of the module docstring at the multipliers ``rows`` (made admissible).
+
+    ``upper ≥ P*`` (the objective at any feasible point) bounds the optimum's ``‖w*‖_* ≤ P*/(Cε)`` (every other
+    term is non-negative), a constraint the optimum meets: without L2 it keeps the conjugate finite.
+    """
+    mass_eps = float(model.c.sum()) * model.wasserstein.eps
+    reach = upper / mass_eps if mass_eps > 0 and np.isfinite(upper) else np.inf
     p, q, alpha, beta, tau = _admissible(model, np.asarray(rows, dtype=np.float64))
     a = p * alpha - q * beta
     ay = a * model.y
     s = np.asarray(model.X.T @ ay).ravel()
     box = (model.feasible.lower, model.feasible.upper) if model.has_bounds else None
     loss = model.loss
-    theta = 1.0
-    if model.l2 <= 0 and not np.isfinite(_conjugate(model, s, tau, w, box)):
-        # without L2 the conjugate is finite only on a convex set around 0: the largest scale θ ≤ 1 inside it
-        # (θα stays in the dual box and keeps the intercept's balance)
-        lo, hi = 0.0, 1.0
-        for _ in range(60):
-            mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if np.isfinite(_conjugate(model, mid * s, tau, w, box)) else (lo, mid)
-        theta = lo
-    value = float(p @ loss.dual_term(theta * alpha) + q @ loss.dual_term(theta * beta))
-    value -= _conjugate(model, theta * s, tau, w, box)
-    return value + model.intercept.dual_value(0.0 if model.intercept.mode == "free" else theta * float(ay.sum()))
+    value = float(p @ loss.dual_term(alpha) + q @ loss.dual_term(beta)) - _conjugate(model, s, tau, w, box, reach)
+    return value + model.intercept.dual_value(0.0 if model.intercept.mode == "free" else float(ay.sum()))
 
 
 def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
@@ -142,9 +140,9 @@ def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.
     b = float(b) if model.intercept.present else 0.0
     margins = objective_module.robust_margins(model, w, b)
     objective = objective_module.objective_from_margins(model, w, b, margins)
-    bound = wasserstein_bound(model, w, multipliers_from_point(model, w, margins))
+    bound = wasserstein_bound(model, w, multipliers_from_point(model, w, margins), objective)
     if multipliers is not None and np.shape(multipliers) == (4, model.n):
-        bound = max(bound, wasserstein_bound(model, w, np.asarray(multipliers, dtype=np.float64)))
+        bound = max(bound, wasserstein_bound(model, w, np.asarray(multipliers, dtype=np.float64), objective))
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * max(1.0, abs(objective)) + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0)
