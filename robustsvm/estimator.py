@@ -76,7 +76,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    loss : {"hinge", "squared_hinge", "hard_margin"} or Loss, default "hinge"
+    loss : {"hinge", "squared_hinge", "logistic", "hard_margin"} or Loss, default "hinge"
         ``max(0, 1 − m)``, ``max(0, 1 − m)²`` or the constraint ``m ≥ 1``. A
         :class:`~robustsvm.losses.Loss` instance is used as given (its
         ``reduction`` included).
@@ -106,10 +106,10 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         the weight ``n / (K · n_c)``. Every class's one-vs-rest model uses the
         same per-sample weights (those of the sample's own class).
     probability : bool, default False
-        Fit Platt's sigmoid on decision values of a 5-fold internal
-        cross-validation (stratified, not shuffled) as scikit-learn's ``SVC``
-        does, for :meth:`predict_proba` and :meth:`predict_log_proba`; the
-        classifier itself is the fit on all the data. Costs five more fits.
+        Fit Platt's sigmoid on decision values of a 5-fold internal cross-validation (stratified, not
+        shuffled) as scikit-learn's ``SVC`` does, for :meth:`predict_proba` and :meth:`predict_log_proba`;
+        the classifier itself is the fit on all the data. Costs five more fits. With ``loss="logistic"``
+        the probabilities are the model's own ``σ(f(x))`` without it.
     warm_start : bool, default False
         Start each ``fit`` from the previous fit's dual point where the backend
         takes one (``robust-dcd``) and the samples are as many; other backends
@@ -386,8 +386,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             for sol, c in zip(solutions, classes, strict=True):
                 sol.extra["one_vs_rest"] = c.item() if isinstance(c, np.generic) else c
         self._store(solutions)
-        if self.probability:
-            self.sigmoids_ = self._platt_sigmoids(X_given, y_given, user_weight, radius)
+        if self.probability or self._loss().gives_probability:  # a logistic model's own σ(f(x)): no Platt scaling
+            self.sigmoids_ = (self._platt_sigmoids(X_given, y_given, user_weight, radius) if self.probability
+                              else [calibration.Sigmoid(-1.0, 0.0)] * len(solutions))
         elif hasattr(self, "sigmoids_"):
             del self.sigmoids_
         return self
@@ -556,8 +557,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         return pd.DataFrame(part, columns=list(names))
 
     def _has_probability(self) -> bool:
-        if not self.probability:
-            raise AttributeError("predict_proba is available with probability=True")
+        if not (self.probability or self._loss().gives_probability):
+            raise AttributeError("predict_proba is available with probability=True or loss='logistic'")
         return True
 
     @available_if(_has_probability)

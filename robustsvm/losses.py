@@ -52,6 +52,13 @@ class Loss:
     dual_term_degree = None
     #: True when the loss is a constraint ``m ≥ 1`` rather than a penalty (hard margin)
     is_constraint = False
+    #: what :meth:`cvx` is written in: ``"slack"``, the slacks ``ξ ≥ max(0, 1 − m^rob)`` (a loss that is zero
+    #: past margin 1), or ``"margin"``, variables ``u ≤ m^rob`` (any non-increasing loss: its own epigraph)
+    conic_argument = "slack"
+    #: True when ``σ(f(x))`` of the fitted decision ``f`` is the model's class probability (the logistic loss)
+    gives_probability = False
+    #: the cone the conic form needs beyond linear and quadratic pieces (None: an LP/QP solver takes it)
+    cone = None
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         """Per-sample loss ``ℓ(m)``."""
@@ -80,10 +87,16 @@ class Loss:
     def cvx(self, xi, coef):
         """The loss terms as a CVXPY expression of the slacks ``ξ ≥ 1 − m^rob``, ``ξ ≥ 0``.
 
+        With ``conic_argument = "margin"`` the argument is instead a variable ``u ≤ m^rob``
+        and the expression must be non-increasing in each ``u_i`` (the loss's own epigraph).
         ``coef`` are the weights :meth:`conic_weight` makes of the coefficients
         ``c`` (an array or a parameter holding them).
         """
         raise NotImplementedError
+
+    def cvx_value(self, margin):
+        """``ℓ(u)`` elementwise as a convex CVXPY expression of margins ``u`` (for epigraphs ``ℓ(u_i) ≤ s_i``)."""
+        raise NotImplementedError(f"the {self.name} loss has no elementwise conic form")
 
     def conic_weight(self, coef: np.ndarray) -> np.ndarray:
         """The weights :meth:`cvx` takes for the loss coefficients ``c``: ``c`` itself (terms ``c·ξ``).
@@ -127,6 +140,10 @@ class Hinge(Loss):
     def cvx(self, xi, coef):
         """``c·ξ``."""
         return coef @ xi
+
+    def cvx_value(self, margin):
+        """``max(0, 1 − u)``."""
+        return cp.pos(1 - margin)
 
 
 @dataclass(frozen=True)

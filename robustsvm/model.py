@@ -30,6 +30,7 @@ from .kernels import Kernel
 from .losses import Loss
 from .penalties import Penalty
 from .uncertainty import RobustLayout, UncertaintySet, check_radius_applies, resolve_uncertainty
+from .uncertainty.wasserstein import Wasserstein
 from .weight_constraints import WeightSet, weight_set
 
 __all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize"]
@@ -69,6 +70,8 @@ class Model:
     feasible : WeightSet or None
         The box ``[lower, upper]`` (signs and bounds intersected, oriented to ``classes[1]``) and the
         linear constraints; None means the signs alone (:attr:`feasible_set`).
+    wasserstein : Wasserstein or None
+        A distributional set over the whole sample (the loss term is its worst expected loss).
     """
 
     X: Any
@@ -85,6 +88,7 @@ class Model:
     kernel: Kernel | None
     feature_names: np.ndarray | None = None
     feasible: WeightSet | None = None
+    wasserstein: Wasserstein | None = None
 
     # ------------------------------------------------------------- shapes
     @property
@@ -252,8 +256,12 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         every sample or one value per sample. This is the one way to give
         per-sample radii at solve time (the sets themselves are not changed).
     """
-    layout = resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     loss: Loss = problem.loss
+    ball = problem.uncertainty if isinstance(problem.uncertainty, Wasserstein) else None
+    if ball is not None:  # a distributional set: no per-sample layout (its radius ε replaced by radius=)
+        ball.check_loss(loss)
+        ball = ball if radius is None else ball.with_eps(radius)
+    layout = None if ball is not None else resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     bounds, constraints = getattr(problem, "bounds", None), getattr(problem, "constraints", None)
     feasible = None  # the signs alone: no arrays built (a model may have 10⁶ features)
     if bounds is not None or constraints:
@@ -275,6 +283,7 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         kernel=problem.kernel,
         feature_names=data.feature_names,
         feasible=feasible,
+        wasserstein=ball,
     )
 
 

@@ -29,7 +29,9 @@ from .losses import Hinge, Loss, loss_from_dict
 from .model import Model, normalize
 from .penalties import Penalty, as_penalty
 from .solution import Solution
+from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
 from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
+from .uncertainty.wasserstein import Wasserstein
 from .weight_constraints import (
     Ordered,
     bounds_beyond_signs,
@@ -100,11 +102,12 @@ class Problem:
         if loss is None:
             loss = Hinge()
         if not isinstance(loss, Loss):
-            raise TypeError(f"loss must be rs.Hinge(), rs.SquaredHinge() or rs.HardMargin(), got {loss!r}")
+            raise TypeError(f"loss must be a margin loss (rs.Hinge(), rs.SquaredHinge(), rs.Logistic(), "
+                            f"rs.HardMargin()), got {loss!r}")
         self.loss = loss
         self.penalty = as_penalty(penalty)
         self.signs = signs
-        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, list, tuple)):
+        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, Wasserstein, list, tuple)):
             raise TypeError(
                 f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...), a list of sets or None, "
                 f"got {type(uncertainty).__name__}"
@@ -175,7 +178,8 @@ class Problem:
         """Validate ``X``, ``y`` and the options against this model."""
         data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
                               positive_class=self.positive_class)
-        resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
+        if not isinstance(self.uncertainty, Wasserstein):  # a distributional set has no per-sample shapes
+            resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
         resolve_bounds(self.bounds, data.d, data.feature_names)
         resolve_constraints(self.constraints, data.d, data.feature_names)
         return data

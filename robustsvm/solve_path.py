@@ -48,6 +48,7 @@ from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duality import certify as certify_point
+from .duals.wasserstein import certify_wasserstein
 from .exceptions import (
     ConvergenceWarning,
     DegenerateSolutionWarning,
@@ -270,6 +271,10 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
                        dual_objective=float(result.dual_value))
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
+    if model.wasserstein is not None:  # the ball's own dual (its multipliers: rows p, q, a⁺, a⁻)
+        return _certified(result, certify_wasserstein(model, result.w, float(result.b), multipliers=result.multipliers,
+                                                      status=result.status, claimed_gap=float(result.gap),
+                                                      solver_objective=float(result.primal_value), tol=tol))
     try:
         cert = certify_point(model, result, tol)
     except cp.error.SolverError as exc:
@@ -280,6 +285,14 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if cert.status in FAILED:
         raise _refuse(name, model, result, cert.message)
     return cert
+
+
+def _certified(result: Result, cert: Result) -> Result:
+    """``result`` with the certifier's point, numbers and status."""
+    message = "; ".join(m for m in (result.message, cert.message) if m)
+    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
+                   dual_feasible=True, objective=cert.objective, violation=cert.violation,
+                   message=message, certified=True)
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,

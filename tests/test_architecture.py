@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1] / "robustsvm"
 #: the layers of docs/architecture.md, bottom first; a module may import only from its own layer or below
 LAYERS = [
     {"_lazy", "exceptions", "_validation", "kernels", "losses", "penalties", "intercept", "uncertainty", "result",
-     "weight_constraints", "priors"},
+     "weight_constraints", "priors", "terms"},
     {"model"},
     {"objective", "fingerprint", "solution_format"},
     {"duality", "dual_scale", "certify", "conic", "duals"},

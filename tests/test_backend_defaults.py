@@ -33,6 +33,7 @@ CANDIDATES = [
     rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1)),
     rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0)),
     rs.pq_svm(nu=0.5, lam2=2.0, radius=0.1),
+    rs.Problem(loss=rs.Logistic(), penalty=rs.L2(1.0)),
 ]
 
 

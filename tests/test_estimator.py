@@ -200,7 +200,7 @@ def test_kernel_model_matches_direct_cvxpy_dual_free_form():
 def test_bad_input_is_named():
     X, y = make_classification(30, 3, seed=11)
     with pytest.raises(ValueError, match=r"'loss' parameter of RobustSVC must be a str among .*'hinge'"):
-        RobustSVC(loss="logistic").fit(X, y)
+        RobustSVC(loss="cross_entropy").fit(X, y)
     with pytest.raises(ValueError, match=r"'l2' parameter of RobustSVC must be a float in the range \[0.0, inf\)"):
         RobustSVC(l2=-1.0).fit(X, y)
     with pytest.raises(TypeError, match="fit_intercept"):

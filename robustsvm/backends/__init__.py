@@ -7,6 +7,7 @@ from . import (
     dcd,  # noqa: F401  (registers dcd)
     feature_ipm,  # noqa: F401  (registers feature-ipm)
     frank_wolfe,  # noqa: F401  (registers frank-wolfe)
+    logistic_dcd,  # noqa: F401  (registers logistic-dcd)
     m3,  # noqa: F401  (registers m3)
     ordered_dcd,  # noqa: F401  (registers ordered-dcd)
     pegasos,  # noqa: F401  (registers pegasos)

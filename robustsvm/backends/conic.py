@@ -101,7 +101,10 @@ def _qp_iteration_limit(solver_name: str, program: cp.Problem | None, max_iter, 
 
 
 def _qp_reasons(problem) -> list[str]:
-    """Why a linear/quadratic-program solver cannot take ``problem``'s sets (empty when it can)."""
+    """Why a linear/quadratic-program solver cannot take ``problem``'s loss or sets (empty when it can)."""
+    if problem.loss.cone is not None:
+        return [f"the {problem.loss.name} loss needs the {problem.loss.cone} cone; this solver takes linear and "
+                "quadratic programs only"]
     unc = problem.uncertainty
     sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
     seen: set = set()

@@ -7,7 +7,9 @@ The program is
                t_k ≥ σ_{V_k}(∓w)  (one epigraph variable per set and label),
                w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),  l ≤ w ≤ u,  lb ≤ A w ≤ ub,
 
-with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); the hard margin keeps
+with ``ℓ(ξ) = ξ`` (hinge) or ``ξ²`` (squared hinge); a loss given on the margin
+(``Loss.conic_argument = "margin"``, the logistic) takes ``Σ_i c_i ℓ(u_i)``, ``u ≤ m^rob``
+instead of the slacks; the hard margin keeps
 ``y ∘ (Xw + b) − r ∘ (S t) ≥ 1`` and drops ξ. ``S`` is the constant 0/1 matrix
 that hands each sample the epigraph variable of its set and label. λ1, λ2, μ,
 the loss weights ``c`` and the radii ``r`` are ``cp.Parameter``s, so that a new
@@ -195,15 +197,18 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        if loss.is_constraint:
+        self.wasserstein_duals = None
+        if model.wasserstein is not None:  # the ball's own epigraph of the worst expected loss
+            if self.groups is not None or self.weights_as_parameter:
+                raise ValueError("a Wasserstein model compiles its sample weights as constants")
+            term, self.wasserstein_duals = model.wasserstein.cvx_terms(loss, margin, coef, w, k, constraints)
+            objective, self.margin_constraint, self.xi = objective + term, None, None
+        elif loss.is_constraint:
             self.margin_constraint = margin >= 1
             constraints.append(self.margin_constraint)
             self.xi = None
         elif self.groups is not None:
-            xi = cp.Variable(n, nonneg=True, name="xi")
-            self.xi = xi
-            self.margin_constraint = xi >= 1 - margin
-            constraints.append(self.margin_constraint)
+            xi = self._loss_argument(loss, margin, constraints)
             labels, index = self.groups
             gw = cp.Parameter(len(labels), nonneg=True, name="group_weight")
             self.parameters["group_weight"] = gw
@@ -214,10 +219,7 @@ class ConicProgram:
                 objective = objective + gw[k] * self._loss_term(loss.cvx(xi[idx], weight), constraints)
             self.set_values(group_weight=np.ones(len(labels)))
         else:
-            xi = cp.Variable(n, nonneg=True, name="xi")
-            self.xi = xi
-            self.margin_constraint = xi >= 1 - margin
-            constraints.append(self.margin_constraint)
+            xi = self._loss_argument(loss, margin, constraints)
             weight = loss.conic_weight(coef)  # √c for the squared hinge (see Loss.conic_weight)
             if self.weights_as_parameter:
                 weight = cp.Parameter(n, nonneg=True, name="weight", value=weight)
@@ -225,6 +227,21 @@ class ConicProgram:
             objective = objective + self._loss_term(loss.cvx(xi, weight), constraints)
 
         self.cvxpy_problem = cp.Problem(cp.Minimize(objective), constraints)
+
+    def _loss_argument(self, loss, margin, constraints: list) -> cp.Variable:
+        """The variable the loss is written in (``Loss.conic_argument``), its margin constraint appended.
+
+        Slacks ``ξ ≥ 0, ξ ≥ 1 − m`` for the hinge-type losses; ``u ≤ m`` for a loss given on the margin.
+        Either constraint's dual is the margin multiplier ``c_i α_i``.
+        """
+        if loss.conic_argument == "margin":
+            self.xi = cp.Variable(self.n, name="u_margin")
+            self.margin_constraint = self.xi <= margin
+        else:
+            self.xi = cp.Variable(self.n, nonneg=True, name="xi")
+            self.margin_constraint = self.xi >= 1 - margin
+        constraints.append(self.margin_constraint)
+        return self.xi
 
     def _loss_term(self, expr: cp.Expression, constraints: list) -> cp.Expression:
         """``expr`` itself, or with ``loss_as_cone`` an epigraph variable ``s ≥ expr`` (the constraint appended)."""
@@ -415,8 +432,10 @@ class ConicProgram:
         if self.b is not None and self.b.value is not None:
             b = float(self.b.value)
         multipliers = None
-        dual = self.margin_constraint.dual_value
-        if dual is not None:
+        dual = None if self.margin_constraint is None else self.margin_constraint.dual_value
+        if self.wasserstein_duals is not None:
+            multipliers = _stacked_duals(self.wasserstein_duals, self.n)
+        elif dual is not None:
             multipliers = np.asarray(dual, dtype=np.float64).ravel().copy()
             if multipliers.shape != (self.n,):
                 multipliers = None
@@ -539,6 +558,14 @@ def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
         for j, e in zip(cols, exprs, strict=True):
             constraints.append(e <= t[j])
     return t, S, constraints
+
+
+def _stacked_duals(constraints: tuple, n: int) -> np.ndarray | None:
+    """The rows ``p, q, a⁺, a⁻`` of a Wasserstein model's multipliers (zeros for an absent piece)."""
+    rows = [np.zeros(n) if con is None else con.dual_value for con in constraints]
+    if any(r is None for r in rows):
+        return None
+    return np.vstack([np.asarray(r, dtype=np.float64).ravel() for r in rows])
 
 
 def _check_groups(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
