@@ -315,8 +315,7 @@ class ValidationReport:
             f"objective   stored {self.objective_stored:.12g}, recomputed {self.objective_recomputed:.12g} "
             f"(relative difference {self.objective_rel_diff:.3g})",
             f"violation   {self.violation:.3g}",
-            f"data        {'matches' if self._fingerprint_ok else 'differs'} "
-            f"(sha256 {self.fingerprint['sha256'][:16]}…, shape {self.fingerprint['shape']})",
+            f"data        {self._data_verdict}",
             f"status      {self.status}, gap {self.gap:.3g}",
         ]
         lines += [f"mismatch    {m}" for m in self.mismatches]
@@ -324,8 +323,18 @@ class ValidationReport:
         return "\n".join(lines)
 
     @property
-    def _fingerprint_ok(self) -> bool:
-        return not any(m.startswith("data fingerprint") for m in self.mismatches)
+    def _data_verdict(self) -> str:
+        """Whether the data match the stored fingerprint, saying so only when the digests were compared."""
+        shape = self.fingerprint["shape"]
+        if self.fingerprint.get("sha256") is None:
+            return (f"not checked: the data fingerprint is not computed on a dask array (shape {shape}; the "
+                    "objective and the constraints were evaluated on it)")
+        digest = f"(sha256 {self.fingerprint['sha256'][:16]}…, shape {shape})"
+        if any(m.startswith("data fingerprint") for m in self.mismatches):
+            return f"differs {digest}"
+        if self.fingerprint_stored is None:
+            return f"not checked: the solution carries no data fingerprint {digest}"
+        return f"matches the stored fingerprint {digest}"
 
 
 def validate(
@@ -506,7 +515,7 @@ def _validate_distributed(solution: Any, X: Any, y: Any, *, sample_weight: Any, 
     if model.intercept.mode == "none" and float(solution.b) != 0.0:
         mismatches.append(f"intercept: the model has none (mode 'none') but the solution has b = {solution.b:.6g}")
     recomputed, violation = partition_objective(model, np.asarray(solution.w, dtype=np.float64), float(solution.b))
-    fingerprint = {"sha256": "not computed on a dask array", "shape": [model.n, model.d]}
+    fingerprint = {"sha256": None, "shape": [model.n, model.d]}  # not computed on a dask array
     notes = ["the data fingerprint is not computed on a dask array (it would read every row on the client)"]
     return _report(solution, recomputed, violation, mismatches, notes, fingerprint, None, rtol, feas_tol)
 
