@@ -140,6 +140,22 @@ class LinearConstraints:
             nu[idx] += -dual if kind == "lo" else dual
         return nu
 
+    def parallel_rows(self, rtol: float = 1e-12) -> list[list[int]]:
+        """Groups of two or more rows of ``A`` that are multiples of one another (redundant or conflicting rows)."""
+        norms = np.linalg.norm(self.A, axis=1)
+        groups: list[list[int]] = []
+        seen = np.zeros(self.k, dtype=bool)
+        for j in np.flatnonzero(norms > 0):
+            if seen[j]:
+                continue
+            u = self.A[j] / norms[j]
+            cos = np.abs(self.A @ u) / np.where(norms > 0, norms, 1.0)
+            group = np.flatnonzero((cos >= 1.0 - rtol) & (norms > 0) & ~seen)
+            seen[group] = True
+            if group.size > 1:
+                groups.append(group.tolist())
+        return groups
+
     def dual_constant(self, nu: np.ndarray) -> float:
         """``−Σ_k (ν_k⁺ ub_k − ν_k⁻ lb_k)`` for admissible ``ν`` (the constraints' part of the Lagrangian bound)."""
         up = np.where(nu > 0, nu * np.where(np.isfinite(self.ub), self.ub, 0.0), 0.0)

@@ -151,6 +151,19 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
     return False, (f"{solver_name} reports the model infeasible, but Clarabel solves it (status {res.status}, "
                    f"objective {res.primal_value:.6g}): {solver_name}'s infeasibility detection failed at its "
                    "tolerance (for a hard margin, the data are separable); use solver='clarabel'")
+def _redundant_rows_note(model: Model, solver_name: str) -> str:
+    """What to say when a solver fails on a model whose linear constraints repeat a row (empty otherwise)."""
+    if not model.has_constraints:
+        return ""
+    groups = model.feasible_set.linear.parallel_rows()
+    if not groups:
+        return ""
+    rows = "; ".join(", ".join(str(j) for j in g) for g in groups[:3]) + (" ..." if len(groups) > 3 else "")
+    return (f"; the linear constraints have redundant rows, multiples of one another (rows {rows} of the stacked "
+            f"constraints), on which {solver_name} can fail: merge them into one row, or use solver='clarabel', "
+            "which solves such models")
+
+
 def _refuted(model: Model, solver_name: str, res: Result, point: np.ndarray, compile_time: float) -> Result:
     """A solver called a model infeasible that has the feasible point ``point``: the claim is overturned.
 
@@ -238,8 +251,11 @@ def solve_conic(solver_name: str):
             res = prog.solve(solver_name, tol=tol, max_iter=max_iter, verbose=verbose,
                              warm_start=warm_start, solver_options=solver_options)
         except cp.error.SolverError as exc:
-            return Result(w=None, b=0.0, status="solver_error", message=f"{solver_name}: {exc}",
+            return Result(w=None, b=0.0, status="solver_error",
+                          message=f"{solver_name}: {exc}{_redundant_rows_note(model, solver_name)}",
                           time_compile=t1 - t0)
+        if res.status != "optimal":
+            res = replace(res, message=res.message + _redundant_rows_note(model, solver_name))
         status = res.status
         confirmed = solver_name.upper() == "CLARABEL"
         evidence = ""
