@@ -30,6 +30,8 @@ def add_arguments(p: argparse.ArgumentParser, add_data_arguments: Any, add_json_
                         "w and b (default: the stored solution's own point)")
     p.add_argument("--ascent-steps", type=int, default=None, metavar="N",
                    help="most dual-ascent steps spent tightening the bound (default 1000; 0: the margins only)")
+    p.add_argument("--accept-modified", action="store_true",
+                   help="use a stored solution whose fields differ from the digests written with it as it is")
     add_json_option(p)
 
 
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace, load_data: Any, print_json: Any) -> int:
         from .cli_data import read_model, validation_data
         from .commands.table_model import stored_sample_weight
 
-        solution = read_model(args.model)
+        solution = read_model(args.model, args.accept_modified)
         X, y, names, description = validation_data(args, solution)
         problem = _named_signs(solution.problem, names)
         weights = stored_sample_weight(solution, y)
@@ -128,7 +130,8 @@ def run(args: argparse.Namespace, load_data: Any, print_json: Any) -> int:
                              "n_features": int(X.shape[1])},
                     "model": {"text": repr(problem), **problem.to_dict()},
                     "weights": args.weights or args.model, "certificate": cert.to_dict(),
-                    "stored_certificate": at_fit})
+                    "stored_certificate": at_fit,
+                    **({} if stored is None else {"model_modified": solution.extra.get("modified")})})
     else:
         print(description)
         print(problem)

@@ -279,7 +279,7 @@ class _Progress:
 def _cmd_validate(args: argparse.Namespace) -> int:
     from .io import validate
 
-    sol = cli_data.read_model(args.solution)
+    sol = cli_data.read_model(args.solution, args.accept_modified)
     X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
     report = validate(sol, X, y, sample_weight=table_model.stored_sample_weight(sol, y), rtol=args.rtol,
                       feas_tol=args.feas_tol)
@@ -401,6 +401,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_data_arguments(p)
     p.add_argument("--rtol", type=positive_float, default=1e-8, help="objective tolerance (relative)")
     p.add_argument("--feas-tol", type=nonneg_float, default=1e-6, help="constraint violation tolerance")
+    cli_data.add_accept_modified_argument(p)
     _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
 

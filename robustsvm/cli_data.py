@@ -86,6 +86,7 @@ def add_predict_command(sub: Any) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON document on stdout: the predictions, the metrics on labelled rows (accuracy, "
                         "balanced accuracy, confusion matrix, ROC AUC, Brier score) and the warnings")
+    add_accept_modified_argument(p)
 
 
 # ------------------------------------------------------------------ reading
@@ -119,12 +120,30 @@ def read_csv(path: str, dtype: dict | None = None) -> Any:
     return frame
 
 
-def read_model(path: str) -> Any:
-    """The solution stored in ``path``; a JSON file that is not one is a ``ValueError`` saying so."""
+def add_accept_modified_argument(p: argparse.ArgumentParser) -> None:
+    """``--accept-modified``: use a stored model whose fields differ from their digests (``predict``, ...)."""
+    p.add_argument("--accept-modified", action="store_true",
+                   help="use a model file whose fields differ from the digests written with it (or that carries "
+                        "none) as it is; without it such a file is refused")
+
+
+def read_model(path: str, accept_modified: bool = False) -> Any:
+    """The solution stored in ``path``; a JSON file that is not one is a ``ValueError`` saying so.
+
+    A file whose fields differ from their digests is refused naming them, unless ``accept_modified``:
+    a warning on stderr then says what was modified.
+    """
+    import warnings
+
     from .solution import Solution
+    from .solution_format import ModifiedSolutionError, ModifiedSolutionWarning
 
     try:
-        return Solution.from_json(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ModifiedSolutionWarning)  # said below, in the command line's words
+            solution = Solution.from_json(path, accept_modified=accept_modified)
+    except ModifiedSolutionError as exc:
+        raise ValueError(exc.advice("--accept-modified")) from exc
     except (OSError, UnicodeDecodeError):
         raise
     except (ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
@@ -132,6 +151,13 @@ def read_model(path: str) -> Any:
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise ValueError(f"{path} is not a solution written by `robustsvm fit --output` or Solution.to_json: "
                          f"{text}") from exc
+    modified = solution.extra.get("modified")
+    if modified != []:
+        what = ("carries no digests: it is used unchecked" if modified is None else
+                f"was modified after it was written ({', '.join(modified)} "
+                f"{'differs' if len(modified) == 1 else 'differ'} from the digests): it is used as it is now")
+        print(f"robustsvm: warning: {path} {what} (--accept-modified)", file=sys.stderr)
+    return solution
 
 
 def _is_csv(data: str) -> bool:
@@ -416,7 +442,7 @@ def run_predict(args: argparse.Namespace) -> int:
 
     from .preprocessing import Preprocessing
 
-    solution = read_model(args.model)
+    solution = read_model(args.model, args.accept_modified)
     spec = solution.extra.get("preprocessing")
     warnings = []
     if spec is None:

@@ -54,6 +54,7 @@ from ._lazy import cvxpy as cp
 from .dual_scale import best_scale, scale_in_closed_form
 from .intercept import Intercept, class_balance, class_sums
 from .losses import LOSSES as REGISTERED
+from .model import weight_reach
 from .result import Result
 
 __all__ = [
@@ -515,7 +516,10 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
     b = float(b)
     signs = np.asarray(model.signs, dtype=np.float64)
     feasible = model.feasible
-    box = (feasible.lower, feasible.upper) if model.has_bounds else None
+    # the bound of a relaxation bounds the model; without the sides no minimizer reaches (weight_reach), the
+    # relaxation has the same optimum, and a side of ±1e12 standing for "no bound" does not weaken the bound
+    relaxed = None if feasible is None else feasible.within(2.0 * weight_reach(model))[0]
+    box = (relaxed.lower, relaxed.upper) if relaxed is not None and relaxed.has_bounds else None
     w_in, b_in = w, b
     if model.feasible is None:  # the projection on the signs (or the bounds, below)
         w = w.copy()

@@ -10,9 +10,9 @@ stored solution on the data and reports every mismatch.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -33,13 +33,25 @@ from .fingerprint import plain as _plain
 from .kernels import Linear
 from .problem import Problem
 from .solution import Solution
-from .solution_format import FORMAT_VERSION, SolutionFormatError, check_solution_spec
+from .solution_format import (
+    FORMAT_VERSION,
+    SECTIONS,
+    ModifiedSolutionError,
+    ModifiedSolutionWarning,
+    SolutionFormatError,
+    changed_fields,
+    check_solution_spec,
+    field_digests,
+)
 from .uncertainty import uncertainty_from_dict
 
 __all__ = [
     "FINGERPRINT_SCHEME",
     "FORMAT_VERSION",
+    "ModifiedSolutionError",
+    "ModifiedSolutionWarning",
     "SolutionFormatError",
+    "changed_fields",
     "check_solution_spec",
     "ValidationReport",
     "data_fingerprint",
@@ -107,52 +119,21 @@ def _matrix_from_dict(spec: dict | None) -> Any:
     return _floats(spec["data"]).reshape(shape)
 
 
-# ------------------------------------------------------------ field digests
-#: optional sections of a stored solution, kept in ``Solution.extra``: the fitted preprocessing of the table
-#: (robustsvm.preprocessing), Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``), the
-#: class weights of ``fit --class-weight`` (``{label: weight}``) and the Gaussian of ``fit --missing uncertain``
-#: (``{"mode", "level", "mean", "covariance"}``)
-SECTIONS = ("preprocessing", "calibration", "class_weight", "missing")
-#: the fields a digest is stored for: everything that defines the model, its predictions and its claims
-_DIGESTED = ("classes", "feature_names", "w", "b", "dual_coef", "support_vectors", "objective", "gap", "violation",
-             "status", "solver")
+def _check_digests(spec: dict, where: str, accept_modified: bool) -> list[str] | None:
+    """:func:`changed_fields` of a stored solution against its own digests (None: it carries none).
 
-
-def _canonical_json(value: Any) -> Any:
-    """``value`` with every number as a float (``1`` and ``1.0`` alike), for digests only."""
-    if isinstance(value, dict):
-        return {str(k): _canonical_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_canonical_json(v) for v in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return _plain(float(value))
-    return value
-
-
-def field_digests(spec: dict) -> dict[str, str]:
-    """SHA-256 (first 16 hex digits) of each field of a stored solution that a reader could alter.
-
-    The fields are every entry of ``model`` (``model.loss``, ``model.penalty``,
-    ``model.signs``, ``model.uncertainty``, ``model.intercept``,
-    ``model.kernel``) and ``classes``, ``feature_names``, ``w``, ``b``,
-    ``dual_coef``, ``support_vectors``, ``objective``, ``gap``,
-    ``violation``, ``status``, ``solver`` (and ``preprocessing``, ``calibration``
-    when the solution has those sections), each written as canonical JSON
-    (sorted keys, numbers as floats). :func:`write_solution` stores them;
-    :func:`validate` recomputes them from the solution it is given and names
-    every field whose digest differs.
+    Raises :class:`ModifiedSolutionError` naming them unless ``accept_modified``; with it, warns.
     """
-    spec = _plain(spec)
-    values: dict[str, Any] = {f"model.{k}": v for k, v in (spec.get("model") or {}).items()}
-    values.update({k: spec.get(k) for k in _DIGESTED})
-    values.update({k: spec[k] for k in SECTIONS if spec.get(k) is not None})  # files without one keep their digests
-    out = {}
-    for key in sorted(values):
-        text = json.dumps(_canonical_json(values[key]), sort_keys=True, separators=(",", ":"), allow_nan=False)
-        out[key] = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return out
+    stored = spec.get("digests")
+    changed = changed_fields(stored, field_digests(spec)) if stored else None
+    if changed == []:
+        return changed
+    if not accept_modified:
+        raise ModifiedSolutionError(where, changed)
+    what = "carries no digests: it is used unchecked" if changed is None else \
+        f"was modified after it was written ({', '.join(changed)}): it is used as it is now"
+    warnings.warn(f"{where} {what} (accept_modified=True)", ModifiedSolutionWarning, stacklevel=4)
+    return changed
 
 
 # ------------------------------------------------------------ reading checks
@@ -200,10 +181,20 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
     return out
 
 
-def solution_from_dict(spec: dict) -> Any:
+def solution_from_dict(spec: dict, *, accept_modified: bool = False, where: str = "the stored solution") -> Any:
     """Rebuild a :class:`~robustsvm.solution.Solution` from :func:`solution_to_dict`.
 
-    The stored fingerprint, versions and format go to ``solution.extra``.
+    The stored fingerprint, versions and format go to ``solution.extra``; ``extra["modified"]`` lists the
+    parts that differ from their digests (empty for an intact solution, None when it carries no digests).
+
+    Raises
+    ------
+    SolutionFormatError
+        When a field is missing or malformed.
+    ModifiedSolutionError
+        When a field no longer matches the digest written with it (the error names each one), or the
+        solution carries no digests, unless ``accept_modified=True``: the solution is then read as it is,
+        with a :class:`ModifiedSolutionWarning`.
     """
     check_solution_spec(spec)
     version = spec["format_version"]
@@ -212,6 +203,7 @@ def solution_from_dict(spec: dict) -> Any:
     except (KeyError, TypeError, ValueError) as exc:
         detail = f"lacks {exc}" if isinstance(exc, KeyError) else str(exc)
         raise SolutionFormatError(f"stored solution: field 'model' does not describe a model: {detail}") from exc
+    modified = _check_digests(spec, where, accept_modified)
     classes = np.asarray(spec["classes"])
     names = spec.get("feature_names")
     return Solution(
@@ -234,7 +226,7 @@ def solution_from_dict(spec: dict) -> Any:
         dual_coef=None if spec.get("dual_coef") is None else _floats(spec["dual_coef"]),
         support_vectors=_matrix_from_dict(spec.get("support_vectors")),
         extra={"data": spec.get("data"), "versions": spec.get("versions") or {}, "format_version": version,
-               "digests": spec.get("digests"), **{k: spec.get(k) for k in SECTIONS},
+               "digests": spec.get("digests"), "modified": modified, **{k: spec.get(k) for k in SECTIONS},
                **({"degenerate": spec["degenerate"]} if spec.get("degenerate") is not None else {})},
     )
 
@@ -251,21 +243,38 @@ def write_solution(solution: Any, path: str | Path, X: Any = None, y: Any = None
     return path
 
 
-def read_solution(path: str | Path) -> Any:
+def read_solution(path: str | Path, *, accept_modified: bool = False) -> Any:
     """Read a solution written by :func:`write_solution`.
+
+    Every digested field (:func:`field_digests`: the weights, the intercept,
+    the classes, the model, the preprocessing rules, the calibration, ...) is
+    checked against the digest written with it. A digest detects accidental
+    and casual edits; it is not a signature (anyone can write new digests)
+    and says nothing of who wrote the file.
+
+    Parameters
+    ----------
+    path : str or Path
+    accept_modified : bool, default False
+        Read a file whose fields differ from their digests, or that carries
+        no digests, as it is (with a :class:`ModifiedSolutionWarning`; the
+        parts that differ are in ``solution.extra["modified"]``).
 
     Raises
     ------
     SolutionFormatError
         When the file is not JSON, not a JSON object, or a field is missing or
         malformed (the message names the file or the field).
+    ModifiedSolutionError
+        When a field differs from its digest (each one is named) or the file
+        carries no digests, unless ``accept_modified=True``.
     """
     try:
         with open(path, encoding="utf-8") as fh:
             spec = json.load(fh)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise SolutionFormatError(f"{path} is not a JSON file: {exc}") from exc
-    return solution_from_dict(spec)
+    return solution_from_dict(spec, accept_modified=accept_modified, where=str(path))
 
 
 # --------------------------------------------------------------- validation
@@ -309,8 +318,7 @@ class ValidationReport:
             f"objective   stored {self.objective_stored:.12g}, recomputed {self.objective_recomputed:.12g} "
             f"(relative difference {self.objective_rel_diff:.3g})",
             f"violation   {self.violation:.3g}",
-            f"data        {'matches' if self._fingerprint_ok else 'differs'} "
-            f"(sha256 {self.fingerprint['sha256'][:16]}…, shape {self.fingerprint['shape']})",
+            f"data        {self._data_verdict}",
             f"status      {self.status}, gap {self.gap:.3g}",
         ]
         lines += [f"mismatch    {m}" for m in self.mismatches]
@@ -318,8 +326,18 @@ class ValidationReport:
         return "\n".join(lines)
 
     @property
-    def _fingerprint_ok(self) -> bool:
-        return not any(m.startswith("data fingerprint") for m in self.mismatches)
+    def _data_verdict(self) -> str:
+        """Whether the data match the stored fingerprint, saying so only when the digests were compared."""
+        shape = self.fingerprint["shape"]
+        if self.fingerprint.get("sha256") is None:
+            return (f"not checked: the data fingerprint is not computed on a dask array (shape {shape}; the "
+                    "objective and the constraints were evaluated on it)")
+        digest = f"(sha256 {self.fingerprint['sha256'][:16]}…, shape {shape})"
+        if any(m.startswith("data fingerprint") for m in self.mismatches):
+            return f"differs {digest}"
+        if self.fingerprint_stored is None:
+            return f"not checked: the solution carries no data fingerprint {digest}"
+        return f"matches the stored fingerprint {digest}"
 
 
 def validate(
@@ -449,9 +467,7 @@ def _report(solution: Any, recomputed: float, violation: float, mismatches: list
     extra = solution.extra if isinstance(solution.extra, dict) else {}
     stored_digests = extra.get("digests")
     if isinstance(stored_digests, dict) and stored_digests:
-        current = field_digests(solution_to_dict(solution))
-        changed = [k for k in sorted(set(stored_digests) | set(current)) if stored_digests.get(k) != current.get(k)]
-        for k in changed:
+        for k in changed_fields(stored_digests, field_digests(solution_to_dict(solution))):
             mismatches.append(f"{k} differs from the value written with the solution (its digest does not match)")
     else:
         notes.append("the solution carries no field digests: only the data can reveal a changed field")
@@ -502,7 +518,7 @@ def _validate_distributed(solution: Any, X: Any, y: Any, *, sample_weight: Any, 
     if model.intercept.mode == "none" and float(solution.b) != 0.0:
         mismatches.append(f"intercept: the model has none (mode 'none') but the solution has b = {solution.b:.6g}")
     recomputed, violation = partition_objective(model, np.asarray(solution.w, dtype=np.float64), float(solution.b))
-    fingerprint = {"sha256": "not computed on a dask array", "shape": [model.n, model.d]}
+    fingerprint = {"sha256": None, "shape": [model.n, model.d]}  # not computed on a dask array
     notes = ["the data fingerprint is not computed on a dask array (it would read every row on the client)"]
     return _report(solution, recomputed, violation, mismatches, notes, fingerprint, None, rtol, feas_tol)
 

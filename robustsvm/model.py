@@ -33,7 +33,7 @@ from .uncertainty import RobustLayout, UncertaintySet, check_radius_applies, res
 from .uncertainty.wasserstein import Wasserstein
 from .weight_constraints import WeightSet, weight_set
 
-__all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize"]
+__all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize", "weight_reach"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -285,6 +285,35 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         feasible=feasible,
         wasserstein=ball,
     )
+
+
+def weight_reach(model: Model, loss_total: float | None = None) -> float:
+    """A bound on ``|w_h|`` at every minimizer of ``model`` (``inf`` when none is proved).
+
+    When ``w = 0, b = 0`` is feasible, a minimizer cannot do worse: ``P(w*, b*) ≤ P(0, 0) = C ℓ(0)``
+    with ``C = Σ_i c_i`` (every robust margin is 0 at ``w = 0``). Every loss term is at least
+    ``ℓ_min = −ℓ*(0)``, the loss's ``dual_term(0)`` (``ℓ(m) = max_α α(1 − m) − ℓ*(α) ≥ −ℓ*(0)``), and the
+    intercept term is non-negative, so ``(λ2/2)‖w*‖² + λ1‖w*‖₁ ≤ E = C (ℓ(0) − ℓ_min)``, which gives
+    ``|w*_h| ≤ min(√(2E/λ2), E/λ1)``. ``loss_total`` replaces ``C`` (a program whose loss weights
+    changed). See ``docs/prior_knowledge.md``, "Very large bounds".
+    """
+    loss = model.loss
+    if loss.is_constraint or (model.l2 <= 0 and model.l1 <= 0) or model.kernel is not None:
+        return np.inf
+    ws = model.feasible_set
+    if np.any(ws.lower > 0) or np.any(ws.upper < 0) or (ws.has_constraints and (
+            np.any(ws.linear.lb > 0) or np.any(ws.linear.ub < 0))):
+        return np.inf  # w = 0 is not feasible
+    total = float(np.sum(model.c)) if loss_total is None else float(loss_total)
+    excess = total * float(loss.value(np.zeros(1))[0] - loss.dual_term(np.zeros(1))[0])
+    if not (np.isfinite(excess) and excess >= 0):
+        return np.inf
+    reach = np.inf
+    if model.l2 > 0:
+        reach = np.sqrt(2.0 * excess / model.l2)
+    if model.l1 > 0:
+        reach = min(reach, excess / model.l1)
+    return float(reach)
 
 
 def solved_problem(problem, model: Model):

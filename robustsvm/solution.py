@@ -258,9 +258,14 @@ class Solution:
         return _serializer("write")(self, path, X, y)
 
     @classmethod
-    def from_json(cls, path: Any) -> Solution:
-        """Read a solution written by :meth:`to_json`; see :func:`robustsvm.io.read_solution`."""
-        return _serializer("read")(path)
+    def from_json(cls, path: Any, *, accept_modified: bool = False) -> Solution:
+        """Read a solution written by :meth:`to_json`; see :func:`robustsvm.io.read_solution`.
+
+        A file whose weights, intercept, classes, model, preprocessing or calibration differ from the
+        digests written with it raises a ``ModifiedSolutionError`` naming them, unless
+        ``accept_modified=True``.
+        """
+        return _serializer("read")(path, accept_modified=accept_modified)
 
     def __repr__(self) -> str:
         return (

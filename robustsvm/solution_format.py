@@ -6,12 +6,16 @@ wrong type or shape, with a :class:`SolutionFormatError` (a ``ValueError``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from itertools import pairwise
 from typing import Any
 
-__all__ = ["FORMAT_VERSION", "SolutionFormatError", "check_solution_spec"]
+from .fingerprint import plain as _plain
+
+__all__ = ["FORMAT_VERSION", "SECTIONS", "ModifiedSolutionError", "ModifiedSolutionWarning", "SolutionFormatError",
+           "changed_fields", "check_solution_spec", "field_digests"]
 
 #: version of the JSON layout written by :func:`robustsvm.io.write_solution`
 FORMAT_VERSION = 1
@@ -24,6 +28,33 @@ class SolutionFormatError(ValueError):
 
     The message names the field. A subclass of ``ValueError``.
     """
+
+
+class ModifiedSolutionError(SolutionFormatError):
+    """A stored solution whose fields no longer match the digests written with them, or that carries none.
+
+    ``changed`` lists the parts that differ, each with what it is (``"w (the weights)"``); it is None for a
+    file without digests, which cannot be checked. Reading it anyway takes an explicit override:
+    ``Solution.from_json(path, accept_modified=True)``, ``--accept-modified`` on the command line.
+    """
+
+    def __init__(self, where: str, changed: list[str] | None, *, override: str = "accept_modified=True") -> None:
+        self.where, self.changed = where, changed
+        super().__init__(self.advice(override))
+
+    def advice(self, override: str) -> str:
+        """The message, with the override spelled ``override`` (``--accept-modified`` on the command line)."""
+        if self.changed is None:
+            return (f"{self.where} carries no digests of its fields (written before they were stored, or they "
+                    f"were removed), so a change to it cannot be detected; pass {override} to use it unchecked, "
+                    "and write it again with Solution.to_json to store them")
+        return (f"{self.where} was modified after it was written: {', '.join(self.changed)} "
+                f"{'differs' if len(self.changed) == 1 else 'differ'} from the digest written with it; pass "
+                f"{override} to use it anyway")
+
+
+class ModifiedSolutionWarning(UserWarning):
+    """A stored solution read with ``accept_modified=True`` although it was modified or carries no digests."""
 
 
 def _fail(field_name: str, what: str) -> SolutionFormatError:
@@ -202,4 +233,86 @@ def check_solution_spec(spec: Any) -> None:
         raise _fail("digests", "must map field names to strings")
 
 
-# ----------------------------------------------------------- (de)serialize
+# ------------------------------------------------------------ field digests
+#: optional sections of a stored solution, kept in ``Solution.extra``: the fitted preprocessing of the table
+#: (robustsvm.preprocessing), Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``), the
+#: class weights of ``fit --class-weight`` (``{label: weight}``) and the Gaussian of ``fit --missing uncertain``
+#: (``{"mode", "level", "mean", "covariance"}``)
+SECTIONS = ("preprocessing", "calibration", "class_weight", "missing")
+#: the fields a digest is stored for: everything that defines the model, its predictions and its claims
+_DIGESTED = ("classes", "feature_names", "w", "b", "dual_coef", "support_vectors", "objective", "gap", "violation",
+             "status", "solver")
+
+
+def _canonical_json(value: Any) -> Any:
+    """``value`` with every number as a float (``1`` and ``1.0`` alike), for digests only."""
+    if isinstance(value, dict):
+        return {str(k): _canonical_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical_json(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return _plain(float(value))
+    return value
+
+
+def field_digests(spec: dict) -> dict[str, str]:
+    """SHA-256 (first 16 hex digits) of each field of a stored solution that a reader could alter.
+
+    The fields are every entry of ``model`` (``model.loss``, ``model.penalty``,
+    ``model.signs``, ``model.uncertainty``, ``model.intercept``,
+    ``model.kernel``) and ``classes``, ``feature_names``, ``w``, ``b``,
+    ``dual_coef``, ``support_vectors``, ``objective``, ``gap``,
+    ``violation``, ``status``, ``solver`` (and ``preprocessing``, ``calibration``
+    and each of their entries, ``preprocessing.standardize``, ``calibration.a``, ...,
+    when the solution has those sections), each written as canonical JSON
+    (sorted keys, numbers as floats). :func:`write_solution` stores them;
+    :func:`read_solution` refuses a file whose fields no longer match them
+    (:func:`changed_fields`), and :func:`validate` recomputes them from the
+    solution it is given and names every field whose digest differs.
+    """
+    spec = _plain(spec)
+    values: dict[str, Any] = {f"model.{k}": v for k, v in (spec.get("model") or {}).items()}
+    values.update({k: spec.get(k) for k in _DIGESTED})
+    values.update({k: spec[k] for k in SECTIONS if spec.get(k) is not None})  # files without one keep their digests
+    for section in SECTIONS:  # and each entry of a section, so that a change names the entry
+        if isinstance(spec.get(section), dict):
+            values.update({f"{section}.{k}": v for k, v in spec[section].items()})
+    out = {}
+    for key in sorted(values):
+        text = json.dumps(_canonical_json(values[key]), sort_keys=True, separators=(",", ":"), allow_nan=False)
+        out[key] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return out
+
+
+#: what each digested part is, for the messages that name a changed one
+_PART_MEANING = {
+    "w": "the weights", "b": "the intercept", "classes": "the class labels", "feature_names": "the feature names",
+    "dual_coef": "the kernel expansion's coefficients", "support_vectors": "the kernel expansion's points",
+    "objective": "the stored objective", "gap": "the stored certificate", "violation": "the stored violation",
+    "status": "the solver's status", "solver": "the backend's name", "model.signs": "the sign constraints",
+    "model.bounds": "the bounds on the weights", "model.uncertainty": "the uncertainty sets",
+    "model.positive_class": "the class the signs point to", "preprocessing": "the preprocessing rules",
+    "preprocessing.columns": "the columns read, their kinds, fill values and categories",
+    "preprocessing.standardize": "the z-scores' means and scales", "preprocessing.features": "the features' names",
+    "preprocessing.target": "the label column", "preprocessing.impute": "the rule for missing values",
+    "preprocessing.dropped": "the columns left out", "calibration": "Platt's sigmoid",
+    "calibration.a": "the slope of Platt's sigmoid", "calibration.b": "the offset of Platt's sigmoid",
+}
+
+
+def changed_fields(stored: dict, current: dict) -> list[str]:
+    """The parts whose digest in ``current`` differs from ``stored`` (both :func:`field_digests`), each described.
+
+    A part present on one side only has changed (a section added or removed: the section is named). The
+    entries of a section (``preprocessing.standardize``) are compared when ``stored`` has them (files written
+    before they were digested carry the section's digest only), and named instead of the section when they
+    differ.
+    """
+    parted = {s for s in SECTIONS if s in stored and s in current and any(k.startswith(f"{s}.") for k in stored)}
+    keys = [k for k in sorted(set(stored) | set(current))
+            if not (k.partition(".")[0] in SECTIONS and "." in k and k.partition(".")[0] not in parted)]
+    changed = [k for k in keys if stored.get(k) != current.get(k)]
+    changed = [k for k in changed if not (k in parted and any(c.startswith(f"{k}.") for c in changed))]
+    return [f"{k} ({_PART_MEANING[k]})" if k in _PART_MEANING else k for k in changed]

@@ -141,6 +141,22 @@ class LinearConstraints:
             nu[idx] += -dual if kind == "lo" else dual
         return nu
 
+    def parallel_rows(self, rtol: float = 1e-12) -> list[list[int]]:
+        """Groups of two or more rows of ``A`` that are multiples of one another (redundant or conflicting rows)."""
+        norms = np.linalg.norm(self.A, axis=1)
+        groups: list[list[int]] = []
+        seen = np.zeros(self.k, dtype=bool)
+        for j in np.flatnonzero(norms > 0):
+            if seen[j]:
+                continue
+            u = self.A[j] / norms[j]
+            cos = np.abs(self.A @ u) / np.where(norms > 0, norms, 1.0)
+            group = np.flatnonzero((cos >= 1.0 - rtol) & (norms > 0) & ~seen)
+            seen[group] = True
+            if group.size > 1:
+                groups.append(group.tolist())
+        return groups
+
     def dual_constant(self, nu: np.ndarray) -> float:
         """``−Σ_k (ν_k⁺ ub_k − ν_k⁻ lb_k)`` for admissible ``ν`` (the constraints' part of the Lagrangian bound)."""
         up = np.where(nu > 0, nu * np.where(np.isfinite(self.ub), self.ub, 0.0), 0.0)
@@ -213,6 +229,43 @@ class WeightSet:
         if self.has_constraints:
             v = max(v, self.linear.violation(w))
         return v
+
+    def within(self, reach: float) -> tuple[WeightSet, float]:
+        """The set with every bound side beyond ``reach`` in absolute value made infinite, and the smallest one dropped.
+
+        When every minimizer satisfies ``|w_h| ≤ reach`` (:func:`robustsvm.model.weight_reach`), such a side is
+        never active, so the set without it has the same minimizers; a solver no longer meets numbers like
+        1e12 that only stand for "no bound". Returns ``(set, smallest |side| dropped)`` (``inf``: none).
+        """
+        if not np.isfinite(reach):
+            return self, np.inf
+        far_lo = np.isfinite(self.lower) & (np.abs(self.lower) > reach)
+        far_up = np.isfinite(self.upper) & (np.abs(self.upper) > reach)
+        if not (far_lo.any() or far_up.any()):
+            return self, np.inf
+        dropped = np.abs(np.concatenate([self.lower[far_lo], self.upper[far_up]]))
+        return WeightSet(lower=np.where(far_lo, -np.inf, self.lower), upper=np.where(far_up, np.inf, self.upper),
+                         linear=self.linear), float(dropped.min())
+
+    def point(self, tol: float = 1e-9) -> np.ndarray | None:
+        """A point of the set: the projection of 0 on the box, or a linear program's solution (HiGHS through
+        ``scipy.optimize.linprog``) when that misses a linear constraint; None when neither is found within
+        ``tol`` (relative to the bounds' scale)."""
+        w = np.clip(np.zeros(self.lower.shape[0]), self.lower, self.upper)
+        if not self.has_constraints or self.linear.violation(w) <= tol:
+            return w
+        from scipy.optimize import linprog
+
+        lin = self.linear
+        up, lo = np.isfinite(lin.ub), np.isfinite(lin.lb)
+        res = linprog(np.zeros(w.shape[0]), A_ub=np.vstack([lin.A[up], -lin.A[lo]]),
+                      b_ub=np.concatenate([lin.ub[up], -lin.lb[lo]]),
+                      bounds=[(None if np.isneginf(a) else a, None if np.isposinf(b) else b)
+                              for a, b in zip(self.lower, self.upper, strict=True)], method="highs")
+        if res.x is None:
+            return None
+        scale = max(1.0, float(np.max(np.abs(res.x), initial=0.0)))
+        return res.x if self.violation(res.x) <= tol * scale else None
 
 
 # ----------------------------------------------------------------- bounds

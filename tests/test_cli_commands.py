@@ -289,6 +289,8 @@ def test_compare_solvers_and_validate_json(csv_file, tmp_path, capsys):
     stored["objective"] *= 1.01
     path.write_text(json.dumps(stored))
     assert main(["validate", str(path), str(csv_file), "--target", "label", "--json"]) == 1
+    assert "objective (the stored objective) differs" in capsys.readouterr().err  # refused before any check
+    assert main(["validate", str(path), str(csv_file), "--target", "label", "--json", "--accept-modified"]) == 1
     doc = strict_json(capsys.readouterr().out)
     assert doc["ok"] is False and any("objective differs" in m for m in doc["mismatches"])
 

@@ -19,6 +19,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import robustsvm as rs
 from robustsvm.cli import main
+from robustsvm.io import field_digests
 from robustsvm.preprocessing import Preprocessing, fit_preprocessing
 
 NUMERIC, CATEGORICAL = ["age", "size", "score"], ["site"]
@@ -230,12 +231,16 @@ def test_rules_round_trip_and_malformed_sections(files, tmp_path, capsys):
     spec["preprocessing"]["columns"][0]["fill"] += 1.0
     model.write_text(json.dumps(spec))
     assert main(["validate", str(model), str(root / "train.csv")]) == 1
-    assert "preprocessing differs from the value written" in capsys.readouterr().out
+    assert "preprocessing.columns (the columns read" in capsys.readouterr().err  # refused, naming the entry
+    assert main(["validate", str(model), str(root / "train.csv"), "--accept-modified"]) == 1
+    assert "preprocessing.columns (the columns read, their kinds, fill values and categories) differs from the " \
+           "value written" in capsys.readouterr().out
     for change, message in ((lambda s: s.update(version=2), "unsupported preprocessing version 2"),
                             (lambda s: s["standardize"]["scale"].pop(), "'preprocessing.standardize'"),
                             (lambda s: s.update(format="x"), "'preprocessing'")):
         broken = json.loads(json.dumps(spec))
         change(broken["preprocessing"])
+        broken["digests"] = field_digests(broken)  # digests that match: the section's own reader refuses it
         model.write_text(json.dumps(broken))
         assert main(["predict", str(model), str(root / "train.csv")]) == 1
         err = capsys.readouterr().err
@@ -321,4 +326,6 @@ def test_probability_agrees_with_calibrated_classifier_cv_on_the_same_folds(file
     spec["calibration"]["a"] *= 2
     model.write_text(json.dumps(spec))
     assert main(["validate", str(model), str(root / "train.csv")]) == 1
-    assert "calibration differs from the value written" in capsys.readouterr().out
+    assert "calibration.a (the slope of Platt's sigmoid)" in capsys.readouterr().err
+    assert main(["validate", str(model), str(root / "train.csv"), "--accept-modified"]) == 1
+    assert "calibration.a (the slope of Platt's sigmoid) differs from the value written" in capsys.readouterr().out

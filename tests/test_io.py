@@ -80,7 +80,8 @@ def test_validate_flags_tampered_objective_and_signs(tmp_path, solved):
     spec = json.loads(path.read_text())
     spec["w"][2] = 0.5  # feature 2 is constrained to w_2 <= 0
     path.write_text(json.dumps(spec))
-    report = rs.validate(rs.Solution.from_json(path), X, y)
+    with pytest.warns(rs.io.ModifiedSolutionWarning, match=r"w \(the weights\)"):
+        report = rs.validate(rs.Solution.from_json(path, accept_modified=True), X, y)
     assert not report.ok
     assert report.violation == pytest.approx(0.5)
     text = " ".join(report.mismatches)

@@ -154,6 +154,48 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
     return False, (f"{solver_name} reports the model infeasible, but Clarabel solves it (status {res.status}, "
                    f"objective {res.primal_value:.6g}): {solver_name}'s infeasibility detection failed at its "
                    "tolerance (for a hard margin, the data are separable); use solver='clarabel'")
+def _redundant_rows_note(model: Model, solver_name: str) -> str:
+    """What to say when a solver fails on a model whose linear constraints repeat a row (empty otherwise)."""
+    if not model.has_constraints:
+        return ""
+    groups = model.feasible_set.linear.parallel_rows()
+    if not groups:
+        return ""
+    rows = "; ".join(", ".join(str(j) for j in g) for g in groups[:3]) + (" ..." if len(groups) > 3 else "")
+    return (f"; the linear constraints have redundant rows, multiples of one another (rows {rows} of the stacked "
+            f"constraints), on which {solver_name} can fail: merge them into one row, or use solver='clarabel', "
+            "which solves such models")
+
+
+def _refuted(model: Model, solver_name: str, res: Result, point: np.ndarray, compile_time: float) -> Result:
+    """A solver called a model infeasible that has the feasible point ``point``: the claim is overturned.
+
+    The model is solved again by another conic solver (SCS, or Clarabel after another solver); when that
+    fails too, the feasible point itself is returned with the status ``"infeasible_refuted"``, for the
+    package to score and certify like any other point.
+    """
+    claim = (f"{solver_name} reported the model infeasible ({res.message}), but the package found a point of "
+             f"its feasible set (largest violation {model.feasible_set.violation(point):.3g}): the claim is "
+             "overturned")
+    other = "SCS" if solver_name.upper() != "SCS" and is_installed("scs") else "CLARABEL"
+    if other.upper() != solver_name.upper():
+        try:
+            again = ConicProgram(model).solve(other)
+        except cp.error.SolverError:
+            again = None
+        if again is not None and again.w is not None and again.status not in STATUS_FAILED:
+            return replace(again, message=f"{claim}; {other} solved it: {again.message}",
+                           time_compile=compile_time + res.time_compile + again.time_compile,
+                           time_solve=res.time_solve + again.time_solve, infeasibility="",
+                           extra={**again.extra, "refuted_infeasibility": res.message})
+    return Result(w=point, b=0.0, status="infeasible_refuted", message=f"{claim}; the feasible point is returned",
+                  time_compile=compile_time + res.time_compile, time_solve=res.time_solve,
+                  extra={"refuted_infeasibility": res.message})
+
+
+#: statuses without a usable point
+STATUS_FAILED = frozenset({"infeasible", "infeasible_inaccurate", "unbounded", "unbounded_inaccurate",
+                           "solver_error"})
 #: kernel models go through their dual NQP (plus yᵀα = 0 for a free intercept)
 KERNEL_NEEDS = Needs(losses=frozenset({"hinge", "squared_hinge", "hard_margin"}), l2="required", l1=False,
                      signs=False, sets=(),
@@ -212,11 +254,18 @@ def solve_conic(solver_name: str):
             res = prog.solve(solver_name, tol=tol, max_iter=max_iter, verbose=verbose,
                              warm_start=warm_start, solver_options=solver_options)
         except cp.error.SolverError as exc:
-            return Result(w=None, b=0.0, status="solver_error", message=f"{solver_name}: {exc}",
+            return Result(w=None, b=0.0, status="solver_error",
+                          message=f"{solver_name}: {exc}{_redundant_rows_note(model, solver_name)}",
                           time_compile=t1 - t0)
+        if res.status != "optimal":
+            res = replace(res, message=res.message + _redundant_rows_note(model, solver_name))
         status = res.status
         confirmed = solver_name.upper() == "CLARABEL"
         evidence = ""
+        if status.startswith("infeasible") and not model.loss.is_constraint:
+            point = model.feasible_set.point()  # a soft-margin model is feasible exactly when W is not empty
+            if point is not None:
+                return _refuted(model, solver_name, res, point, t1 - t0)
         if status.startswith("infeasible"):
             evidence = f"{solver_name}'s certificate of infeasibility"
             if not confirmed:

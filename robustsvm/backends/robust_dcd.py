@@ -192,7 +192,9 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         return new
 
     first = None
-    if warm_start is None:  # w = 0 certified in one pass (a radius so large that every w ≠ 0 costs more)
+    # w = 0 certified in one pass (a radius so large that every w ≠ 0 costs more), when bounds allow w = 0
+    zero_allowed = arrays.box is None or bool(np.all(arrays.box[0] <= 0.0) and np.all(arrays.box[1] >= 0.0))
+    if warm_start is None and zero_allowed:
         trivial, alpha0 = trivial_certificate(arrays, ops, work)
         if trivial.rel_gap <= tol:
             first = trivial

@@ -466,7 +466,8 @@ def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace)
     breakpoint, 0 above, and on it the fraction that makes ``Σ c_i y_i α_i = μ b`` (ridge; a free intercept's
     balance is the certificate's own). When ``w = 0`` is optimal (a radius so large that every ``w ≠ 0`` costs
     more, or one class weighted zero), this certifies it in one pass over the data, where an iterative
-    method would approach the non-smooth point ``w = 0`` only slowly.
+    method would approach the non-smooth point ``w = 0`` only slowly. Only for a model whose bounds allow
+    ``w = 0``: the certificate is that of the point ``w = 0``.
     """
     from scipy.optimize import minimize_scalar
 

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
-from ..model import Model
+from ..model import Model, weight_reach
 from ..result import Result
 from . import solvers
 from .solvers import CLARABEL_RETRIES, RETRIED, STATUS, native_options, raw_objectives, solver_output
@@ -156,8 +156,11 @@ class ConicProgram:
             self.parameters["mu"] = cp.Parameter(nonneg=True, name="mu", value=intercept.mu)
             objective = objective + intercept.cvx(self.b, mu=self.parameters["mu"])
 
-        # signs and bounds (one box; w is in units of 1/κ), then the linear constraints
-        constraints.extend(model.feasible_set.cvx_box(w, k))
+        # signs and bounds (one box; w is in units of 1/κ; sides no minimizer can reach left out, unless sample
+        # groups may reweigh the loss), then the linear constraints
+        reach = np.inf if sample_groups is not None else 2.0 * weight_reach(model)
+        box, self.bounds_dropped_beyond = model.feasible_set.within(reach)
+        constraints.extend(box.cvx_box(w, k))
         linear = model.feasible_set.linear
         self.linear_rows = [] if linear is None else linear.cvx_rows(w, k)
         constraints.extend(con for _, con in self.linear_rows)
@@ -338,6 +341,11 @@ class ConicProgram:
             if total <= 0:
                 raise ValueError("group_weight leaves no sample with a positive weight")
             p["group_weight"].value = g / total if self.model.loss.reduction == "mean" else g
+        if 2.0 * weight_reach(self.model) >= self.bounds_dropped_beyond:  # a side left out could now bind
+            other = ConicProgram(self.model, **self._options, loss_as_cone=self.loss_as_cone)
+            for name, param in self.parameters.items():
+                other.parameters[name].value = param.value
+            self.__dict__.update(other.__dict__)
 
     def solve(
         self,

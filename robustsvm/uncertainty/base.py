@@ -123,7 +123,8 @@ class UncertaintySet(ABC):
 
     @abstractmethod
     def support(self, z: np.ndarray) -> np.ndarray | float:
-        """``σ_V(z) = max_{v ∈ V} z·v`` for ``z`` of shape (d,) or each row of (k, d)."""
+        """``σ_V(z) = max_{v ∈ V} z·v`` of the *unit* set ``V`` for ``z`` of shape (d,) or each row of (k, d)
+        (the radius is not applied: :meth:`scaled_support` gives ``σ_{rV} = r σ_V``)."""
 
     @abstractmethod
     def support_cvx(self, z: cp.Expression) -> tuple[cp.Expression, list[cp.Constraint]]:
@@ -139,7 +140,29 @@ class UncertaintySet(ABC):
 
     @abstractmethod
     def contains(self, v: np.ndarray, tol: float = 1e-8) -> bool:
-        """Whether ``v`` lies in ``V`` up to ``tol``."""
+        """Whether ``v`` lies in the *unit* set ``V`` up to ``tol`` (the radius is not applied).
+
+        Like :meth:`support`, this describes ``V``; the set around a sample is ``x_i + r_i V``.
+        :meth:`scaled_contains` asks whether a displacement lies in ``rV``.
+        """
+
+    def scaled_contains(self, v: np.ndarray, tol: float = 1e-8, *, radius: float | None = None) -> bool:
+        """Whether ``v`` lies in ``rV``, the set this set's radius describes (``contains(v / r)``; ``v = 0`` when
+        ``r = 0``).
+
+        ``v`` is a displacement from the sample, ``x_true − x_i``: for
+        ``Ellipsoid.from_covariance(S, level)``, ``scaled_contains(v)`` holds with probability ``level``
+        for ``v ~ N(0, S)``, while ``contains(v)`` tests the unit set ``V`` only. ``radius`` replaces the
+        set's own (needed when it holds one radius per sample).
+        """
+        r = self.radius if radius is None else check_radius(radius)
+        if np.ndim(r) != 0:
+            raise ValueError(f"scaled_contains needs one radius; this {type(self).__name__} has one per sample: "
+                             "pass radius=r_i")
+        v = np.asarray(v, dtype=np.float64)
+        if r == 0:
+            return bool(np.all(np.abs(v) <= tol))
+        return self.contains(v / r, tol=tol)
 
     def membership_cvx(self, v: cp.Expression) -> list[cp.Constraint]:
         """CVXPY constraints stating ``v ∈ V`` (the primal description of the set)."""

@@ -72,7 +72,10 @@ class Ellipsoid(UncertaintySet):
     def from_covariance(cls, S: Any, level: float = 0.95) -> Ellipsoid:
         """The set around an observation that holds the true point with probability ``level`` under ``N(0, S)`` error.
 
-        ``shape = S``, ``radius = √(χ²_d⁻¹(level))`` (:mod:`robustsvm.uncertainty.chance`).
+        ``shape = S``, ``radius = √(χ²_d⁻¹(level))`` (:mod:`robustsvm.uncertainty.chance`): the set of
+        displacements is ``rV = {v : vᵀS⁻¹v ≤ r²}``. Test a displacement with :meth:`scaled_contains`
+        (true for a fraction ``level`` of ``v ~ N(0, S)``); :meth:`contains` and :meth:`support`, like
+        every set's, describe the unit set ``V = {v : vᵀS⁻¹v ≤ 1}``.
 
         Parameters
         ----------
@@ -139,7 +142,7 @@ class Ellipsoid(UncertaintySet):
         return self.shape @ u / float(np.linalg.norm(self.L.T @ u))
 
     def contains(self, v, tol=1e-8):
-        """``vᵀM⁻¹v = ‖L⁻¹v‖² ≤ 1 + tol``."""
+        """``vᵀM⁻¹v = ‖L⁻¹v‖² ≤ 1 + tol``: the unit set (the radius is not applied; see :meth:`scaled_contains`)."""
         v = np.asarray(v, dtype=np.float64)
         u = sla.solve_triangular(self.L, v, lower=True)
         return bool(u @ u <= 1.0 + tol)

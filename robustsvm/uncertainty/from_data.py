@@ -100,8 +100,10 @@ def from_replicates(X_rows: Any, subject_ids: Any, y: Any = None, *, kind: str =
     ValueError
         Shapes that disagree, a subject with one row where its own spread is needed, too few degrees of
         freedom for the pooled estimate (``ν ≤ d − 1`` for an ellipsoid, ``ν = 0`` for a box), labels that
-        differ within a subject.
+        differ within a subject, a feature with no spread within subjects (a standard deviation at most
+        :data:`SPREAD_RTOL` of its values' scale: rounding noise such as 3e-17; the message names it).
     """
+    columns = [str(c) for c in X_rows.columns] if hasattr(X_rows, "columns") else None
     X_rows = np.asarray(X_rows, dtype=np.float64)
     if X_rows.ndim != 2 or X_rows.shape[0] == 0:
         raise ValueError(f"X_rows must be a non-empty (N, d) array, got shape {X_rows.shape}")
@@ -123,6 +125,10 @@ def from_replicates(X_rows: Any, subject_ids: Any, y: Any = None, *, kind: str =
     if pooled:
         nu = int(X_rows.shape[0] - m)
         cov = D.T @ D / max(nu, 1)
+        flat = _no_spread(np.sqrt(np.diag(cov)), X_rows, columns, "within subjects") if nu > 0 else ""
+        if flat:
+            raise ValueError(f"{flat}: the pooled set would give it no width; leave it out, or give its error "
+                             "another way (Box(widths=...))")
         if kind == "ellipsoid":
             if nu - d + 1 <= 0:
                 raise ValueError(f"a pooled ellipsoid needs more degrees of freedom than features: N − m = {nu}, "
@@ -152,10 +158,30 @@ def from_replicates(X_rows: Any, subject_ids: Any, y: Any = None, *, kind: str =
             sets.append(Ellipsoid(shape=cov_i / k, radius=chi2_radius(d, level)))
         else:
             sd = Di.std(axis=0, ddof=1)
-            if np.any(sd <= 0):
-                raise ValueError(f"subject {_id(subjects[i])!r} has a feature with no spread over its replicates")
+            flat = _no_spread(sd, X_rows, columns, f"over its {k} replicates")
+            if flat:
+                raise ValueError(f"subject {_id(subjects[i])!r}: {flat}")
             sets.append(Box.from_covariance(sigmas=sd / np.sqrt(k), level=level))
     return Replicates(X=means, y=labels, subjects=subjects, counts=counts, uncertainty=sets)
+
+
+#: a standard deviation at most this fraction of a feature's largest |value| is rounding noise, not spread
+SPREAD_RTOL = 1e-10
+
+
+def _no_spread(sd: np.ndarray, X_rows: np.ndarray, columns: list[str] | None, where: str) -> str:
+    """``"feature 2 ('age') has no spread WHERE (standard deviation 2.9e-17, ...)"`` for the features whose
+    spread ``sd`` is at most :data:`SPREAD_RTOL` of their scale ``max(1, max_j |x_jh|)``; empty when there is
+    none."""
+    scale = np.maximum(1.0, np.max(np.abs(X_rows), axis=0))
+    flat = np.flatnonzero(sd <= SPREAD_RTOL * scale)
+    if not flat.size:
+        return ""
+    names = [f"{h}" + ("" if columns is None else f" ({columns[h]!r})") for h in flat[:5]]
+    more = f" and {flat.size - 5} more" if flat.size > 5 else ""
+    values = ", ".join(f"{sd[h]:.2g}" for h in flat[:5])
+    return (f"feature{'s' if flat.size > 1 else ''} {', '.join(names)}{more} {'have' if flat.size > 1 else 'has'} "
+            f"no spread {where} (standard deviation {values}, at most {SPREAD_RTOL:g} of the values' scale)")
 
 
 def _id(subject: Any) -> Any:

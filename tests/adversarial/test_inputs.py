@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import types
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -17,7 +18,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm._validation import check_signs
-from robustsvm.io import SolutionFormatError, data_fingerprint, solution_to_dict
+from robustsvm.io import ModifiedSolutionWarning, SolutionFormatError, data_fingerprint, solution_to_dict
 
 from ..conftest import make_classification
 
@@ -263,7 +264,9 @@ def stored(tmp_path_factory):
 def _validate_spec(tmp_path, spec, X, y):
     path = tmp_path / "edited.json"
     path.write_text(json.dumps(spec))
-    return rs.validate(rs.Solution.from_json(path), X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ModifiedSolutionWarning)
+        return rs.validate(rs.Solution.from_json(path, accept_modified=True), X, y)
 
 
 def test_swapped_classes_are_a_mismatch_naming_classes(tmp_path, stored):
@@ -274,7 +277,8 @@ def test_swapped_classes_are_a_mismatch_naming_classes(tmp_path, stored):
     assert not report.ok
     assert any(m.startswith("classes differ") for m in report.mismatches), report.mismatches
     # the predictions of the edited file are indeed the inverse of the data's
-    back = rs.Solution.from_json(_write(tmp_path, edited))
+    with pytest.warns(ModifiedSolutionWarning):
+        back = rs.Solution.from_json(_write(tmp_path, edited), accept_modified=True)
     assert np.all(back.predict(X) != sol.predict(X))
     # the same swap made in memory (no file) is caught by the data alone
     swapped = rs.Solution(**{**sol.__dict__, "classes": sol.classes[::-1], "extra": {}})
@@ -325,7 +329,8 @@ def test_a_changed_kernel_of_a_kernel_solution_is_named(tmp_path):
     edited["model"]["kernel"] = {"type": "RBF", "sigma": 2.0}
     report = _validate_spec(tmp_path, edited, X, y)
     assert any(m.startswith("model.kernel") for m in report.mismatches), report.mismatches
-    back = rs.Solution.from_json(_write(tmp_path, edited))
+    with pytest.warns(ModifiedSolutionWarning):
+        back = rs.Solution.from_json(_write(tmp_path, edited), accept_modified=True)
     assert not np.allclose(back.decision_function(X), sol.decision_function(X))  # it changes predictions
 
 
@@ -342,7 +347,7 @@ def test_an_edited_status_or_weight_is_named(tmp_path, stored):
     assert any(m.startswith("status") for m in _validate_spec(tmp_path, edited, X, y).mismatches)
     edited = {**spec, "w": [v * (1 + 1e-6) for v in spec["w"]]}
     text = _validate_spec(tmp_path, edited, X, y).mismatches
-    assert any(m.startswith("w differs") for m in text), text
+    assert any(m.startswith("w (the weights) differs") for m in text), text
 
 
 @pytest.mark.parametrize(
