@@ -1,6 +1,6 @@
 # The two commands of the README: `make demo` and `make test`.
 # Each creates .venv when missing and installs the package with what it needs:
-# `make demo` the core and the `demo` extra (scikit-learn) only, every other
+# `make demo` the core and the `demo` extra (scikit-learn, pandas: `robustsvm fit` on a CSV) only, every other
 # target the `dev` extra (tests, data sets, plots, Dask, docs, notebooks).
 
 PYTHON ?= python3

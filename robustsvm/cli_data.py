@@ -312,8 +312,9 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
     columns) as preprocessed features.
 
     A name is kept when it is a feature (a numeric column, or a dummy ``site=A``); an index is kept
-    when it is the same column among the raw and the preprocessed features, and named otherwise.
-    A categorical, dropped, target or unknown column is an error naming it.
+    when it is the same column among the raw and the preprocessed features, and named otherwise. A
+    reference-coded categorical column gives its value to each of its levels' features. A one-hot
+    categorical, dropped, target or unknown column is an error naming it.
     """
     if signs is None:
         return None
@@ -328,7 +329,8 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
             name = raw[key]
             if -len(names) <= key < len(names) and names[key] == name:
                 name = key
-        elif key not in names:
+        if isinstance(name, str) and name not in names:
+            key = name
             rule = rules.column(key)
             if rule is not None and rule.kind == "categorical" and rule.reference is not None:
                 for feature in rule.features:  # every level against the reference level

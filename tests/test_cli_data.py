@@ -202,7 +202,14 @@ def test_predict_reports_unknown_categories_extra_and_missing_columns(files, tmp
 def test_signs_on_categorical_dropped_and_unknown_columns(files, capsys):
     root, _, _ = files
     base = ["fit", str(root / "train.csv"), "--target", "diagnosis", "--drop", "id", "--impute", "median"]
-    assert main([*base, "--signs", "site=+1"]) == 1
+    # a sign on a categorical column: each level against the reference level (the first, 'east'), all signed
+    assert main([*base, "--signs", "site=+1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names = doc["data"]["feature_names"]
+    assert [f for f in names if f.startswith("site")] == ["site=north", "site=south"]
+    assert [doc["solution"]["model"]["signs"][names.index(f)] for f in ("site=north", "site=south")] == [1, 1]
+    # by index, the column stays one-hot: the sign must name one of its dummies
+    assert main([*base, "--signs", "2=+1"]) == 1
     err = capsys.readouterr().err
     assert "'site' is a categorical column, one-hot encoded into ['site=east', 'site=north', 'site=south']" in err
     assert main([*base, "--signs", "id=+1"]) == 1

@@ -296,3 +296,25 @@ def test_the_shell_and_python_share_the_default_l2(table):
     Z = design(frame, impute=True)
     est = rs.RobustSVC().fit(Z, frame["outcome"])
     np.testing.assert_allclose(doc["solution"]["w"], est.coef_[0], atol=1e-7)
+
+
+def test_the_readme_csv_commands_run_on_such_a_table(tmp_path):
+    """The README's shell walk-through (a text block: it needs a CSV file), run on a table written here."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Your own table, from the shell"):]
+    block = re.search(r"```text\n(.*?)```", section, re.DOTALL).group(1)
+    commands = [shlex.split(line) for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+    assert [c[1] for c in commands] == ["fit", "cv", "predict", "predict", "certify"]
+    frame = clinical_table()
+    frame.to_csv(tmp_path / "patients.csv", index=False)
+    clinical_table(n=30, seed=9).drop(columns=["outcome"]).to_csv(tmp_path / "new_patients.csv", index=False)
+    for argv in commands:
+        assert argv[0] == "robustsvm"
+        out = subprocess.run([sys.executable, "-m", "robustsvm", *argv[1:]], capture_output=True, text=True,
+                             timeout=600, cwd=tmp_path)
+        assert out.returncode == 0, f"{' '.join(argv)}:\n{out.stderr}"
+    assert len(pd.read_csv(tmp_path / "predictions.csv")) == 30
