@@ -109,9 +109,12 @@ def test_sample_and_class_weights_equal_cross_val_score_on_each_route(imbalanced
     sw = np.random.default_rng(0).uniform(0.2, 2.0, size=y.size)
     cw = {0: 1.0, 1: 2.5}
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(L2), uncertainty=rs.Box(0.05))
+    # compiled once (a group per fold and class), refit per fold, and feature-ipm's batched solve per fold
     routes = [ms.grid_search(prob, X, y, {"radius": [0.05]}, folds=folds, progress=False, scoring="roc_auc",
-                             class_weight=cw, sample_weight=sw, compile_once=once, solver_options={"tol": 1e-9})
-              for once in (True, False)]
+                             class_weight=cw, sample_weight=sw, solver=solver, compile_once=once,
+                             solver_options={"tol": 1e-9})
+              for solver, once in (("clarabel", True), ("clarabel", False), ("feature-ipm", False))]
+    assert set(routes[2].extra["solvers"].ravel()) == {"feature-ipm"}
     est = rs.RobustSVC(l2=L2, uncertainty=rs.Box(0.05), class_weight=cw)
     sk = cross_val_score(est, X, y, cv=PredefinedSplit(folds), scoring="roc_auc", params={"sample_weight": sw})
     for res in routes:
