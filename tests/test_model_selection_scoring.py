@@ -70,9 +70,26 @@ def test_constant_model_scores_what_the_scorer_says(imbalanced):
     for k in range(3):
         assert np.linalg.norm(auc.weights[0, k]) <= np.sqrt(2 * auc.gaps[0, k] / L2)
         assert np.linalg.norm(auc.weights[2, k]) > np.sqrt(2 * auc.gaps[2, k] / L2)
+    # independently: the fold models written here in CVXPY (balanced class weights of the training rows)
+    for r, zero in ((RADII[0], True), (RADII[2], False)):
+        w = _direct_fold_weights(X, y, folds != 0, r)
+        assert (np.linalg.norm(w) < 1e-6) == zero
     assert not constant_within_gap(np.array([1e-3]), 1e-9, 1.0)
     assert constant_within_gap(np.array([1e-5]), 1e-9, 1.0)
     assert not constant_within_gap(np.array([1e-12]), np.nan, 1.0)
+
+
+def _direct_fold_weights(X, y, train, radius):
+    """Box-robust mean hinge with balanced class weights on the rows ``train``, written here; its ``w``."""
+    import cvxpy as cp
+
+    Xt, yt = X[train], np.where(y[train] == 1, 1.0, -1.0)
+    kappa = np.where(yt > 0, yt.size / (2 * np.sum(yt > 0)), yt.size / (2 * np.sum(yt < 0)))
+    w, b = cp.Variable(X.shape[1]), cp.Variable()
+    loss = cp.pos(1 - cp.multiply(yt, Xt @ w + b) + radius * cp.norm1(w))
+    cp.Problem(cp.Minimize(0.5 * L2 * cp.sum_squares(w) + kappa @ loss / kappa.sum())).solve(
+        solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
+    return w.value
 
 
 @pytest.mark.parametrize("scoring", ["neg_brier_score", "neg_log_loss"])
@@ -83,7 +100,7 @@ def test_probability_scorers_equal_gridsearchcv_with_platt_on_training_folds(imb
     varying = ~res.constant.any(axis=1)
     assert varying.sum() >= 2
     # the sigmoids come from refits at the grid's tolerance: decision values agree to ~1e-8
-    np.testing.assert_allclose(res.scores[varying], sk[varying], atol=1e-5)
+    np.testing.assert_allclose(res.scores[varying], sk[varying], atol=1e-6)
     assert np.all(res.scores < 0)
 
 
@@ -92,9 +109,12 @@ def test_sample_and_class_weights_equal_cross_val_score_on_each_route(imbalanced
     sw = np.random.default_rng(0).uniform(0.2, 2.0, size=y.size)
     cw = {0: 1.0, 1: 2.5}
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(L2), uncertainty=rs.Box(0.05))
+    # compiled once (a group per fold and class), refit per fold, and feature-ipm's batched solve per fold
     routes = [ms.grid_search(prob, X, y, {"radius": [0.05]}, folds=folds, progress=False, scoring="roc_auc",
-                             class_weight=cw, sample_weight=sw, compile_once=once, solver_options={"tol": 1e-9})
-              for once in (True, False)]
+                             class_weight=cw, sample_weight=sw, solver=solver, compile_once=once,
+                             solver_options={"tol": 1e-9})
+              for solver, once in (("clarabel", True), ("clarabel", False), ("feature-ipm", False))]
+    assert set(routes[2].extra["solvers"].ravel()) == {"feature-ipm"}
     est = rs.RobustSVC(l2=L2, uncertainty=rs.Box(0.05), class_weight=cw)
     sk = cross_val_score(est, X, y, cv=PredefinedSplit(folds), scoring="roc_auc", params={"sample_weight": sw})
     for res in routes:

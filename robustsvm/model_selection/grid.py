@@ -318,8 +318,8 @@ def grid_search(
     res.scoring = scorer.name
     res.scores, res.constant = score_folds(
         problem, data.X, data.y, data.classes, folds, points,
-        {"weights": res.weights, "intercepts": res.intercepts, "gaps": res.gaps}, scorer, weights=weights,
-        solver=solver, solver_options=solver_options, feature_names=data.feature_names)
+        {"weights": res.weights, "intercepts": res.intercepts, "gaps": res.gaps, "statuses": res.statuses}, scorer,
+        weights=weights, solver=solver, solver_options=solver_options, feature_names=data.feature_names)
     res.wall_time = time.perf_counter() - start
     _warn_selection(res)
     return res

@@ -11,11 +11,12 @@ on the fold's training rows ``T``: the sigmoid is fitted on out-of-fold decision
 as the fold is), so no validation row enters it. They cost five more solves per point and fold,
 made only when the scorer asks for probabilities.
 
-**A constant model scores as one.** When the certificate cannot tell ``w`` from zero the fold is
-scored with ``w = 0``: the objective is λ2-strongly convex in ``w``, so a point within ``gap`` of the
-optimum satisfies ``(λ2/2)‖w − w*‖² ≤ gap``, and ``‖w‖₂ ≤ √(2·gap/λ2)`` admits ``w* = 0``. The
-decision is then the constant ``b`` on every row: ROC AUC 0.5, balanced accuracy 0.5, and
-accuracy the share of the class ``b`` points to. (Without an L2 term, only ``w = 0`` itself counts.)
+**A constant model scores as one.** When the certificate of an answer certified optimal cannot tell
+``w`` from zero, the fold is scored with ``w = 0``: the objective is λ2-strongly convex in ``w``, so a
+point within ``gap`` of the optimum satisfies ``(λ2/2)‖w − w*‖² ≤ gap``, and ``‖w‖₂ ≤ √(2·gap/λ2)``
+admits ``w* = 0``. The decision is then the constant ``b`` on every row: ROC AUC 0.5, balanced accuracy
+0.5, and accuracy the share of the class ``b`` points to. (Without an L2 term, only ``w = 0`` itself
+counts.) An answer not certified optimal is scored with its own ``w``; the selection skips it anyway.
 """
 
 from __future__ import annotations
@@ -136,11 +137,13 @@ def _fold_model_type() -> type:
             p1 = self._fitted_sigmoid().probability(self.decision_function(X))
             return np.column_stack([1.0 - p1, p1])
 
-        @functools.cache  # noqa: B019 - one small model per (point, fold), dropped with its scores
         def _fitted_sigmoid(self) -> calibration.Sigmoid:
-            if self.sigmoid is None:
-                raise AttributeError("this model has no probabilities")
-            return self.sigmoid()
+            """The sigmoid, fitted on the first call and kept on the model."""
+            if "_platt" not in self.__dict__:
+                if self.sigmoid is None:
+                    raise AttributeError("this model has no probabilities")
+                self.__dict__["_platt"] = self.sigmoid()
+            return self.__dict__["_platt"]
 
     return FoldModel
 
@@ -214,7 +217,7 @@ def score_folds(
     folds : ndarray of shape (n,)
     points : list of dict
     result : dict
-        ``weights`` (P, K, d), ``intercepts`` (P, K) and ``gaps`` (P, K) of the search.
+        ``weights`` (P, K, d), ``intercepts`` (P, K), ``gaps`` (P, K) and ``statuses`` (P, K) of the search.
     scorer : Scorer
     weights : FoldWeights, optional
         The loss weights of the folds (for the refits behind probabilities).
@@ -226,7 +229,8 @@ def score_folds(
     scores : ndarray of shape (P, K)
         NaN where the fold has no linear model (a failed solve, a kernel model).
     constant : ndarray of bool, shape (P, K)
-        The certificate admits ``w = 0`` (:func:`constant_within_gap`); such a fold is scored as constant.
+        The answer is certified optimal and its certificate admits ``w = 0`` (:func:`constant_within_gap`);
+        such a fold is scored as constant. An answer not certified optimal is scored with its own ``w``.
     """
     options = {k: v for k, v in (solver_options or {}).items() if k in ("tol", "max_iter", "verbose")}
     search = _Search(problem, X, y, classes, folds, weights, solver, options, feature_names)
@@ -240,7 +244,8 @@ def score_folds(
             w, b = result["weights"][j, k], float(result["intercepts"][j, k])
             if not (np.all(np.isfinite(w)) and np.isfinite(b)):
                 continue
-            constant[j, k] = constant_within_gap(w, float(result["gaps"][j, k]), l2)
+            certified = result["statuses"][j, k] == solve_path.OPTIMAL  # an uncertified answer is scored as given
+            constant[j, k] = certified and constant_within_gap(w, float(result["gaps"][j, k]), l2)
             train, val = np.flatnonzero(folds != fid), np.flatnonzero(folds == fid)
             sigmoid = functools.partial(search.sigmoid, point, train)
             coef = np.zeros_like(w) if constant[j, k] else w

@@ -32,7 +32,8 @@ class SetSum(UncertaintySet):
 
     ``contains`` and :meth:`membership_cvx` need both components' ``scaled_membership_cvx`` (every set of
     the package has it): membership in a sum is the small conic feasibility problem
-    ``min ‖v − u_A − u_B‖_∞`` over ``u_A ∈ a V_A``, ``u_B ∈ b V_B``.
+    ``min ‖v − u_A − u_B‖_∞`` over ``u_A ∈ a V_A``, ``u_B ∈ b V_B``. The gauge is the base class's bisection on
+    :meth:`contains` (one solve per step); the certificates use :meth:`retract`, which needs one solve at most.
 
     Parameters
     ----------
