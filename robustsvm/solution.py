@@ -244,7 +244,8 @@ class Solution:
             lines.append(f"intercept   {self.b:.6g}")
         if self.degenerate is not None:
             mapping = self.class_mapping
-            lines.append(f"degenerate  constant: predicts {mapping[self.degenerate['predicts']]!r} for every "
+            what = "constant" if self.degenerate.get("proved", True) else "constant within the certificate"
+            lines.append(f"degenerate  {what}: predicts {mapping[self.degenerate['predicts']]!r} for every "
                          f"training sample; {self.degenerate['cause']}")
         if self.message:
             lines.append(f"message     {self.message}")

@@ -340,13 +340,16 @@ def announce_degenerate(sol: Solution, model: Model, *, stacklevel: int = 1) -> 
     """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
     not (a solution built with ``warn=False``, then returned to a caller that warns)."""
     report = sol.extra.get("degenerate")
+    if report is not None and not report.get("explained"):
+        report = degenerate.explain_report(model, sol.w, report)
+        if report is None:  # the critical values prove w* ≠ 0
+            del sol.extra["degenerate"]
     if report is None:
         return sol
-    if not report.get("explained"):
-        degenerate.explain_report(model, sol.w, report)
     label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
     label = label.item() if isinstance(label, np.generic) else label
-    warnings.warn(f"the model is constant on its training data (it predicts {label!r} for every sample): "
+    verb = "is" if report.get("proved") else "may be (its certificate cannot tell)"
+    warnings.warn(f"the model {verb} constant on its training data (it predicts {label!r} for every sample): "
                   f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
     return sol
 

@@ -138,3 +138,31 @@ def test_refusals():
         from scipy.optimize import Bounds
 
         rs.critical_radius(rs.Problem(bounds=Bounds([0.5], [2.0]), uncertainty=rs.Box(1.0)), X, y)
+
+
+def _zero_is_optimal(problem, X, y, radius, l2):
+    """The certified judgement of the bisection on tiny data: ``‖w‖`` within the certificate's ball of 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rs.DegenerateSolutionWarning)
+        sol = problem.solve(X, y, solver="clarabel", radius=radius, tol=1e-12)
+    rounding = 64 * np.finfo(float).eps * max(1.0, abs(sol.objective))
+    return bool(np.linalg.norm(sol.w) <= math.sqrt(2.0 * (sol.gap + rounding) / l2))
+
+
+@pytest.mark.parametrize(("loss", "intercept", "expected"), [
+    # hinge, ridge μ = 0.1: (C+ − C−)/μ > 1 so b = 1; the positives share α1 + α2 = 3(μ + 1/3) = 1.3, the
+    # negative α = 1; ρ = min(α1 + 3α2)/(α1 + α2 + 1) = 1.9/2.3 at α1 = 1, α2 = 0.3
+    (rs.Hinge(), rs.L2(0.1), 1.9 / 2.3),
+    # squared hinge, free: b = (C+ − C−)/C = 1/3, α+ = 2(1 − 1/3) = 4/3, α− = 8/3; v = 16/9, a = 16/9: ρ = 1
+    (rs.SquaredHinge(), True, 1.0),
+    # hinge without intercept: α = 1, v = (1 + 3 − 0)/3, a = 1: ρ = 4/3
+    (rs.Hinge(), False, 4 / 3),
+])
+def test_closed_forms_of_the_intercepts_and_losses(loss, intercept, expected):
+    X, y = np.array([[1.0], [3.0], [0.0]]), np.array([1, 1, -1])
+    problem = rs.Problem(loss=loss, penalty=rs.L2(1e-3), intercept=intercept, uncertainty=rs.Box(1.0))
+    rc = rs.critical_radius(problem, X, y)
+    assert rc == pytest.approx(expected, rel=1e-7)
+    # the solver agrees on each side (judged by the certificate alone)
+    assert _zero_is_optimal(problem, X, y, 1.001 * rc, 1e-3)
+    assert not _zero_is_optimal(problem, X, y, 0.999 * rc, 1e-3)

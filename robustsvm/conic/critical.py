@@ -110,7 +110,7 @@ def _check(model: Any) -> None:
         raise ValueError("w = 0 is not feasible: a linear constraint excludes 0")
 
 
-def _normal_cone(model: Any, p: Any, scale: Any) -> tuple[Any, list]:
+def _normal_cone(model: Any, p: Any) -> tuple[Any, list]:
     """``p ∈ N``, the normal cone of the feasible set of ``w`` at 0, as ``(expression, constraints)``.
 
     A bound with a zero side gives ``p_h ≤ 0`` (``w_h ≥ 0``) or ``p_h ≥ 0`` (``w_h ≤ 0``); a bound
@@ -143,12 +143,12 @@ def _normal_cone(model: Any, p: Any, scale: Any) -> tuple[Any, list]:
 
 
 def _conditions(model: Any, const: ConstantClassifier, alpha: Any, tau: Any, l1_bound: Any,
-                group_scale: list[Any], slack: Any = None) -> tuple[list, Any]:
+                group_scale: list[Any], slack: Any = None) -> list:
     """The optimality conditions of ``w = 0`` on the (possibly scaled) multipliers ``alpha ∈ τ D``.
 
     ``group_scale[j]`` is the factor ``t_j`` of the set of the ``j``-th (set, label) pair: the constraint is
-    ``v(α) − q − p − e = Σ_j z_j`` with ``z_j ∈ t_j (−y V_j)`` and ``e`` the ``slack`` (0 when None). Returns the
-    constraints and the pairs' count.
+    ``v(α) − q − p − e = Σ_j z_j`` with ``z_j ∈ t_j (−y V_j)`` and ``e`` the ``slack`` (0 when None): the
+    CVXPY constraints.
     """
     X, y, c = model.X, np.asarray(model.y, dtype=np.float64), np.asarray(model.c, dtype=np.float64)
     cons = [alpha >= tau * const.lower, alpha <= tau * const.upper]
@@ -162,21 +162,21 @@ def _conditions(model: Any, const: ConstantClassifier, alpha: Any, tau: Any, l1_
         cons.append(cp.abs(q) <= l1_bound)
         rhs = rhs + q
     p = cp.Variable(d)
-    p_expr, p_cons = _normal_cone(model, p, tau)
+    p_expr, p_cons = _normal_cone(model, p)
     cons += p_cons
     rhs = rhs + p_expr + (0 if slack is None else slack)
     if model.layout is None or not group_scale:
         cons.append(v == rhs)
-        return cons, 0
+        return cons
     if not all(s.contains(np.zeros(d)) for s in model.layout.sets):
-        raise ValueError("the critical radius of several sets assumes sets that contain 0 (w = 0 stays optimal "
+        raise ValueError("the critical radius assumes sets that contain 0 (so that w = 0 stays optimal "
                          "as the radius grows)")
     set_index, direction, _ = model.layout.pairs(y)
     zs = [cp.Variable(d) for _ in set_index]
     cons.append(v == rhs + (zs[0] if len(zs) == 1 else cp.sum(zs)))
     for j, k in enumerate(set_index):
         cons += model.layout.sets[k].scaled_membership_cvx(float(direction[j]) * zs[j], group_scale[j])
-    return cons, len(zs)
+    return cons
 
 
 def _pair_weights(model: Any, weights: np.ndarray) -> list[np.ndarray]:
@@ -209,7 +209,7 @@ def critical_l1(model: Any) -> float:
     scales = []
     if model.layout is not None:
         scales = [w @ alpha for w in _pair_weights(model, np.asarray(model.layout.radius, dtype=np.float64))]
-    cons, _ = _conditions(model, const, alpha, 1.0, lam, scales)
+    cons = _conditions(model, const, alpha, 1.0, lam, scales)
     prob = cp.Problem(cp.Minimize(lam), cons)
     status = _solve(prob)
     if status not in ("optimal", "optimal_inaccurate"):
@@ -240,7 +240,7 @@ def critical_radius(model: Any) -> float:
     weights = _pair_weights(model, radius_scale(model))
     if len(weights) == 1:
         alpha, tau, t = cp.Variable(model.n), cp.Variable(nonneg=True), cp.Variable(nonneg=True)
-        cons, _ = _conditions(model, const, alpha, tau, tau * l1 if l1 > 0 else None, [t])
+        cons = _conditions(model, const, alpha, tau, tau * l1 if l1 > 0 else None, [t])
         cons.append(weights[0] @ alpha == 1.0)
         prob = cp.Problem(cp.Minimize(t), cons)
         status = _solve(prob)
@@ -258,7 +258,7 @@ def _feasible_at(model: Any, const: ConstantClassifier, rho: float) -> bool:
     alpha, slack = cp.Variable(model.n), cp.Variable(model.d)
     l1 = float(model.l1)
     scales = [rho * w @ alpha for w in _pair_weights(model, radius_scale(model))] if rho > 0 else []
-    cons, _ = _conditions(model, const, alpha, 1.0, l1 if l1 > 0 else None, scales, slack=slack)
+    cons = _conditions(model, const, alpha, 1.0, l1 if l1 > 0 else None, scales, slack=slack)
     prob = cp.Problem(cp.Minimize(cp.norm(slack, "inf")), cons)
     status = _solve(prob)
     if status not in ("optimal", "optimal_inaccurate"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -75,7 +75,6 @@ class PathResult:
     scores: np.ndarray | None = None
     fold_statuses: np.ndarray | None = None
     scoring: str | None = None
-    extra: dict = field(default_factory=dict)
 
     @property
     def statuses(self) -> np.ndarray:
@@ -96,7 +95,8 @@ class PathResult:
 
     @property
     def best_index(self) -> int | None:
-        """The value with the best mean score among those certified optimal on every part and on all the data."""
+        """The value with the best mean score among those certified optimal on every part and on all the data
+        (the largest such value on a tie: the most regularized)."""
         if self.scores is None:
             return None
         ok = self.certified & np.all(self.fold_statuses == OPTIMAL, axis=1)
