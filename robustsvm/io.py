@@ -293,7 +293,8 @@ class ValidationReport:
         Largest constraint violation at the stored ``(w, b)``: sign
         constraints ``max(−s_h w_h)`` and hard margins ``max(1 − m_i^rob)``.
     fingerprint_stored, fingerprint : dict or None
-        The stored and the recomputed data fingerprints.
+        The stored and the recomputed data fingerprints (``fingerprint["sha256"]`` is None on a dask
+        array, where it is not computed; the report then says the data were not checked).
     status, gap : the stored status and certificate.
     """
 
