@@ -132,7 +132,7 @@ def _check_digests(spec: dict, where: str, accept_modified: bool) -> list[str] |
         raise ModifiedSolutionError(where, changed)
     what = "carries no digests: it is used unchecked" if changed is None else \
         f"was modified after it was written ({', '.join(changed)}): it is used as it is now"
-    warnings.warn(f"{where} {what} (accept_modified=True)", ModifiedSolutionWarning, stacklevel=4)
+    warnings.warn(f"{where} {what} (accept_modified=True)", ModifiedSolutionWarning, stacklevel=5)
     return changed
 
 
