@@ -132,7 +132,7 @@ def _check_digests(spec: dict, where: str, accept_modified: bool) -> list[str] |
         raise ModifiedSolutionError(where, changed)
     what = "carries no digests: it is used unchecked" if changed is None else \
         f"was modified after it was written ({', '.join(changed)}): it is used as it is now"
-    warnings.warn(f"{where} {what} (accept_modified=True)", ModifiedSolutionWarning, stacklevel=4)
+    warnings.warn(f"{where} {what} (accept_modified=True)", ModifiedSolutionWarning, stacklevel=5)
     return changed
 
 
@@ -296,7 +296,8 @@ class ValidationReport:
         Largest constraint violation at the stored ``(w, b)``: sign
         constraints ``max(−s_h w_h)`` and hard margins ``max(1 − m_i^rob)``.
     fingerprint_stored, fingerprint : dict or None
-        The stored and the recomputed data fingerprints.
+        The stored and the recomputed data fingerprints (``fingerprint["sha256"]`` is None on a dask
+        array, where it is not computed; the report then says the data were not checked).
     status, gap : the stored status and certificate.
     """
 

@@ -341,7 +341,8 @@ class ConicProgram:
             if total <= 0:
                 raise ValueError("group_weight leaves no sample with a positive weight")
             p["group_weight"].value = g / total if self.model.loss.reduction == "mean" else g
-        if 2.0 * weight_reach(self.model) >= self.bounds_dropped_beyond:  # a side left out could now bind
+        if np.isfinite(self.bounds_dropped_beyond) and 2.0 * weight_reach(self.model) >= self.bounds_dropped_beyond:
+            # a side left out at compile time could now bind: compile with it
             other = ConicProgram(self.model, **self._options, loss_as_cone=self.loss_as_cone)
             for name, param in self.parameters.items():
                 other.parameters[name].value = param.value
