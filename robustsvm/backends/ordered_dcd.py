@@ -35,6 +35,7 @@ from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
 from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
+from ..weight_constraints import Ordered
 from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 
@@ -70,7 +71,7 @@ def _needs_rows(problem) -> list[str]:
     """The constraints must be orderings: priors, ``rs.ordered`` chains, or rows ``a(w_p − w_q)`` against 0."""
     out = []
     for j, c in enumerate(problem.constraints or []):
-        if isinstance(c, OrderingPrior) or type(c).__name__ == "Ordered":
+        if isinstance(c, (OrderingPrior, Ordered)):
             continue
         A = c.A.toarray() if sp.issparse(c.A) else np.atleast_2d(np.asarray(c.A, dtype=np.float64))
         nz = (A != 0).sum(axis=1)
@@ -290,7 +291,7 @@ class _Certifier:
         return DualCertificate(best[0], D, best[1], best[2], scale=float(c.sum()))
 
 
-def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int | None = None,
+def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: int = DEFAULTS["max_iter"],
                       verbose: bool = False, random_state: int | None = None, shrinking: bool = True,
                       local: bool = True,
                       check_every: int = 10, time_limit: float | None = None) -> Result:
@@ -301,11 +302,11 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
     model : Model
         Hinge or squared hinge, λ2 > 0, any λ1, bounds, orderings forming disjoint chains, any intercept.
     tol : float
-        Relative duality gap at which to stop.
+        Relative duality gap at which to stop (:data:`DEFAULTS`, declared on the registration).
     max_iter : int
         Epochs.
     random_state : int, optional
-        Seed of the order of the samples.
+        Seed of the order of the samples (0 when None: the same run every time).
     shrinking : bool
         liblinear's shrinking of the samples at a bound.
     local : bool
@@ -320,8 +321,9 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
         raise UnsupportedModelError("ordered-dcd reads dense rows: pass X as a dense array (or solve with clarabel)")
     chains = model_chains(model)
     n, d = model.X.shape
-    _seed(0 if random_state is None else int(random_state))
-    rows = np.random.default_rng(random_state).permutation(n)  # the rows in a random order, read in runs
+    seed = 0 if random_state is None else int(random_state)  # a run is reproducible without a seed too
+    _seed(seed)
+    rows = np.random.default_rng(seed).permutation(n)  # the rows in a random order, read in runs
     X = np.ascontiguousarray(model.X[rows], dtype=np.float64)
     lam, c, y = float(model.l2), model.c[rows], model.y[rows]
     squared = model.loss.name == "squared_hinge"
