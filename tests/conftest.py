@@ -130,6 +130,7 @@ SLOW_TESTS = frozenset({
     "tests/test_model_selection.py::test_joblib_gives_exactly_the_serial_results",
     "tests/test_model_selection.py::test_reproduce_woolnough2022_prints_table_1",
     "tests/test_model_selection.py::test_scs_warm_start_and_pq_backend_agree_with_clarabel",
+    "tests/test_ordering_priors.py::test_keel_orderings_agree_with_the_written_out_cvxpy_model",
     "tests/test_pegasos.py::test_agrees_with_clarabel",
     "tests/test_pq.py::test_paper_alpha_search_and_divergence",
     "tests/test_pq.py::test_pq_defaults_reach_clarabel",

@@ -96,6 +96,7 @@ def test_pq_declares_both_modes_and_the_path_passes_the_papers_limits(monkeypatc
     ("frank-wolfe", CANDIDATES[1], {}),
     ("pegasos", CANDIDATES[1], {"random_state": 0}),
     ("m3", rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), intercept=False), {}),
+    ("ordered-dcd", rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01), constraints=[rs.Increasing([1, 0, 2])]), {}),
 ])
 def test_a_backend_called_without_limits_runs_with_the_declared_ones(name, problem, mode):
     backend = registry.get_backend(name)

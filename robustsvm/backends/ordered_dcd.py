@@ -33,8 +33,9 @@ import scipy.sparse as sp
 from ..duality import admissible_multipliers, lagrangian_bound
 from ..exceptions import UnsupportedModelError
 from ..model import Model
-from ..objective import objective
+from ..objective import objective_from_margins
 from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
+from ..weight_constraints import Ordered
 from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 
@@ -60,6 +61,8 @@ Samples = namedtuple("Samples", ["y", "c", "qdiag"])
 Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work"])
 #: the scalars of one solve
 Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local"])
+#: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`)
+BLOCK = 64
 #: try the local-curvature step when its curvature is below this fraction of the global bound
 LOCAL_BELOW = 0.9
 
@@ -68,7 +71,7 @@ def _needs_rows(problem) -> list[str]:
     """The constraints must be orderings: priors, ``rs.ordered`` chains, or rows ``a(w_p − w_q)`` against 0."""
     out = []
     for j, c in enumerate(problem.constraints or []):
-        if isinstance(c, OrderingPrior) or type(c).__name__ == "Ordered":
+        if isinstance(c, (OrderingPrior, Ordered)):
             continue
         A = c.A.toarray() if sp.issparse(c.A) else np.atleast_2d(np.asarray(c.A, dtype=np.float64))
         nz = (A != 0).sum(axis=1)
@@ -98,7 +101,7 @@ def _seed(seed):  # pragma: no cover - compiled
     np.random.seed(seed)  # noqa: NPY002
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _weights(v, w, prior, prm):  # pragma: no cover - compiled
     """``w = w(v)``: soft-threshold and clip off the chains, pool-adjacent-violators on them."""
     for k in range(prior.free.size):
@@ -111,6 +114,20 @@ def _weights(v, w, prior, prm):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, inline="always")
+def _shuffle_blocks(index, active, scratch):  # pragma: no cover - compiled
+    """``index[:active]`` in a random order of its blocks of :data:`BLOCK` entries (each block kept in order): the
+    rows were put in a random order once (:func:`solve_ordered_dcd`), so the samples come in a random order
+    while the rows are read from memory in runs."""
+    blocks = (active + BLOCK - 1) // BLOCK
+    k = 0
+    for j in np.random.permutation(blocks):  # noqa: NPY002  (numba's generator, seeded by _seed)
+        for t in range(j * BLOCK, min((j + 1) * BLOCK, active)):
+            scratch[k] = index[t]
+            k += 1
+    index[:active] = scratch[:active]
+
+
+@nb.njit(cache=True, inline="always")
 def _conjugate(v, w, prm):  # pragma: no cover - compiled
     """``h*(v) = v·w − (λ2/2)‖w‖² − λ1‖w‖₁`` at ``w = w(v)``."""
     out = 0.0
@@ -119,7 +136,7 @@ def _conjugate(v, w, prm):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _local_curvature(x, w, prior, prm):  # pragma: no cover - compiled
     """``xᵀ(∂w/∂v)x``: ``x_h²/λ2`` on the free features strictly inside their bounds and off the soft-threshold's
     zero, and ``(Σ_{h ∈ B} x_h)²/(|B| λ2)`` on each block ``B`` of equal weights on a chain likewise."""
@@ -144,14 +161,14 @@ def _local_curvature(x, w, prior, prm):  # pragma: no cover - compiled
     return q / prm.l2
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=_FM, inline="always")
 def _move(X, i, delta, v, w, prior, prm):  # pragma: no cover - compiled
     for h in range(X.shape[1]):
         v[h] += delta * X[i, h]
     _weights(v, w, prior, prm)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=_FM, inline="always")
 def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compiled
     """The step with the curvature of ``h*`` at the current point (:func:`_local_curvature`), kept when the dual
     rises by at least a quarter of its quadratic model's prediction; else undone. Returns the new ``α_i``
@@ -176,12 +193,13 @@ def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compile
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _epoch(X, smp, alpha, st, prior, prm, index, active, pg_max_old, pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active]`` in a random order (liblinear's shrinking); returns ``(active, pg_max,
-    pg_min, updates)``."""
+def _epoch(X, smp, alpha, st, prior, prm, index, scratch, active, pg_max_old,
+           pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active]`` in a random order of blocks (liblinear's shrinking); returns ``(active,
+    pg_max, pg_min, updates)``."""
     d = X.shape[1]
     v, w, sums = st.v, st.w, st.sums
-    np.random.shuffle(index[:active])  # noqa: NPY002  (numba's generator, seeded by _seed)
+    _shuffle_blocks(index, active, scratch)
     pg_max, pg_min, updates = -np.inf, np.inf, 0
     s = 0
     while s < active:
@@ -235,19 +253,26 @@ class _Certifier:
     """The certificate at a dual point: the package's Lagrangian bound with the chain multipliers, and the primal
     point ``w(v)`` with its best intercept; keeps the multipliers of the best bound."""
 
-    def __init__(self, model: Model, chains: ChainStructure, alpha: np.ndarray, prm: Params,
-                 average: np.ndarray) -> None:
-        self.model, self.chains, self.alpha, self.prm, self.average = model, chains, alpha, prm, average
+    def __init__(self, model: Model, chains: ChainStructure, alpha: np.ndarray, rows: np.ndarray, prm: Params,
+                 iterate: np.ndarray, average: np.ndarray) -> None:
+        self.model, self.chains, self.alpha, self.rows, self.prm = model, chains, alpha, rows, prm
+        self.iterate, self.average = iterate, average
         f = model.feasible_set
         self.lower, self.upper = f.lower, f.upper
         self.box = (f.lower, f.upper) if model.has_bounds else None
         self.linear = f.linear if model.has_constraints else None
         self.best = (-np.inf, None, None)
 
+    def model_alpha(self) -> np.ndarray:
+        """``α`` in the model's order of the samples (the epochs read the rows in the order ``rows``)."""
+        out = np.empty_like(self.alpha)
+        out[self.rows] = self.alpha
+        return out
+
     def __call__(self, b_eff: float) -> DualCertificate:
         m, prm = self.model, self.prm
         c, y = m.c, m.y
-        a = admissible_multipliers(c * self.alpha, y, c, m.loss, m.intercept.mode)
+        a = admissible_multipliers(c * self.model_alpha(), y, c, m.loss, m.intercept.mode)
         s = np.asarray(m.X.T @ (a * y)).ravel()
         w, nu = self.chains.multipliers(s, prm.l2, prm.l1, self.lower, self.upper)
         D, _ = lagrangian_bound(m.X, y, c, a, loss=m.loss, l2=m.l2, l1=m.l1, signs=m.signs,
@@ -255,19 +280,18 @@ class _Certifier:
                                 linear=self.linear, nu=nu if self.linear is not None else None)
         if D > self.best[0]:
             self.best = (D, a, nu)
-        v = np.asarray(m.X.T @ (c * y * self.alpha)).ravel()
         best = None
-        for w in (self.chains.prox(v, prm.l2, prm.l1, self.lower, self.upper), self.average.copy()):
+        for w in (self.iterate.copy(), self.average.copy()):  # both in W: w(v) and an average of such points
             z = np.asarray(m.X @ w).ravel()
             b = {"free": lambda: best_intercept(z, y, c, m.loss.name == "squared_hinge"),  # noqa: B023
                  "ridge": lambda: float(b_eff), "none": lambda: 0.0}[m.intercept.mode]()
-            P = objective(m, w, b)
+            P = objective_from_margins(m, w, b, y * (z + b))
             if best is None or P < best[0]:
                 best = (P, w, b)
         return DualCertificate(best[0], D, best[1], best[2], scale=float(c.sum()))
 
 
-def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int | None = None,
+def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: int = DEFAULTS["max_iter"],
                       verbose: bool = False, random_state: int | None = None, shrinking: bool = True,
                       local: bool = True,
                       check_every: int = 10, time_limit: float | None = None) -> Result:
@@ -278,11 +302,11 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
     model : Model
         Hinge or squared hinge, λ2 > 0, any λ1, bounds, orderings forming disjoint chains, any intercept.
     tol : float
-        Relative duality gap at which to stop.
+        Relative duality gap at which to stop (:data:`DEFAULTS`, declared on the registration).
     max_iter : int
         Epochs.
     random_state : int, optional
-        Seed of the order of the samples.
+        Seed of the order of the samples (0 when None: the same run every time).
     shrinking : bool
         liblinear's shrinking of the samples at a bound.
     local : bool
@@ -296,9 +320,12 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
     if model.is_sparse:
         raise UnsupportedModelError("ordered-dcd reads dense rows: pass X as a dense array (or solve with clarabel)")
     chains = model_chains(model)
-    X = np.ascontiguousarray(model.X, dtype=np.float64)
-    n, d = X.shape
-    lam, c, y = float(model.l2), model.c, model.y
+    n, d = model.X.shape
+    seed = 0 if random_state is None else int(random_state)  # a run is reproducible without a seed too
+    _seed(seed)
+    rows = np.random.default_rng(seed).permutation(n)  # the rows in a random order, read in runs
+    X = np.ascontiguousarray(model.X[rows], dtype=np.float64)
+    lam, c, y = float(model.l2), model.c[rows], model.y[rows]
     squared = model.loss.name == "squared_hinge"
     sq = np.einsum("ij,ij->i", X, X)
     rho = intercept_rho(model.intercept, None, c, sq, lam, factor=RHO_FACTOR)
@@ -310,14 +337,13 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
                   chains.group_ptr, chains.chain_ptr, chains.free, np.empty((6, max(chains.n_groups, 1))))
     st = State(np.zeros(d), np.zeros(d), np.zeros(2))
     _weights(st.v, st.w, prior, prm)
-    alpha = np.zeros(n)
-    index = np.arange(n, dtype=np.int64)
-    _seed(0 if random_state is None else int(random_state))
+    alpha = np.zeros(n)  # of the rows in their new order
+    index, scratch = np.arange(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     average = st.w.copy()
-    certify = _Certifier(model, chains, alpha, prm, average)
+    certify = _Certifier(model, chains, alpha, rows, prm, st.w, average)
 
     def run_epoch(active: int, pg_max_old: float, pg_min_old: float):
-        return _epoch(X, smp, alpha, st, prior, prm, index, active, pg_max_old, pg_min_old)
+        return _epoch(X, smp, alpha, st, prior, prm, index, scratch, active, pg_max_old, pg_min_old)
 
     def after_epoch() -> None:
         np.multiply(average, 1.0 - AVG_WEIGHT, out=average)
@@ -328,8 +354,8 @@ def solve_ordered_dcd(model: Model, *, tol: float | None = None, max_iter: int |
                  time_limit=time_limit, after_epoch=after_epoch, unshrink_after=UNSHRINK_AFTER)
     _, a, nu = certify.best
     result = certified_result(run, tol=tol, intercept=model.intercept, t_start=t_start,
-                              multipliers=c * alpha if a is None else a, extra={"rho": rho, "chains":
-                                                                                chains.chain_ptr.size - 1})
+                              multipliers=model.c * certify.model_alpha() if a is None else a,
+                              extra={"rho": rho, "chains": chains.chain_ptr.size - 1})
     return replace(result, constraint_multipliers=None if certify.linear is None else nu)
 
 

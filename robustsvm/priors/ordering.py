@@ -187,7 +187,7 @@ def _block_value(total, count, lo, up, l2, l1):  # pragma: no cover - compiled
     return min(max(t, lo), up)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def chain_prox_into(s, l2, l1, lower, upper, order, group_ptr, chain_ptr, w, work):  # pragma: no cover - compiled
     """``w[order] = `` the prox of :class:`ChainStructure` on the chain features (pool-adjacent-violators).
 
