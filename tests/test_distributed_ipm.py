@@ -203,8 +203,30 @@ def test_the_estimator_fits_and_predicts_a_dask_array(client):
     _agree(est.solution_, ref.solution_)
     pred = est.predict(da.from_array(X, chunks=(250, 4)))
     np.testing.assert_array_equal(client.compute(pred).result(), est.predict(X))
-    with pytest.raises(ValueError, match="class_weight is not available on a dask array"):
-        rs.RobustSVC(class_weight="balanced", solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+    with pytest.raises(ValueError, match="probability is not available on a dask array"):
+        rs.RobustSVC(probability=True, solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+
+
+def test_the_estimator_on_a_dask_array_takes_feature_names_and_class_weights(client):
+    """Signs by name and balanced class weights on a dask array: the certified interval of the in-memory fit of
+    the same model (a DataFrame, scikit-learn's class weights) meets the distributed one."""
+    import pandas as pd
+
+    X, y = _tall(900, 4, seed=21)
+    y = np.where(X[:, 0] + 0.7 * np.random.default_rng(2).standard_normal(900) > 0.6, "yes", "no")  # about 30 % yes
+    names = ["age", "dose", "bmi", "score"]
+    options = {"l2": 0.5, "uncertainty": rs.Box(0.05), "signs": {"dose": -1, "age": 1}, "class_weight": "balanced",
+               "positive_class": "yes"}
+    est = rs.RobustSVC(**options, solver="auto", solver_options={"client": client})
+    est.fit(da.from_array(X, chunks=(300, 4)), y, feature_names=names)
+    ref = rs.RobustSVC(**options, solver="feature-ipm").fit(pd.DataFrame(X, columns=names), y)
+    assert est.solution_.status == "optimal" and list(est.solution_.feature_names) == names
+    _agree(est.solution_, ref.solution_)
+    assert est.coef_[0][1] <= 0 <= est.coef_[0][0]
+    plain = rs.RobustSVC(l2=0.5, uncertainty=rs.Box(0.05), solver="feature-ipm").fit(X, y)
+    assert plain.solution_.objective != pytest.approx(ref.solution_.objective, rel=1e-3)  # the weights matter
+    with pytest.raises(ValueError, match="feature_names applies to a dask array"):
+        rs.RobustSVC().fit(X, y, feature_names=names)
 
 
 def test_auto_on_a_dask_array_and_refusals(client):
