@@ -376,3 +376,29 @@ def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_
     with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
         choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
                                    SimpleNamespace(is_sparse=False, d=50))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_fit_snippet_of_the_docs_runs_pasted_into_a_script(tmp_path):
+    """docs/distributed.md's "A fit" block, as a script: the cluster's worker processes import it again, so it
+    needs its ``if __name__ == "__main__":`` guard; run here on a cohort written to .npy files."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "distributed.md").read_text(encoding="utf-8")
+    section = page[page.index("## A fit"):]
+    script = re.search(r"```text\n(.*?)```", section, re.DOTALL).group(1)
+    assert 'if __name__ == "__main__":' in script
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2000, 5))
+    y = np.where(X @ [1.0, 0.3, 0.0, -1.0, 0.2] + 0.5 * rng.standard_normal(2000) > 0.4, "case", "control")
+    (tmp_path / "cohort").mkdir()
+    da.to_npy_stack(tmp_path / "cohort" / "X", da.from_array(X, chunks=(500, 5)))
+    da.to_npy_stack(tmp_path / "cohort" / "y", da.from_array(y.astype("U7"), chunks=500))
+    (tmp_path / "fit.py").write_text(script, encoding="utf-8")
+    out = subprocess.run([sys.executable, "fit.py"], capture_output=True, text=True, timeout=540, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "status" in out.stdout and (tmp_path / "model.json").is_file()
