@@ -318,3 +318,20 @@ def test_the_readme_csv_commands_run_on_such_a_table(tmp_path):
                              timeout=600, cwd=tmp_path)
         assert out.returncode == 0, f"{' '.join(argv)}:\n{out.stderr}"
     assert len(pd.read_csv(tmp_path / "predictions.csv")) == 30
+
+
+def test_missing_uncertain_with_a_measurement_set_is_passed_to_robustsvc(table):
+    """Both flags reach RobustSVC(missing="uncertain", uncertainty=...): a version that combines the two sets
+    fits, one that cannot says so in one line naming both flags, never a traceback."""
+    root, _ = table
+    out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--uncertainty", "box:0.05", "--l2", L2)
+    if out.returncode == 0:
+        assert "status      optimal" in out.stdout
+    else:
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stderr.startswith("robustsvm fit: error: --missing uncertain with --uncertainty: this version "
+                                     "cannot combine")
+    out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--impute", "median")
+    assert out.returncode == 1 and "give one of the two" in out.stderr
