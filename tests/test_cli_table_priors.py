@@ -335,3 +335,27 @@ def test_missing_uncertain_with_a_measurement_set_is_passed_to_robustsvc(table):
     out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
               "--impute", "median")
     assert out.returncode == 1 and "give one of the two" in out.stderr
+
+
+def test_reference_coded_rules_round_trip_and_refuse_a_foreign_reference(table):
+    from robustsvm.preprocessing import Preprocessing, fit_preprocessing
+    from robustsvm.solution_format import SolutionFormatError
+
+    _, frame = table
+    rules, prepared = fit_preprocessing(frame, "outcome", drop=["pid"], impute="median",
+                                        reference={"therapy": "yes"}, ordered={"grade": ["III", "II", "I"]})
+    assert rules.column("therapy").features == ["therapy=no"]
+    assert rules.column("grade").features == ["grade=II", "grade=I"]  # III is the reference of the order given
+    spec = json.loads(json.dumps(rules.to_dict()))
+    again = Preprocessing.from_dict(spec)
+    assert again.feature_names == rules.feature_names
+    assert np.array_equal(again.transform(frame).X, prepared.X)
+    expected = design(frame, impute=True)
+    np.testing.assert_allclose(prepared.X[:, rules.feature_names.index("therapy=no")],
+                               -expected["therapy=yes"].to_numpy(), atol=1e-12)  # z-scores of 1 − d are −z(d)
+    spec["columns"][1]["reference"] = "maybe"
+    with pytest.raises(SolutionFormatError, match="reference"):
+        Preprocessing.from_dict(spec)
+    new = frame.head(3).assign(therapy=["no", "yes", "later"])
+    out = rules.transform(new, predict=True)
+    assert any("'later'" in w and "the reference level 'yes'" in w for w in out.warnings)
