@@ -359,3 +359,27 @@ def test_reference_coded_rules_round_trip_and_refuse_a_foreign_reference(table):
     new = frame.head(3).assign(therapy=["no", "yes", "later"])
     out = rules.transform(new, predict=True)
     assert any("'later'" in w and "the reference level 'yes'" in w for w in out.warnings)
+
+
+def test_cv_scores_the_brier_score_of_text_labels_and_stores_what_predict_needs(table):
+    from sklearn.metrics import brier_score_loss, make_scorer
+
+    root, frame = table
+    model = root / "cv-missing.json"
+    out = run("cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--class-weight", "balanced", "--l2-grid", "0.05,0.5", "--folds", "3", "-o", model)
+    assert out.returncode == 0, out.stderr
+    assert run("validate", model, root / "patients.csv").returncode == 0  # the weights and centres stored
+    out = run("cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+              "--probability", "--scoring", "neg_brier_score", "--l2-grid", "0.05,0.5", "--folds", "3", "--json",
+              "-o", root / "cv-brier.json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    scorer = make_scorer(brier_score_loss, response_method="predict_proba", greater_is_better=False,
+                         pos_label="relapse")
+    search = GridSearchCV(rs.RobustSVC(probability=True), {"l2": [0.05, 0.5]}, scoring=scorer,
+                          cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(design(frame, impute=True),
+                                                                                   frame["outcome"])
+    assert doc["cv_score"] == pytest.approx(search.best_score_, abs=1e-8) and search.best_score_ < 0
+    out = run("predict", root / "cv-brier.json", root / "patients.csv", "--json")
+    assert json.loads(out.stdout)["metrics"]["brier"] is not None
