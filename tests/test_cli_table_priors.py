@@ -414,3 +414,17 @@ def test_fit_cv_and_predict_on_a_csv_need_only_the_demo_extra(table):
         out = subprocess.run([sys.executable, "-c", guard, *map(str, argv)], capture_output=True, text=True,
                              timeout=600)
         assert out.returncode == 0, f"{argv[0]}: {out.stderr[-2000:]}"
+
+
+def test_bounds_on_a_categorical_column_bound_each_level(table, capsys):
+    from robustsvm.cli import main
+
+    root, _ = table
+    assert main(["fit", str(root / "patients.csv"), "--target", "outcome", "--drop", "pid", "--impute", "median",
+                 "--l2", str(L2), "--bounds", "therapy=-0.05:0,grade=0:0.02", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names, w = doc["data"]["feature_names"], np.array(doc["solution"]["w"])
+    assert [f for f in names if f.startswith(("therapy", "grade"))] == ["therapy=yes", "grade=II", "grade=III"]
+    assert -0.05 - 1e-9 <= w[names.index("therapy=yes")] <= 1e-9
+    assert all(-1e-9 <= w[names.index(f)] <= 0.02 + 1e-9 for f in ("grade=II", "grade=III"))
+    assert w[names.index("therapy=yes")] == pytest.approx(-0.05, abs=1e-6)  # the bound binds: therapy protects
