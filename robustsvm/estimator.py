@@ -77,7 +77,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         :class:`~robustsvm.losses.Loss` instance is used as given (its
         ``reduction`` included).
     l2 : float, default 1.0
-        Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²``.
+        Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²`` (the default of ``robustsvm fit --l2`` too).
     l1 : float, default 0.0
         Lasso strength λ1 ≥ 0 in ``λ1‖w‖₁``.
     signs : array-like, dict, pair of lists or PerClass, optional
