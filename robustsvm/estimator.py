@@ -29,7 +29,7 @@ from ._validation import check_finite
 from .distributed.data import is_dask_array
 from .kernels import Kernel, Linear
 from .losses import LOSSES, Loss
-from .multiclass import PerClass, class_sample_weight, for_class
+from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
 from .penalties import L1, L2
 from .problem import Problem
 from .uncertainty import UncertaintySet, check_radius_applies, sample_radii
@@ -45,8 +45,7 @@ PROBABILITY_FOLDS = 5
 
 
 def _column_means(X: np.ndarray) -> ConditionalGaussian:
-    """The Gaussian of independent columns with the observed means and variances: its conditional means are
-    the column means (mean imputation)."""
+    """Independent columns with the observed means and variances: conditional means are column means."""
     var = np.nanvar(X, axis=0)
     return ConditionalGaussian(np.nanmean(X, axis=0), np.diag(np.where(var > 0, var, 1.0)))
 
@@ -81,7 +80,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         :class:`~robustsvm.losses.Loss` instance is used as given (its
         ``reduction`` included).
     l2 : float, default 1.0
-        Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²``.
+        Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²`` (the default of ``robustsvm fit --l2`` too).
     l1 : float, default 0.0
         Lasso strength λ1 ≥ 0 in ``λ1‖w‖₁``.
     signs : array-like, dict, pair of lists or PerClass, optional
@@ -322,7 +321,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: Any, y: Any, sample_weight: Any = None, radius: Any = None) -> RobustSVC:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None, radius: Any = None,
+            feature_names: Any = None) -> RobustSVC:
         """Fit the model: one binary model for two classes, one per class (against the rest) for more.
 
         Parameters
@@ -335,6 +335,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         radius : float or array-like of shape (n,), optional
             Radius ``r_i`` of each sample's uncertainty set, overriding
             ``uncertainty.radius``.
+        feature_names : sequence of str, optional
+            The column names of a dask array ``X`` (signs by name); in memory, give a DataFrame.
 
         Returns
         -------
@@ -342,7 +344,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         if is_dask_array(X):
-            return self._fit_dask(X, y, sample_weight, radius)
+            return self._fit_dask(X, y, sample_weight, radius, feature_names)
+        if feature_names is not None:
+            raise ValueError("feature_names applies to a dask array X; give a DataFrame for names in memory")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
         X_given = X
@@ -422,22 +426,20 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         self.imputation_ = _column_means(X[keep])
         return self.imputation_.impute(X[keep]), y[keep], sw[keep], None
 
-    def _fit_dask(self, X: Any, y: Any, sample_weight: Any, radius: Any) -> RobustSVC:
+    def _fit_dask(self, X: Any, y: Any, sample_weight: Any, radius: Any, names: Any) -> RobustSVC:
         """Fit one binary model on a dask array with a distributed backend (``solver="auto"`` chooses it; the
-        cluster is ``solver_options["client"]`` or the current client)."""
-        unsupported = {"class_weight": self.class_weight is not None, "probability": bool(self.probability),
-                       "warm_start": bool(self.warm_start), "missing": self.missing != "error"}
-        for name, given in unsupported.items():
-            if given:
-                raise ValueError(f"{name} is not available on a dask array X (the fit is distributed); fit in "
-                                 "memory for it")
+        cluster is ``solver_options["client"]`` or the current client); ``class_weight`` computes the labels."""
+        given = {"probability": self.probability, "warm_start": self.warm_start, "missing": self.missing != "error"}
+        for name in (name for name, value in given.items() if value):
+            raise ValueError(f"{name} is not available on a dask array X (the fit is distributed); fit in memory")
         for spec, what in ((self.signs, "signs"), (self.uncertainty, "uncertainty")):
             if isinstance(spec, PerClass):
                 raise ValueError(f"{what}=PerClass(...) needs more than two classes; a dask array X is fitted "
                                  "with two")
         problem = self._problem(self.signs, self.uncertainty, self.positive_class, (self.bounds, self.constraints))
-        sol = solve_path.solve(problem, X, y, self.solver, sample_weight=sample_weight, radius=radius,
-                               stacklevel=3, **dict(self.solver_options or {}))
+        sol = solve_path.solve(problem, X, y, self.solver, radius=radius, feature_names=names, stacklevel=3,
+                               sample_weight=weighted_by_class(self.class_weight, y, sample_weight),
+                               **dict(self.solver_options or {}))
         for name in ("feature_names_in_", "sigmoids_"):
             if hasattr(self, name):
                 delattr(self, name)

@@ -106,3 +106,13 @@ def class_sample_weight(class_weight: Any, classes: np.ndarray, y: np.ndarray) -
     if not np.all(np.isfinite(weights)) or np.any(weights < 0):
         raise ValueError(f"class_weight must give every class a finite non-negative weight, got {class_weight!r}")
     return weights[np.searchsorted(classes, y)]
+
+
+def weighted_by_class(class_weight: Any, y: Any, sample_weight: Any) -> Any:
+    """``sample_weight`` times :func:`class_sample_weight` of ``y`` (a dask array ``y`` is computed: n labels);
+    ``sample_weight`` as given without ``class_weight``."""
+    if class_weight is None:
+        return sample_weight
+    labels = np.asarray(y.compute() if hasattr(y, "compute") else y)
+    weights = class_sample_weight(class_weight, np.unique(labels), labels)
+    return weights if sample_weight is None else sample_weight * weights

