@@ -185,6 +185,12 @@ class Wasserstein:
         value = float(pq @ loss.value(yq * (Xq @ w + b)))
         return WorstCaseDistribution(Xq, yq, pq, value, bound, spent + left)
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Wasserstein) and (self.eps, self.kappa, self.norm) == (other.eps, other.kappa,
+                                                                                          other.norm)
+
+    __hash__ = None
+
     def _steepest(self, w: np.ndarray) -> np.ndarray:
         """The unit vector (in the p-norm) ``u`` with ``u·w = ‖w‖_*``."""
         if self.norm == 2.0:
