@@ -40,7 +40,7 @@ from scipy.special import expit
 from .. import objective as objective_module
 from ..duality import admissible_multipliers, dual_value
 from ..model import Model
-from ..uncertainty import Box
+from ..uncertainty import Ball, Box
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_logistic_dcd"]
@@ -52,15 +52,24 @@ NEWTON_STEPS = 50
 #: a free intercept's augmented-Lagrangian weight ρ in units of ``mean_i ‖x_i‖²/λ2`` (the derivation, §3)
 RHO_FACTOR = 0.03
 
+def _ball_reasons(problem) -> list[str]:
+    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form)."""
+    unc = problem.uncertainty
+    if isinstance(unc, Ball) and (unc.p != 2 or problem.has_bounds):
+        return ["logistic-dcd takes a Ball with p = 2 and no bounds beyond signs (its prox is a radial shrink)"]
+    return []
+
+
 NEEDS = Needs(
     losses=frozenset({"logistic"}),
     l2="required",
     bounds=True,
-    sets=(Box,),
+    sets=(Box, Ball),
+    extra=_ball_reasons,
     why={"loss": "it solves the logistic loss's entropy dual",
          "l2": "the coordinate steps need the curvature bound 1/λ2 of the penalty's conjugate",
          "constraints": "a linear constraint couples the weights, which the closed-form clip of w cannot keep",
-         "sets": "its prox-dual has a closed form for one shared Box set (radii may differ per sample)"},
+         "sets": "its prox-dual has a closed form for one shared Box or 2-ball (radii may differ per sample)"},
 )
 
 
@@ -181,6 +190,41 @@ def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -
 
 
 @nb.njit(cache=True)
+def epoch_ball(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
+    """:func:`epoch` for a shared 2-ball on the signs' cone: ``w = T(v)·(1 − A/‖T(v)‖)₊/λ2``, ``T`` the
+    soft-threshold and sign clip; ``state.w`` holds ``T(v)`` and ``sb[3]`` holds ``‖T(v)‖²`` during the epoch."""
+    indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
+    t, v, tv, sb = state.t, state.v, state.w, state.sb
+    for i in order:
+        if c[i] <= 0.0:
+            continue
+        start, end = indptr[i], indptr[i + 1]
+        z = 0.0
+        for k in range(start, end):
+            z += data[k] * tv[indices[k]]
+        norm = np.sqrt(max(sb[3], 0.0))
+        shrink = max(0.0, 1.0 - sb[2] / norm) / terms.l2 if norm > 0.0 else 0.0
+        m = y[i] * (shrink * z + b + sb[1]) - r[i] * shrink * norm  # σ(w) = ‖w‖₂
+        alpha = _sigmoid(t[i])
+        t_new = _new_logit(t[i], alpha, m, c[i] * rows.curvature[i])
+        step = _sigmoid(t_new) - alpha
+        delta = step * c[i] * y[i]
+        t[i] = t_new
+        if delta == 0.0:
+            continue
+        if terms.inv_mu > 0.0:
+            sb[0] += delta
+            sb[1] = sb[0] * terms.inv_mu
+        sb[2] += step * c[i] * r[i]
+        for k in range(start, end):
+            h = indices[k]
+            v[h] += delta * data[k]
+            old = tv[h]
+            tv[h] = _prox(v[h], 1.0, terms.l1, terms.lower[h], terms.upper[h])
+            sb[3] += tv[h] * tv[h] - old * old
+
+
+@nb.njit(cache=True)
 def free_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, b: float) -> float:
     """``argmin_b Σ_i c_i log(1 + e^{−y_i(z_i + b)})``: Newton's steps on its derivative, kept in a bracket."""
     lo, hi = -np.inf, np.inf
@@ -203,6 +247,12 @@ def free_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, b: float) -> flo
     return b
 
 
+def _ball_weights(state: State, terms: Terms) -> np.ndarray:
+    """``w = T(v)·(1 − A/‖T(v)‖)₊/λ2`` from the 2-ball epoch's ``T(v)``."""
+    norm = float(np.linalg.norm(state.w))
+    return state.w * (max(0.0, 1.0 - float(state.sb[2]) / norm) / terms.l2 if norm > 0 else 0.0)
+
+
 def _next_check(gaps: list, epochs: list, target: float) -> int:
     """Epochs to the next certificate: half those the linear rate of the last two predicts to the target (1–10)."""
     if len(gaps) < 2 or not (0.0 < gaps[-1] < gaps[-2]):
@@ -220,7 +270,7 @@ def _csr(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: np.ndarray,
-                 terms: Terms, radius: np.ndarray) -> tuple[float, float, np.ndarray]:
+                 terms: Terms, radius: np.ndarray, ball: bool = False) -> tuple[float, float, np.ndarray]:
     """``(P(w, b), D, a)``: the objective and the dual function at ``a = c∘σ(t)`` made admissible (balanced for a
     free intercept), at the scale 1 (the certifier searches the best scale of the returned point once).
 
@@ -232,9 +282,14 @@ def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: 
     a = admissible_multipliers(c * expit(t), y, c, model.loss, mode)
     ay = a * y
     v = np.asarray(model.X.T @ ay).ravel()
-    thresh = terms.l1 + float(a @ radius) * terms.width
-    wv = np.clip(np.sign(v) * np.maximum(np.abs(v) - thresh, 0.0) / terms.l2, terms.lower, terms.upper)
-    conj = float(v @ wv - thresh @ np.abs(wv) - 0.5 * terms.l2 * (wv @ wv))
+    if ball:  # (‖T(v)‖ − A)₊²/(2λ2) on the signs' cone
+        tv = np.clip(np.sign(v) * np.maximum(np.abs(v) - terms.l1, 0.0), terms.lower, terms.upper)
+        excess = max(float(np.linalg.norm(tv)) - float(a @ radius), 0.0)
+        conj = excess * excess / (2.0 * terms.l2)
+    else:
+        thresh = terms.l1 + float(a @ radius) * terms.width
+        wv = np.clip(np.sign(v) * np.maximum(np.abs(v) - thresh, 0.0) / terms.l2, terms.lower, terms.upper)
+        conj = float(v @ wv - thresh @ np.abs(wv) - 0.5 * terms.l2 * (wv @ wv))
     live = c > 0
     ridge = model.intercept if mode == "ridge" else None
     D = dual_value(model.loss, c[live], a[live] / c[live], conj, ridge, float(ay.sum()))
@@ -265,13 +320,18 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     lower = np.asarray(feasible.lower, dtype=np.float64)
     upper = np.asarray(feasible.upper, dtype=np.float64)
     radius, width = np.zeros(n), np.zeros(d)
-    if model.layout is not None:  # one Box set: σ(w) = Σ δ_h|w_h|
-        box_set = model.layout.sets[0]
+    ball = model.layout is not None and isinstance(model.layout.sets[0], Ball)
+    if model.layout is not None:  # one Box set: σ(w) = Σ δ_h|w_h|; one 2-ball: σ(w) = ‖w‖₂
+        the_set = model.layout.sets[0]
         radius = np.ascontiguousarray(model.layout.radius, dtype=np.float64)
-        width = np.ones(d) if box_set.widths is None else np.asarray(box_set.widths, dtype=np.float64)
-    # the curvature of h*(v, A) along (c y x_i, c r_i): Σ_h (|x_ih| + r_i δ_h)²/λ2 (the derivation, §5)
+        if not ball:
+            width = np.ones(d) if the_set.widths is None else np.asarray(the_set.widths, dtype=np.float64)
+    # the curvature of h*(v, A) along (c y x_i, c r_i): Σ_h (|x_ih| + r_i δ_h)²/λ2 for a Box, ((‖x_i‖ + r_i)² +
+    # ‖x_i‖²)/λ2 for the 2-ball (the derivation, §5)
     cross = np.bincount(row_of, weights=np.abs(data) * width[indices], minlength=n)
     curvature = (sq_norm + 2.0 * radius * cross + radius * radius * float(width @ width)) / float(model.l2)
+    if ball:
+        curvature = ((np.sqrt(sq_norm) + radius) ** 2 + sq_norm) / float(model.l2)
     mode = model.intercept.mode
     # a ridge intercept is one more coordinate of w (b = S/μ); a free one is the multiplier of S = 0, its
     # augmented Lagrangian the same coordinate with weight ρ around the multiplier b
@@ -286,7 +346,12 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     v = np.asarray(model.X.T @ (0.5 * rows.c * rows.y)).ravel()
     S = float(0.5 * rows.c @ rows.y)
     state = State(t, v, np.zeros(d), np.array([S, S * inv_mu, float(0.5 * rows.c @ radius), 0.0]))
-    _refresh(terms, state)
+    if ball:
+        state.w[:] = [_prox(v[h], 1.0, terms.l1, lower[h], upper[h]) for h in range(d)]
+        state.sb[3] = float(state.w @ state.w)
+    else:
+        _refresh(terms, state)
+    run_epoch = epoch_ball if ball else epoch
     rng = np.random.default_rng(random_state)
     history = History(verbose=verbose, name="logistic-dcd")
     b = 0.0
@@ -299,18 +364,20 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     check_at = 1
     b_best = 0.0
     for epochs in range(1, max_iter + 1):
-        epoch(rows, terms, state, b, rng.permutation(n))
+        run_epoch(rows, terms, state, b, rng.permutation(n))
         if mode == "free":  # the multiplier's step b ← b + ρS
             b += float(state.sb[1])
         if epochs < check_at and epochs < max_iter:
             continue
-        z = np.asarray(model.X @ state.w).ravel()
+        w = _ball_weights(state, terms) if ball else state.w
+        z = np.asarray(model.X @ w).ravel()
         # the certificate's primal point: w with its best intercept
-        shifted = z - rows.y * radius * float(width @ np.abs(state.w))  # y(z' + b) is the robust margin
+        sigma = float(np.linalg.norm(w)) if ball else float(width @ np.abs(w))
+        shifted = z - rows.y * radius * sigma  # y(z' + b) is the robust margin
         b_best = free_intercept(shifted, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else \
             float(state.sb[1])
-        margins = objective_module.robust_margins(model, state.w, b_best, z=z)
-        P, D, a = _certificate(model, state.w, b_best, margins, state.t, terms, radius)
+        margins = objective_module.robust_margins(model, w, b_best, z=z)
+        P, D, a = _certificate(model, w, b_best, margins, state.t, terms, radius, ball)
         gap = max(P - D, 0.0)
         history.record(epochs, P, gap)
         target = tol * max(1.0, abs(P))
@@ -322,7 +389,8 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         check_at = epochs + _next_check(gaps, checked, target)
     b_out = b_best if mode != "none" else 0.0
     return Result(
-        w=state.w.copy(), b=b_out, status=status, gap=gap, iterations=epochs, history=history.arrays(),
+        w=(_ball_weights(state, terms) if ball else state.w).copy(),
+        b=b_out, status=status, gap=gap, iterations=epochs, history=history.arrays(),
         time_compile=t_run - t_start, time_solve=time.perf_counter() - t_run, dual_value=D, dual_feasible=True,
         multipliers=a, message=f"relative duality gap {gap / max(1.0, abs(P)):.3g} after {epochs} epochs"
                                + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"),
