@@ -41,6 +41,7 @@ from .. import objective as objective_module
 from ..duality import admissible_multipliers, dual_value
 from ..model import Model
 from ..uncertainty import Ball, Box
+from ..uncertainty.wasserstein import Wasserstein
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_logistic_dcd"]
@@ -53,10 +54,15 @@ NEWTON_STEPS = 50
 RHO_FACTOR = 0.03
 
 def _ball_reasons(problem) -> list[str]:
-    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form)."""
+    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form); a Wasserstein
+    ball with κ = ∞ and p ∈ {2, ∞} only (the penalty Cε‖w‖_* with ‖·‖_* = ‖·‖₂ or ‖·‖₁)."""
     unc = problem.uncertainty
     if isinstance(unc, Ball) and (unc.p != 2 or problem.has_bounds):
         return ["logistic-dcd takes a Ball with p = 2 and no bounds beyond signs (its prox is a radial shrink)"]
+    if isinstance(unc, Wasserstein) and (np.isfinite(unc.kappa) or unc.norm == 1 or (unc.norm == 2 and
+                                                                                      problem.has_bounds)):
+        return ["logistic-dcd takes a Wasserstein ball with kappa = inf and norm 2 (no bounds) or inf: the "
+                "penalty eps·‖w‖_* with a closed-form prox; the conic backends solve the others"]
     return []
 
 
@@ -64,7 +70,7 @@ NEEDS = Needs(
     losses=frozenset({"logistic"}),
     l2="required",
     bounds=True,
-    sets=(Box, Ball),
+    sets=(Box, Ball, Wasserstein),
     extra=_ball_reasons,
     why={"loss": "it solves the logistic loss's entropy dual",
          "l2": "the coordinate steps need the curvature bound 1/λ2 of the penalty's conjugate",
@@ -270,7 +276,8 @@ def _csr(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: np.ndarray,
-                 terms: Terms, radius: np.ndarray, ball: bool = False) -> tuple[float, float, np.ndarray]:
+                 terms: Terms, radius: np.ndarray, ball: bool = False,
+                 fixed: float = 0.0) -> tuple[float, float, np.ndarray]:
     """``(P(w, b), D, a)``: the objective and the dual function at ``a = c∘σ(t)`` made admissible (balanced for a
     free intercept), at the scale 1 (the certifier searches the best scale of the returned point once).
 
@@ -284,7 +291,7 @@ def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: 
     v = np.asarray(model.X.T @ ay).ravel()
     if ball:  # (‖T(v)‖ − A)₊²/(2λ2) on the signs' cone
         tv = np.clip(np.sign(v) * np.maximum(np.abs(v) - terms.l1, 0.0), terms.lower, terms.upper)
-        excess = max(float(np.linalg.norm(tv)) - float(a @ radius), 0.0)
+        excess = max(float(np.linalg.norm(tv)) - float(a @ radius) - fixed, 0.0)
         conj = excess * excess / (2.0 * terms.l2)
     else:
         thresh = terms.l1 + float(a @ radius) * terms.width
@@ -321,6 +328,12 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     upper = np.asarray(feasible.upper, dtype=np.float64)
     radius, width = np.zeros(n), np.zeros(d)
     ball = model.layout is not None and isinstance(model.layout.sets[0], Ball)
+    # a Wasserstein ball with κ = ∞: the fixed penalty Cε‖w‖_*, a 2-ball with A = Cε or λ1 + Cε for ‖·‖₁
+    wass, fixed, l1 = model.wasserstein, 0.0, float(model.l1)
+    if wass is not None:
+        budget = float(model.c.sum()) * wass.eps
+        ball, fixed = wass.norm == 2, (budget if wass.norm == 2 else 0.0)
+        l1 += budget if wass.norm != 2 else 0.0
     if model.layout is not None:  # one Box set: σ(w) = Σ δ_h|w_h|; one 2-ball: σ(w) = ‖w‖₂
         the_set = model.layout.sets[0]
         radius = np.ascontiguousarray(model.layout.radius, dtype=np.float64)
@@ -340,12 +353,12 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         inv_mu = RHO_FACTOR * max(float(np.mean(sq_norm)), 1e-300) / float(model.l2)
     rows = Rows(indptr, indices, data, curvature + inv_mu, np.ascontiguousarray(model.y, dtype=np.float64),
                 np.ascontiguousarray(model.c, dtype=np.float64), radius)
-    terms = Terms(float(model.l2), float(model.l1), lower, upper, inv_mu, width)
+    terms = Terms(float(model.l2), l1, lower, upper, inv_mu, width)
     # start from α = 1/2 everywhere (w = 0, b = 0 make every margin 0, so σ(−m) = 1/2) and its images
     t = np.zeros(n)
     v = np.asarray(model.X.T @ (0.5 * rows.c * rows.y)).ravel()
     S = float(0.5 * rows.c @ rows.y)
-    state = State(t, v, np.zeros(d), np.array([S, S * inv_mu, float(0.5 * rows.c @ radius), 0.0]))
+    state = State(t, v, np.zeros(d), np.array([S, S * inv_mu, float(0.5 * rows.c @ radius) + fixed, 0.0]))
     if ball:
         state.w[:] = [_prox(v[h], 1.0, terms.l1, lower[h], upper[h]) for h in range(d)]
         state.sb[3] = float(state.w @ state.w)
@@ -377,7 +390,7 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         b_best = free_intercept(shifted, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else \
             float(state.sb[1])
         margins = objective_module.robust_margins(model, w, b_best, z=z)
-        P, D, a = _certificate(model, w, b_best, margins, state.t, terms, radius, ball)
+        P, D, a = _certificate(model, w, b_best, margins, state.t, terms, radius, ball, fixed)
         gap = max(P - D, 0.0)
         history.record(epochs, P, gap)
         target = tol * max(1.0, abs(P))
