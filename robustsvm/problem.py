@@ -23,6 +23,7 @@ from . import solve_path
 from ._validation import FitData, check_fit_data, check_positive_class
 from .certify import PointCertificate, certify_point
 from .conic import ConicProgram
+from .duals.wasserstein import point_certificate as wasserstein_point_certificate
 from .intercept import Intercept, intercept_term
 from .kernels import Kernel, kernel_from_dict
 from .losses import Hinge, Loss, loss_from_dict
@@ -270,6 +271,8 @@ class Problem:
         ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
         """
         model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)
+        if model.wasserstein is not None:  # the ball's own bound
+            return wasserstein_point_certificate(model, w, b, **options)
         return certify_point(model, w, b, **options)
 
     # ------------------------------------------------------------ compiling

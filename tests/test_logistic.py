@@ -156,3 +156,14 @@ def test_estimator_probabilities_are_the_sigmoid_of_the_decision():
     np.testing.assert_allclose(clf.predict_log_proba(X), np.log(proba), atol=1e-12)
     with pytest.raises(AttributeError, match="predict_proba"):
         rs.RobustSVC(loss="hinge").fit(X, y).predict_proba(X)
+
+
+@pytest.mark.parametrize("loss", [rs.Hinge(), rs.SquaredHinge(), rs.Logistic()])
+def test_programs_stay_dpp_and_the_hinge_keeps_its_slacks(loss):
+    """The margin form is the logistic's only: the hinge-type losses still compile on slacks ξ ≥ 0."""
+    X, y = make_classification(30, 4, seed=3)
+    prog = rs.Problem(loss=loss, penalty=rs.L2(0.1) + rs.L1(0.01), uncertainty=rs.Ball(0.1)).compile(
+        X, y, weights_as_parameter=True)
+    assert prog.cvxpy_problem.is_dpp()
+    assert prog.xi.is_nonneg() == (loss.name != "logistic")
+    assert prog.xi.name() == ("u_margin" if loss.name == "logistic" else "xi")

@@ -80,8 +80,9 @@ def test_free_intercept_is_the_exact_minimizer():
 
 def test_refuses_what_it_cannot_solve():
     X, y = make_classification(40, 3, seed=1)
-    with pytest.raises(rs.UnsupportedModelError, match="uncertainty"):
-        rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.1), uncertainty=rs.Box(0.1)).solve(X, y, "logistic-dcd")
+    with pytest.raises(rs.UnsupportedModelError, match="Box"):
+        rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.1), uncertainty=rs.Ellipsoid(np.eye(3), 0.1)).solve(
+            X, y, "logistic-dcd")
     with pytest.raises(rs.UnsupportedModelError, match="L2"):
         rs.Problem(loss=rs.Logistic(), penalty=rs.L1(0.1)).solve(X, y, "logistic-dcd")
     with pytest.raises(rs.UnsupportedModelError, match="logistic"):
@@ -102,3 +103,43 @@ def test_sparse_and_dense_agree():
     a = prob.solve(X, y, solver="logistic-dcd", tol=1e-9, random_state=1)
     b = prob.solve(sp.csr_matrix(X).toarray(), y, solver="logistic-dcd", tol=1e-9, random_state=1)
     _agree(a, b)
+
+
+@pytest.mark.parametrize("intercept", [True, False, rs.L2(0.5)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_box_set_against_clarabel(intercept, sparse):
+    """A shared Box (widths, a radius per sample) with signs, bounds and L1: the prox-dual with A = Σ c α r."""
+    X, y = make_classification(150, 8, seed=2, sparse=sparse)
+    radius = np.random.default_rng(0).uniform(0.0, 0.2, 150)
+    prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.05) + rs.L1(0.01), signs=[1, -1, 0, 0, 1, 0, 0, 0],
+                      uncertainty=rs.Box(0.1, widths=np.linspace(0.5, 1.5, 8)), intercept=intercept,
+                      bounds={2: (-0.2, 0.3)})
+    fast = prob.solve(X, y, solver="logistic-dcd", radius=radius, tol=1e-9, random_state=0)
+    ref = prob.solve(X, y, solver="clarabel", radius=radius, tol=1e-10)
+    assert fast.status == "optimal" and fast.gap <= 1e-9 * max(1.0, fast.objective)
+    _agree(fast, ref)
+    assert fast.violation == 0.0
+
+
+@pytest.mark.parametrize("intercept", [True, False, rs.L2(0.5)])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_two_ball_against_clarabel(intercept, sparse):
+    """A shared 2-ball with signs and L1: w = T(v)(1 − A/‖T(v)‖)₊/λ2, a radius per sample."""
+    X, y = make_classification(150, 8, seed=2, sparse=sparse)
+    radius = np.random.default_rng(0).uniform(0.0, 0.3, 150)
+    prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.05) + rs.L1(0.01), signs=[1, -1, 0, 0, 1, 0, 0, 0],
+                      uncertainty=rs.Ball(0.2), intercept=intercept)
+    fast = prob.solve(X, y, solver="logistic-dcd", radius=radius, tol=1e-9, random_state=0)
+    ref = prob.solve(X, y, solver="clarabel", radius=radius, tol=1e-10)
+    assert fast.status == "optimal" and fast.gap <= 1e-9 * max(1.0, fast.objective)
+    _agree(fast, ref)
+    assert np.all(fast.w[[0, 4]] >= 0) and fast.w[1] <= 0
+
+
+def test_other_balls_and_a_ball_with_bounds_are_refused():
+    X, y = make_classification(40, 3, seed=1)
+    with pytest.raises(rs.UnsupportedModelError, match="p = 2"):
+        rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.1), uncertainty=rs.Ball(0.1, p=1)).solve(X, y, "logistic-dcd")
+    with pytest.raises(rs.UnsupportedModelError, match="bounds"):
+        rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.1), uncertainty=rs.Ball(0.1),
+                   bounds={0: (-1.0, 1.0)}).solve(X, y, "logistic-dcd")

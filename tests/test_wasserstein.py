@@ -146,3 +146,44 @@ def test_without_a_penalty_the_ball_alone_is_certified(kappa, norm):
     value, _, _ = jmlr_model(X, y, "hinge", 0.0, 0.0, np.zeros(4), 0.1, kappa, norm, np.ones(80))
     assert sol.status == "optimal" and sol.gap < 1e-6
     assert sol.objective - sol.gap <= value + 1e-8 and sol.objective >= value - 1e-7
+
+
+@pytest.mark.parametrize("kappa", [np.inf, 0.7])
+def test_problem_certify_takes_a_point_from_elsewhere(kappa):
+    """The JMLR model's optimum, certified from its margins alone: tight for κ = ∞; for a finite κ the samples at
+    the kink split their weight in a way the margins do not show, so the bound is valid but looser."""
+    X, y = make_classification(60, 4, seed=9)
+    signs = np.array([1, 0, 0, -1])
+    prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.05), signs=signs,
+                      uncertainty=rs.Wasserstein(0.1, kappa=kappa, norm=2))
+    value, w_ref, b_ref = jmlr_model(X, y, "logistic", 0.05, 0.0, signs, 0.1, kappa, 2, np.ones(60))
+    cert = prob.certify(X, y, w_ref, b_ref)
+    assert cert.feasible and abs(cert.objective - value) < 1e-7
+    assert cert.bound <= value + 1e-9  # weak duality against the independent model's optimum
+    if np.isfinite(kappa):
+        assert cert.gap < 2e-2
+    else:
+        assert cert.status == "optimal" and cert.gap < 1e-6
+    bad = prob.certify(X, y, -np.abs(w_ref) - 0.1, b_ref)  # the first weight breaks its sign
+    assert not bad.feasible and bad.status == "infeasible" and bad.gap == np.inf
+    assert bad.projected_objective >= value - 1e-9 and bad.projected_gap >= bad.projected_objective - value - 1e-9
+
+
+@pytest.mark.parametrize("norm", [2, np.inf])
+@pytest.mark.parametrize("intercept", [True, False])
+def test_fast_route_for_an_infinite_kappa(norm, intercept):
+    """κ = ∞ is the penalty Cε‖w‖_*: logistic-dcd solves it (a 2-ball with A = Cε, or λ1 + Cε) and agrees."""
+    X, y = make_classification(150, 8, seed=2)
+    prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.05) + rs.L1(0.01), signs=[1, -1, 0, 0, 1, 0, 0, 0],
+                      uncertainty=rs.Wasserstein(0.1, norm=norm), intercept=intercept)
+    fast = prob.solve(X, y, solver="logistic-dcd", tol=1e-9, random_state=0)
+    ref = prob.solve(X, y, solver="clarabel", tol=1e-10)
+    assert fast.status == "optimal" and fast.gap <= 1e-9 * max(1.0, fast.objective)
+    assert abs(fast.objective - ref.objective) <= fast.gap + ref.gap + 1e-12
+
+
+def test_fast_route_refuses_a_finite_kappa_and_the_one_norm():
+    X, y = make_classification(40, 3, seed=1)
+    for ball in (rs.Wasserstein(0.1, kappa=1.0), rs.Wasserstein(0.1, norm=1)):
+        with pytest.raises(rs.UnsupportedModelError, match="kappa = inf"):
+            rs.Problem(loss=rs.Logistic(), penalty=rs.L2(0.1), uncertainty=ball).solve(X, y, "logistic-dcd")

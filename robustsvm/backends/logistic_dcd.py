@@ -38,8 +38,10 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from .. import objective as objective_module
-from ..duality import admissible_multipliers, dual_value, penalty_conjugate
+from ..duality import admissible_multipliers, dual_value
 from ..model import Model
+from ..uncertainty import Ball, Box
+from ..uncertainty.wasserstein import Wasserstein
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_logistic_dcd"]
@@ -51,40 +53,58 @@ NEWTON_STEPS = 50
 #: a free intercept's augmented-Lagrangian weight ρ in units of ``mean_i ‖x_i‖²/λ2`` (the derivation, §3)
 RHO_FACTOR = 0.03
 
+def _ball_reasons(problem) -> list[str]:
+    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form); a Wasserstein
+    ball with κ = ∞ and p ∈ {2, ∞} only (the penalty Cε‖w‖_* with ‖·‖_* = ‖·‖₂ or ‖·‖₁)."""
+    unc = problem.uncertainty
+    if isinstance(unc, Ball) and (unc.p != 2 or problem.has_bounds):
+        return ["logistic-dcd takes a Ball with p = 2 and no bounds beyond signs (its prox is a radial shrink)"]
+    if isinstance(unc, Wasserstein) and (np.isfinite(unc.kappa) or unc.norm == 1 or (unc.norm == 2 and
+                                                                                      problem.has_bounds)):
+        return ["logistic-dcd takes a Wasserstein ball with kappa = inf and norm 2 (no bounds) or inf: the "
+                "penalty eps·‖w‖_* with a closed-form prox; the conic backends solve the others"]
+    return []
+
+
 NEEDS = Needs(
     losses=frozenset({"logistic"}),
     l2="required",
     bounds=True,
+    sets=(Box, Ball, Wasserstein),
+    extra=_ball_reasons,
     why={"loss": "it solves the logistic loss's entropy dual",
          "l2": "the coordinate steps need the curvature bound 1/λ2 of the penalty's conjugate",
          "constraints": "a linear constraint couples the weights, which the closed-form clip of w cannot keep",
-         "sets": "the robust margin couples every sample through the support function of w"},
+         "sets": "its prox-dual has a closed form for one shared Box or 2-ball (radii may differ per sample)"},
 )
 
 
 class Rows(NamedTuple):
-    """The rows of ``X`` in CSR form, their squared norms and the labels and weights of the samples."""
+    """The rows of ``X`` in CSR form, each coordinate's curvature ``q_i/c_i``, the labels, weights and radii."""
 
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
-    sq_norm: np.ndarray
+    curvature: np.ndarray
     y: np.ndarray
     c: np.ndarray
+    radius: np.ndarray
 
 
 class Terms(NamedTuple):
-    """The penalty and the feasible box: ``λ2``, ``λ1``, the bounds, and ``1/μ`` of a ridge intercept (0: none)."""
+    """The penalty, the feasible box, ``1/μ`` of a ridge intercept (0: none) and the Box set's widths (0: none)."""
 
     l2: float
     l1: float
     lower: np.ndarray
     upper: np.ndarray
     inv_mu: float
+    width: np.ndarray
 
 
 class State(NamedTuple):
-    """The dual point and its images: the logits ``t`` (``α = σ(t)``), ``v``, ``w(v)`` and ``[S, b]``."""
+    """The dual point and its images: the logits ``t`` (``α = σ(t)``), ``v``, ``w(v, A)`` and
+    ``[S, b, A, σ(w)]`` (``A = Σ c_i α_i r_i``, ``σ(w) = Σ_h δ_h|w_h|`` for a Box set)."""
 
     t: np.ndarray
     v: np.ndarray
@@ -129,10 +149,21 @@ def _prox(v: float, l2: float, l1: float, lower: float, upper: float) -> float:
 
 
 @nb.njit(cache=True)
+def _refresh(terms: Terms, state: State) -> None:
+    """Every ``w_h = w(v, A)_h`` and ``σ(w)`` after ``A`` changed."""
+    v, w, sb = state.v, state.w, state.sb
+    total = 0.0
+    for h in range(w.size):
+        w[h] = _prox(v[h], terms.l2, terms.l1 + sb[2] * terms.width[h], terms.lower[h], terms.upper[h])
+        total += terms.width[h] * abs(w[h])
+    sb[3] = total
+
+
+@nb.njit(cache=True)
 def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
     """One pass of Newton coordinate steps over the samples in ``order`` (``b``: the fixed free intercept)."""
-    indptr, indices, data, y, c = rows.indptr, rows.indices, rows.data, rows.y, rows.c
-    t, v, w, sb = state.t, state.v, state.w, state.sb
+    indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
+    t, v, w, sb, width = state.t, state.v, state.w, state.sb, terms.width
     for i in order:
         if c[i] <= 0.0:
             continue
@@ -140,21 +171,63 @@ def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -
         z = 0.0
         for k in range(start, end):
             z += data[k] * w[indices[k]]
-        m = y[i] * (z + b + sb[1])
+        m = y[i] * (z + b + sb[1]) - r[i] * sb[3]  # the robust margin (σ(w) = 0 without a set)
         alpha = _sigmoid(t[i])
-        q = c[i] * (rows.sq_norm[i] / terms.l2 + terms.inv_mu)
-        t_new = _new_logit(t[i], alpha, m, q)
-        delta = (_sigmoid(t_new) - alpha) * c[i] * y[i]
+        t_new = _new_logit(t[i], alpha, m, c[i] * rows.curvature[i])
+        step = _sigmoid(t_new) - alpha
+        delta = step * c[i] * y[i]
         t[i] = t_new
         if delta == 0.0:
             continue
-        for k in range(start, end):
-            h = indices[k]
-            v[h] += delta * data[k]
-            w[h] = _prox(v[h], terms.l2, terms.l1, terms.lower[h], terms.upper[h])
         if terms.inv_mu > 0.0:
             sb[0] += delta
             sb[1] = sb[0] * terms.inv_mu
+        for k in range(start, end):
+            v[indices[k]] += delta * data[k]
+        if r[i] > 0.0:  # A moved: every threshold λ1 + Aδ_h did
+            sb[2] += step * c[i] * r[i]
+            _refresh(terms, state)
+            continue
+        for k in range(start, end):
+            h = indices[k]
+            old = abs(w[h])
+            w[h] = _prox(v[h], terms.l2, terms.l1 + sb[2] * width[h], terms.lower[h], terms.upper[h])
+            sb[3] += width[h] * (abs(w[h]) - old)
+
+
+@nb.njit(cache=True)
+def epoch_ball(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
+    """:func:`epoch` for a shared 2-ball on the signs' cone: ``w = T(v)·(1 − A/‖T(v)‖)₊/λ2``, ``T`` the
+    soft-threshold and sign clip; ``state.w`` holds ``T(v)`` and ``sb[3]`` holds ``‖T(v)‖²`` during the epoch."""
+    indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
+    t, v, tv, sb = state.t, state.v, state.w, state.sb
+    for i in order:
+        if c[i] <= 0.0:
+            continue
+        start, end = indptr[i], indptr[i + 1]
+        z = 0.0
+        for k in range(start, end):
+            z += data[k] * tv[indices[k]]
+        norm = np.sqrt(max(sb[3], 0.0))
+        shrink = max(0.0, 1.0 - sb[2] / norm) / terms.l2 if norm > 0.0 else 0.0
+        m = y[i] * (shrink * z + b + sb[1]) - r[i] * shrink * norm  # σ(w) = ‖w‖₂
+        alpha = _sigmoid(t[i])
+        t_new = _new_logit(t[i], alpha, m, c[i] * rows.curvature[i])
+        step = _sigmoid(t_new) - alpha
+        delta = step * c[i] * y[i]
+        t[i] = t_new
+        if delta == 0.0:
+            continue
+        if terms.inv_mu > 0.0:
+            sb[0] += delta
+            sb[1] = sb[0] * terms.inv_mu
+        sb[2] += step * c[i] * r[i]
+        for k in range(start, end):
+            h = indices[k]
+            v[h] += delta * data[k]
+            old = tv[h]
+            tv[h] = _prox(v[h], 1.0, terms.l1, terms.lower[h], terms.upper[h])
+            sb[3] += tv[h] * tv[h] - old * old
 
 
 @nb.njit(cache=True)
@@ -180,6 +253,12 @@ def free_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, b: float) -> flo
     return b
 
 
+def _ball_weights(state: State, terms: Terms) -> np.ndarray:
+    """``w = T(v)·(1 − A/‖T(v)‖)₊/λ2`` from the 2-ball epoch's ``T(v)``."""
+    norm = float(np.linalg.norm(state.w))
+    return state.w * (max(0.0, 1.0 - float(state.sb[2]) / norm) / terms.l2 if norm > 0 else 0.0)
+
+
 def _next_check(gaps: list, epochs: list, target: float) -> int:
     """Epochs to the next certificate: half those the linear rate of the last two predicts to the target (1–10)."""
     if len(gaps) < 2 or not (0.0 < gaps[-1] < gaps[-2]):
@@ -197,16 +276,27 @@ def _csr(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: np.ndarray,
-                 box) -> tuple[float, float, np.ndarray]:
+                 terms: Terms, radius: np.ndarray, ball: bool = False,
+                 fixed: float = 0.0) -> tuple[float, float, np.ndarray]:
     """``(P(w, b), D, a)``: the objective and the dual function at ``a = c∘σ(t)`` made admissible (balanced for a
-    free intercept), at the scale 1 (the certifier searches the best scale of the returned point once)."""
+    free intercept), at the scale 1 (the certifier searches the best scale of the returned point once).
+
+    ``D = Σ c_i H(α_i) − h*(v, A) − (intercept term)`` with ``h*(v, A) = max_{l ≤ w ≤ u} v·w − Σ_h (λ1 + Aδ_h)|w_h|
+    − (λ2/2)‖w‖²``, maximized by ``w(v, A)``: the exact dual function of the (robust) model.
+    """
     P = objective_module.objective_from_margins(model, w, b, margins)
     c, y, mode = model.c, model.y, model.intercept.mode
     a = admissible_multipliers(c * expit(t), y, c, model.loss, mode)
     ay = a * y
-    s = np.asarray(model.X.T @ ay).ravel()
-    lower, upper = (None, None) if box is None else box
-    conj = penalty_conjugate(s, model.l2, model.l1, model.signs, lower=lower, upper=upper)
+    v = np.asarray(model.X.T @ ay).ravel()
+    if ball:  # (‖T(v)‖ − A)₊²/(2λ2) on the signs' cone
+        tv = np.clip(np.sign(v) * np.maximum(np.abs(v) - terms.l1, 0.0), terms.lower, terms.upper)
+        excess = max(float(np.linalg.norm(tv)) - float(a @ radius) - fixed, 0.0)
+        conj = excess * excess / (2.0 * terms.l2)
+    else:
+        thresh = terms.l1 + float(a @ radius) * terms.width
+        wv = np.clip(np.sign(v) * np.maximum(np.abs(v) - thresh, 0.0) / terms.l2, terms.lower, terms.upper)
+        conj = float(v @ wv - thresh @ np.abs(wv) - 0.5 * terms.l2 * (wv @ wv))
     live = c > 0
     ridge = model.intercept if mode == "ridge" else None
     D = dual_value(model.loss, c[live], a[live] / c[live], conj, ridge, float(ay.sum()))
@@ -220,7 +310,7 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     Parameters
     ----------
     model : Model
-        A normalized logistic model with ``λ2 > 0`` (signs, bounds and L1 allowed; no set).
+        A normalized logistic model with ``λ2 > 0`` (signs, bounds, L1 and one shared Box set allowed).
     tol : float
         Stop once ``P(w, b) − D ≤ tol·max(1, |P|)``.
     max_iter : int
@@ -231,26 +321,50 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     t_start = time.perf_counter()
     n, d = model.n, model.d
     indptr, indices, data = _csr(model.X)
-    sq_norm = np.bincount(np.repeat(np.arange(n), np.diff(indptr)), weights=data * data, minlength=n)
+    row_of = np.repeat(np.arange(n), np.diff(indptr))
+    sq_norm = np.bincount(row_of, weights=data * data, minlength=n)
     feasible = model.feasible_set
     lower = np.asarray(feasible.lower, dtype=np.float64)
     upper = np.asarray(feasible.upper, dtype=np.float64)
-    box = (lower, upper) if model.has_bounds else None
+    radius, width = np.zeros(n), np.zeros(d)
+    ball = model.layout is not None and isinstance(model.layout.sets[0], Ball)
+    # a Wasserstein ball with κ = ∞: the fixed penalty Cε‖w‖_*, a 2-ball with A = Cε or λ1 + Cε for ‖·‖₁
+    wass, fixed, l1 = model.wasserstein, 0.0, float(model.l1)
+    if wass is not None:
+        budget = float(model.c.sum()) * wass.eps
+        ball, fixed = wass.norm == 2, (budget if wass.norm == 2 else 0.0)
+        l1 += budget if wass.norm != 2 else 0.0
+    if model.layout is not None:  # one Box set: σ(w) = Σ δ_h|w_h|; one 2-ball: σ(w) = ‖w‖₂
+        the_set = model.layout.sets[0]
+        radius = np.ascontiguousarray(model.layout.radius, dtype=np.float64)
+        if not ball:
+            width = np.ones(d) if the_set.widths is None else np.asarray(the_set.widths, dtype=np.float64)
+    # the curvature of h*(v, A) along (c y x_i, c r_i): Σ_h (|x_ih| + r_i δ_h)²/λ2 for a Box, ((‖x_i‖ + r_i)² +
+    # ‖x_i‖²)/λ2 for the 2-ball (the derivation, §5)
+    cross = np.bincount(row_of, weights=np.abs(data) * width[indices], minlength=n)
+    curvature = (sq_norm + 2.0 * radius * cross + radius * radius * float(width @ width)) / float(model.l2)
+    if ball:
+        curvature = ((np.sqrt(sq_norm) + radius) ** 2 + sq_norm) / float(model.l2)
     mode = model.intercept.mode
     # a ridge intercept is one more coordinate of w (b = S/μ); a free one is the multiplier of S = 0, its
     # augmented Lagrangian the same coordinate with weight ρ around the multiplier b
     inv_mu = 1.0 / float(model.intercept.mu) if mode == "ridge" else 0.0
     if mode == "free":
         inv_mu = RHO_FACTOR * max(float(np.mean(sq_norm)), 1e-300) / float(model.l2)
-    rows = Rows(indptr, indices, data, sq_norm, np.ascontiguousarray(model.y, dtype=np.float64),
-                np.ascontiguousarray(model.c, dtype=np.float64))
-    terms = Terms(float(model.l2), float(model.l1), lower, upper, inv_mu)
+    rows = Rows(indptr, indices, data, curvature + inv_mu, np.ascontiguousarray(model.y, dtype=np.float64),
+                np.ascontiguousarray(model.c, dtype=np.float64), radius)
+    terms = Terms(float(model.l2), l1, lower, upper, inv_mu, width)
     # start from α = 1/2 everywhere (w = 0, b = 0 make every margin 0, so σ(−m) = 1/2) and its images
     t = np.zeros(n)
     v = np.asarray(model.X.T @ (0.5 * rows.c * rows.y)).ravel()
-    w = np.array([_prox(v[h], terms.l2, terms.l1, lower[h], upper[h]) for h in range(d)])
     S = float(0.5 * rows.c @ rows.y)
-    state = State(t, v, w, np.array([S, S * inv_mu]))
+    state = State(t, v, np.zeros(d), np.array([S, S * inv_mu, float(0.5 * rows.c @ radius) + fixed, 0.0]))
+    if ball:
+        state.w[:] = [_prox(v[h], 1.0, terms.l1, lower[h], upper[h]) for h in range(d)]
+        state.sb[3] = float(state.w @ state.w)
+    else:
+        _refresh(terms, state)
+    run_epoch = epoch_ball if ball else epoch
     rng = np.random.default_rng(random_state)
     history = History(verbose=verbose, name="logistic-dcd")
     b = 0.0
@@ -263,15 +377,20 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     check_at = 1
     b_best = 0.0
     for epochs in range(1, max_iter + 1):
-        epoch(rows, terms, state, b, rng.permutation(n))
+        run_epoch(rows, terms, state, b, rng.permutation(n))
         if mode == "free":  # the multiplier's step b ← b + ρS
             b += float(state.sb[1])
         if epochs < check_at and epochs < max_iter:
             continue
-        z = np.asarray(model.X @ state.w).ravel()
+        w = _ball_weights(state, terms) if ball else state.w
+        z = np.asarray(model.X @ w).ravel()
         # the certificate's primal point: w with its best intercept
-        b_best = free_intercept(z, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else float(state.sb[1])
-        P, D, a = _certificate(model, state.w, b_best, rows.y * (z + b_best), state.t, box)
+        sigma = float(np.linalg.norm(w)) if ball else float(width @ np.abs(w))
+        shifted = z - rows.y * radius * sigma  # y(z' + b) is the robust margin
+        b_best = free_intercept(shifted, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else \
+            float(state.sb[1])
+        margins = objective_module.robust_margins(model, w, b_best, z=z)
+        P, D, a = _certificate(model, w, b_best, margins, state.t, terms, radius, ball, fixed)
         gap = max(P - D, 0.0)
         history.record(epochs, P, gap)
         target = tol * max(1.0, abs(P))
@@ -283,7 +402,8 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         check_at = epochs + _next_check(gaps, checked, target)
     b_out = b_best if mode != "none" else 0.0
     return Result(
-        w=state.w.copy(), b=b_out, status=status, gap=gap, iterations=epochs, history=history.arrays(),
+        w=(_ball_weights(state, terms) if ball else state.w).copy(),
+        b=b_out, status=status, gap=gap, iterations=epochs, history=history.arrays(),
         time_compile=t_run - t_start, time_solve=time.perf_counter() - t_run, dual_value=D, dual_feasible=True,
         multipliers=a, message=f"relative duality gap {gap / max(1.0, abs(P)):.3g} after {epochs} epochs"
                                + ("" if status == "optimal" else f" (tolerance {tol:g} not reached)"),
@@ -296,7 +416,7 @@ register(
         solve=solve_logistic_dcd,
         needs=NEEDS,
         summary="dual coordinate ascent with a Newton step per coordinate on the logistic loss's entropy dual "
-                "(L2, L1, signs, bounds, any intercept)",
+                "(L2, L1, signs, bounds, a shared Box set, any intercept)",
         kind="first-order",
         certificate="duality gap from the balanced dual point",
         defaults=DEFAULTS,

@@ -570,8 +570,8 @@ def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
 
 
 def _stacked_duals(constraints: tuple, n: int) -> np.ndarray | None:
-    """The rows ``p, q, a⁺, a⁻`` of a Wasserstein model's multipliers (zeros for an absent piece)."""
-    rows = [np.zeros(n) if con is None else con.dual_value for con in constraints]
+    """The rows ``p, q, a⁺, a⁻`` of a Wasserstein model's multipliers (an array: a row known in advance)."""
+    rows = [con if isinstance(con, np.ndarray) else con.dual_value for con in constraints]
     if any(r is None for r in rows):
         return None
     return np.vstack([np.asarray(r, dtype=np.float64).ravel() for r in rows])

@@ -131,23 +131,35 @@ class Wasserstein:
     def cvx_terms(self, loss, margin, coef: np.ndarray, w, scale: float, constraints: list):
         """The expected-loss terms as CVXPY, their constraints appended; returns ``(expression, duals)``.
 
-        ``λ ≥ scale·‖w‖_*`` (``w`` in the program's units), ``s_i ≥ ℓ(u_i)`` with ``u ≤ m`` and, for a finite
-        κ, ``s_i + λκ ≥ ℓ(v_i)`` with ``v ≤ −m``; ``duals`` are the constraints whose multipliers are
-        ``(p, q, a⁺, a⁻)`` (None for the absent pieces): ``p + q = c``, ``a⁺ = p α``, ``a⁻ = q β``.
+        ``λ ≥ scale·‖w‖_*`` (``w`` in the program's units), ``s_i ≥ ℓ(u_i)`` with ``u ≤ m`` and ``s_i + λκ ≥ ℓ(v_i)``
+        with ``v ≤ −m``; for ``κ = ∞`` the loss's own conic form (its slacks or margins) plus ``Cελ``. ``duals``
+        gives ``(p, q, a⁺, a⁻)``: the constraints whose multipliers they are, or arrays where they are known
+        (``p = c``, ``q = 0`` for ``κ = ∞``); ``p + q = c``, ``a⁺ = p α``, ``a⁻ = q β``.
         """
         n = coef.shape[0]
         lam = cp.Variable(nonneg=True, name="wasserstein_budget")
+        cons = [scale * cp.norm(w, self.dual) <= lam]
+        budget = float(coef.sum()) * self.eps * lam
+        if not np.isfinite(self.kappa):  # the loss's own form plus Cε‖w‖_*: p = c, q = 0
+            if loss.conic_argument == "margin":
+                arg = cp.Variable(n, name="u_margin")
+                cons_a = arg <= margin
+            else:
+                arg = cp.Variable(n, nonneg=True, name="xi")
+                cons_a = arg >= 1 - margin
+            constraints.extend([*cons, cons_a])
+            return budget + loss.cvx(arg, loss.conic_weight(coef)), (coef, np.zeros(n), cons_a, np.zeros(n))
+        if loss.conic_argument == "slack":  # the hinge: s ≥ 0, s ≥ 1 − m, s ≥ 1 + m − λκ (p = c − q is implied)
+            s = cp.Variable(n, nonneg=True, name="wasserstein_loss")
+            cons_a, cons_b = s >= 1 - margin, s + self.kappa * lam >= 1 + margin
+            constraints.extend([*cons, cons_a, cons_b])
+            return budget + coef @ s, (coef, cons_b, cons_a, cons_b)
         s = cp.Variable(n, name="wasserstein_loss")
-        u = cp.Variable(n, name="u_margin")
+        u, v = cp.Variable(n, name="u_margin"), cp.Variable(n, name="v_margin")
         cons_a, cons_p = u <= margin, loss.cvx_value(u) <= s
-        cons = [scale * cp.norm(w, self.dual) <= lam, cons_a, cons_p]
-        cons_b = cons_q = None
-        if np.isfinite(self.kappa):
-            v = cp.Variable(n, name="v_margin")
-            cons_b, cons_q = v <= -margin, loss.cvx_value(v) <= s + self.kappa * lam
-            cons += [cons_b, cons_q]
-        constraints.extend(cons)
-        return float(coef.sum()) * self.eps * lam + coef @ s, (cons_p, cons_q, cons_a, cons_b)
+        cons_b, cons_q = v <= -margin, loss.cvx_value(v) <= s + self.kappa * lam
+        constraints.extend([*cons, cons_a, cons_p, cons_b, cons_q])
+        return budget + coef @ s, (cons_p, cons_q, cons_a, cons_b)
 
     # ------------------------------------------------------------- worst case
     def worst_case(self, loss, X, y: np.ndarray, w: np.ndarray, b: float, c: np.ndarray) -> WorstCaseDistribution:
@@ -184,6 +196,12 @@ class Wasserstein:
             Xq[j] = Xq[j] - yq[j] * (left / pq[j]) * self._steepest(w)
         value = float(pq @ loss.value(yq * (Xq @ w + b)))
         return WorstCaseDistribution(Xq, yq, pq, value, bound, spent + left)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Wasserstein) and (self.eps, self.kappa, self.norm) == (other.eps, other.kappa,
+                                                                                          other.norm)
+
+    __hash__ = None
 
     def _steepest(self, w: np.ndarray) -> np.ndarray:
         """The unit vector (in the p-norm) ``u`` with ``u·w = ‖w‖_*``."""
