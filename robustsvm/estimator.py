@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions, _Constraint
+from sklearn.utils._param_validation import Interval, Options, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
@@ -50,8 +50,11 @@ def _column_means(X: np.ndarray) -> ConditionalGaussian:
     return ConditionalGaussian(np.nanmean(X, axis=0), np.diag(np.where(var > 0, var, 1.0)))
 
 
-class _TrueOrFalse(_Constraint):
+class _TrueOrFalse(Options):
     """``True`` or ``False`` (numpy booleans too), whose description names the parameter of a ridge intercept."""
+
+    def __init__(self) -> None:
+        super().__init__(bool, {True, False})
 
     def is_satisfied_by(self, val: Any) -> bool:
         return isinstance(val, (bool, np.bool_))
@@ -207,21 +210,21 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "loss": [StrOptions(set(LOSSES)), Loss],
         "l2": [Interval(Real, 0, None, closed="left")],
         "l1": [Interval(Real, 0, None, closed="left")],
-        "signs": ["no_validation"],
+        "signs": "no_validation",
         "uncertainty": [UncertaintySet, PerClass, None],
         "fit_intercept": [_TrueOrFalse()],
         "intercept_l2": [Interval(Real, 0, None, closed="neither"), None],
         "kernel": [Kernel, None],
         "solver": [str],
         "solver_options": [dict, None],
-        "positive_class": ["no_validation"],
+        "positive_class": "no_validation",
         "class_weight": [StrOptions({"balanced"}), Mapping, None],
         "probability": ["boolean"],
         "warm_start": ["boolean"],
         "missing": [StrOptions(set(MISSING_MODES))],
         "missing_level": [Real],
-        "bounds": ["no_validation"],
-        "constraints": ["no_validation"],
+        "bounds": "no_validation",
+        "constraints": "no_validation",
     }
 
     def __init__(

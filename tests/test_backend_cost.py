@@ -170,9 +170,10 @@ def test_a_first_order_backend_likely_to_stop_short_is_charged_the_fall_back():
         assert pred.seconds >= cost.predict("clarabel", short, table).seconds
 
 
-def test_distributed_candidates_are_chosen_for_distributed_data(monkeypatch):
-    """A Dask array goes to the distributed candidates once one is registered and accepts the model; their
-    in-memory counterparts' forms stand in until they register their own."""
+def test_distributed_data_follow_the_documented_rule_and_stand_ins_cost_the_candidates(monkeypatch):
+    """A Dask array goes to the distributed backend the documented rule names (``dask-ipm`` for dense data with at
+    most 512 features, ``dask-cocoa`` otherwise: ``docs/distributed.md``), whatever the cost forms predict; a
+    distributed candidate is costed by its in-memory counterpart's form until it registers its own."""
     toy = registry.Backend(name="toy-distributed-ipm", solve=lambda model, **o: None,
                            needs=registry.Needs(sets="any"), summary="a stand-in")
     registry.register(toy)
@@ -181,7 +182,10 @@ def test_distributed_candidates_are_chosen_for_distributed_data(monkeypatch):
         monkeypatch.setitem(cost.STAND_INS, "toy-distributed-ipm", "feature-ipm")
         problem, shape = _issue_case(rs.Box(0.05))
         dask_shape = cost.DataShape(n=shape.n, d=shape.d, nnz=shape.nnz, distributed=True)
-        assert solve_path.choose_backend(problem, dask_shape) == "toy-distributed-ipm"
+        assert shape.d <= 512 and solve_path.choose_backend(problem, dask_shape) == "dask-ipm"
+        sparse = cost.DataShape(n=shape.n, d=shape.d, nnz=shape.nnz // 10, sparse=True, distributed=True)
+        wide = cost.DataShape(n=shape.n, d=600, nnz=shape.n * 600, distributed=True)
+        assert solve_path.choose_backend(problem, sparse) == solve_path.choose_backend(problem, wide) == "dask-cocoa"
         assert solve_path.choose_backend(problem, shape) == "feature-ipm"  # in memory: the usual candidates
         x = cost.cost_inputs(problem, shape)
         assert cost.predict("toy-distributed-ipm", x).seconds == cost.predict("feature-ipm", x).seconds

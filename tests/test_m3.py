@@ -130,8 +130,10 @@ def test_init_option_and_validation():
         prob.solve(X, y, solver="m3", init=-1.0)
     with pytest.raises(ValueError, match="init"):
         prob.solve(X, y, solver="m3", init=np.ones(3))
-    with pytest.raises(ValueError, match="tol"):
-        m3_solve(NQP(np.eye(2), -np.ones(2)), tol=0)
+    with pytest.raises(ValueError, match="tol must be positive"):  # checked once, by the solve path
+        prob.solve(X, y, solver="m3", tol=0)
+    with pytest.raises(ValueError, match="max_iter must be a positive integer"):
+        m3_solve(NQP(np.eye(2), -np.ones(2)), max_iter=0)
 
 
 def test_check_refuses_with_reasons():

@@ -138,6 +138,7 @@ def evaluate_chunk(
     compile_once: bool = True,
     callback: Callable[[int], Any] | None = None,
     weights: FoldWeights | None = None,
+    chosen: str | None = None,
 ) -> dict:
     """Solve every point of ``points`` on every fold; one task of :func:`grid_search`.
 
@@ -146,7 +147,8 @@ def evaluate_chunk(
     fold's own model, compiled for it: one more compile each); otherwise every (point, fold) is solved on the
     fold's rows (in one batched call per fold when the backend has ``solve_many``). Every answer gets the
     package's certificate. ``weights`` (:func:`~robustsvm.model_selection.weights.fold_weights`) weigh each fold's
-    loss terms by the sample weights times the class weights of its training rows.
+    loss terms by the sample weights times the class weights of its training rows. ``chosen`` is the backend
+    :func:`grid_search` looked up for the whole grid (its ``"auto"`` decided once); None looks it up for this chunk.
 
     Returns
     -------
@@ -160,7 +162,7 @@ def evaluate_chunk(
     folds = np.asarray(folds)
     fold_ids = np.unique(folds)
     table = _Table(len(points), fold_ids.size, data.d)
-    backend = solve_path.lookup(solver, problem, data, points=len(points))
+    backend = registry.get_backend(chosen) if chosen else solve_path.lookup(solver, problem, data, points=len(points))
     args = (problem, data, folds, fold_ids, points, backend, solver, options, table, callback, weights)
     if compile_once:
         n_compiles = _compiled_once(*args)

@@ -301,7 +301,8 @@ def grid_search(
     n_total = len(points) * np.unique(folds).size
 
     bar = _progress_bar(n_total, progress, f"grid {backend.name}")
-    kwargs = {"solver": solver, "solver_options": solver_options, "compile_once": compile_once, "weights": weights}
+    kwargs = {"solver": solver, "solver_options": solver_options, "compile_once": compile_once, "weights": weights,
+              "chosen": backend.name}  # "auto" decided once, for the whole grid
     try:
         if client is not None:
             parts, chunks = _run_dask(client, problem, X_arg, data.y, folds, points, kwargs, n_chunks, bar)
