@@ -14,7 +14,7 @@ class DegenerateSolutionWarning(UserWarning):
     """A certified solution whose decision is constant on its training data: it predicts one class everywhere.
 
     The message names the cause, for instance a radius beyond the critical radius
-    (:func:`robustsvm.critical_radius`) at which ``w = 0`` becomes optimal; ``Solution.extra["degenerate"]``
+    (:func:`robustsvm.critical_radius`) at which ``w = 0`` becomes optimal; ``Solution.degenerate``
     holds the report.
     """
 

@@ -171,7 +171,7 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
         "support_vectors": _matrix_to_dict(solution.support_vectors),
         "versions": versions(),
         # a constant decision on the training data, with its cause (robustsvm.conic.degenerate); null otherwise
-        "degenerate": solution.extra.get("degenerate"),
+        "degenerate": solution.degenerate,
     }
     if "data" in solution.extra and out["data"] is None:
         out["data"] = solution.extra["data"]
@@ -226,8 +226,8 @@ def solution_from_dict(spec: dict, *, accept_modified: bool = False, where: str 
         dual_coef=None if spec.get("dual_coef") is None else _floats(spec["dual_coef"]),
         support_vectors=_matrix_from_dict(spec.get("support_vectors")),
         extra={"data": spec.get("data"), "versions": spec.get("versions") or {}, "format_version": version,
-               "digests": spec.get("digests"), "modified": modified, **{k: spec.get(k) for k in SECTIONS},
-               **({"degenerate": spec["degenerate"]} if spec.get("degenerate") is not None else {})},
+               "digests": spec.get("digests"), "modified": modified, **{k: spec.get(k) for k in SECTIONS}},
+        degenerate=spec.get("degenerate"),
     )
 
 

@@ -95,6 +95,9 @@ class Solution:
         The first answer ``"auto"`` solved again (short of optimal, or an error), None when it was kept.
     auto_probe : Attempt or None
         The bounded first-order attempt ``"auto"`` made before a second-order or conic choice.
+    degenerate : dict or None
+        The report of a solution whose decision is constant on its training data (``cause``, ``predicts``,
+        ``critical_radius``, ``critical_l1``, ``weight_resolution``); None when it is not.
     """
 
     w: np.ndarray | None
@@ -125,6 +128,7 @@ class Solution:
     auto_attempts: tuple[Attempt, ...] = ()
     auto_fallback: Attempt | None = None
     auto_probe: Attempt | None = None
+    degenerate: dict | None = None
 
     @property
     def n_features(self) -> int:
@@ -149,12 +153,6 @@ class Solution:
         if self.w is None:
             raise ValueError("a kernel model has no weights w")
         return count_nonzeros(self.w, self.weight_resolution)
-
-    @property
-    def degenerate(self) -> dict | None:
-        """The report of a solution whose decision is constant on its training data (``cause``, ``predicts``,
-        ``critical_radius``, ``critical_l1``, ``weight_resolution``); None when it is not."""
-        return self.extra.get("degenerate")
 
     @property
     def relative_gap(self) -> float:

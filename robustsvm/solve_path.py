@@ -299,7 +299,7 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
                 warn: bool = True, stacklevel: int = 1) -> Solution:
     """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
     :class:`DegenerateSolutionWarning` when its decision is constant on the training data
-    (:func:`robustsvm.conic.degenerate.diagnose`, kept in ``Solution.extra["degenerate"]``)."""
+    (:func:`robustsvm.conic.degenerate.diagnose`, kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value
     sol = Solution(
@@ -321,7 +321,7 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
         )
     report = _degeneracy(model, result, explain=warn)
     if report is not None:
-        sol.extra["degenerate"] = report
+        sol.degenerate = report
         if warn:
             announce_degenerate(sol, model, stacklevel=stacklevel + 1)
     return sol
@@ -339,11 +339,10 @@ def _degeneracy(model: Model, result: Result, *, explain: bool) -> dict | None:
 def announce_degenerate(sol: Solution, model: Model, *, stacklevel: int = 1) -> Solution:
     """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
     not (a solution built with ``warn=False``, then returned to a caller that warns)."""
-    report = sol.extra.get("degenerate")
+    report = sol.degenerate
     if report is not None and not report.get("explained"):
-        report = degenerate.explain_report(model, sol.w, report)
-        if report is None:  # the critical values prove w* ≠ 0
-            del sol.extra["degenerate"]
+        report = degenerate.explain_report(model, sol.w, report)  # None: the critical values prove w* ≠ 0
+        sol.degenerate = report
     if report is None:
         return sol
     label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
