@@ -187,6 +187,9 @@ class ModelSummary:
     uncertainty : UncertaintySet, tuple of UncertaintySet or None
         The one set of the model, the sets of its samples, or None for the nominal model.
     kernel : Kernel or None
+    constraints : tuple
+        The linear constraints on ``w`` as written (``scipy.optimize.LinearConstraint``, ordering priors), or for a
+        normalized model its stacked rows (one :class:`~robustsvm.weight_constraints.LinearConstraints`).
     """
 
     loss: Loss
@@ -197,6 +200,7 @@ class ModelSummary:
     has_constraints: bool
     uncertainty: UncertaintySet | tuple | None
     kernel: Kernel | None
+    constraints: tuple = ()
 
     @property
     def polyhedral(self) -> bool:
@@ -218,14 +222,16 @@ def summarize(model: Any) -> ModelSummary:
                             has_signs=model.has_signs, has_bounds=model.has_bounds,
                             has_constraints=model.has_constraints,
                             uncertainty=None if not sets else sets[0] if len(sets) == 1 else sets,
-                            kernel=model.kernel)
+                            kernel=model.kernel,
+                            constraints=(model.feasible.linear,) if model.has_constraints else ())
     if hasattr(model, "summary"):
         return model.summary
     unc = model.uncertainty
     return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept_term,
                         has_signs=model.has_signs, has_bounds=model.has_bounds,
                         has_constraints=model.has_constraints,
-                        uncertainty=tuple(unc) if isinstance(unc, list) else unc, kernel=model.kernel)
+                        uncertainty=tuple(unc) if isinstance(unc, list) else unc, kernel=model.kernel,
+                        constraints=tuple(getattr(model, "constraints", None) or ()))
 
 
 def penalty_changes(model: Any, *, l2: float | None = None, l1: float | None = None,

@@ -8,7 +8,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
-from robustsvm.duality import lagrangian_bound, multipliers_from_margins
+from robustsvm.duality import BoundTerms, lagrangian_bound, multipliers_from_margins
 from robustsvm.losses import LOSSES, loss_from_dict
 
 from ._reference import Formulation, certified_reference
@@ -131,11 +131,9 @@ def test_lagrangian_bound_uses_the_entropy():
     m = model.y * (X @ sol.w + sol.b)
     a = multipliers_from_margins(model.loss, m, model.c)
     signs = np.zeros(5)
-    bound, _ = lagrangian_bound(X, model.y, model.c, a, loss=model.loss, l2=0.1, l1=0.0, signs=signs,
-                                intercept="free")
+    bound, _ = lagrangian_bound(BoundTerms(X, model.y, model.c, model.loss, 0.1, 0.0, signs, "free"), a)
     assert abs(bound - sol.objective) < 1e-7
-    hinge_bound, _ = lagrangian_bound(X, model.y, model.c, a, loss="hinge", l2=0.1, l1=0.0, signs=signs,
-                                      intercept="free")
+    hinge_bound, _ = lagrangian_bound(BoundTerms(X, model.y, model.c, "hinge", 0.1, 0.0, signs, "free"), a)
     assert abs(hinge_bound - sol.objective) > 1e-2
 
 

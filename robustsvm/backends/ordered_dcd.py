@@ -30,7 +30,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from ..duality import admissible_multipliers, lagrangian_bound
+from ..duality import BoundTerms, admissible_multipliers, lagrangian_bound
 from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
@@ -275,9 +275,9 @@ class _Certifier:
         a = admissible_multipliers(c * self.model_alpha(), y, c, m.loss, m.intercept.mode)
         s = np.asarray(m.X.T @ (a * y)).ravel()
         w, nu = self.chains.multipliers(s, prm.l2, prm.l1, self.lower, self.upper)
-        D, _ = lagrangian_bound(m.X, y, c, a, loss=m.loss, l2=m.l2, l1=m.l1, signs=m.signs,
-                                intercept=m.intercept.mode, mu=m.intercept.mu, box=self.box,
-                                linear=self.linear, nu=nu if self.linear is not None else None)
+        terms = BoundTerms(m.X, y, c, m.loss, m.l2, m.l1, m.signs, m.intercept.mode, m.intercept.mu, box=self.box,
+                           linear=self.linear)
+        D, _ = lagrangian_bound(terms, a, nu=nu if self.linear is not None else None)
         if D > self.best[0]:
             self.best = (D, a, nu)
         best = None
@@ -355,7 +355,7 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     _, a, nu = certify.best
     result = certified_result(run, tol=tol, intercept=model.intercept, t_start=t_start,
                               multipliers=model.c * certify.model_alpha() if a is None else a,
-                              extra={"rho": rho, "chains": chains.chain_ptr.size - 1})
+                              dual_alpha=certify.model_alpha(), extra={"rho": rho, "chains": chains.chain_ptr.size - 1})
     return replace(result, constraint_multipliers=None if certify.linear is None else nu)
 
 
