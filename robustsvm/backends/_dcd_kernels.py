@@ -10,8 +10,8 @@ so that after every update the closed-form β is already applied on the touched 
 ``λl`` and ``λu``, a large finite number for an absent side, or only the signs ``s_h`` as int8 when there are no
 other bounds: the epochs compile one variant for each). The derivation is in ``docs/derivations/dcd.md``.
 
-``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
-the effective intercept seen by the updates is ``b0 + ρ S``.
+``st.sums`` is a one-record array of :data:`SUMS`: the intercept multiplier ``b0`` and ``S = Σ c_i y_i α_i``
+(and ``A`` for the robust epochs); the effective intercept seen by the updates is ``b0 + ρ S``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,11 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
-__all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
-           "clipped_weight", "drop_from_active", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set",
-           "newton_step", "one_epoch", "outside", "projected_gradient", "run_epochs", "shuffle", "unbounded",
+__all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
+           "EpochBlock", "ShrinkState", "average_into", "dual_sums",
+           "clipped_weight", "drop_from_active", "epoch", "free_at", "leaves_active_set",
+           "newton_step", "outside", "projected_gradient", "row_entry", "row_span", "run_epochs", "shuffle",
+           "unbounded", "visit",
            "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
@@ -33,18 +35,67 @@ DenseRows = namedtuple("DenseRows", ["X"])
 CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
 #: per sample: labels ±1, loss coefficients, the diagonal ``Q_ii`` of the dual
 DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
-#: the maintained vectors ``v``, ``w`` and ``sums = [b0, S]`` (intercept multiplier, ``Σ c_i y_i α_i``)
+#: the maintained scalars of a dual coordinate method, as the named fields of one record: the intercept multiplier
+#: ``b0``, ``S = Σ c_i y_i α_i`` and the radius mass ``A = Σ c_i α_i r_i`` (0 for the nominal model)
+SUMS = np.dtype([("b0", np.float64), ("S", np.float64), ("A", np.float64)])
+#: the maintained vectors ``v``, ``w`` and ``sums`` (:data:`SUMS`)
 DcdState = namedtuple("DcdState", ["v", "w", "sums"])
 #: the bounds on ``w`` times λ: ``lo ≤ λw ≤ up`` (±1e300 for an absent side; a sign is a zero bound)
 DcdBox = namedtuple("DcdBox", ["lo", "up"])
 #: sign constraints only (``s_h`` as int8, 0 = free): the bounds ``[0, ∞)`` / ``(−∞, 0]`` of :data:`DcdBox` in one
 #: byte per feature, which the epochs read with a sign test instead of a two-sided clip
 DcdSigns = namedtuple("DcdSigns", ["sg"])
-#: the scalars of one solve: ``1/λ``, the dual box's end, the squared hinge's ``δ/2``, ρ, and the switches
+#: the scalars of one solve: ``1/λ``, the dual box's end and diagonal term of the loss (:attr:`.Loss.dual_upper`,
+#: :attr:`.Loss.dual_diagonal`), ρ, and the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
+#: liblinear's shrinking state between epochs (:class:`.dual_ascent.Shrinking`): the active prefix of ``index``,
+#: the previous epoch's projected-gradient range and the range below which the active set looks solved
+ShrinkState = namedtuple("ShrinkState", ["active", "pg_max_old", "pg_min_old", "pg_eps"])
+#: one compiled block of epochs (:func:`run_epochs`): at most ``epochs`` epochs over ``n_total`` samples, an epoch
+#: counting at least ``min_pass`` passes, ``work_left`` passes of budget, ``since`` epochs since the last
+#: certificate, whether the intercept is free and the weight of the newest iterate in the average
+EpochBlock = namedtuple("EpochBlock", ["epochs", "n_total", "min_pass", "work_left", "since", "free", "avg_weight"])
+#: bounds beyond signs followed on the signs' path: ``lo_k ≤ v_h ≤ up_k`` at ``h = index[k]`` (:func:`outside`)
+BoundCheck = namedtuple("BoundCheck", ["index", "lo", "up"])
+
+
+def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
+    """A one-record array of :data:`SUMS`."""
+    out = np.zeros(1, dtype=SUMS)
+    out[0] = (b0, S, A)
+    return out
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
+
+
+def row_span(rows, i):
+    """``(start, stop)``: the range of row ``i``'s entries (``0, d`` for :data:`DenseRows`, the stored entries of a
+    :data:`CsrRows`), which :func:`row_entry` reads; compiled, the choice is made once per type of ``rows``."""
+    return (0, rows.X.shape[1]) if isinstance(rows, DenseRows) else (rows.indptr[i], rows.indptr[i + 1])
+
+
+def row_entry(rows, i, k):
+    """``(h, x_ih)`` of entry ``k`` of row ``i`` (:func:`row_span`)."""
+    return (k, rows.X[i, k]) if isinstance(rows, DenseRows) else (rows.indices[k], rows.data[k])
+
+
+def _is_dense(rows_type) -> bool:
+    return getattr(rows_type, "instance_class", None) is DenseRows
+
+
+@overload(row_span, inline="always")
+def _row_span(rows, i):  # pragma: no cover - compiled
+    if _is_dense(rows):
+        return lambda rows, i: (0, rows.X.shape[1])
+    return lambda rows, i: (rows.indptr[i], rows.indptr[i + 1])
+
+
+@overload(row_entry, inline="always")
+def _row_entry(rows, i, k):  # pragma: no cover - compiled
+    if _is_dense(rows):
+        return lambda rows, i, k: (k, rows.X[i, k])
+    return lambda rows, i, k: (rows.indices[k], rows.data[k])
 
 
 def _signs_weight(box, h, vh, inv_lam):
@@ -173,136 +224,108 @@ def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
     return active_size
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-                pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
-
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
-    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a
-    :data:`DcdParams`.
-    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
-    are updated in place.
-    """
-    X = rows.X
-    y, c, qdiag = samples.y, samples.c, samples.qdiag
-    v, w, state = st.v, st.w, st.sums
-    inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
-    d = X.shape[1]
-    b0 = state[0]
-    S = state[1]
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
-    while s < active_size:
-        i = index[s]
-        acc = 0.0
-        for h in range(d):
-            acc += X[i, h] * w[h]
-        yi = y[i]
-        ai = alpha[i]
-        G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
-            a_new = newton_step(ai, G, qdiag[i], upper)
-            delta = (a_new - ai) * yi * c[i]
-            if delta != 0.0:
-                alpha[i] = a_new
-                S += delta
-                n_updates += 1
-                for h in range(d):
-                    vh = v[h] + delta * X[i, h]
-                    v[h] = vh
-                    w[h] = clipped_weight(box, h, vh, inv_lam)
-        s += 1
-    state[1] = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+@nb.njit(cache=True, inline="always")
+def visit(ai, G, upper, shrinking, pg_max_old, pg_min_old, pg_range):  # pragma: no cover - compiled
+    """The head of a coordinate step at ``α_i`` with the dual's gradient ``G``: ``(leaves, steps, pg_range)``, with
+    ``leaves`` liblinear's shrinking rule (:func:`leaves_active_set`), ``steps`` whether the projected gradient is
+    not zero (above 1e-12) and ``pg_range = (max, min)`` of the projected gradients seen, updated unless it
+    leaves."""
+    if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+        return True, False, pg_range
+    PG = projected_gradient(ai, G, upper)
+    return False, abs(PG) > 1e-12, (max(pg_range[0], PG), min(pg_range[1], PG))
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-                 pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
-
-    Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
-    (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
-    on a row with a coordinate clipped at the current point (on a row with none the local curvature is ``qdiag``
-    itself, and the plain step is taken without the check: late in a solve with frozen features, every row),
-    the α-step uses the curvature of the coordinates free at the current point, which is kept
-    only when its exact dual gain is at least what the step with the full curvature ``qdiag``
-    is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
-    as much as the plain Newton step's bound).
-    Same arguments, returns and in-place updates as :func:`epoch_dense`.
-    """
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
-    y, c, qdiag = samples.y, samples.c, samples.qdiag
-    v, w, state = st.v, st.w, st.sums
-    inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
-    shrinking, local = prm.shrinking, prm.local
-    b0 = state[0]
-    S = state[1]
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
-    while s < active_size:
-        i = index[s]
-        start = indptr[i]
-        stop = indptr[i + 1]
-        acc = 0.0
-        q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
-        n_free = 0.0  # their number
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
+    """``(x_i·w, Σ x_ih² f_h, Σ f_h)`` over row ``i``'s entries, ``f_h`` the 0/1 indicator that ``h`` is free at
+    ``w_h`` (:func:`free_at`; the last two only with ``local``, for the local curvature)."""
+    start, stop = row_span(rows, i)
+    acc = 0.0
+    q_free = 0.0
+    n_free = 0.0
+    if local:
         for k in range(start, stop):
-            h = indices[k]
-            x = data[k]
+            h, x = row_entry(rows, i, k)
             wh = w[h]
             acc += x * wh
-            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
-            # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
-            if local:
-                f = free_at(box, h, wh)
-                q_free += x * x * f
-                n_free += f
+            f = free_at(box, h, wh)  # a product with the 0/1 indicator rather than a branch (unpredictable)
+            q_free += x * x * f
+            n_free += f
+    else:
+        for k in range(start, stop):
+            h, x = row_entry(rows, i, k)
+            acc += x * w[h]
+    return acc, q_free, n_free
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _move_weights(rows, i, delta, v, w, box, inv_lam, track):  # pragma: no cover - compiled
+    """``v += delta·x_i`` and ``w_h = clipped_weight(v_h)`` on row ``i``'s entries; returns the change of ``‖w‖²``
+    there when ``track`` (for the gain check), else 0."""
+    start, stop = row_span(rows, i)
+    dw2 = 0.0
+    if track:
+        for k in range(start, stop):
+            h, x = row_entry(rows, i, k)
+            vh = v[h] + delta * x
+            wh = clipped_weight(box, h, vh, inv_lam)
+            dw2 += wh * wh - w[h] * w[h]
+            v[h] = vh
+            w[h] = wh
+    else:
+        for k in range(start, stop):
+            h, x = row_entry(rows, i, k)
+            vh = v[h] + delta * x
+            v[h] = vh
+            w[h] = clipped_weight(box, h, vh, inv_lam)
+    return dw2
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+          pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for dense C-ordered rows (:data:`DenseRows`) or CSR rows
+    (:data:`CsrRows`: O(nnz) per epoch).
+
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
+    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a :data:`DcdParams`.
+    With ``local`` (sparse rows with signs, no other bounds), on a row with a coordinate clipped at the current
+    point the α-step uses the curvature of the coordinates free there, kept only when its exact dual gain is at
+    least what the step with the full curvature ``qdiag`` is guaranteed to gain; otherwise that step is taken
+    (derivation §2). Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and
+    ``index`` are updated in place.
+    """
+    y, c, qdiag = samples.y, samples.c, samples.qdiag
+    v, w, state = st.v, st.w, st.sums[0]
+    inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
+    shrinking, local = prm.shrinking, prm.local
+    b0 = state.b0
+    S = state.S
+    pg_range = (-np.inf, np.inf)
+    n_updates = 0
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        acc, q_free, n_free = _row_dot(rows, i, w, box, local)
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+        leaves, steps, pg_range = visit(ai, G, upper, shrinking, pg_max_old, pg_min_old, pg_range)
+        if leaves:
             active_size = drop_from_active(index, s, active_size)
             continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
+        if steps:
             ci = c[i]
             a_safe = newton_step(ai, G, qdiag[i], upper)
             a_new = a_safe
+            start, stop = row_span(rows, i)
             if local and n_free < stop - start:  # some coordinate clipped: the local curvature is below qdiag
                 a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
             delta = (a_new - ai) * yi * ci
             if delta != 0.0:
-                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
-                if a_new != a_safe:
-                    for k in range(start, stop):
-                        h = indices[k]
-                        vh = v[h] + delta * data[k]
-                        wh = clipped_weight(box, h, vh, inv_lam)
-                        dw2 += wh * wh - w[h] * w[h]
-                        v[h] = vh
-                        w[h] = wh
-                else:
-                    for k in range(start, stop):
-                        h = indices[k]
-                        vh = v[h] + delta * data[k]
-                        v[h] = vh
-                        w[h] = clipped_weight(box, h, vh, inv_lam)
+                dw2 = _move_weights(rows, i, delta, v, w, box, inv_lam, a_new != a_safe)
                 if local and a_new != a_safe:
                     # exact gain of the dual against the gain the curvature-bound step is sure to make
                     gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
@@ -310,19 +333,15 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                     ds = a_safe - ai
                     if gain < -ci * (G * ds + 0.5 * qdiag[i] * ds * ds):
                         delta2 = (a_safe - a_new) * yi * ci
-                        for k in range(start, stop):
-                            h = indices[k]
-                            vh = v[h] + delta2 * data[k]
-                            v[h] = vh
-                            w[h] = clipped_weight(box, h, vh, inv_lam)
+                        _move_weights(rows, i, delta2, v, w, box, inv_lam, False)
                         delta += delta2
                         a_new = a_safe
                 alpha[i] = a_new
                 S += delta
                 n_updates += 1
         s += 1
-    state[1] = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+    state.S = S
+    return active_size, pg_range[0], pg_range[1], n_updates
 
 
 @nb.njit(cache=True)
@@ -399,68 +418,51 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
-def one_epoch(rows, *args):
-    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
-    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
-
-
-@overload(one_epoch)
-def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-               pg_min_old):  # pragma: no cover - compiled
-    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
-
-    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
-        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
-    return impl
-
-
 @nb.njit(cache=True)
-def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx):  # pragma: no cover - compiled
-    """Up to ``ctl[0]`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
+def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
+    """Up to ``block.epochs`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
 
-    ``shr = [active, pg_max_old, pg_min_old, pg_eps]`` is liblinear's shrinking state
-    (:class:`.dual_ascent.Shrinking`), updated in place; ``ctl = [epochs, n_total, min_pass, work_left,
-    since, free, avg_weight]``. After each epoch: the pass count ``max(visited/n_total, min_pass)``, the
-    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [lo, up]`` on ``index`` of
-    ``rx = (index, lo, up)`` (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w``
-    (skipped after an epoch that failed the check) and the shrinking rule. Stops after the epoch that fails the
-    check, that makes the active set look solved (once ``since`` plus the epochs run reach 2), that spends
-    ``work_left`` passes, or the last.
-    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds)``.
+    ``shrink`` is liblinear's shrinking state (a :data:`ShrinkState`), ``block`` an :data:`EpochBlock`. After each
+    epoch: the pass count ``max(visited/n_total, min_pass)``, the intercept multiplier step ``b0 += ρ S`` (free
+    intercept), the check ``v ∉ [lo, up]`` on ``rx`` (a :data:`BoundCheck` of the bounds beyond signs,
+    :func:`outside`), the average ``avg ← (1 − a) avg + a w`` (skipped after an epoch that failed the check) and the
+    shrinking rule. Stops after the epoch that fails the check, that makes the active set look solved (once
+    ``since`` plus the epochs run reach 2), that spends ``work_left`` passes, or the last.
+    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds, shrink)`` with the new
+    :data:`ShrinkState`.
     """
-    k_max = int(ctl[0])
-    n_total = int(ctl[1])
-    min_pass, work_left, since, free, weight = ctl[2], ctl[3], int(ctl[4]), ctl[5] != 0.0, ctl[6]
-    state = st.sums
+    n_total = block.n_total
+    state = st.sums[0]
     w = st.w
+    active, pg_max_old, pg_min_old, pg_eps = shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps
     work = 0.0
     e = 0
     looked = False
     binds = False
-    active_new = int(shr[0])
+    active_new = active
     while True:
-        visited = int(shr[0])
-        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
-                                                          shr[1], shr[2])
+        visited = active
+        active_new, pg_max_new, pg_min_new, _ = epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                      pg_max_old, pg_min_old)
         e += 1
-        work += max(visited / max(n_total, 1), min_pass)
-        if free:
-            state[0] += prm.rho * state[1]
-        binds = outside(st.v, rx[0], rx[1], rx[2])
+        work += max(visited / max(n_total, 1), block.min_pass)
+        if block.free:
+            state.b0 += prm.rho * state.S
+        binds = outside(st.v, rx.index, rx.lo, rx.up)
         if not binds:
-            average_into(avg, w, weight)
-        looked = active_new == 0 or pg_max_new - pg_min_new <= shr[3]
-        shr[0] = active_new
+            average_into(avg, w, block.avg_weight)
+        looked = active_new == 0 or pg_max_new - pg_min_new <= pg_eps
+        active = active_new
         if looked:
             if active_new < n_total:
-                shr[0] = n_total
-                shr[1] = np.inf
-                shr[2] = -np.inf
+                active = n_total
+                pg_max_old = np.inf
+                pg_min_old = -np.inf
             else:
-                shr[3] *= 0.1
+                pg_eps *= 0.1
         else:
-            shr[1] = pg_max_new if pg_max_new > 0 else np.inf
-            shr[2] = pg_min_new if pg_min_new < 0 else -np.inf
-        if binds or (looked and since + e >= 2) or work >= work_left or e >= k_max:
+            pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
+            pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
+        if binds or (looked and block.since + e >= 2) or work >= block.work_left or e >= block.epochs:
             break
-    return e, looked, work, active_new, binds
+    return e, looked, work, active_new, binds, ShrinkState(active, pg_max_old, pg_min_old, pg_eps)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..backends._shared_set_kernels import KIND_ELLIPSOID, softclip
+from ..backends._shared_set_kernels import softclip
 from ..backends.dual_ascent import DualCertificate
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace
 from ..duality import class_balance
@@ -71,7 +71,7 @@ def dual_bound(spec: SharedSetArrays, work: Workspace, total: BlockSums, w: np.n
     else:
         work.refresh(spec.set_kernel, _kernel_params(spec), v_t, A_t, CERT_INNER)
         us = [work.state.u.copy()]
-        if spec.kind == KIND_ELLIPSOID:
+        if not spec.description.exact:
             us.append(spec.V.worst_case(w))
         wds = []
         for u in us:
