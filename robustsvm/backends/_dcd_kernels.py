@@ -26,7 +26,7 @@ __all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples",
            "EpochBlock", "ShrinkState", "average_into", "dual_sums",
            "clipped_weight", "drop_from_active", "epoch", "free_at", "leaves_active_set",
            "newton_step", "outside", "projected_gradient", "row_entry", "row_span", "run_epochs", "shuffle",
-           "unbounded", "visit",
+           "visit",
            "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
@@ -106,14 +106,6 @@ def _box_weight(box, h, vh, inv_lam):
     return min(max(vh, box.lo[h]), box.up[h]) * inv_lam
 
 
-def _signs_unbounded(box, h):
-    return box.sg[h] == 0
-
-
-def _box_unbounded(box, h):
-    return box.lo[h] != 0.0 and box.up[h] != 0.0
-
-
 def _signs_free_at(box, h, wh):
     return 1.0 if (wh != 0.0) | (box.sg[h] == 0) else 0.0
 
@@ -123,7 +115,7 @@ def _box_free_at(box, h, wh):
 
 
 def free_at(box, h, wh):
-    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or :func:`unbounded`), else 0.0; written with
+    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound on it), else 0.0; written with
     bitwise operators so that the compiled epochs multiply by it instead of branching on an unpredictable test."""
     return (_signs_free_at if isinstance(box, DcdSigns) else _box_free_at)(box, h, wh)
 
@@ -132,11 +124,6 @@ def clipped_weight(box, h, vh, inv_lam):
     """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
     (the same value; compiled, the choice is made once per type of ``box``)."""
     return (_signs_weight if isinstance(box, DcdSigns) else _box_weight)(box, h, vh, inv_lam)
-
-
-def unbounded(box, h):
-    """Whether feature ``h`` has no zero bound (``s_h = 0`` for a :data:`DcdSigns`): ``w_h = 0`` there is not a clip."""
-    return (_signs_unbounded if isinstance(box, DcdSigns) else _box_unbounded)(box, h)
 
 
 def _is_signs(box_type) -> bool:
@@ -151,11 +138,6 @@ def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
 @overload(free_at)
 def _free_at(box, h, wh):  # pragma: no cover - compiled
     return _signs_free_at if _is_signs(box) else _box_free_at
-
-
-@overload(unbounded)
-def _unbounded(box, h):  # pragma: no cover - compiled
-    return _signs_unbounded if _is_signs(box) else _box_unbounded
 
 
 @nb.njit(cache=True)
@@ -312,9 +294,9 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        leaves, steps, pg_range = visit(ai, G, upper, shrinking, pg_max_old, pg_min_old, pg_range)
+        leaves, steps, pg_range, active_size = visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old,
+                                                     pg_min_old, pg_range)
         if leaves:
-            active_size = drop_from_active(index, s, active_size)
             continue
         if steps:
             ci = c[i]

@@ -25,7 +25,7 @@ from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._box_sparse_kernels import band_move, band_products, band_start
-from ._dcd_kernels import drop_from_active, newton_step, row_entry, row_span, shuffle, visit
+from ._dcd_kernels import newton_step, row_entry, row_span, shuffle, visit
 from ._shared_set_kernels import bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
 
 __all__ = ["STEPS", "BandStep", "RefreshStep", "Samples", "ScaleStep", "epoch"]
@@ -192,24 +192,20 @@ def epoch(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_o
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     scal, state = st.scal, st.sums[0]
     upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
-    b0 = state.b0
-    S = state.S
-    A = state.A
+    shuffle(index, active_size, rng)
+    b0, S, A = state.b0, state.S, state.A
     ctx = start(step, rows, st, setk, prm, A)
     pg_range = (-np.inf, np.inf)
     n_updates = 0
-    shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
         xw, xu, xa, xua = products(step, rows, i, st, setk, ctx)
-        yi = y[i]
-        ai = alpha[i]
-        ri = r[i]
+        yi, ai, ri = y[i], alpha[i], r[i]
         G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        leaves, steps, pg_range = visit(ai, G, upper, shrinking, pg_max_old, pg_min_old, pg_range)
+        leaves, steps, pg_range, active_size = visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old,
+                                                     pg_min_old, pg_range)
         if leaves:
-            active_size = drop_from_active(index, s, active_size)
             continue
         if steps:
             ci = c[i]
