@@ -207,15 +207,16 @@ def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, inline="always")
-def visit(ai, G, upper, shrinking, pg_max_old, pg_min_old, pg_range):  # pragma: no cover - compiled
-    """The head of a coordinate step at ``α_i`` with the dual's gradient ``G``: ``(leaves, steps, pg_range)``, with
-    ``leaves`` liblinear's shrinking rule (:func:`leaves_active_set`), ``steps`` whether the projected gradient is
-    not zero (above 1e-12) and ``pg_range = (max, min)`` of the projected gradients seen, updated unless it
-    leaves."""
+def visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old, pg_min_old,
+          pg_range):  # pragma: no cover - compiled
+    """The head of a coordinate step at ``α_i`` (``i = index[s]``) with the dual's gradient ``G``: ``(leaves, steps,
+    pg_range, active_size)``. ``leaves``: liblinear's shrinking rule set the sample aside (:func:`leaves_active_set`,
+    :func:`drop_from_active`); ``steps``: the projected gradient is not zero (above 1e-12); ``pg_range = (max,
+    min)`` of the projected gradients seen, updated unless the sample leaves."""
     if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-        return True, False, pg_range
+        return True, False, pg_range, drop_from_active(index, s, active_size)
     PG = projected_gradient(ai, G, upper)
-    return False, abs(PG) > 1e-12, (max(pg_range[0], PG), min(pg_range[1], PG))
+    return False, abs(PG) > 1e-12, (max(pg_range[0], PG), min(pg_range[1], PG)), active_size
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
