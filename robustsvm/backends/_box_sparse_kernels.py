@@ -1,4 +1,4 @@
-"""The box set's sparse step of ``robust-dcd`` (no bounds): the prox followed in O(nnz(x_i) + |C|) per step.
+"""The sparse epoch of ``robust-dcd`` for the box set without bounds, in O(nnz(x_i) + |C|) per step.
 
 For the box (widths ``δ``) the prox at the shrink level ``τ = A/λ2`` is ``w_h = soft(z_h, τδ_h)`` and the saddle
 point ``u_h = clip(z_h/τ, −δ_h, δ_h)``: with ``S1 = {h : |z_h| > τδ_h}`` (where ``w_h ≠ 0``),
@@ -19,10 +19,13 @@ of the epoch (``docs/derivations/robust_dcd.md`` §8).
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
-from ._shared_set_kernels import soft
+from ._dcd_kernels import drop_from_active, leaves_active_set, projected_gradient, shuffle
+from ._robust_dcd_kernels import radius_mass, safe_and_local_steps, worse_than_safe
+from ._shared_set_kernels import refresh, soft
 
-__all__ = ["BAND", "band_move", "band_products", "band_start", "box_sums"]
+__all__ = ["BAND", "box_sums", "epoch_sparse_box"]
 
 #: no contraction into fused multiply-adds: ``|z_h| − τδ_h > 0`` must be decided the same way in every function
 #: (a coordinate at the threshold classified one way by the sums and the other by the move would corrupt them)
@@ -150,65 +153,99 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def band_start(st, setk, prm, A):  # pragma: no cover - compiled
-    """The epoch's context ``(arrays, scal, Z0, Q1, uw, ww, ncand, τ, lo, hi)`` from ``z`` as the last refresh left
-    it: the sums and the candidates' list at ``τ = A/λ2`` (O(d)), ``scal`` written, the band ``[τ/BAND, BAND·τ]``."""
-    inv_lam = 1.0 / prm.lam
-    arrays = (st.v, st.z, st.cand, st.flag, setk.sg, setk.delta)
+def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                     pg_min_old):  # pragma: no cover - compiled
+    """:func:`._robust_dcd_kernels.epoch_sparse` for the box without bounds: O(nnz(x_i) + |C|) per step.
+
+    Same arguments, returns and in-place updates; ``st.cand`` and ``st.flag`` hold the candidates' list.
+    """
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
+    v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
+    sg, delta = setk.sg, setk.delta
+    upper, dii, rho, shrinking, lam, lam1 = prm.upper, prm.dii, prm.rho, prm.shrinking, prm.lam, prm.lam1
+    inv_lam = 1.0 / lam
+    arrays = (v, z, cand, flag, sg, delta)
+    b0 = state.b0
+    S = state.S
+    A = state.A
     tau = A * inv_lam
-    z0, q1, uw, ww, ncand = box_sums(st.z, setk.delta, tau, st.cand, st.flag)
-    _scalars(st.scal, tau, z0, q1, uw, ww)
-    return arrays, st.scal, z0, q1, uw, ww, ncand, tau, tau / BAND, tau * BAND
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def band_products(rows, i, ctx):  # pragma: no cover - compiled
-    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on the stored entries of CSR row i, from ``z`` and
-    ``τ`` (``w_h = soft(z_h, τδ_h)``, ``u_h = clip(z_h/τ, −δ_h, δ_h)``, ``δ_h sign(z_h)`` at ``τ = 0``)."""
-    arrays, tau = ctx[0], ctx[7]
-    z, delta = arrays[1], arrays[5]
-    indices, data = rows.indices, rows.data
-    xw = 0.0
-    xu = 0.0
-    xa = 0.0
-    xua = 0.0
-    inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        h = indices[k]
-        xh = data[k]
-        zh = z[h]
-        dh = delta[h]
-        t = tau * dh
-        wh = max(zh - t, 0.0) + min(zh + t, 0.0)
-        if tau > 0.0:
-            uh = min(max(zh * inv_tau, -dh), dh)
-        else:
-            uh = dh if zh > 0.0 else (-dh if zh < 0.0 else 0.0)
-        xw += xh * wh
-        xu += xh * uh
-        on = wh != 0.0
-        xa += xh * xh * on
-        xua += xh * uh * on
-    return xw, xu, xa, xua
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def band_move(rows, i, dv, st, prm, A, ctx):  # pragma: no cover - compiled
-    """``v += dv·x_i`` at the radius mass ``A``: the sums follow the move of ``τ`` inside the band, then the row's
-    coordinates; when ``τ`` leaves the band (or is 0) they and the list are remade at it. Writes ``scal`` and
-    returns the new context (:func:`band_start`)."""
-    arrays, scal, z0, q1, uw, ww, ncand, tau, lo, hi = ctx
-    z, cand, flag, delta = arrays[1], arrays[2], arrays[3], arrays[5]
-    inv_lam = 1.0 / prm.lam
-    tau_n = A * inv_lam
-    inside = lo <= tau_n <= hi and tau > 0.0
-    if inside:
-        z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-    z0, q1, uw, ww, ncand = _row_move((rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]), dv, arrays,
-                                      prm.lam1, inv_lam, tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
-    if not inside:  # the level left the band (or is 0): remake the sums and the list at it
-        lo = tau_n / BAND
-        hi = tau_n * BAND
-        z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
-    _scalars(scal, tau_n, z0, q1, uw, ww)
-    return arrays, scal, z0, q1, uw, ww, ncand, tau_n, lo, hi
+    lo = tau / BAND
+    hi = tau * BAND
+    z0, q1, uw, ww, ncand = box_sums(z, delta, tau, cand, flag)
+    _scalars(scal, tau, z0, q1, uw, ww)
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        start = indptr[i]
+        stop = indptr[i + 1]
+        xw = 0.0
+        xu = 0.0
+        xa = 0.0
+        xua = 0.0
+        inv_tau = 1.0 / tau if tau > 0.0 else 0.0
+        for k in range(start, stop):
+            h = indices[k]
+            xh = data[k]
+            zh = z[h]
+            dh = delta[h]
+            t = tau * dh
+            wh = max(zh - t, 0.0) + min(zh + t, 0.0)
+            if tau > 0.0:
+                uh = min(max(zh * inv_tau, -dh), dh)
+            else:
+                uh = dh if zh > 0.0 else (-dh if zh < 0.0 else 0.0)
+            xw += xh * wh
+            xu += xh * uh
+            on = wh != 0.0
+            xa += xh * xh * on
+            xua += xh * uh * on
+        yi = y[i]
+        ai = alpha[i]
+        ri = r[i]
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            ci = c[i]
+            q_safe, a_safe, a_new = safe_and_local_steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
+            da = a_new - ai
+            if da != 0.0:
+                n_updates += 1
+                for attempt in range(2):  # the local step, then the safe one when the local gains less
+                    ww_old = scal[3]
+                    b_old = b0 + rho * S
+                    alpha[i] = ai + da if attempt == 0 else a_safe
+                    dv = da * yi * ci
+                    S += dv
+                    A = radius_mass(A, da, ci, ri)
+                    tau_n = A * inv_lam
+                    inside = lo <= tau_n <= hi and tau > 0.0
+                    if inside:
+                        z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
+                    z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, lam1, inv_lam,
+                                                      tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
+                    if not inside:  # the level left the band (or is 0): remake the sums and the list at it
+                        lo = tau_n / BAND
+                        hi = tau_n * BAND
+                        z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
+                    tau = tau_n
+                    _scalars(scal, tau, z0, q1, uw, ww)
+                    if attempt == 1 or a_new == a_safe:
+                        break
+                    if not worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                        break
+                    da = a_safe - a_new
+        s += 1
+    state.S = S
+    state.A = A
+    refresh(setk, st, A, prm, prm.inner)
+    return active_size, pg_max_new, pg_min_new, n_updates

@@ -24,9 +24,8 @@ from numba.extending import overload
 
 __all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
            "EpochBlock", "ShrinkState", "average_into", "dual_sums",
-           "clipped_weight", "drop_from_active", "epoch", "free_at", "leaves_active_set",
-           "newton_step", "outside", "projected_gradient", "row_entry", "row_span", "run_epochs", "shuffle",
-           "visit",
+           "clipped_weight", "drop_from_active", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set",
+           "newton_step", "one_epoch", "outside", "projected_gradient", "run_epochs", "shuffle", "unbounded",
            "weighted_quantile"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
@@ -45,8 +44,8 @@ DcdBox = namedtuple("DcdBox", ["lo", "up"])
 #: sign constraints only (``s_h`` as int8, 0 = free): the bounds ``[0, ∞)`` / ``(−∞, 0]`` of :data:`DcdBox` in one
 #: byte per feature, which the epochs read with a sign test instead of a two-sided clip
 DcdSigns = namedtuple("DcdSigns", ["sg"])
-#: the scalars of one solve: ``1/λ``, the dual box's end and diagonal term of the loss (:attr:`.Loss.dual_upper`,
-#: :attr:`.Loss.dual_diagonal`), ρ, and the switches
+#: the scalars of one solve: ``1/λ``, the dual box's end and diagonal term of the loss (``Loss.dual_upper``,
+#: ``Loss.dual_diagonal``), ρ, and the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
 #: liblinear's shrinking state between epochs (:class:`.dual_ascent.Shrinking`): the active prefix of ``index``,
 #: the previous epoch's projected-gradient range and the range below which the active set looks solved
@@ -69,41 +68,20 @@ def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 
-def row_span(rows, i):
-    """``(start, stop)``: the range of row ``i``'s entries (``0, d`` for :data:`DenseRows`, the stored entries of a
-    :data:`CsrRows`), which :func:`row_entry` reads; compiled, the choice is made once per type of ``rows``."""
-    return (0, rows.X.shape[1]) if isinstance(rows, DenseRows) else (rows.indptr[i], rows.indptr[i + 1])
-
-
-def row_entry(rows, i, k):
-    """``(h, x_ih)`` of entry ``k`` of row ``i`` (:func:`row_span`)."""
-    return (k, rows.X[i, k]) if isinstance(rows, DenseRows) else (rows.indices[k], rows.data[k])
-
-
-def _is_dense(rows_type) -> bool:
-    return getattr(rows_type, "instance_class", None) is DenseRows
-
-
-@overload(row_span, inline="always")
-def _row_span(rows, i):  # pragma: no cover - compiled
-    if _is_dense(rows):
-        return lambda rows, i: (0, rows.X.shape[1])
-    return lambda rows, i: (rows.indptr[i], rows.indptr[i + 1])
-
-
-@overload(row_entry, inline="always")
-def _row_entry(rows, i, k):  # pragma: no cover - compiled
-    if _is_dense(rows):
-        return lambda rows, i, k: (k, rows.X[i, k])
-    return lambda rows, i, k: (rows.indices[k], rows.data[k])
-
-
 def _signs_weight(box, h, vh, inv_lam):
     return vh * inv_lam if box.sg[h] * vh >= 0.0 else 0.0
 
 
 def _box_weight(box, h, vh, inv_lam):
     return min(max(vh, box.lo[h]), box.up[h]) * inv_lam
+
+
+def _signs_unbounded(box, h):
+    return box.sg[h] == 0
+
+
+def _box_unbounded(box, h):
+    return box.lo[h] != 0.0 and box.up[h] != 0.0
 
 
 def _signs_free_at(box, h, wh):
@@ -115,7 +93,7 @@ def _box_free_at(box, h, wh):
 
 
 def free_at(box, h, wh):
-    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound on it), else 0.0; written with
+    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or :func:`unbounded`), else 0.0; written with
     bitwise operators so that the compiled epochs multiply by it instead of branching on an unpredictable test."""
     return (_signs_free_at if isinstance(box, DcdSigns) else _box_free_at)(box, h, wh)
 
@@ -124,6 +102,11 @@ def clipped_weight(box, h, vh, inv_lam):
     """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
     (the same value; compiled, the choice is made once per type of ``box``)."""
     return (_signs_weight if isinstance(box, DcdSigns) else _box_weight)(box, h, vh, inv_lam)
+
+
+def unbounded(box, h):
+    """Whether feature ``h`` has no zero bound (``s_h = 0`` for a :data:`DcdSigns`): ``w_h = 0`` there is not a clip."""
+    return (_signs_unbounded if isinstance(box, DcdSigns) else _box_unbounded)(box, h)
 
 
 def _is_signs(box_type) -> bool:
@@ -138,6 +121,11 @@ def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
 @overload(free_at)
 def _free_at(box, h, wh):  # pragma: no cover - compiled
     return _signs_free_at if _is_signs(box) else _box_free_at
+
+
+@overload(unbounded)
+def _unbounded(box, h):  # pragma: no cover - compiled
+    return _signs_unbounded if _is_signs(box) else _box_unbounded
 
 
 @nb.njit(cache=True)
@@ -206,109 +194,136 @@ def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
     return active_size
 
 
-@nb.njit(cache=True, inline="always")
-def visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old, pg_min_old,
-          pg_range):  # pragma: no cover - compiled
-    """The head of a coordinate step at ``α_i`` (``i = index[s]``) with the dual's gradient ``G``: ``(leaves, steps,
-    pg_range, active_size)``. ``leaves``: liblinear's shrinking rule set the sample aside (:func:`leaves_active_set`,
-    :func:`drop_from_active`); ``steps``: the projected gradient is not zero (above 1e-12); ``pg_range = (max,
-    min)`` of the projected gradients seen, updated unless the sample leaves."""
-    if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-        return True, False, pg_range, drop_from_active(index, s, active_size)
-    PG = projected_gradient(ai, G, upper)
-    return False, abs(PG) > 1e-12, (max(pg_range[0], PG), min(pg_range[1], PG)), active_size
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+                pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
 
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
-    """``(x_i·w, Σ x_ih² f_h, Σ f_h)`` over row ``i``'s entries, ``f_h`` the 0/1 indicator that ``h`` is free at
-    ``w_h`` (:func:`free_at`; the last two only with ``local``, for the local curvature)."""
-    start, stop = row_span(rows, i)
-    acc = 0.0
-    q_free = 0.0
-    n_free = 0.0
-    if local:
-        for k in range(start, stop):
-            h, x = row_entry(rows, i, k)
-            wh = w[h]
-            acc += x * wh
-            f = free_at(box, h, wh)  # a product with the 0/1 indicator rather than a branch (unpredictable)
-            q_free += x * x * f
-            n_free += f
-    else:
-        for k in range(start, stop):
-            h, x = row_entry(rows, i, k)
-            acc += x * w[h]
-    return acc, q_free, n_free
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _move_weights(rows, i, delta, v, w, box, inv_lam, track):  # pragma: no cover - compiled
-    """``v += delta·x_i`` and ``w_h = clipped_weight(v_h)`` on row ``i``'s entries; returns the change of ``‖w‖²``
-    there when ``track`` (for the gain check), else 0."""
-    start, stop = row_span(rows, i)
-    dw2 = 0.0
-    if track:
-        for k in range(start, stop):
-            h, x = row_entry(rows, i, k)
-            vh = v[h] + delta * x
-            wh = clipped_weight(box, h, vh, inv_lam)
-            dw2 += wh * wh - w[h] * w[h]
-            v[h] = vh
-            w[h] = wh
-    else:
-        for k in range(start, stop):
-            h, x = row_entry(rows, i, k)
-            vh = v[h] + delta * x
-            v[h] = vh
-            w[h] = clipped_weight(box, h, vh, inv_lam)
-    return dw2
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
+    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a
+    :data:`DcdParams`.
+    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
+    are updated in place.
+    """
+    X = rows.X
+    y, c, qdiag = samples.y, samples.c, samples.qdiag
+    v, w, state = st.v, st.w, st.sums[0]
+    inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
+    d = X.shape[1]
+    b0 = state.b0
+    S = state.S
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * w[h]
+        yi = y[i]
+        ai = alpha[i]
+        G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            a_new = newton_step(ai, G, qdiag[i], upper)
+            delta = (a_new - ai) * yi * c[i]
+            if delta != 0.0:
+                alpha[i] = a_new
+                S += delta
+                n_updates += 1
+                for h in range(d):
+                    vh = v[h] + delta * X[i, h]
+                    v[h] = vh
+                    w[h] = clipped_weight(box, h, vh, inv_lam)
+        s += 1
+    state.S = S
+    return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-          pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for dense C-ordered rows (:data:`DenseRows`) or CSR rows
-    (:data:`CsrRows`: O(nnz) per epoch).
+def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+                 pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
 
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
-    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a :data:`DcdParams`.
-    With ``local`` (sparse rows with signs, no other bounds), on a row with a coordinate clipped at the current
-    point the α-step uses the curvature of the coordinates free there, kept only when its exact dual gain is at
-    least what the step with the full curvature ``qdiag`` is guaranteed to gain; otherwise that step is taken
-    (derivation §2). Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and
-    ``index`` are updated in place.
+    Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
+    (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
+    on a row with a coordinate clipped at the current point (on a row with none the local curvature is ``qdiag``
+    itself, and the plain step is taken without the check: late in a solve with frozen features, every row),
+    the α-step uses the curvature of the coordinates free at the current point, which is kept
+    only when its exact dual gain is at least what the step with the full curvature ``qdiag``
+    is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
+    as much as the plain Newton step's bound).
+    Same arguments, returns and in-place updates as :func:`epoch_dense`.
     """
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
     b0 = state.b0
     S = state.S
-    pg_range = (-np.inf, np.inf)
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
     n_updates = 0
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        acc, q_free, n_free = _row_dot(rows, i, w, box, local)
+        start = indptr[i]
+        stop = indptr[i + 1]
+        acc = 0.0
+        q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
+        n_free = 0.0  # their number
+        for k in range(start, stop):
+            h = indices[k]
+            x = data[k]
+            wh = w[h]
+            acc += x * wh
+            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
+            # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
+            if local:
+                f = free_at(box, h, wh)
+                q_free += x * x * f
+                n_free += f
         yi = y[i]
         ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        leaves, steps, pg_range, active_size = visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old,
-                                                     pg_min_old, pg_range)
-        if leaves:
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
             continue
-        if steps:
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
             ci = c[i]
             a_safe = newton_step(ai, G, qdiag[i], upper)
             a_new = a_safe
-            start, stop = row_span(rows, i)
             if local and n_free < stop - start:  # some coordinate clipped: the local curvature is below qdiag
                 a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
             delta = (a_new - ai) * yi * ci
             if delta != 0.0:
-                dw2 = _move_weights(rows, i, delta, v, w, box, inv_lam, a_new != a_safe)
+                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
+                if a_new != a_safe:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        wh = clipped_weight(box, h, vh, inv_lam)
+                        dw2 += wh * wh - w[h] * w[h]
+                        v[h] = vh
+                        w[h] = wh
+                else:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        v[h] = vh
+                        w[h] = clipped_weight(box, h, vh, inv_lam)
                 if local and a_new != a_safe:
                     # exact gain of the dual against the gain the curvature-bound step is sure to make
                     gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
@@ -316,7 +331,11 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
                     ds = a_safe - ai
                     if gain < -ci * (G * ds + 0.5 * qdiag[i] * ds * ds):
                         delta2 = (a_safe - a_new) * yi * ci
-                        _move_weights(rows, i, delta2, v, w, box, inv_lam, False)
+                        for k in range(start, stop):
+                            h = indices[k]
+                            vh = v[h] + delta2 * data[k]
+                            v[h] = vh
+                            w[h] = clipped_weight(box, h, vh, inv_lam)
                         delta += delta2
                         a_new = a_safe
                 alpha[i] = a_new
@@ -324,7 +343,7 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
                 n_updates += 1
         s += 1
     state.S = S
-    return active_size, pg_range[0], pg_range[1], n_updates
+    return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True)
@@ -401,6 +420,21 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
+def one_epoch(rows, *args):
+    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
+    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
+
+
+@overload(one_epoch)
+def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+               pg_min_old):  # pragma: no cover - compiled
+    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
+
+    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+    return impl
+
+
 @nb.njit(cache=True)
 def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
     """Up to ``block.epochs`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
@@ -425,8 +459,8 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, av
     active_new = active
     while True:
         visited = active
-        active_new, pg_max_new, pg_min_new, _ = epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
-                                                      pg_max_old, pg_min_old)
+        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                          pg_max_old, pg_min_old)
         e += 1
         work += max(visited / max(n_total, 1), block.min_pass)
         if block.free:

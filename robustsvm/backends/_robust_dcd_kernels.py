@@ -1,18 +1,23 @@
-"""Compiled epochs of the robust dual coordinate ascent (numba): one epoch, written once over the set's step.
+"""Compiled epochs of the robust dual coordinate ascent (numba).
 
-The dual of the robust model (``docs/derivations/robust_dcd.md``) is, for any point ``u`` of the shared unit set
-``V``, bounded below by ``D_u(α) = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w_u‖² [− S²/(2μ)]``, ``w_u = T(v − A u)/λ2``,
-with equality at the saddle point ``u*(v, A)``. One coordinate step maximizes the concave quadratic minorant of
-``D_u`` along α_i (slope from the exact gradient, curvature ``c_i‖x_i − y_i r_i u‖²/λ2`` plus the loss's
-``ℓ*''``), then moves ``v`` and ``A`` and the set's prox follows. :func:`epoch` is that loop; how the prox
-follows a step is the set's declared sparse step, passed as the type of ``step``:
+The dual of the robust model (``docs/derivations/robust_dcd.md``) is, for any point ``u`` of the shared
+unit set ``V``, bounded below by the nominal-looking function
 
-* :data:`RefreshStep`: ``w`` and ``u`` rebuilt by :func:`._shared_set_kernels.refresh` (O(d); dense or CSR rows);
-* :data:`ScaleStep`: the 2-ball's ``w = s z`` kept through the scale ``s`` and ``‖z‖²`` in O(nnz(x_i)) (plus
-  O(|C|) with bounds, :mod:`._ball2_bounds_kernels`);
-* :data:`BandStep`: the box's four sums in O(nnz(x_i) + |C|) (:mod:`._box_sparse_kernels`).
+    D_u(α) = Σ_i c_i (α_i − δ α_i²/4) − (λ2/2)‖w_u‖² [− S²/(2μ)],
+    w_u = T(v − A u)/λ2,   T(p)_h = clip_{s_h}(soft(p_h, λ1)),
+    v = Σ_i c_i y_i α_i x_i,   A = Σ_i c_i α_i r_i,
 
-``State.sums`` is a record of :data:`._dcd_kernels.SUMS`; ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``.
+with equality at the saddle point ``u*(v, A)``; then ``w_u`` is the exact minimizer ``w(α)``. The maintained
+state is ``v``, ``A``, ``u`` and ``w = w_u``, plus two scalars ``scal = [u·w, ‖u‖², θ]`` (θ warm-starts the
+ℓ1-ball projection). One coordinate step maximizes the concave quadratic minorant of ``D_u`` along α_i
+(slope from the exact gradient, curvature ``c_i‖x_i − y_i r_i u‖²/λ2`` bounds ``D_u``'s), then moves ``v``
+and ``A`` and recomputes ``u`` and ``w`` (:func:`._shared_set_kernels.refresh`, the prox of each set).
+``State.sums`` is a record of :data:`._dcd_kernels.SUMS`: the intercept multiplier ``b0``, ``S = Σ c_i y_i α_i`` and
+``A``.
+
+The compiled functions take the solve's arrays as a few named tuples (:data:`Samples`, and
+:data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``; the rows of ``X`` as
+:data:`._dcd_kernels.DenseRows` or ``CsrRows``).
 """
 
 from __future__ import annotations
@@ -21,14 +26,13 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
-from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._box_sparse_kernels import band_move, band_products, band_start
-from ._dcd_kernels import newton_step, row_entry, row_span, shuffle, visit
+from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
 from ._shared_set_kernels import bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
 
-__all__ = ["STEPS", "BandStep", "RefreshStep", "Samples", "ScaleStep", "epoch"]
+__all__ = ["Samples", "epoch_dense", "epoch_sparse", "epoch_sparse_ball2", "radius_mass", "safe_and_local_steps",
+           "worse_than_safe"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -36,12 +40,6 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 _SMAX_MARGIN = 1.05
 #: per sample: labels ±1, loss coefficients, radii, squared row norms
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
-#: the set's step (``SetDescription.sparse_step``), as the type the compiled :func:`epoch` specializes on
-RefreshStep = namedtuple("RefreshStep", [])
-ScaleStep = namedtuple("ScaleStep", [])
-BandStep = namedtuple("BandStep", [])
-#: the steps by their declared names
-STEPS = {"refresh": RefreshStep(), "scale": ScaleStep(), "band": BandStep()}
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -84,130 +82,70 @@ def _radius_mass(A, da, ci, ri):  # pragma: no cover - compiled
     return A
 
 
-def _is(step, cls) -> bool:
-    return getattr(step, "instance_class", None) is cls
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _move_dense(X, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i`` for a dense row."""
+    for h in range(X.shape[1]):
+        v[h] += dv * X[i, h]
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _refresh_products(rows, i, w, u):  # pragma: no cover - compiled
-    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row (the last two: the local
-    curvature)."""
-    xw = 0.0
-    xu = 0.0
-    xa = 0.0
-    xua = 0.0
-    start, stop = row_span(rows, i)
-    for k in range(start, stop):
-        h, xh = row_entry(rows, i, k)
-        wh = w[h]
-        xw += xh * wh
-        xu += xh * u[h]
-        on = wh != 0.0
-        xa += xh * xh * on
-        xua += xh * u[h] * on
-    return xw, xu, xa, xua
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _move_row(rows, i, dv, v):  # pragma: no cover - compiled
-    """``v += dv·x_i`` on a dense or a CSR row."""
-    start, stop = row_span(rows, i)
-    for k in range(start, stop):
-        h, xh = row_entry(rows, i, k)
-        v[h] += dv * xh
-
-
-def start(step, rows, st, setk, prm, A):
-    """The epoch's context of the set's step: what the products and the moves read and carry."""
-
-
-def products(step, rows, i, st, setk, ctx):
-    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` at the current point."""
-
-
-def move(step, rows, i, dv, st, setk, prm, A, ctx):
-    """``v += dv·x_i`` at the radius mass ``A`` and the prox after it; returns the new context."""
-
-
-def finish(step, st, setk, prm, A):
-    """``w`` and ``u`` formed at the end of the epoch when the step kept them implicit."""
-
-
-@overload(finish, jit_options={"fastmath": _FM})
-def _finish(step, st, setk, prm, A):  # pragma: no cover - compiled
-    if _is(step, RefreshStep):
-        return lambda step, st, setk, prm, A: None
-    return lambda step, st, setk, prm, A: refresh(setk, st, A, prm, prm.inner)
-
-
-@overload(start, jit_options={"fastmath": _FM})
-def _start(step, rows, st, setk, prm, A):  # pragma: no cover - compiled
-    if _is(step, RefreshStep):  # the arrays unpacked once per epoch: a read from a named tuple costs a reference
-        return lambda step, rows, st, setk, prm, A: (is_separable(setk), setk.kind, st.v, st.z, st.w, st.u, st.scal,
-                                                      set_arrays(setk), bound_arrays(setk), setk.bounded)
-    if _is(step, ScaleStep):
-        return lambda step, rows, st, setk, prm, A: _ball2_start(st, setk, prm, A)
-    return lambda step, rows, st, setk, prm, A: band_start(st, setk, prm, A)
-
-
-@overload(products, jit_options={"fastmath": _FM})
-def _products(step, rows, i, st, setk, ctx):  # pragma: no cover - compiled
-    if _is(step, RefreshStep):
-        return lambda step, rows, i, st, setk, ctx: _refresh_products(rows, i, ctx[4], ctx[5])
-    if _is(step, ScaleStep):
-        return lambda step, rows, i, st, setk, ctx: _ball2_products(rows, i, st, setk, ctx)
-    return lambda step, rows, i, st, setk, ctx: band_products(rows, i, ctx)
-
-
-@overload(move, jit_options={"fastmath": _FM})
-def _move(step, rows, i, dv, st, setk, prm, A, ctx):  # pragma: no cover - compiled
-    if _is(step, RefreshStep):
-        def impl(step, rows, i, dv, st, setk, prm, A, ctx):
-            separable, kind, v, z, w, u, scal, arrays, bounds, bounded = ctx
-            _move_row(rows, i, dv, v)
-            if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-                refresh(setk, st, A, prm, prm.inner)
-            return ctx
-        return impl
-    if _is(step, ScaleStep):
-        def impl(step, rows, i, dv, st, setk, prm, A, ctx):
-            nz2, ncand, shrink, inv_m, smax = ctx
-            nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
-            shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
-            return nz2, ncand, shrink, inv_m, smax
-        return impl
-    return lambda step, rows, i, dv, st, setk, prm, A, ctx: band_move(rows, i, dv, st, prm, A, ctx)
+def _move_sparse(rows, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i`` on the stored entries of a CSR row."""
+    indices, data = rows.indices, rows.data
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        v[indices[k]] += dv * data[k]
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old, pg_min_old,
-          step):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]``, the prox following each step by the set's ``step``.
+def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
 
-    A step takes the local curvature (with L1, signs or bounds, ``prm.local``) and falls back to the safe one when
-    the local gains less than the safe step is guaranteed to (:func:`_worse_than_safe`). Returns ``(active_size,
-    pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``index`` and the ``State`` ``st`` are updated in place (``w``
-    and ``u`` rebuilt at the end when the step kept them implicit).
+    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``index`` and the :data:`State`
+    ``st`` are updated in place.
     """
+    X = rows.X
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    scal, state = st.scal, st.sums[0]
-    upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
-    shuffle(index, active_size, rng)
-    b0, S, A = state.b0, state.S, state.A
-    ctx = start(step, rows, st, setk, prm, A)
-    pg_range = (-np.inf, np.inf)
+    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums[0]
+    upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
+    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
+    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
+                                                   bound_arrays(setk), setk.bounded)
+    d = X.shape[1]
+    b0 = state.b0
+    S = state.S
+    A = state.A
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
     n_updates = 0
+    shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        xw, xu, xa, xua = products(step, rows, i, st, setk, ctx)
-        yi, ai, ri = y[i], alpha[i], r[i]
+        xw = 0.0
+        xu = 0.0
+        xa = 0.0  # Σ over coordinates with w_h ≠ 0 of x_ih², and of x_ih u_h (local curvature)
+        xua = 0.0
+        for h in range(d):
+            xh = X[i, h]
+            wh = w[h]
+            xw += xh * wh
+            xu += xh * u[h]
+            on = wh != 0.0
+            xa += xh * xh * on
+            xua += xh * u[h] * on
+        yi = y[i]
+        ai = alpha[i]
+        ri = r[i]
         G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        leaves, steps, pg_range, active_size = visit(index, s, active_size, ai, G, upper, shrinking, pg_max_old,
-                                                     pg_min_old, pg_range)
-        if leaves:
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
             continue
-        if steps:
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
             ci = c[i]
             q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
             da = a_new - ai
@@ -218,21 +156,25 @@ def epoch(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_o
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
+                _move_dense(X, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
-                ctx = move(step, rows, i, dv, st, setk, prm, A, ctx)
-                if a_new != a_safe and _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old,
-                                                        dv, prm):
-                    da2 = a_safe - a_new
-                    dv2 = da2 * yi * ci
-                    alpha[i] = a_safe
-                    S += dv2
-                    A = _radius_mass(A, da2, ci, ri)
-                    ctx = move(step, rows, i, dv2, st, setk, prm, A, ctx)
+                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+                    refresh(setk, st, A, prm, inner)
+                if a_new != a_safe:
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        _move_dense(X, i, dv2, v)
+                        A = _radius_mass(A, da2, ci, ri)
+                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
+                                                              bounded):
+                            refresh(setk, st, A, prm, inner)
         s += 1
     state.S = S
     state.A = A
-    finish(step, st, setk, prm, A)
-    return active_size, pg_range[0], pg_range[1], n_updates
+    return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -338,14 +280,158 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
     return xz, xc, xa, xe
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_products(rows, i, st, setk, ctx):  # pragma: no cover - compiled
-    """The products of :func:`epoch` from ``z`` and the scalars of ``ctx`` (:func:`_ball2_row`): ``w = s z`` and
-    ``u = z/m`` are never formed (``1/m`` is ``1/‖w‖`` while candidates are listed)."""
-    ncand, shrink, inv_m = ctx[1], ctx[2], ctx[3]
-    xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
-    xw = shrink * xz + xc
-    xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m
-    if shrink <= 0.0:
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                        pg_min_old):  # pragma: no cover - compiled
+    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
+
+    ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
+    keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
+    they are rebuilt (O(d)) once at the end of the epoch. With bounds ``w = clip(s z, lo, hi)`` differs from
+    ``s z`` only at the candidates C (``._ball2_bounds_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
+    §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
+    """
+    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
+    scal, state = st.scal, st.sums[0]
+    upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
+    b0 = state.b0
+    S = state.S
+    A = state.A
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
+        xw = shrink * xz + xc
+        xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
+        if shrink <= 0.0:
+            xa = 0.0
+        xua = xu if shrink > 0.0 else 0.0
+        yi = y[i]
+        ai = alpha[i]
+        ri = r[i]
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            ci = c[i]
+            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
+            da = a_new - ai
+            if da != 0.0:
+                ww_old = scal[3]
+                b_old = b0 + rho * S
+                alpha[i] = a_new
+                dv = da * yi * ci
+                S += dv
+                n_updates += 1
+                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
+                A = _radius_mass(A, da, ci, ri)
+                shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+                if a_new != a_safe:
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand, smax)
+                        A = _radius_mass(A, da2, ci, ri)
+                        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+        s += 1
+    state.S = S
+    state.A = A
+    refresh(setk, st, A, prm, prm.inner)
+    return active_size, pg_max_new, pg_min_new, n_updates
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                 pg_min_old):  # pragma: no cover - compiled
+    """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
+
+    The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
+    2-ball, whose step is O(nnz(x_i)) (plus O(|C|) with bounds, :func:`epoch_sparse_ball2`).
+    """
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
+    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums[0]
+    upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
+    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
+    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
+                                                   bound_arrays(setk), setk.bounded)
+    b0 = state.b0
+    S = state.S
+    A = state.A
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        start = indptr[i]
+        stop = indptr[i + 1]
+        xw = 0.0
+        xu = 0.0
         xa = 0.0
-    return xw, xu, xa, (xu if shrink > 0.0 else 0.0)
+        xua = 0.0
+        for k in range(start, stop):
+            h = indices[k]
+            xh = data[k]
+            wh = w[h]
+            xw += xh * wh
+            xu += xh * u[h]
+            on = wh != 0.0
+            xa += xh * xh * on
+            xua += xh * u[h] * on
+        yi = y[i]
+        ai = alpha[i]
+        ri = r[i]
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            ci = c[i]
+            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
+            da = a_new - ai
+            if da != 0.0:
+                ww_old = scal[3]
+                b_old = b0 + rho * S
+                alpha[i] = a_new
+                dv = da * yi * ci
+                S += dv
+                n_updates += 1
+                _move_sparse(rows, i, dv, v)
+                A = _radius_mass(A, da, ci, ri)
+                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+                    refresh(setk, st, A, prm, inner)
+                if a_new != a_safe:
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                        da2 = a_safe - a_new
+                        dv2 = da2 * yi * ci
+                        alpha[i] = a_safe
+                        S += dv2
+                        _move_sparse(rows, i, dv2, v)
+                        A = _radius_mass(A, da2, ci, ri)
+                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
+                                                              bounded):
+                            refresh(setk, st, A, prm, inner)
+        s += 1
+    state.S = S
+    state.A = A
+    return active_size, pg_max_new, pg_min_new, n_updates
+
+
+#: the step's pieces under public names, for the epochs of one set kept elsewhere (:mod:`._box_sparse_kernels`)
+radius_mass, safe_and_local_steps, worse_than_safe = _radius_mass, _steps, _worse_than_safe

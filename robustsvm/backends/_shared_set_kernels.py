@@ -271,8 +271,12 @@ def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compi
     if tau > 0.0:
         inv_tau = 1.0 / tau
         for h in range(v.size):
-            zh, wh, uh = _box_terms(v[h], okp[h], okn[h], delta[h], lam1, inv_lam, tau, inv_tau)
+            p = v[h]
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
             z[h] = zh
+            t = tau * delta[h]
+            wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
+            uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
             w[h] = wh
             u[h] = uh
             uw += uh * wh
@@ -287,15 +291,6 @@ def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compi
             uw += uh * zh
             uu += uh * uh
     return uw, uu
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box_terms(p, okp, okn, dh, lam1, inv_lam, tau, inv_tau):  # pragma: no cover - compiled
-    """One coordinate of the box prox at ``τ > 0``, branch-free: ``z_h = T(p)/λ2`` (``okp``/``okn``: the signs
-    allowed), ``soft(z_h, τδ_h)`` and ``clip(z_h/τ, −δ_h, δ_h)``."""
-    zh = (okp * max(p - lam1, 0.0) + okn * min(p + lam1, 0.0)) * inv_lam
-    t = tau * dh
-    return zh, np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0), np.minimum(np.maximum(zh * inv_tau, -dh), dh)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -324,9 +319,11 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
         inv_tau = 1.0 / tau
         for h in range(v.size):
             p = v[h]
-            zh, ws, uc = _box_terms(p, okp[h], okn[h], delta[h], lam1, inv_lam, tau, inv_tau)
+            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
             z[h] = zh
-            wh = min(max(ws, lo[h]), hi[h])
+            t = tau * delta[h]
+            wh = min(max(max(zh - t, 0.0) + min(zh + t, 0.0), lo[h]), hi[h])
+            uc = min(max(zh * inv_tau, -delta[h]), delta[h])
             f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
             uh = uc + abs(f) * (f * delta[h] - uc)
             w[h] = wh

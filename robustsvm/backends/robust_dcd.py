@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
+from ._box_sparse_kernels import epoch_sparse_box
 from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
 from .registry import Backend, Result, register
 from .shared_set import (
@@ -69,6 +70,12 @@ NEEDS = shared_set_needs(
                 "form (signs do: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
+#: the compiled epoch on CSR rows of each sparse step a set declares (``SetDescription.sparse_step``): the set's
+#: refresh after each step (O(d)), the 2-ball's scale (O(nnz(x_i)), :func:`._robust_dcd_kernels.epoch_sparse_ball2`)
+#: and the box's band of sums (O(nnz(x_i) + |C|), :func:`._box_sparse_kernels.epoch_sparse_box`)
+SPARSE_EPOCHS = {"refresh": kern.epoch_sparse, "scale": kern.epoch_sparse_ball2, "band": epoch_sparse_box}
+
+
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
     if warm_start is None:
         return np.zeros(n)
@@ -102,16 +109,16 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     The epoch is called through its compiled specialization for these arguments' types, resolved once:
     numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
     WDBC's folds)."""
-    desc = arrays.description
-    # the set's sparse step: O(nnz(x_i)) (plus the candidates) instead of the refresh's O(d)
-    name = desc.sparse_step if sp.issparse(arrays.X) and (arrays.box is None or desc.sparse_bounds) else "refresh"
+    epoch = kern.epoch_dense
+    if sp.issparse(arrays.X):  # the set's declared sparse step: O(nnz(x_i)) (plus the candidates) instead of O(d)
+        desc = arrays.description
+        epoch = SPARSE_EPOCHS[desc.sparse_step if arrays.box is None or desc.sparse_bounds else "refresh"]
     rows, samples = arrays.rows(parts), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
-    step = kern.STEPS[name]
-    run = compiled_entry(kern.epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf, step))
+    run = compiled_entry(epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf))
 
     def run_epoch(active: int, pg_max_old: float, pg_min_old: float):
         return run(rows, samples, alpha, st, setk, prm, index, rng_state, int(active), float(pg_max_old),
-                   float(pg_min_old), step)
+                   float(pg_min_old))
     return run_epoch
 
 

@@ -113,7 +113,7 @@ class SetDescription:
     is improved by inner steps, the certificate also tries the worst case of the primal point and the coordinate
     steps keep the safe curvature), ``sparse_step`` (the robust epoch on CSR rows: ``"refresh"`` rebuilds ``w``
     and ``u`` in O(d) after each step, ``"scale"`` keeps ``w = s z`` through one scale in O(nnz(x_i)),
-    ``"band"`` keeps the box's sums in O(nnz(x_i) + |C|): :data:`._robust_dcd_kernels.STEPS`), ``sparse_bounds``
+    ``"band"`` keeps the box's sums in O(nnz(x_i) + |C|): ``robust_dcd.SPARSE_EPOCHS``), ``sparse_bounds``
     (that step also takes bounds beyond signs; else the refresh runs with bounds) and ``cone`` (``σ_V`` in
     feature-ipm's barrier: None a linear term ``Σ δ_h|w_h|``, ``"norm"`` the cone of ``‖w‖₂``, ``"factor"`` the
     cone of ``‖Lᵀw‖₂``, ``"none"`` no form).
