@@ -73,7 +73,7 @@ NEEDS = shared_set_needs(
 #: the compiled epoch on CSR rows of each sparse step a set declares (``SetDescription.sparse_step``): the set's
 #: refresh after each step (O(d)), the 2-ball's scale (O(nnz(x_i)), :func:`._robust_dcd_kernels.epoch_sparse_ball2`)
 #: and the box's band of sums (O(nnz(x_i) + |C|), :func:`._box_sparse_kernels.epoch_sparse_box`)
-SPARSE_EPOCHS = {"refresh": kern.epoch_sparse, "scale": kern.epoch_sparse_ball2, "band": epoch_sparse_box}
+SPARSE_EPOCHS = {"refresh": kern.epoch_refresh, "scale": kern.epoch_sparse_ball2, "band": epoch_sparse_box}
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
@@ -109,7 +109,7 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     The epoch is called through its compiled specialization for these arguments' types, resolved once:
     numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
     WDBC's folds)."""
-    epoch = kern.epoch_dense
+    epoch = kern.epoch_refresh
     if sp.issparse(arrays.X):  # the set's declared sparse step: O(nnz(x_i)) (plus the candidates) instead of O(d)
         desc = arrays.description
         epoch = SPARSE_EPOCHS[desc.sparse_step if arrays.box is None or desc.sparse_bounds else "refresh"]
