@@ -155,7 +155,7 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                      pg_min_old):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.epoch_sparse` for the box without bounds: O(nnz(x_i) + |C|) per step.
+    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds: O(nnz(x_i) + |C|) per step.
 
     Same arguments, returns and in-place updates; ``st.cand`` and ``st.flag`` hold the candidates' list.
     """
