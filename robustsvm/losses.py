@@ -47,6 +47,12 @@ class Loss:
             LOSSES[cls.name] = cls
     #: the upper end of the dual box ``0 ≤ α ≤ upper`` of ``c ℓ(m) = max_α c(α(1 − m) − ℓ*(α))``
     dual_upper = np.inf
+    #: ``ℓ*''(α)`` where it is constant on the dual box: the diagonal term a dual coordinate step adds to the
+    #: curvature ``Q_ii`` and ``ℓ*''(α_i)·α_i`` to the gradient (0 for the hinge, ½ for the squared hinge's
+    #: ``ℓ*(α) = α²/4``); None when ``ℓ*`` is not a quadratic on the box (no exact coordinate step)
+    dual_diagonal = None
+    #: the loss whose fitted epoch costs the model of ``solver="auto"`` applies (``backends/cost.py``)
+    cost_class = "hinge"
     #: the degree of ``α − ℓ*(α)`` as a polynomial in ``α`` (None: not a polynomial, or not declared); the
     #: certifier's search over the scale of a dual point is then exact in closed form (degree ≤ 2)
     dual_term_degree = None
@@ -124,6 +130,7 @@ class Hinge(Loss):
 
     name = "hinge"
     dual_upper = 1.0
+    dual_diagonal = 0.0
     dual_term_degree = 1
 
     def value(self, margin: np.ndarray) -> np.ndarray:
@@ -151,6 +158,8 @@ class SquaredHinge(Loss):
     """Squared hinge loss ``ℓ(m) = max(0, 1 − m)²``."""
 
     name = "squared_hinge"
+    dual_diagonal = 0.5
+    cost_class = "squared_hinge"
     dual_term_degree = 2
 
     def value(self, margin: np.ndarray) -> np.ndarray:

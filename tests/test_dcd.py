@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
+from robustsvm.backends._dcd_kernels import dual_sums
 from robustsvm.backends.dual_ascent import best_intercept
 
 from ._reference import Formulation, Reference, certified_reference
@@ -430,7 +431,7 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
     outcomes = []
     for box in (kern.DcdSigns(sg), kern.DcdBox(lo, up)):
         alpha = alpha0.copy()
-        st = kern.DcdState(v0.copy(), np.clip(v0, lo, up) / lam, np.array([0.1, float(np.sum(c * y * alpha0))]))
+        st = kern.DcdState(v0.copy(), np.clip(v0, lo, up) / lam, kern.dual_sums(0.1, float(np.sum(c * y * alpha0))))
         index = np.arange(n, dtype=np.int64)
         out = epoch(rows, kern.DcdSamples(y, c, qdiag), alpha, st, box, prm, index,
                     np.array([12345], dtype=np.uint64), n, np.inf, -np.inf)
@@ -518,7 +519,7 @@ def test_a_stalled_shrunk_problem_restores_every_sample():
     def certify(b_eff):
         return DualCertificate(1.0, 0.5, np.zeros(2), 0.0, scale=1.0)  # the same gap every time
 
-    run = ascend(run_epoch, certify, n_total=10, sums=np.zeros(2), rho=0.0, free=False, tol=1e-6, check_every=2,
+    run = ascend(run_epoch, certify, n_total=10, sums=dual_sums(), rho=0.0, free=False, tol=1e-6, check_every=2,
                  max_iter=12, name="test", verbose=False, unshrink_after=2)
     epochs = run.history.arrays()["iteration"]
     assert len(epochs) >= 3
@@ -527,7 +528,7 @@ def test_a_stalled_shrunk_problem_restores_every_sample():
     assert all(a == 5 for a in seen[1:stalled])  # shrunk in between (the first epoch sees all 10)
     never = []
     run_epoch_never = lambda *a: (never.append(a[0]), (5, 1.0, -1.0, 1))[1]  # noqa: E731
-    ascend(run_epoch_never, certify, n_total=10, sums=np.zeros(2), rho=0.0, free=False, tol=1e-6, check_every=2,
+    ascend(run_epoch_never, certify, n_total=10, sums=dual_sums(), rho=0.0, free=False, tol=1e-6, check_every=2,
            max_iter=12, name="test", verbose=False, unshrink_after=0)
     assert never[0] == 10 and all(a == 5 for a in never[1:])
 

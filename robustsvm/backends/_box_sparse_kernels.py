@@ -155,20 +155,20 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                      pg_min_old):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.epoch_sparse` for the box without bounds: O(nnz(x_i) + |C|) per step.
+    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds: O(nnz(x_i) + |C|) per step.
 
     Same arguments, returns and in-place updates; ``st.cand`` and ``st.flag`` hold the candidates' list.
     """
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums, st.cand, st.flag
+    v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
     sg, delta = setk.sg, setk.delta
     upper, dii, rho, shrinking, lam, lam1 = prm.upper, prm.dii, prm.rho, prm.shrinking, prm.lam, prm.lam1
     inv_lam = 1.0 / lam
     arrays = (v, z, cand, flag, sg, delta)
-    b0 = state[0]
-    S = state[1]
-    A = state[2]
+    b0 = state.b0
+    S = state.S
+    A = state.A
     tau = A * inv_lam
     lo = tau / BAND
     hi = tau * BAND
@@ -245,7 +245,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
                         break
                     da = a_safe - a_new
         s += 1
-    state[1] = S
-    state[2] = A
+    state.S = S
+    state.A = A
     refresh(setk, st, A, prm, prm.inner)
     return active_size, pg_max_new, pg_min_new, n_updates

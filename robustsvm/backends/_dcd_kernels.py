@@ -10,8 +10,8 @@ so that after every update the closed-form β is already applied on the touched 
 ``λl`` and ``λu``, a large finite number for an absent side, or only the signs ``s_h`` as int8 when there are no
 other bounds: the epochs compile one variant for each). The derivation is in ``docs/derivations/dcd.md``.
 
-``state`` holds ``[b0, S]``: the intercept multiplier and ``S = Σ c_i y_i α_i``;
-the effective intercept seen by the updates is ``b0 + ρ S``.
+``st.sums`` is a one-record array of :data:`SUMS`: the intercept multiplier ``b0`` and ``S = Σ c_i y_i α_i``
+(and ``A`` for the robust epochs); the effective intercept seen by the updates is ``b0 + ρ S``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
-__all__ = ["CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows", "average_into",
+__all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
+           "EpochBlock", "ShrinkState", "average_into", "dual_sums",
            "clipped_weight", "drop_from_active", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set",
            "newton_step", "one_epoch", "outside", "projected_gradient", "run_epochs", "shuffle", "unbounded",
            "weighted_quantile"]
@@ -33,15 +34,35 @@ DenseRows = namedtuple("DenseRows", ["X"])
 CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
 #: per sample: labels ±1, loss coefficients, the diagonal ``Q_ii`` of the dual
 DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
-#: the maintained vectors ``v``, ``w`` and ``sums = [b0, S]`` (intercept multiplier, ``Σ c_i y_i α_i``)
+#: the maintained scalars of a dual coordinate method, as the named fields of one record: the intercept multiplier
+#: ``b0``, ``S = Σ c_i y_i α_i`` and the radius mass ``A = Σ c_i α_i r_i`` (0 for the nominal model)
+SUMS = np.dtype([("b0", np.float64), ("S", np.float64), ("A", np.float64)])
+#: the maintained vectors ``v``, ``w`` and ``sums`` (:data:`SUMS`)
 DcdState = namedtuple("DcdState", ["v", "w", "sums"])
 #: the bounds on ``w`` times λ: ``lo ≤ λw ≤ up`` (±1e300 for an absent side; a sign is a zero bound)
 DcdBox = namedtuple("DcdBox", ["lo", "up"])
 #: sign constraints only (``s_h`` as int8, 0 = free): the bounds ``[0, ∞)`` / ``(−∞, 0]`` of :data:`DcdBox` in one
 #: byte per feature, which the epochs read with a sign test instead of a two-sided clip
 DcdSigns = namedtuple("DcdSigns", ["sg"])
-#: the scalars of one solve: ``1/λ``, the dual box's end, the squared hinge's ``δ/2``, ρ, and the switches
+#: the scalars of one solve: ``1/λ``, the dual box's end and diagonal term of the loss (``Loss.dual_upper``,
+#: ``Loss.dual_diagonal``), ρ, and the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
+#: liblinear's shrinking state between epochs (:class:`.dual_ascent.Shrinking`): the active prefix of ``index``,
+#: the previous epoch's projected-gradient range and the range below which the active set looks solved
+ShrinkState = namedtuple("ShrinkState", ["active", "pg_max_old", "pg_min_old", "pg_eps"])
+#: one compiled block of epochs (:func:`run_epochs`): at most ``epochs`` epochs over ``n_total`` samples, an epoch
+#: counting at least ``min_pass`` passes, ``work_left`` passes of budget, ``since`` epochs since the last
+#: certificate, whether the intercept is free and the weight of the newest iterate in the average
+EpochBlock = namedtuple("EpochBlock", ["epochs", "n_total", "min_pass", "work_left", "since", "free", "avg_weight"])
+#: bounds beyond signs followed on the signs' path: ``lo_k ≤ v_h ≤ up_k`` at ``h = index[k]`` (:func:`outside`)
+BoundCheck = namedtuple("BoundCheck", ["index", "lo", "up"])
+
+
+def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
+    """A one-record array of :data:`SUMS`."""
+    out = np.zeros(1, dtype=SUMS)
+    out[0] = (b0, S, A)
+    return out
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -186,11 +207,11 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
     """
     X = rows.X
     y, c, qdiag = samples.y, samples.c, samples.qdiag
-    v, w, state = st.v, st.w, st.sums
+    v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
-    b0 = state[0]
-    S = state[1]
+    b0 = state.b0
+    S = state.S
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
@@ -222,7 +243,7 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
                     v[h] = vh
                     w[h] = clipped_weight(box, h, vh, inv_lam)
         s += 1
-    state[1] = S
+    state.S = S
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
@@ -243,11 +264,11 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
     """
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, qdiag = samples.y, samples.c, samples.qdiag
-    v, w, state = st.v, st.w, st.sums
+    v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
-    b0 = state[0]
-    S = state[1]
+    b0 = state.b0
+    S = state.S
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
@@ -321,7 +342,7 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 S += delta
                 n_updates += 1
         s += 1
-    state[1] = S
+    state.S = S
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
@@ -415,52 +436,50 @@ def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_m
 
 
 @nb.njit(cache=True)
-def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shr, ctl, avg, rx):  # pragma: no cover - compiled
-    """Up to ``ctl[0]`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
+def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
+    """Up to ``block.epochs`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
 
-    ``shr = [active, pg_max_old, pg_min_old, pg_eps]`` is liblinear's shrinking state
-    (:class:`.dual_ascent.Shrinking`), updated in place; ``ctl = [epochs, n_total, min_pass, work_left,
-    since, free, avg_weight]``. After each epoch: the pass count ``max(visited/n_total, min_pass)``, the
-    intercept multiplier step ``b0 += ρ S`` (free intercept), the check ``v ∉ [lo, up]`` on ``index`` of
-    ``rx = (index, lo, up)`` (bounds beyond signs, :func:`outside`), the average ``avg ← (1 − a) avg + a w``
-    (skipped after an epoch that failed the check) and the shrinking rule. Stops after the epoch that fails the
-    check, that makes the active set look solved (once ``since`` plus the epochs run reach 2), that spends
-    ``work_left`` passes, or the last.
-    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds)``.
+    ``shrink`` is liblinear's shrinking state (a :data:`ShrinkState`), ``block`` an :data:`EpochBlock`. After each
+    epoch: the pass count ``max(visited/n_total, min_pass)``, the intercept multiplier step ``b0 += ρ S`` (free
+    intercept), the check ``v ∉ [lo, up]`` on ``rx`` (a :data:`BoundCheck` of the bounds beyond signs,
+    :func:`outside`), the average ``avg ← (1 − a) avg + a w`` (skipped after an epoch that failed the check) and the
+    shrinking rule. Stops after the epoch that fails the check, that makes the active set look solved (once
+    ``since`` plus the epochs run reach 2), that spends ``work_left`` passes, or the last.
+    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds, shrink)`` with the new
+    :data:`ShrinkState`.
     """
-    k_max = int(ctl[0])
-    n_total = int(ctl[1])
-    min_pass, work_left, since, free, weight = ctl[2], ctl[3], int(ctl[4]), ctl[5] != 0.0, ctl[6]
-    state = st.sums
+    n_total = block.n_total
+    state = st.sums[0]
     w = st.w
+    active, pg_max_old, pg_min_old, pg_eps = shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps
     work = 0.0
     e = 0
     looked = False
     binds = False
-    active_new = int(shr[0])
+    active_new = active
     while True:
-        visited = int(shr[0])
+        visited = active
         active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
-                                                          shr[1], shr[2])
+                                                          pg_max_old, pg_min_old)
         e += 1
-        work += max(visited / max(n_total, 1), min_pass)
-        if free:
-            state[0] += prm.rho * state[1]
-        binds = outside(st.v, rx[0], rx[1], rx[2])
+        work += max(visited / max(n_total, 1), block.min_pass)
+        if block.free:
+            state.b0 += prm.rho * state.S
+        binds = outside(st.v, rx.index, rx.lo, rx.up)
         if not binds:
-            average_into(avg, w, weight)
-        looked = active_new == 0 or pg_max_new - pg_min_new <= shr[3]
-        shr[0] = active_new
+            average_into(avg, w, block.avg_weight)
+        looked = active_new == 0 or pg_max_new - pg_min_new <= pg_eps
+        active = active_new
         if looked:
             if active_new < n_total:
-                shr[0] = n_total
-                shr[1] = np.inf
-                shr[2] = -np.inf
+                active = n_total
+                pg_max_old = np.inf
+                pg_min_old = -np.inf
             else:
-                shr[3] *= 0.1
+                pg_eps *= 0.1
         else:
-            shr[1] = pg_max_new if pg_max_new > 0 else np.inf
-            shr[2] = pg_min_new if pg_min_new < 0 else -np.inf
-        if binds or (looked and since + e >= 2) or work >= work_left or e >= k_max:
+            pg_max_old = pg_max_new if pg_max_new > 0 else np.inf
+            pg_min_old = pg_min_new if pg_min_new < 0 else -np.inf
+        if binds or (looked and block.since + e >= 2) or work >= block.work_left or e >= block.epochs:
             break
-    return e, looked, work, active_new, binds
+    return e, looked, work, active_new, binds, ShrinkState(active, pg_max_old, pg_min_old, pg_eps)

@@ -17,7 +17,6 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from . import _second_order_cone as soc
-from . import _shared_set_kernels as kern
 from ._ipm_design import Design
 from ._ipm_kernels import cho_solve_batch, normal_matrices, sample_complementarity, sample_rho, sample_steps
 from ._ipm_reduced import ReducedFactor, reduced_diagonal
@@ -52,7 +51,7 @@ class Layout:
         self.sign = np.array(signs)
         self.d = d
         m = self.m = self.feature.size
-        self.cone = robust and spec.kind in (kern.KIND_BALL2, kern.KIND_ELLIPSOID)
+        self.cone = robust and spec.cone in ("norm", "factor")
         self.t = m if self.cone else None
         self.b = (m + (1 if self.cone else 0)) if mode != "none" else None
         k = self.k = m + (1 if self.cone else 0) + (1 if mode != "none" else 0)
@@ -61,7 +60,7 @@ class Layout:
         self.sgn = np.zeros(k)
         self.coef = np.zeros(k)
         self.idx[:m], self.sgn[:m] = self.feature, self.sign
-        if robust and spec.kind == kern.KIND_BOX:
+        if robust and spec.cone is None:
             self.coef[:m] = -spec.delta[self.feature]
         if self.cone:
             self.coef[self.t] = -1.0
@@ -82,7 +81,7 @@ class Layout:
         elif self.cone:
             Mmat = np.zeros((d, m))
             Mmat[self.feature, np.arange(m)] = self.sign
-            N = Mmat if spec.kind == kern.KIND_BALL2 else spec.L.T @ Mmat
+            N = Mmat if spec.cone == "norm" else spec.L.T @ Mmat
             H = np.zeros((N.shape[0] + 1, k))
             H[0, self.t] = 1.0
             H[1:, :m] = N

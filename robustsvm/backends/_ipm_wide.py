@@ -20,18 +20,17 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from . import _shared_set_kernels as kern
-
 __all__ = ["WIDE_MIN_FEATURES", "WideFactor", "takes_wide_path"]
 
 #: the wide path needs at least this many features (below it the dense system is as cheap and better tested)
 WIDE_MIN_FEATURES = 64
 
 
-def takes_wide_path(n: int, d: int, kind: int, robust: bool) -> bool:
+def takes_wide_path(n: int, d: int, cone: str | None, robust: bool) -> bool:
     """Whether a solve on ``n`` samples and ``d`` features takes the Woodbury path: ``n < d``, ``d`` at least
-    :data:`WIDE_MIN_FEATURES`, and no ellipsoid (its cone term ``MᵀLLᵀM`` is a dense ``d × d`` matrix)."""
-    return n < d and d >= WIDE_MIN_FEATURES and not (robust and kind == kern.KIND_ELLIPSOID)
+    :data:`WIDE_MIN_FEATURES`, and no cone through a factor (an ellipsoid's ``MᵀLLᵀM`` is a dense ``d × d``
+    matrix); ``cone`` is :attr:`.shared_set.SetDescription.cone`."""
+    return n < d and d >= WIDE_MIN_FEATURES and not (robust and cone == "factor")
 
 
 class WideFactor:

@@ -12,7 +12,8 @@ state is ``v``, ``A``, ``u`` and ``w = w_u``, plus two scalars ``scal = [u·w, �
 ℓ1-ball projection). One coordinate step maximizes the concave quadratic minorant of ``D_u`` along α_i
 (slope from the exact gradient, curvature ``c_i‖x_i − y_i r_i u‖²/λ2`` bounds ``D_u``'s), then moves ``v``
 and ``A`` and recomputes ``u`` and ``w`` (:func:`._shared_set_kernels.refresh`, the prox of each set).
-``State.sums`` holds ``[b0, S, A]``: the intercept multiplier, ``S = Σ c_i y_i α_i`` and ``A``.
+``State.sums`` is a record of :data:`._dcd_kernels.SUMS`: the intercept multiplier ``b0``, ``S = Σ c_i y_i α_i`` and
+``A``.
 
 The compiled functions take the solve's arrays as a few named tuples (:data:`Samples`, and
 :data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``; the rows of ``X`` as
@@ -25,12 +26,14 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import KIND_BALL2, bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
+from ._dcd_kernels import DenseRows, drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
+from ._shared_set_kernels import bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
 
-__all__ = ["Samples", "epoch_dense", "epoch_sparse", "radius_mass", "safe_and_local_steps", "worse_than_safe"]
+__all__ = ["Samples", "epoch_refresh", "epoch_sparse_ball2", "move_row", "radius_mass", "row_products",
+           "safe_and_local_steps", "worse_than_safe"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -80,40 +83,91 @@ def _radius_mass(A, da, ci, ri):  # pragma: no cover - compiled
     return A
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _move_dense(X, i, dv, v):  # pragma: no cover - compiled
-    """``v += dv·x_i`` for a dense row."""
+def _products_dense(rows, i, w, u):
+    X = rows.X
+    xw = xu = xa = xua = 0.0
+    for h in range(X.shape[1]):
+        xh = X[i, h]
+        wh = w[h]
+        xw += xh * wh
+        xu += xh * u[h]
+        on = wh != 0.0
+        xa += xh * xh * on
+        xua += xh * u[h] * on
+    return xw, xu, xa, xua
+
+
+def _products_sparse(rows, i, w, u):
+    indices, data = rows.indices, rows.data
+    xw = xu = xa = xua = 0.0
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        h = indices[k]
+        xh = data[k]
+        wh = w[h]
+        xw += xh * wh
+        xu += xh * u[h]
+        on = wh != 0.0
+        xa += xh * xh * on
+        xua += xh * u[h] * on
+    return xw, xu, xa, xua
+
+
+def _move_dense(rows, i, dv, v):
+    X = rows.X
     for h in range(X.shape[1]):
         v[h] += dv * X[i, h]
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _move_sparse(rows, i, dv, v):  # pragma: no cover - compiled
-    """``v += dv·x_i`` on the stored entries of a CSR row."""
+def _move_sparse(rows, i, dv, v):
     indices, data = rows.indices, rows.data
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
         v[indices[k]] += dv * data[k]
 
 
+def row_products(rows, i, w, u):
+    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row (the last two: the local
+    curvature); compiled, the loop is chosen once per type of ``rows``."""
+    return (_products_dense if isinstance(rows, DenseRows) else _products_sparse)(rows, i, w, u)
+
+
+def move_row(rows, i, dv, v):
+    """``v += dv·x_i`` on a dense or a CSR row (its stored entries)."""
+    return (_move_dense if isinstance(rows, DenseRows) else _move_sparse)(rows, i, dv, v)
+
+
+def _dense(rows) -> bool:
+    return getattr(rows, "instance_class", None) is DenseRows
+
+
+@overload(row_products, inline="always", jit_options={"fastmath": _FM})
+def _row_products(rows, i, w, u):  # pragma: no cover - compiled
+    return _products_dense if _dense(rows) else _products_sparse
+
+
+@overload(move_row, inline="always", jit_options={"fastmath": _FM})
+def _move_row(rows, i, dv, v):  # pragma: no cover - compiled
+    return _move_dense if _dense(rows) else _move_sparse
+
+
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
+def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                  pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for dense C-ordered rows or CSR rows (the products touch the stored
+    entries of row i only), the prox refreshed after each step (:func:`._shared_set_kernels.refresh`, O(d); the
+    sets whose sparse step keeps it implicit have their own CSR epochs).
 
     Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``index`` and the :data:`State`
     ``st`` are updated in place.
     """
-    X = rows.X
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
+    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums[0]
     upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
     # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
     separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
                                                    bound_arrays(setk), setk.bounded)
-    d = X.shape[1]
-    b0 = state[0]
-    S = state[1]
-    A = state[2]
+    b0 = state.b0
+    S = state.S
+    A = state.A
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
@@ -121,18 +175,7 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
     s = 0
     while s < active_size:
         i = index[s]
-        xw = 0.0
-        xu = 0.0
-        xa = 0.0  # Σ over coordinates with w_h ≠ 0 of x_ih², and of x_ih u_h (local curvature)
-        xua = 0.0
-        for h in range(d):
-            xh = X[i, h]
-            wh = w[h]
-            xw += xh * wh
-            xu += xh * u[h]
-            on = wh != 0.0
-            xa += xh * xh * on
-            xua += xh * u[h] * on
+        xw, xu, xa, xua = row_products(rows, i, w, u)
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
@@ -154,7 +197,7 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                 dv = da * yi * ci
                 S += dv
                 n_updates += 1
-                _move_dense(X, i, dv, v)
+                move_row(rows, i, dv, v)
                 A = _radius_mass(A, da, ci, ri)
                 if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
                     refresh(setk, st, A, prm, inner)
@@ -164,14 +207,14 @@ def epoch_dense(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
                         S += dv2
-                        _move_dense(X, i, dv2, v)
+                        move_row(rows, i, dv2, v)
                         A = _radius_mass(A, da2, ci, ri)
                         if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
                                                               bounded):
                             refresh(setk, st, A, prm, inner)
         s += 1
-    state[1] = S
-    state[2] = A
+    state.S = S
+    state.A = A
     return active_size, pg_max_new, pg_min_new, n_updates
 
 
@@ -279,9 +322,9 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                         pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_sparse` for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
+    """:func:`epoch_refresh` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
 
     ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
     keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
@@ -290,11 +333,11 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
     §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    scal, state = st.scal, st.sums
+    scal, state = st.scal, st.sums[0]
     upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
-    b0 = state[0]
-    S = state[1]
-    A = state[2]
+    b0 = state.b0
+    S = state.S
+    A = state.A
     pg_max_new = -np.inf
     pg_min_new = np.inf
     n_updates = 0
@@ -343,94 +386,9 @@ def _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_
                         A = _radius_mass(A, da2, ci, ri)
                         shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
         s += 1
-    state[1] = S
-    state[2] = A
+    state.S = S
+    state.A = A
     refresh(setk, st, A, prm, prm.inner)
-    return active_size, pg_max_new, pg_min_new, n_updates
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                 pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_dense` for a CSR ``X``: the products touch the stored entries of row i only.
-
-    The refresh of ``u`` and ``w`` after a step is O(d) (the shrink level moves with ``A``), except for the
-    2-ball, whose step is O(nnz(x_i)) (plus O(|C|) with bounds, :func:`_epoch_sparse_ball2`).
-    """
-    if setk.kind == KIND_BALL2:
-        return _epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                                   pg_min_old)
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
-    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums
-    upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
-    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
-    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
-                                                   bound_arrays(setk), setk.bounded)
-    b0 = state[0]
-    S = state[1]
-    A = state[2]
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
-    while s < active_size:
-        i = index[s]
-        start = indptr[i]
-        stop = indptr[i + 1]
-        xw = 0.0
-        xu = 0.0
-        xa = 0.0
-        xua = 0.0
-        for k in range(start, stop):
-            h = indices[k]
-            xh = data[k]
-            wh = w[h]
-            xw += xh * wh
-            xu += xh * u[h]
-            on = wh != 0.0
-            xa += xh * xh * on
-            xua += xh * u[h] * on
-        yi = y[i]
-        ai = alpha[i]
-        ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
-            ci = c[i]
-            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
-            da = a_new - ai
-            if da != 0.0:
-                ww_old = scal[3]
-                b_old = b0 + rho * S
-                alpha[i] = a_new
-                dv = da * yi * ci
-                S += dv
-                n_updates += 1
-                _move_sparse(rows, i, dv, v)
-                A = _radius_mass(A, da, ci, ri)
-                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-                    refresh(setk, st, A, prm, inner)
-                if a_new != a_safe:
-                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
-                        da2 = a_safe - a_new
-                        dv2 = da2 * yi * ci
-                        alpha[i] = a_safe
-                        S += dv2
-                        _move_sparse(rows, i, dv2, v)
-                        A = _radius_mass(A, da2, ci, ri)
-                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
-                                                              bounded):
-                            refresh(setk, st, A, prm, inner)
-        s += 1
-    state[1] = S
-    state[2] = A
     return active_size, pg_max_new, pg_min_new, n_updates
 
 

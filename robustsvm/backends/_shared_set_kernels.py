@@ -43,7 +43,7 @@ KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 #: a bound can clip ``s z_h`` for some ``s ≤ 1``), ``cap`` the 2-ball's candidate test ``smax|z_h| > cap_h`` (the
 #: bound on the side the sign allows, the nearer one for a free sign, −1 where the bounds exclude 0) and ``forced``
 #: (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its ``flag``
-#: (int8), ``sums = [b0, S, A]``
+#: (int8), ``sums`` (a record of :data:`._dcd_kernels.SUMS`: ``b0``, ``S``, ``A``)
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
                                      "chi", "cap", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])

@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..intercept import intercept_term
-from ..uncertainty import Ball, Box, Ellipsoid, UncertaintySet
+from ..uncertainty import UncertaintySet
 from . import registry
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
@@ -195,14 +195,7 @@ def _set_kind(uncertainty: Any) -> str:
         return "none"
     if len({s.key() for s in sets if isinstance(s, UncertaintySet)}) > 1:
         return "other"
-    first = sets[0]
-    if type(first) is Box:
-        return "box"
-    if type(first) is Ball:
-        return "ball1" if first.p == 1 else "ball"
-    if type(first) is Ellipsoid:
-        return "ellipsoid"
-    return "other"
+    return getattr(sets[0], "cost_class", "other")  # what the set declares its costs are
 
 
 def _free_features(problem: Any, shape: DataShape) -> int:
@@ -228,7 +221,8 @@ def cost_inputs(problem: Any, data: Any, *, epoch_budget: int | None = None, poi
     mean_c = 1.0 / shape.n if getattr(loss, "reduction", "mean") == "mean" else 1.0
     return CostInputs(
         n=shape.n, d=shape.d, nnz=shape.nnz, sparse=shape.sparse, set_kind=_set_kind(problem.uncertainty),
-        loss=loss.name, C=mean_c / l2 if l2 > 0 else math.inf, free=_free_features(problem, shape),
+        loss=getattr(loss, "cost_class", loss.name), C=mean_c / l2 if l2 > 0 else math.inf,
+        free=_free_features(problem, shape),
         l1=float(problem.penalty.l1) > 0, intercept=intercept_term(problem.intercept).mode,
         epoch_budget=int(epoch_budget) if epoch_budget is not None else EPOCH_BUDGET,
         points=max(1, int(shape.points if points is None else points)),

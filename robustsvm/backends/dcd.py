@@ -102,7 +102,7 @@ AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
 FREEZE_MARGIN = 1.0
 #: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
-_NO_INDEX, _NO_BOUND = np.zeros(0, dtype=np.int64), np.zeros(0)
+_NO_CHECK = kern.BoundCheck(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 #: what a certificate costs in passes over the data, for the schedule (:func:`.dual_ascent.next_check`): its products
 #: read the whole of ``X`` cold from memory after epochs over the active rows, plus its Python work (about 1.5 ms
 #: against 0.2 ms for a late epoch over a fifth of the Cora-shaped rows); 1 → 2 took 1.2 of 7.3 certificates off
@@ -241,7 +241,8 @@ class _SignRelaxation:
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
                   parts=None):
     """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
-    ``run_block(shr, ctl, avg, rx)`` with ``rx = (index, lo, up)`` the check of the bounds beyond signs).
+    ``run_block(shrink, block, avg, rx)`` with ``rx`` the :data:`._dcd_kernels.BoundCheck` of the bounds beyond
+    signs).
 
     ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (``Products.parts``).
     ``rows`` holds what the sparse epochs read: the (CSR) rows — all of ``X``, or ``X``
@@ -250,9 +251,9 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     one-element list, replaced when the frozen set or the choice of the local-curvature step changes.
     """
     sg, lam = arrays.sg, arrays.l2
-    dii = 0.5 if arrays.squared else 0.0
+    dii = arrays.diagonal
     # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
-    local = LOCAL_STEP and bool(np.any(sg != 0)) and arrays.box is None
+    local = LOCAL_STEP and sp.issparse(arrays.X) and bool(np.any(sg != 0)) and arrays.box is None
     prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
     features = None
     if sp.issparse(arrays.X):
@@ -263,17 +264,17 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
 
         run = _Specialized(kern.run_epochs)
 
-        def run_block(shr, ctl, avg, rx):
+        def run_block(shrink, block, avg, rx):
             part, samples, params = rows[0]
-            return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shr, ctl, avg, rx)
+            return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shrink, block, avg, rx)
         return run_block, rows, features
 
     part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
     run = _Specialized(kern.run_epochs)
     key = (part, samples)
 
-    def run_block(shr, ctl, avg, rx):
-        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shr, ctl, avg, rx)
+    def run_block(shrink, block, avg, rx):
+        return run(key, part, samples, alpha, st, box, prm, index, rng_state, shrink, block, avg, rx)
     return run_block, None, features
 
 
@@ -368,11 +369,11 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         return overflow_result(arrays, t_start)
     c, lam = arrays.c, arrays.l2
     rho = intercept_rho(arrays.intercept, rho, c, arrays.sqn, lam, RHO_FACTOR)
-    qdiag = c * (arrays.sqn / lam + rho) + (0.5 if arrays.squared else 0.0)
+    qdiag = c * (arrays.sqn / lam + rho) + arrays.diagonal
     box = weight_box(arrays)  # w = clip(v, λl, λu)/λ
     n, d = arrays.X.shape
     alpha = np.zeros(n)
-    st = kern.DcdState(np.zeros(d), np.zeros(d), np.zeros(2))  # v, w, [b0 (intercept multiplier), S]
+    st = kern.DcdState(np.zeros(d), np.zeros(d), kern.dual_sums())  # v, w, (b0 intercept multiplier, S, A)
     index = np.flatnonzero(c > 0).astype(np.uint32)
     # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
@@ -410,9 +411,6 @@ class _Loop:
         self.free = arrays.intercept.mode == "free"
         self.ops = Products(arrays.X)
         self.w_avg = st.w.copy()
-        self.shr = np.zeros(4)
-        # [epochs, n_total, min_pass, work_left, since, free, average weight] (run_epochs)
-        self.ctl = np.array([1.0, index.size, MIN_PASS, 0.0, 0.0, float(self.free), AVG_WEIGHT])
         self._runner(arrays if relax is None else replace(arrays, box=None))
 
     def _runner(self, arrays: SharedSetArrays) -> None:
@@ -420,18 +418,19 @@ class _Loop:
             arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
             self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None)
         relax = self.relax
-        self.rx = (_NO_INDEX, _NO_BOUND, _NO_BOUND) if relax is None else (relax.index, relax.a, relax.b)
+        self.rx = _NO_CHECK if relax is None else kern.BoundCheck(relax.index, relax.a, relax.b)
 
     def block(self, shrink: Shrinking, epochs: int, work_left: float, since: int):
         """Up to ``epochs`` epochs in one compiled call (:func:`._dcd_kernels.run_epochs`), which also runs the
         epoch loop's per-epoch steps (the multiplier step, the average, liblinear's shrinking on ``shrink``) and
         the check of the bounds beyond signs, after which the solve leaves the signs' path
         (:meth:`leave_relaxation`). Returns ``(epochs run, looked solved, passes, active)``."""
-        shr, ctl = self.shr, self.ctl
-        shr[:] = (shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps)
-        ctl[0], ctl[3], ctl[4] = epochs, work_left, since
-        ran, looked, work, active, binds = self.run_block(shr, ctl, self.w_avg, self.rx)
-        shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = int(shr[0]), shr[1], shr[2], shr[3]
+        state = kern.ShrinkState(int(shrink.active), float(shrink.pg_max_old), float(shrink.pg_min_old),
+                                 float(shrink.pg_eps))
+        block = kern.EpochBlock(int(epochs), int(self.index.size), float(MIN_PASS), float(work_left), int(since),
+                                bool(self.free), float(AVG_WEIGHT))
+        ran, looked, work, active, binds, state = self.run_block(state, block, self.w_avg, self.rx)
+        shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = state
         if binds:
             self.leave_relaxation()
             self.average()  # the average the compiled loop left out after that epoch

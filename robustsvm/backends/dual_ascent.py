@@ -269,9 +269,10 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
     """The epoch loop of a dual coordinate method.
 
     ``run_epoch(active, pg_max_old, pg_min_old)`` runs one compiled epoch and returns
-    ``(active, pg_max_new, pg_min_new, n_updates)``; with a free intercept the multiplier ``sums[0]`` then moves by
-    ``ρ·sums[1]`` (the augmented Lagrangian of ``S = 0``); ``after_epoch()`` follows. When the
-    :class:`CertificateSchedule` says so, ``certify(b_eff)`` (``b_eff = sums[0] + ρ sums[1]``) evaluates a
+    ``(active, pg_max_new, pg_min_new, n_updates)``; with a free intercept the multiplier ``b0`` of ``sums`` (a
+    record of :data:`._dcd_kernels.SUMS`) then moves by ``ρ·S`` (the augmented Lagrangian of ``S = 0``);
+    ``after_epoch()`` follows. When the :class:`CertificateSchedule` says so, ``certify(b_eff)``
+    (``b_eff = b0 + ρ S``) evaluates a
     :class:`DualCertificate`; the best primal point and the best dual value so far are kept, and the loop stops
     when the relative gap is at most ``tol`` (status ``"optimal"``) or after ``max_iter`` epochs. ``first``, when
     given, is a certificate from before the first epoch (already below ``tol``: no epoch runs). With ``passes``
@@ -312,7 +313,7 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
             active, pg_max_new, pg_min_new, _ = run_epoch(visited, shrink.pg_max_old, shrink.pg_min_old)
             ran, spent = 1, max(visited / max(n_total, 1), MIN_PASS)
             if free:
-                sums[0] += rho * sums[1]  # multiplier step of the augmented Lagrangian
+                sums["b0"] += rho * sums["S"]  # multiplier step of the augmented Lagrangian
             if after_epoch is not None:
                 after_epoch()
             looked = shrink.after_epoch(active, pg_max_new, pg_min_new)
@@ -324,7 +325,7 @@ def ascend(run_epoch: Callable | None, certify: Callable, *, n_total: int, sums:
         if not schedule.due(epoch, looked, last):
             continue
         t_cert = time.perf_counter()
-        new = certify(sums[0] + rho * sums[1])
+        new = certify(float(sums["b0"][0] + rho * sums["S"][0]))
         cert = new if cert is None else cert.merge(new)
         del new  # its arrays are not kept until the next certificate
         time_cert += time.perf_counter() - t_cert

@@ -40,7 +40,6 @@ from .._validation import check_limits
 from ..objective import objective_from_margins
 from ..uncertainty import check_radius
 from . import _second_order_cone as soc
-from . import _shared_set_kernels as kern
 from ._ipm_newton import Batch, Design, Layout, Newton, advance, start
 from ._ipm_wide import takes_wide_path
 from .dual_ascent import Ascent, DualCertificate, Products, certified_result
@@ -153,7 +152,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     if keep.size == 0:
         raise ValueError("every loss coefficient is zero: sample_weight leaves no sample")
     mode, squared = arrays.intercept.mode, arrays.squared
-    wide = takes_wide_path(keep.size, d, arrays.description.kind, robust)
+    wide = takes_wide_path(keep.size, d, arrays.description.cone, robust)
     layout = Layout(d, arrays.sg, arrays.description, mode, robust, sparse=wide)
     design = Design(X, y, r) if keep.size == n else Design(X[keep], y[keep], r[keep])
     full = Batch(design, layout, c[keep], lam2, lam1, rscale, arrays.intercept.mu, mode, squared, wide=wide)
@@ -294,7 +293,7 @@ def _result(out: _Outcome, keep: np.ndarray, arrays: SharedSetArrays, hist: Hist
 
 def _solve_arrays(arrays: SharedSetArrays, *, tol: float, max_iter: int, verbose: bool, t_start: float) -> Result:
     """One point: :func:`_solve_batch` on a batch of one."""
-    if arrays.kind == kern.KIND_LINF and arrays.robust:
+    if arrays.description.cone == "none" and arrays.robust:
         raise ValueError("feature-ipm solves Ball(p) for p ∈ {2, ∞} only; robust-dcd solves p = 1")
     if arrays.overflow():
         return overflow_result(arrays, t_start)

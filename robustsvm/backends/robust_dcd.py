@@ -30,7 +30,6 @@ import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
 from ._box_sparse_kernels import epoch_sparse_box
-from ._shared_set_kernels import KIND_BOX, KIND_ELLIPSOID
 from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
 from .registry import Backend, Result, register
 from .shared_set import (
@@ -71,6 +70,12 @@ NEEDS = shared_set_needs(
                 "form (signs do: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
+#: the compiled epoch on CSR rows of each sparse step a set declares (``SetDescription.sparse_step``): the set's
+#: refresh after each step (O(d)), the 2-ball's scale (O(nnz(x_i)), :func:`._robust_dcd_kernels.epoch_sparse_ball2`)
+#: and the box's band of sums (O(nnz(x_i) + |C|), :func:`._box_sparse_kernels.epoch_sparse_box`)
+SPARSE_EPOCHS = {"refresh": kern.epoch_refresh, "scale": kern.epoch_sparse_ball2, "band": epoch_sparse_box}
+
+
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
     if warm_start is None:
         return np.zeros(n)
@@ -104,9 +109,10 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     The epoch is called through its compiled specialization for these arguments' types, resolved once:
     numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
     WDBC's folds)."""
-    epoch = kern.epoch_sparse if sp.issparse(arrays.X) else kern.epoch_dense
-    if sp.issparse(arrays.X) and setk.kind == KIND_BOX and not setk.bounded:
-        epoch = epoch_sparse_box  # O(nnz(x_i) + |C|) per step instead of O(d)
+    epoch = kern.epoch_refresh
+    if sp.issparse(arrays.X):  # the set's declared sparse step: O(nnz(x_i)) (plus the candidates) instead of O(d)
+        desc = arrays.description
+        epoch = SPARSE_EPOCHS[desc.sparse_step if arrays.box is None or desc.sparse_bounds else "refresh"]
     rows, samples = arrays.rows(parts), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
     run = compiled_entry(epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf))
 
@@ -163,19 +169,18 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     alpha[c <= 0] = 0.0
     ops = Products(arrays.X)
     setk = arrays.set_kernel
-    # local-curvature steps (checked against the safe step's guaranteed gain) pay off when w has zeros: L1 or signs
-    local = bool(arrays.l1 > 0 or np.any(arrays.sg != 0) or arrays.box is not None) and arrays.kind != KIND_ELLIPSOID
-    prm = arrays.params(rho=rho, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=bool(shrinking))
+    prm = arrays.params(rho=rho, inner=inner, inner_tol=INNER_TOL, local=arrays.local_steps,
+                        shrinking=bool(shrinking))
     main = Workspace(d)
     st = main.state
     VV = ops.images(c * y * alpha, y > 0)
     A0 = float(c @ (alpha * r))
-    main.refresh(setk, prm, VV[0] + VV[1], A0, CERT_INNER if arrays.kind == KIND_ELLIPSOID else 1)
-    st.sums[:] = [0.0, float(c @ (y * alpha)), A0]
+    main.refresh(setk, prm, VV[0] + VV[1], A0, 1 if arrays.description.exact else CERT_INNER)
+    st.sums[0] = (0.0, float(c @ (y * alpha)), A0)
     if free and warm_start is not None:
         # start the intercept multiplier at the best intercept of the warm point, so that b0 + ρS = b
         zmarg = ops.matvec(st.w) + arrays.robust_shift(st.w)
-        st.sums[0] = best_intercept(zmarg, y, c, arrays.squared) - rho * st.sums[1]
+        st.sums["b0"] = best_intercept(zmarg, y, c, arrays.squared) - rho * st.sums["S"]
     work = Workspace(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
@@ -184,11 +189,11 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     def certify(b_eff: float):
         new = dual_certificate(arrays, ops, alpha, work, b_hint=b_eff if free else None, inner_tol=INNER_TOL)
         # resynchronize the maintained state with α (no drift of v, S, A)
-        st.sums[1] = float(c @ (y * alpha))
-        st.sums[2] = float(c @ (alpha * r))
-        if arrays.kind == KIND_ELLIPSOID:
+        st.sums["S"] = float(c @ (y * alpha))
+        st.sums["A"] = float(c @ (alpha * r))
+        if not arrays.description.exact:  # the inner steps start from the primal point's worst case
             st.mu[:] = work.mu_primal
-        main.refresh(setk, prm, new.images[0] + new.images[1], st.sums[2], inner)
+        main.refresh(setk, prm, new.images[0] + new.images[1], float(st.sums["A"][0]), inner)
         return new
 
     first = None

@@ -33,9 +33,9 @@ from ..intercept import Intercept
 from ..objective import objective_from_margins
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _shared_set_kernels as kern
-from ._dcd_kernels import CsrRows, DenseRows
+from ._dcd_kernels import CsrRows, DenseRows, dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
-from .dual_ascent import DualCertificate, Products, best_intercept
+from .dual_ascent import DualCertificate, Products, best_intercept, compiled_entry
 from .registry import Needs, Result
 
 #: a finite stand-in for ±∞ in the compiled bounds
@@ -104,11 +104,19 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
 # ------------------------------------------------------------------------------------------------------ the set
 @dataclass(frozen=True)
 class SetDescription:
-    """A unit set as the compiled kernels see it.
+    """A unit set as the fast backends see it: what it declares, so that no backend asks which set it holds.
 
-    ``kind`` selects the prox of the kernels (:data:`._robust_dcd_kernels.KIND_BOX` …), ``delta`` the box
-    widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with ``lnorm2 = ‖L‖²``; ``gauge(u)`` is the
-    set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of the kernels.
+    ``kind`` selects the compiled prox of ``λ1‖·‖₁ + A σ_V`` (:func:`._shared_set_kernels.refresh`, the one
+    place it is read), ``delta`` the box widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with
+    ``lnorm2 = ‖L‖²``; ``gauge(u)`` is the set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of
+    the kernels. The declared pieces: ``exact`` (the prox returns the exact saddle point ``u*(v, A)``; else ``u``
+    is improved by inner steps, the certificate also tries the worst case of the primal point and the coordinate
+    steps keep the safe curvature), ``sparse_step`` (the robust epoch on CSR rows: ``"refresh"`` rebuilds ``w``
+    and ``u`` in O(d) after each step, ``"scale"`` keeps ``w = s z`` through one scale in O(nnz(x_i)),
+    ``"band"`` keeps the box's sums in O(nnz(x_i) + |C|): ``robust_dcd.SPARSE_EPOCHS``), ``sparse_bounds``
+    (that step also takes bounds beyond signs; else the refresh runs with bounds) and ``cone`` (``σ_V`` in
+    feature-ipm's barrier: None a linear term ``Σ δ_h|w_h|``, ``"norm"`` the cone of ``‖w‖₂``, ``"factor"`` the
+    cone of ``‖Lᵀw‖₂``, ``"none"`` no form).
     """
 
     kind: int
@@ -116,6 +124,10 @@ class SetDescription:
     gauge: Callable[[np.ndarray], float]
     L: np.ndarray = field(default_factory=partial(np.zeros, (1, 1)))
     lnorm2: float = 1.0
+    exact: bool = True
+    sparse_step: str = "refresh"
+    sparse_bounds: bool = True
+    cone: str | None = None
 
 
 def _box_gauge(delta: np.ndarray, u: np.ndarray) -> float:
@@ -136,20 +148,23 @@ def _ellipsoid_gauge(L: np.ndarray, u: np.ndarray) -> float:
 # the gauges are partials of module functions, not closures: a description sent to a Dask worker pickles
 def _box(V: Box | None, d: int) -> SetDescription:
     delta = np.ones(d) if V is None or V.widths is None else np.ascontiguousarray(V.widths, dtype=np.float64)
-    return SetDescription(kern.KIND_BOX, delta, partial(_box_gauge, delta))
+    return SetDescription(kern.KIND_BOX, delta, partial(_box_gauge, delta), sparse_step="band",
+                          sparse_bounds=False)
 
 
 def _ball(V: Ball, d: int) -> SetDescription:
     if V.p == math.inf:
         return _box(None, d)
-    kind = {2.0: kern.KIND_BALL2, 1.0: kern.KIND_LINF}[V.p]
-    return SetDescription(kind, np.ones(d), partial(_norm_gauge, float(V.p)))
+    gauge = partial(_norm_gauge, float(V.p))
+    if V.p == 2.0:
+        return SetDescription(kern.KIND_BALL2, np.ones(d), gauge, sparse_step="scale", cone="norm")
+    return SetDescription(kern.KIND_LINF, np.ones(d), gauge, cone="none")
 
 
 def _ellipsoid(V: Ellipsoid, d: int) -> SetDescription:
     L = np.ascontiguousarray(V.L, dtype=np.float64)
     return SetDescription(kern.KIND_ELLIPSOID, np.ones(d), partial(_ellipsoid_gauge, L),
-                          L, float(np.linalg.eigvalsh(V.shape)[-1]))
+                          L, float(np.linalg.eigvalsh(V.shape)[-1]), exact=False, cone="factor")
 
 
 #: the sets the kernels have a prox for: set type → its :class:`SetDescription` in dimension ``d``
@@ -221,6 +236,11 @@ class SharedSetArrays:
         return self.loss.name == "squared_hinge"
 
     @property
+    def diagonal(self) -> float:
+        """The loss's diagonal term of a dual coordinate step: ``ℓ*''`` on the dual box (``Loss.dual_diagonal``)."""
+        return float(self.loss.dual_diagonal)
+
+    @property
     def upper(self) -> float:
         """The end of the dual box of ``α`` (1 for the hinge, ∞ for the squared hinge)."""
         return float(self.loss.dual_upper)
@@ -241,8 +261,11 @@ class SharedSetArrays:
         return _describe(self.V, self.X.shape[1])
 
     @property
-    def kind(self) -> int:
-        return self.description.kind
+    def local_steps(self) -> bool:
+        """Whether the robust coordinate steps try the local curvature (the coordinates with ``w_h ≠ 0``; checked
+        against the safe step's guaranteed gain): when ``w`` may have zeros (L1, signs or bounds) and the set's
+        prox is exact."""
+        return bool(self.l1 > 0 or np.any(self.sg != 0) or self.box is not None) and self.description.exact
 
     def overflow(self) -> str | None:
         """Why the squared row norms are not finite (entries of X too large to square in double precision)."""
@@ -282,7 +305,7 @@ class SharedSetArrays:
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
-        return kern.Params(self.l2, self.l1, self.upper, 0.5 if self.squared else 0.0, float(rho), int(inner),
+        return kern.Params(self.l2, self.l1, self.upper, self.diagonal, float(rho), int(inner),
                            float(inner_tol), bool(local), bool(shrinking))
 
     # ------------------------------------------------------------------------------------------------- maths
@@ -360,13 +383,15 @@ class Workspace:
 
     def __init__(self, d: int) -> None:
         self.state = kern.State(np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5),
-                                np.zeros(3), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8))
+                                dual_sums(), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8))
         self.mu_primal = self.state.mu
 
     def refresh(self, setk, prm, v: np.ndarray, A: float, inner: int) -> None:
         """``u`` and ``w = w_u`` from ``v`` and ``A``."""
         self.state.v[:] = v
-        kern.refresh(setk, self.state, float(A), prm, int(inner))
+        args = (setk, self.state, float(A), prm, int(inner))
+        # through the specialization for these types: numba's own typing of the record array of sums costs ~60 µs
+        compiled_entry(kern.refresh, args)(*args)
 
 
 #: inner projected-gradient steps of the ellipsoid's u when certifying (the bound is valid at any step)
@@ -426,7 +451,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         if not dual_primal or (fp, fn) != (1.0, 1.0):  # else the refresh of the primal point is the one of α̃
             work.refresh(arrays.set_kernel, prm, v_t, A_t, CERT_INNER)
         us = [work.state.u.copy()]
-        if arrays.kind == kern.KIND_ELLIPSOID:
+        if not arrays.description.exact:
             us.append(arrays.V.worst_case(w))
     D = -np.inf
     for u in us:

@@ -22,7 +22,6 @@ from ..backends.dual_ascent import DualCertificate
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace
 from ..duality import class_balance
 from ..result import History
-from ..uncertainty import Ellipsoid
 from ._local import BlockSums, LocalStart
 
 __all__ = ["BlockAnswer", "RoundPlan", "Rounds", "RoundFailedError", "RoundsOutcome", "dual_bound", "primal_point",
@@ -72,7 +71,7 @@ def dual_bound(spec: SharedSetArrays, work: Workspace, total: BlockSums, w: np.n
     else:
         work.refresh(spec.set_kernel, _kernel_params(spec), v_t, A_t, CERT_INNER)
         us = [work.state.u.copy()]
-        if isinstance(spec.V, Ellipsoid):
+        if not spec.description.exact:
             us.append(spec.V.worst_case(w))
         wds = []
         for u in us:

@@ -22,7 +22,6 @@ import scipy.sparse as sp
 from ..backends.dual_ascent import Products
 from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES, INNER_TOL, epoch_runner  # the local solver and its limits
 from ..backends.shared_set import SharedSetArrays, Workspace
-from ..uncertainty import Ellipsoid
 
 __all__ = ["ELLIPSOID_MAX_FEATURES", "Block", "BlockSums", "LocalStart", "block_losses", "block_sums", "local_ascent",
            "make_block"]
@@ -154,13 +153,12 @@ def local_ascent(block: Block, alpha: np.ndarray, start: LocalStart, *, epochs: 
     if epochs < 1 or not np.any(a.c > 0):
         return alpha, {"epochs": 0, "undone": False}
     setk = a.set_kernel
-    local = bool(a.l1 > 0 or np.any(a.sg != 0)) and not isinstance(a.V, Ellipsoid)
-    prm = a.params(rho=start.rho * K, inner=inner, inner_tol=INNER_TOL, local=local, shrinking=False)
+    prm = a.params(rho=start.rho * K, inner=inner, inner_tol=INNER_TOL, local=a.local_steps, shrinking=False)
     work = Workspace(a.X.shape[1])
     st = work.state
     A_loc = start.radius_total / K
     work.refresh(setk, prm, np.asarray(start.v, dtype=np.float64) / K, A_loc, inner)
-    st.sums[:] = [start.b0, start.label_sum / K, A_loc]
+    st.sums[0] = (start.b0, start.label_sum / K, A_loc)
     index = np.flatnonzero(a.c > 0).astype(np.int64)
     rng_state = np.array([np.random.default_rng(seed).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
     run_epoch = epoch_runner(a, alpha, st, setk, prm, index, rng_state)
@@ -172,7 +170,7 @@ def local_ascent(block: Block, alpha: np.ndarray, start: LocalStart, *, epochs: 
         run_epoch(index.size, np.inf, -np.inf)
         true_A = A_loc + float(cr @ (alpha - alpha0))
         slack = A_SLACK * (moved0 + float(cr @ alpha)) + np.finfo(float).tiny
-        if st.sums[2] - true_A > slack:  # the epoch clipped a negative local radius mass: not the local model
+        if st.sums["A"][0] - true_A > slack:  # the epoch clipped a negative local radius mass: not the local model
             alpha[:] = before
             undone = True
             break

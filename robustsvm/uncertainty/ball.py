@@ -28,6 +28,11 @@ class Ball(UncertaintySet):
 
     symmetric = True
 
+    @property
+    def cost_class(self) -> str:
+        """``"ball1"`` for ``p = 1`` (no cheap sparse step), ``"ball"`` otherwise (``backends/cost.py``)."""
+        return "ball1" if self.p == 1 else "ball"
+
     def __init__(self, radius: Any = 1.0, p: float = 2) -> None:
         super().__init__(radius)
         if isinstance(p, (str, bytes, complex, np.complexfloating, np.str_)):

@@ -86,6 +86,9 @@ class UncertaintySet(ABC):
     #: True when ``V = −V``, so that ``σ_V(z) = σ_V(−z)`` and one epigraph
     #: variable serves both labels.
     symmetric: bool = False
+    #: the class of sets whose fitted costs the model of ``solver="auto"`` applies to this one
+    #: (``backends/cost.py``: the box, the 2- and ∞-balls, the 1-ball, the ellipsoid; "other" has none)
+    cost_class: str = "other"
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

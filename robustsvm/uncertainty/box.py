@@ -25,6 +25,7 @@ class Box(UncertaintySet):
     """
 
     symmetric = True
+    cost_class = "box"
 
     def __init__(self, radius: Any = 1.0, widths: Any = None) -> None:
         super().__init__(radius)

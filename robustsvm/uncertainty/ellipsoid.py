@@ -61,6 +61,7 @@ class Ellipsoid(UncertaintySet):
     """
 
     symmetric = True
+    cost_class = "ellipsoid"
 
     def __init__(self, shape: Any, radius: Any = 1.0) -> None:
         super().__init__(radius)
