@@ -120,13 +120,71 @@ def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
     X, y = _tall(1000, 5, seed=4)
     da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
     Xd = da.from_npy_stack(str(tmp_path), mmap_mode="r")
-    parts = partition(Xd, y, client=client)
+    parts = partition(Xd, y, client=client, hold=False)
     assert all(parts.map(_on_disk))
     np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
 
 
+def test_mapped_files_that_fit_are_read_once_into_the_workers_memory(client, tmp_path):
+    X, y = _tall(1000, 5, seed=4)
+    da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
+    parts = partition(da.from_npy_stack(str(tmp_path), mmap_mode="r"), y, client=client)  # 40 kB, workers of 1 GB
+    assert not any(parts.map(_on_disk))
+    assert not any(parts.map(_maps_a_file))  # a copy in memory, not a view of the mapped file
+    np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
+
+
+class _Cluster:
+    """What ``workers_hold`` reads of a client: the workers' memory limits."""
+
+    def __init__(self, limits):
+        self.limits = limits
+
+    def scheduler_info(self, n_workers=5):
+        return {"workers": {f"w{j}": {"memory_limit": lim} for j, lim in enumerate(self.limits)}}
+
+
+def test_rows_are_held_when_their_share_fits_a_quarter_of_the_smallest_worker():
+    from robustsvm.distributed._sources import HOLD_FRACTION, workers_hold
+
+    assert HOLD_FRACTION == 0.25
+    two = _Cluster([1e9, 4e9])  # the smallest limit counts: each worker holds half the rows
+    assert workers_hold(two, 2 * 0.25e9)
+    assert not workers_hold(two, 2 * 0.25e9 + 8)
+    assert workers_hold(_Cluster([0, 0]), 1e15)  # no limit
+    assert not workers_hold(_Cluster([]), 1.0)  # no worker yet: stream
+
+
+def test_a_memmap_given_to_from_array_warns_and_goes_straight_to_the_workers(client, tmp_path):
+    X, y = _tall(1000, 5, seed=5)
+    np.save(tmp_path / "X.npy", X)
+    Xd = da.from_array(np.load(tmp_path / "X.npy", mmap_mode="r"), chunks=(250, 5))
+    with pytest.warns(UserWarning, match=r"da\.from_npy_stack\(folder, mmap_mode='r'\)"):
+        parts = partition(Xd, y, client=client)
+    assert parts.k == 4 and list(parts.sizes) == [250] * 4
+    sums = parts.map(_row_sums, np.arange(5.0))
+    np.testing.assert_allclose([o[0] for o in sums],
+                               [float((X[j:j + 250] @ np.arange(5.0)).sum()) for j in range(0, 1000, 250)], rtol=1e-12)
+    assert not any(parts.map(_maps_a_file))
+
+
+def test_a_dask_array_of_an_in_memory_array_does_not_warn(client, recwarn):
+    X, y = _tall(400, 5, seed=6)
+    partition(da.from_array(X, chunks=(100, 5)), y, client=client)
+    assert not [w for w in recwarn if "from_npy_stack" in str(w.message)]
+
+
 def _on_disk(block):
     return block.on_disk
+
+
+def _maps_a_file(block):
+    base = block.X
+    while base is not None:
+        if isinstance(base, np.memmap):
+            return True
+        base = getattr(base, "base", None)
+    return False
 
 
 # --------------------------------------------------------------------------------------- the interior point
