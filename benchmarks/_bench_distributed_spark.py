@@ -133,7 +133,7 @@ def bench_spark(folder: Path, X: np.ndarray, y: np.ndarray, rounds: int, command
         for fit in fits.values():
             fit.close()
     best = min(row[3] for row in rows)
-    lines = [f"### dask-ipm against Spark MLlib `LinearSVC` on {n:,} × {d} (the model Spark has)", "",
+    lines = [f"## Distributed: dask-ipm against Spark MLlib `LinearSVC` on {n:,} × {d} (the model Spark has)", "",
              f"Command: `{command}`. Machine: {machine}; shared and loaded while it ran (so: ratios of "
              "interleaved rounds, with their spread). Model: hinge, L2(λ = 1e-4), free intercept, mean loss — "
              "Spark's objective `λ·½‖w‖² + (1/n) Σ hinge` with `regParam = λ`, `standardization=False` "
