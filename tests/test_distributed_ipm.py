@@ -215,8 +215,31 @@ def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
     assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
     _agree(sol, ref)
     assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
-    assert sol.extra["rounds"] > 0 and sol.extra["partitions"] == 3
+    assert sol.extra["rounds"] > 0 and sol.extra["partitions"] <= 2  # three chunks, one block per worker
     np.testing.assert_array_equal(sol.classes, ref.classes)
+
+
+def test_rounds_run_one_task_per_worker_on_the_same_iterations(client, monkeypatch):
+    from robustsvm.distributed.data import Partitions
+
+    X, y = make_classification(2000, 8, seed=11)
+    Xd = da.from_array(X, chunks=(250, 8))  # eight chunks on two workers
+    parts = partition(Xd, y, client=client)
+    merged = parts.per_worker()
+    assert merged is parts.per_worker()  # merged once
+    holders = {w for ws in client.who_has(parts.futures).values() for w in ws}
+    assert merged.k == len(holders) < parts.k and merged.n == parts.n == 2000
+    np.testing.assert_allclose(sum(o[0] for o in merged.map(_row_sums, np.arange(8.0))), (X @ np.arange(8.0)).sum(),
+                               rtol=1e-12)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Ball(0.1))
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-6)
+    monkeypatch.setattr(Partitions, "per_worker", lambda self: self)  # one task per chunk, as before
+    per_chunk = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-6)
+    assert sol.extra["partitions"] == len(holders) and per_chunk.extra["partitions"] == 8
+    assert sol.iterations == per_chunk.iterations and sol.extra["rounds"] == per_chunk.extra["rounds"]
+    assert sol.status == per_chunk.status == "optimal"
+    _agree(sol, per_chunk)
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-9))
 
 
 # ------------------------------------------------------------------------------ results are ordinary solutions

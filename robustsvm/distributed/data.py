@@ -251,6 +251,7 @@ class Partitions:
         self.bytes_sent = 0
         self.bytes_received = 0
         self.resubmitted = 0
+        self._per_worker: Partitions | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -324,6 +325,39 @@ class Partitions:
     def release(self) -> None:
         """Drop the futures (the workers free the blocks)."""
         self.futures = []
+        self._per_worker = None
+
+    def per_worker(self) -> Partitions:
+        """The same rows as one block per worker: the blocks a worker holds, concatenated there once (cached).
+
+        A round then runs one task per worker instead of one per chunk (the per-round cost of the scheduler,
+        and BLAS on one larger block). Kept as they are (``self``) when a block is streamed from disk, when
+        there is one block per worker already, or when a second copy of the rows would not fit the workers'
+        memory (:func:`._sources.workers_hold` of twice the data). The row order within a merged block is the
+        blocks' order; ``start`` is its first block's.
+        """
+        if self._per_worker is not None:
+            return self._per_worker
+        self._per_worker = self
+        if self.sparse or not workers_hold(self.client, 2 * 8.0 * self.n * self.d):
+            return self
+        if any(self.client.gather([self.client.submit(_on_disk, f, pure=False) for f in self.futures])):
+            return self
+        holders = self.client.who_has(self.futures)
+        groups: dict[str, list[int]] = {}
+        for j, f in enumerate(self.futures):
+            groups.setdefault(min(holders.get(f.key, ("",)) or ("",)), []).append(j)
+        if len(groups) == self.k:
+            return self
+        futures = [self.client.submit(_merge_blocks, *[self.futures[j] for j in group], pure=False,
+                                      workers=[where] if where else None, allow_other_workers=True)
+                   for where, group in groups.items()]
+        sizes = np.array([int(self.sizes[group].sum()) for group in groups.values()])
+        merged = Partitions(self.client, futures, sizes, self.d, self.classes, self.weight_sum, self.sparse)
+        merged._per_worker = merged
+        merged._source = self  # the blocks stay referenced: a lost merged block is recomputed from them
+        self._per_worker = merged
+        return merged
 
 
 def _nbytes(value: Any) -> int:
@@ -459,6 +493,16 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None,
     del raw
     sparse = bool(client.submit(_is_sparse, blocks[0], pure=False).result())
     return Partitions(client, blocks, np.array([s["n"] for s in summaries]), d, classes, weight_sum, sparse)
+
+
+def _on_disk(block: Block) -> bool:
+    return block.on_disk
+
+
+def _merge_blocks(*blocks: Block) -> Block:
+    """One block of the rows of ``blocks`` (in memory, dense), in their order."""
+    return Block(np.concatenate([b.X for b in blocks]), np.concatenate([b.y for b in blocks]),
+                 np.concatenate([b.weight for b in blocks]), blocks[0].start)
 
 
 def _sparse_meta(X: Any) -> bool:
