@@ -27,7 +27,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 DOCS = ROOT / "docs"
 
 #: topics in the order the page presents them (file stems of benchmarks/results/*.md)
-ORDER = ["suite", "performance", "dcd", "convergence", "compile", "spectrahedron", "pq", "grid", "distributed"]
+ORDER = ["suite", "performance", "dcd", "convergence", "compile", "spectrahedron", "pq", "grid", "distributed",
+         "distributed_spark"]
 
 HEADER = """# Benchmarks
 

@@ -16,10 +16,16 @@ slices every round. The Box-robust, sign-constrained hinge SVM is fitted to a ce
 Wide sparse part (``benchmarks/_bench_distributed_wide.py``): ``dask-cocoa`` (CoCoA+) against single-process
 ``robust-dcd`` on a Cora-shaped sparse set with ten times Cora's rows (``--quick``: Cora's rows).
 
-Writes ``benchmarks/results/distributed.md``. Run::
+Against Spark (``--spark``, ``benchmarks/_bench_distributed_spark.py``): ``dask-ipm`` with 2 and 1 workers
+against Spark MLlib ``LinearSVC`` in ``local[2]`` and ``local[1]`` on dense tall data (``--rows`` × 100),
+nominal hinge + L2(1e-4) with a free intercept, interleaved rounds (``--rounds``), loading excluded for both
+(needs the ``bench-spark`` extra: ``pip install -e .[bench-spark]`` and Java 17).
+
+Writes ``benchmarks/results/distributed.md`` (``distributed_spark.md`` with ``--spark``). Run::
 
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py            # 4e6 x 50 on disk (1.6 GB)
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --quick    # 2e5 x 20
+    nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --spark --rows 200000 --rounds 3
 """
 
 from __future__ import annotations
@@ -219,13 +225,45 @@ def wide(args) -> list[str]:
         return [bench_wide_sparse(client, quick=args.quick)["markdown"]]
 
 
+def against_spark(args) -> int:
+    """dask-ipm (2 and 1 workers) against Spark ``LinearSVC`` (``local[2]``, ``local[1]``), interleaved."""
+    import sys
+
+    import dask.array as da
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from benchmarks._bench_distributed_spark import bench_spark, tall_data
+
+    X, y = tall_data(args.rows, 100)
+    base = Path(tempfile.mkdtemp(prefix="bench-spark-", dir=args.scratch))
+    try:
+        chunk = -(-args.rows // 8)
+        da.to_npy_stack(str(base / "X"), da.from_array(X, chunks=(chunk, 100)))
+        da.to_npy_stack(str(base / "y"), da.from_array(y, chunks=chunk))
+        command = f"python benchmarks/bench_distributed.py --spark --rows {args.rows} --rounds {args.rounds}"
+        lines = bench_spark(base, X, y, args.rounds, command, machine())
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    output = args.output if args.output != OUTPUT else OUTPUT.with_name("distributed_spark.md")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="reduced sizes (checks the machinery)")
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--memory-limit", default="1GB", help="each worker's memory_limit")
     parser.add_argument("--scratch", default=None, help="folder for the generated files (a temporary one)")
+    parser.add_argument("--spark", action="store_true", help="only dask-ipm against Spark LinearSVC")
+    parser.add_argument("--rows", type=int, default=400_000, help="rows of the --spark data (100 features)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the --spark comparison")
     args = parser.parse_args(argv)
+    if args.spark:
+        return against_spark(args)
     args.command = "python benchmarks/bench_distributed.py" + (" --quick" if args.quick else "")
     lines = ["## Distributed fits (Dask)", "", *tall(args), *wide(args)]
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -120,13 +120,71 @@ def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
     X, y = _tall(1000, 5, seed=4)
     da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
     Xd = da.from_npy_stack(str(tmp_path), mmap_mode="r")
-    parts = partition(Xd, y, client=client)
+    parts = partition(Xd, y, client=client, hold=False)
     assert all(parts.map(_on_disk))
     np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
 
 
+def test_mapped_files_that_fit_are_read_once_into_the_workers_memory(client, tmp_path):
+    X, y = _tall(1000, 5, seed=4)
+    da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
+    parts = partition(da.from_npy_stack(str(tmp_path), mmap_mode="r"), y, client=client)  # 40 kB, workers of 1 GB
+    assert not any(parts.map(_on_disk))
+    assert not any(parts.map(_maps_a_file))  # a copy in memory, not a view of the mapped file
+    np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
+
+
+class _Cluster:
+    """What ``workers_hold`` reads of a client: the workers' memory limits."""
+
+    def __init__(self, limits):
+        self.limits = limits
+
+    def scheduler_info(self, n_workers=5):
+        return {"workers": {f"w{j}": {"memory_limit": lim} for j, lim in enumerate(self.limits)}}
+
+
+def test_rows_are_held_when_their_share_fits_a_quarter_of_the_smallest_worker():
+    from robustsvm.distributed._sources import HOLD_FRACTION, workers_hold
+
+    assert HOLD_FRACTION == 0.25
+    two = _Cluster([1e9, 4e9])  # the smallest limit counts: each worker holds half the rows
+    assert workers_hold(two, 2 * 0.25e9)
+    assert not workers_hold(two, 2 * 0.25e9 + 8)
+    assert workers_hold(_Cluster([0, 0]), 1e15)  # no limit
+    assert not workers_hold(_Cluster([]), 1.0)  # no worker yet: stream
+
+
+def test_a_memmap_given_to_from_array_warns_and_goes_straight_to_the_workers(client, tmp_path):
+    X, y = _tall(1000, 5, seed=5)
+    np.save(tmp_path / "X.npy", X)
+    Xd = da.from_array(np.load(tmp_path / "X.npy", mmap_mode="r"), chunks=(250, 5))
+    with pytest.warns(UserWarning, match=r"da\.from_npy_stack\(folder, mmap_mode='r'\)"):
+        parts = partition(Xd, y, client=client)
+    assert parts.k == 4 and list(parts.sizes) == [250] * 4
+    sums = parts.map(_row_sums, np.arange(5.0))
+    np.testing.assert_allclose([o[0] for o in sums],
+                               [float((X[j:j + 250] @ np.arange(5.0)).sum()) for j in range(0, 1000, 250)], rtol=1e-12)
+    assert not any(parts.map(_maps_a_file))
+
+
+def test_a_dask_array_of_an_in_memory_array_does_not_warn(client, recwarn):
+    X, y = _tall(400, 5, seed=6)
+    partition(da.from_array(X, chunks=(100, 5)), y, client=client)
+    assert not [w for w in recwarn if "from_npy_stack" in str(w.message)]
+
+
 def _on_disk(block):
     return block.on_disk
+
+
+def _maps_a_file(block):
+    base = block.X
+    while base is not None:
+        if isinstance(base, np.memmap):
+            return True
+        base = getattr(base, "base", None)
+    return False
 
 
 # --------------------------------------------------------------------------------------- the interior point
@@ -157,8 +215,31 @@ def test_dask_ipm_agrees_with_feature_ipm_on_a_generated_set(client, unc):
     assert sol.status == "optimal" and sol.gap <= 1e-7 * abs(sol.objective) + 1e-12
     _agree(sol, ref)
     assert np.all(sol.w[0] >= 0) and np.all(sol.w[2] <= 0)
-    assert sol.extra["rounds"] > 0 and sol.extra["partitions"] == 3
+    assert sol.extra["rounds"] > 0 and sol.extra["partitions"] <= 2  # three chunks, one block per worker
     np.testing.assert_array_equal(sol.classes, ref.classes)
+
+
+def test_rounds_run_one_task_per_worker_on_the_same_iterations(client, monkeypatch):
+    from robustsvm.distributed.data import Partitions
+
+    X, y = make_classification(2000, 8, seed=11)
+    Xd = da.from_array(X, chunks=(250, 8))  # eight chunks on two workers
+    parts = partition(Xd, y, client=client)
+    merged = parts.per_worker()
+    assert merged is parts.per_worker()  # merged once
+    holders = {w for ws in client.who_has(parts.futures).values() for w in ws}
+    assert merged.k == len(holders) < parts.k and merged.n == parts.n == 2000
+    np.testing.assert_allclose(sum(o[0] for o in merged.map(_row_sums, np.arange(8.0))), (X @ np.arange(8.0)).sum(),
+                               rtol=1e-12)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Ball(0.1))
+    sol = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-6)
+    monkeypatch.setattr(Partitions, "per_worker", lambda self: self)  # one task per chunk, as before
+    per_chunk = problem.solve(Xd, y, "dask-ipm", client=client, tol=1e-6)
+    assert sol.extra["partitions"] == len(holders) and per_chunk.extra["partitions"] == 8
+    assert sol.iterations == per_chunk.iterations and sol.extra["rounds"] == per_chunk.extra["rounds"]
+    assert sol.status == per_chunk.status == "optimal"
+    _agree(sol, per_chunk)
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-9))
 
 
 # ------------------------------------------------------------------------------ results are ordinary solutions

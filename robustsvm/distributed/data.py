@@ -35,6 +35,7 @@ import itertools
 import mmap
 import operator
 import os
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_X
+from ._sources import MAPPED_COPY_WARNING, mapped_copy, workers_hold
 
 __all__ = ["Block", "DiskRows", "Partitions", "WorkerLostError", "get_client", "is_dask_array", "partition"]
 
@@ -158,23 +160,36 @@ class Block:
             yield lo, hi, self.rows(lo, hi)
 
 
-def _as_rows(x: Any, name: str) -> Any:
-    """A chunk of ``X`` as float64 C-ordered rows, CSR rows, or :class:`DiskRows` for a whole mapped ``.npy``."""
-    if isinstance(x, np.memmap) and isinstance(x.base, mmap.mmap) and x.flags.c_contiguous and x.ndim == 2 \
-            and x.dtype.kind == "f" and x.filename and x.offset + x.nbytes == os.path.getsize(x.filename):
+def _as_rows(x: Any, name: str, hold: bool = False) -> Any:
+    """A chunk of ``X`` as float64 C-ordered rows, CSR rows, or :class:`DiskRows` for a whole mapped ``.npy``
+    (read into memory instead when ``hold``)."""
+    if not hold and isinstance(x, np.memmap) and isinstance(x.base, mmap.mmap) and x.flags.c_contiguous \
+            and x.ndim == 2 and x.dtype.kind == "f" and x.filename \
+            and x.offset + x.nbytes == os.path.getsize(x.filename):
         rows = DiskRows(str(x.filename), int(x.offset), tuple(x.shape), x.dtype.str)
         for lo in range(0, x.shape[0], SLICE_ROWS):  # one check of the values, a slice at a time
             check_X(rows.read(lo, min(lo + SLICE_ROWS, x.shape[0])), name=name)
         return rows
     if not sp.issparse(x) and hasattr(x, "tocsr"):  # pydata sparse chunks
         x = x.tocsr()
+    if isinstance(x, np.ndarray) and _maps_a_file(x):  # read once: the rounds then read memory, not the file
+        x = np.array(x, dtype=np.float64, order="C")
     return check_X(x, name=name)
 
 
-def _raw_block(x: Any, y: Any, weight: Any, start: int) -> tuple[Block, dict]:
+def _maps_a_file(x: np.ndarray) -> bool:
+    """Whether the array's memory is a file mapping (``numpy.memmap`` or a view of one)."""
+    while x is not None:
+        if isinstance(x, np.memmap) or isinstance(x, mmap.mmap):
+            return True
+        x = getattr(x, "base", None)
+    return False
+
+
+def _raw_block(x: Any, y: Any, weight: Any, start: int, hold: bool = False) -> tuple[Block, dict]:
     """The block of one chunk with its labels as given, and its summary (rows, labels, weight sum)."""
     n = x.shape[0]
-    X = _as_rows(x, name=f"X (rows {start}-{start + n - 1})")
+    X = _as_rows(x, name=f"X (rows {start}-{start + n - 1})", hold=hold)
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -236,6 +251,7 @@ class Partitions:
         self.bytes_sent = 0
         self.bytes_received = 0
         self.resubmitted = 0
+        self._per_worker: Partitions | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -309,6 +325,39 @@ class Partitions:
     def release(self) -> None:
         """Drop the futures (the workers free the blocks)."""
         self.futures = []
+        self._per_worker = None
+
+    def per_worker(self) -> Partitions:
+        """The same rows as one block per worker: the blocks a worker holds, concatenated there once (cached).
+
+        A round then runs one task per worker instead of one per chunk (the per-round cost of the scheduler,
+        and BLAS on one larger block). Kept as they are (``self``) when a block is streamed from disk, when
+        there is one block per worker already, or when a second copy of the rows would not fit the workers'
+        memory (:func:`._sources.workers_hold` of twice the data). The row order within a merged block is the
+        blocks' order; ``start`` is its first block's.
+        """
+        if self._per_worker is not None:
+            return self._per_worker
+        self._per_worker = self
+        if self.sparse or not workers_hold(self.client, 2 * 8.0 * self.n * self.d):
+            return self
+        if any(self.client.gather([self.client.submit(_on_disk, f, pure=False) for f in self.futures])):
+            return self
+        holders = self.client.who_has(self.futures)
+        groups: dict[str, list[int]] = {}
+        for j, f in enumerate(self.futures):
+            groups.setdefault(min(holders.get(f.key, ("",)) or ("",)), []).append(j)
+        if len(groups) == self.k:
+            return self
+        futures = [self.client.submit(_merge_blocks, *[self.futures[j] for j in group], pure=False,
+                                      workers=[where] if where else None, allow_other_workers=True)
+                   for where, group in groups.items()]
+        sizes = np.array([int(self.sizes[group].sum()) for group in groups.values()])
+        merged = Partitions(self.client, futures, sizes, self.d, self.classes, self.weight_sum, self.sparse)
+        merged._per_worker = merged
+        merged._source = self  # the blocks stay referenced: a lost merged block is recomputed from them
+        self._per_worker = merged
+        return merged
 
 
 def _nbytes(value: Any) -> int:
@@ -358,7 +407,8 @@ def _row_pieces(values: Any, chunks: tuple, name: str, n: int) -> list:
     return [arr[lo:hi] for lo, hi in itertools.pairwise(edges)]
 
 
-def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None) -> Partitions:
+def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None,
+              hold: bool | None = None) -> Partitions:
     """Persist the row partitions of ``(X, y)`` on the workers of ``client``.
 
     Parameters
@@ -371,6 +421,17 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None) 
     client : distributed.Client, optional
         The current client by default (:func:`get_client`).
     sample_weight : dask.array.Array or ndarray of shape (n,), optional
+    hold : bool, optional
+        Whether chunks that are whole ``.npy`` files opened with ``mmap_mode`` are read once into the workers'
+        memory (True) or streamed from disk at every pass (False). By default they are held when the float64
+        data, shared over the workers, take at most a quarter of the smallest ``memory_limit``
+        (:func:`._sources.workers_hold`).
+
+    Warns
+    -----
+    UserWarning
+        ``X`` is ``da.from_array`` of a ``numpy.memmap``: dask copied the file into the client's memory, and
+        the rows are sent from there (:func:`._sources.mapped_copy`); ``da.from_npy_stack`` streams instead.
 
     Returns
     -------
@@ -397,14 +458,23 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None) 
     if n == 0 or d == 0:
         raise ValueError(f"X is empty: shape {X.shape}")
     client = get_client(client)
+    copied = mapped_copy(X)
+    if copied is not None:
+        warnings.warn(MAPPED_COPY_WARNING, UserWarning, stacklevel=2)
+    if hold is None:
+        hold = workers_hold(client, 8.0 * n * d) and not _sparse_meta(X)
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})
     chunks = X.chunks[0]
-    xs = list(X.to_delayed().ravel())
+    if copied is not None:  # the rows go straight to the workers, not in a graph through the scheduler
+        edges = np.concatenate([[0], np.cumsum(chunks)])
+        xs = [client.scatter(np.asarray(copied[lo:hi]), direct=True) for lo, hi in itertools.pairwise(edges)]
+    else:
+        xs = list(X.to_delayed().ravel())
     ys = _row_pieces(y, chunks, "y", n)
     ws = _row_pieces(sample_weight, chunks, "sample_weight", n)
     starts = np.concatenate([[0], np.cumsum(chunks)])[:-1]
-    raw = client.compute([dask.delayed(_raw_block, pure=True)(x, yk, wk, int(s))
+    raw = client.compute([dask.delayed(_raw_block, pure=True)(x, yk, wk, int(s), bool(hold))
                           for x, yk, wk, s in zip(xs, ys, ws, starts, strict=True)])
     summaries = client.gather([client.submit(_summary, r, pure=False) for r in raw])
     if not all(s["weight_ok"] for s in summaries):
@@ -423,6 +493,21 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None) 
     del raw
     sparse = bool(client.submit(_is_sparse, blocks[0], pure=False).result())
     return Partitions(client, blocks, np.array([s["n"] for s in summaries]), d, classes, weight_sum, sparse)
+
+
+def _on_disk(block: Block) -> bool:
+    return block.on_disk
+
+
+def _merge_blocks(*blocks: Block) -> Block:
+    """One block of the rows of ``blocks`` (in memory, dense), in their order."""
+    return Block(np.concatenate([b.X for b in blocks]), np.concatenate([b.y for b in blocks]),
+                 np.concatenate([b.weight for b in blocks]), blocks[0].start)
+
+
+def _sparse_meta(X: Any) -> bool:
+    """Whether the dask array's chunks are sparse (its ``_meta`` is not a NumPy array)."""
+    return not isinstance(getattr(X, "_meta", None), np.ndarray)
 
 
 def _nrows(block: Block) -> int:
