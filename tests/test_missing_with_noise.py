@@ -107,7 +107,7 @@ def test_bad_noise_sets_are_refused(incomplete):
     Xm, y, _ = incomplete
     with pytest.raises(ValueError, match="needs a scalar radius"):
         rs.RobustSVC(missing="uncertain", uncertainty=rs.Box(np.full(len(y), 0.1))).fit(Xm, y)
-    with pytest.raises(TypeError, match="uncertainty must be an uncertainty set"):
+    with pytest.raises(TypeError, match="'uncertainty' parameter of RobustSVC must be"):
         rs.RobustSVC(missing="uncertain", uncertainty="box").fit(Xm, y)
     multi = rs.RobustSVC(missing="uncertain", uncertainty=rs.Box(0.1))
     multi.solutions_ = [None, None]

@@ -72,8 +72,8 @@ def stored(tmp_path_factory):
     root = tmp_path_factory.mktemp("integrity")
     table(80, seed=1).to_csv(root / "train.csv", index=False)
     table(30, seed=2).drop(columns=["diagnosis"]).to_csv(root / "new.csv", index=False)
-    out = cli("fit", root / "train.csv", "--target", "diagnosis", "--probability", "--output", root / "model.json",
-              "--no-progress")
+    out = cli("fit", root / "train.csv", "--target", "diagnosis", "--probability", "--l2", "0.01",
+              "--output", root / "model.json", "--no-progress")
     assert out.returncode == 0, out.stderr
     return root, json.loads((root / "model.json").read_text())
 
