@@ -19,7 +19,7 @@ Protocol (the same for every method, seeded):
   ``missing="mean"`` (column means) and ``missing="drop"`` (complete-case analysis: the complete training
   rows only); test rows with missing values are filled as each model's ``imputation_`` says (conditional
   means, column means); for scale, the same model on the data with nothing removed;
-* calibration: Platt's sigmoid (``robustsvm.calibration.fit_sigmoid``) on out-of-fold decision values of a
+* calibration: Platt's sigmoid (``robustsvm.estimators.calibration.fit_sigmoid``) on out-of-fold decision values of a
   5-fold stratified split of the training part, as ``probability=True`` does; Brier score and log loss
   on the test part;
 * every fit (the inner folds included) is solved by Clarabel and certified: the largest duality gap of
@@ -84,7 +84,7 @@ def _evaluate(params, X_train, y_train, X_test, y_test, seed):
     """Accuracy, Brier score, log loss, the gaps of every fit, the training rows used; None when no fit."""
     from sklearn.model_selection import StratifiedKFold
 
-    from robustsvm.calibration import fit_sigmoid
+    from robustsvm.estimators.calibration import fit_sigmoid
 
     model = _fit(params, X_train, y_train)
     if model is None:

@@ -24,23 +24,23 @@ _PUBLIC = {
     "exceptions": ("ConvergenceWarning", "DegenerateSolutionWarning", "SelectionTieWarning", "SignDirectionWarning",
                    "SolverError",
                    "UnsupportedModelError"),
-    "io": ("ValidationReport", "validate"),
-    "kernels": ("RBF", "Kernel", "Linear", "Polynomial"),
-    "losses": ("HardMargin", "Hinge", "Loss", "SquaredHinge"),
-    "multiclass": ("PerClass",),
-    "penalties": ("L1", "L2", "Penalty"),
+    "formats.io": ("ValidationReport", "validate"),
+    "terms.kernels": ("RBF", "Kernel", "Linear", "Polynomial"),
+    "terms.losses": ("HardMargin", "Hinge", "Loss", "SquaredHinge"),
+    "estimators.multiclass": ("PerClass",),
+    "terms.penalties": ("L1", "L2", "Penalty"),
     "pq_model": ("pq_svm",),
     "priors": ("Decreasing", "Equal", "Increasing", "Order"),
     "problem": ("Problem",),
     "solution": ("Solution",),
-    "theory": ("critical_l1", "critical_radius"),
+    "certificates.critical": ("critical_l1", "critical_radius"),
     "terms": ("Logistic",),
     "uncertainty": ("Ball", "Box", "ConditionalGaussian", "CoordinateEllipsoid", "Ellipsoid", "Intersection",
                     "MissingValues", "Polyhedron", "Replicates", "RobustCheck", "Spectrahedron", "UncertaintySet",
                     "fit_gaussian", "from_replicates", "missing_as_uncertainty", "radius_upper_bound",
                     "robust_check"),
     "uncertainty.wasserstein": ("Wasserstein",),
-    "weight_constraints": ("ordered",),
+    "priors.constraints": ("ordered",),
     # the distributed backends register themselves (a layer above robustsvm.backends, which does not import them)
     "distributed.ipm": (),
     "distributed.cocoa": (),
@@ -141,12 +141,12 @@ def __getattr__(name: str):
 
         return importlib.import_module(".plotting", __name__)
     # scikit-learn estimator, data sets and model selection (scikit-learn, pandas, joblib, dask, tqdm on use)
-    if name in ("datasets", "model_selection", "estimator"):
+    if name in ("datasets", "model_selection", "estimators"):
         import importlib
 
         return importlib.import_module(f".{name}", __name__)
     if name == "RobustSVC":
-        from .estimator import RobustSVC
+        from .estimators.robust_svc import RobustSVC
 
         return RobustSVC
     if name in ("grid_search", "select_features", "path"):

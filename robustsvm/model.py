@@ -7,11 +7,11 @@ numbers that define the objective
     P(w, b) = (λ2/2)‖w‖² + λ1‖w‖₁ + I(b) + Σ_i c_i ℓ(y_i(x_i·w + b) − r_i σ_{V_i}(−y_i w))
     subject to w ∈ W = {l ≤ w ≤ u, lb ≤ A w ≤ ub}  (signs: the intervals [0, ∞) and (−∞, 0]),
 
-with ``I`` the intercept term (:class:`~robustsvm.intercept.Intercept`). The
+with ``I`` the intercept term (:class:`~robustsvm.terms.intercept.Intercept`). The
 per-sample loss coefficients ``c``, the sign vector, the uncertainty layout
 (which set and which radius each sample has) and the intercept mode are
 resolved here and nowhere else (the bounds and linear constraints as one
-:class:`~robustsvm.weight_constraints.WeightSet`); parameters have one name each: ``l2``, ``l1``,
+:class:`~robustsvm.priors.constraints.WeightSet`); parameters have one name each: ``l2``, ``l1``,
 ``intercept.mu``, ``layout.radius``, ``sample_weight``.
 """
 
@@ -25,13 +25,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._validation import FitData, check_sample_weight, sign_orientation
-from .intercept import Intercept, intercept_term
-from .kernels import Kernel
-from .losses import Loss
-from .penalties import Penalty
+from .priors.constraints import WeightSet, weight_set
+from .terms.intercept import Intercept, intercept_term
+from .terms.kernels import Kernel
+from .terms.losses import Loss
+from .terms.penalties import Penalty
 from .uncertainty import RobustLayout, UncertaintySet, check_radius_applies, resolve_uncertainty
 from .uncertainty.wasserstein import Wasserstein
-from .weight_constraints import WeightSet, weight_set
 
 __all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize", "weight_reach"]
 
@@ -189,7 +189,7 @@ class ModelSummary:
     kernel : Kernel or None
     constraints : tuple
         The linear constraints on ``w`` as written (``scipy.optimize.LinearConstraint``, ordering priors), or for a
-        normalized model its stacked rows (one :class:`~robustsvm.weight_constraints.LinearConstraints`).
+        normalized model its stacked rows (one :class:`~robustsvm.priors.constraints.LinearConstraints`).
     """
 
     loss: Loss

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from .duals import PQParameters, pq_parameters, pq_reasons
-from .losses import SquaredHinge
-from .penalties import L2
 from .problem import Problem
+from .terms.losses import SquaredHinge
+from .terms.penalties import L2
 from .uncertainty import Box
 
 __all__ = ["PQParameters", "pq_parameters", "pq_reasons", "pq_svm"]

@@ -21,19 +21,11 @@ from scipy.optimize import Bounds, LinearConstraint
 from . import objective as objective_module
 from . import solve_path
 from ._validation import FitData, check_fit_data, check_positive_class
-from .certify import PointCertificate, certify_point
+from .certificates.certify import PointCertificate, certify_point
 from .conic import ConicProgram
 from .duals.wasserstein import point_certificate as wasserstein_point_certificate
-from .intercept import Intercept, intercept_term
-from .kernels import Kernel, kernel_from_dict
-from .losses import Hinge, Loss, loss_from_dict
 from .model import Model, normalize
-from .penalties import Penalty, as_penalty
-from .solution import Solution
-from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
-from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
-from .uncertainty.wasserstein import Wasserstein
-from .weight_constraints import (
+from .priors.constraints import (
     Ordered,
     bounds_beyond_signs,
     bounds_from_json,
@@ -44,6 +36,14 @@ from .weight_constraints import (
     resolve_bounds,
     resolve_constraints,
 )
+from .solution import Solution
+from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
+from .terms.intercept import Intercept, intercept_term
+from .terms.kernels import Kernel, kernel_from_dict
+from .terms.losses import Hinge, Loss, loss_from_dict
+from .terms.penalties import Penalty, as_penalty
+from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
+from .uncertainty.wasserstein import Wasserstein
 
 __all__ = ["Problem"]
 
@@ -82,7 +82,7 @@ class Problem:
     bounds : mapping, pandas Series, pair, (d, 2) array or scipy.optimize.Bounds, optional
         ``l_h ≤ w_h ≤ u_h``: ``{"age": (0, 0.5)}`` by name or index (``None`` or ``±inf`` for a free
         side), a pair ``(lower, upper)`` of numbers or vectors, or ``Bounds(lb, ub)``; intersected with
-        the signs (:func:`robustsvm.weight_constraints.resolve_bounds`).
+        the signs (:func:`robustsvm.priors.constraints.resolve_bounds`).
     constraints : list of scipy.optimize.LinearConstraint or rs.ordered(...), optional
         ``lb ≤ A w ≤ ub`` with the columns of ``A`` the features by index (``lb == ub``: an
         equality); :func:`robustsvm.ordered` writes ``w_a ≤ w_b ≤ …`` by names. Conic backends only.
@@ -267,7 +267,7 @@ class Problem:
         """Certify a point ``(w, b)`` from anywhere (another solver, scikit-learn's ``coef_``) on ``(X, y)``.
 
         Returns its objective, its constraint violation and an upper bound ``gap ≥ P(w, b) − P*`` from the
-        package's own dual construction (:func:`robustsvm.certify.certify_point`; ``options`` are
+        package's own dual construction (:func:`robustsvm.certificates.certify.certify_point`; ``options`` are
         ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
         """
         model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)

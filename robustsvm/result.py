@@ -1,7 +1,7 @@
 """What every backend returns: one :class:`Result` type and one :class:`History` recorder.
 
 :class:`Result` is the contract between a backend and the package's certifier
-(:func:`robustsvm.duality.certify`, run by :mod:`robustsvm.solve_path`). A
+(:func:`robustsvm.certificates.duality.certify`, run by :mod:`robustsvm.solve_path`). A
 backend hands back the point it found (``w, b``, or a kernel expansion), why it
 stopped (``status``, ``message``), its progress (``history``) and, as typed
 fields, what the certifier may use: the margin multipliers (``multipliers``),

@@ -10,34 +10,36 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_X
-from .conic.degenerate import count_nonzeros, weight_resolution
+from .certificates.degenerate import count_nonzeros, weight_resolution
 from .distributed.data import is_dask_array
 from .result import Attempt
 from .uncertainty.certificate import robust_check
 
 __all__ = ["Solution", "register_serializer"]
 
-#: ``write(solution, path, X, y)`` and ``read(path)``; :mod:`robustsvm.io` installs them when imported
+#: ``write(solution, path, X, y)`` and ``read(path)``; :mod:`robustsvm.formats.io` installs them when imported
 _SERIALIZER: dict[str, Callable[..., Any]] = {}
 
 
 def register_serializer(*, write: Callable[..., Any], read: Callable[..., Any]) -> None:
     """Install the functions behind :meth:`Solution.to_json` and :meth:`Solution.from_json`.
 
-    :mod:`robustsvm.io` registers its JSON format here when it is imported (with the
+    :mod:`robustsvm.formats.io` registers its JSON format here when it is imported (with the
     package's public names), so that the serialization layer sits above this module.
     """
     _SERIALIZER.update(write=write, read=read)
 
 
 def _serializer(kind: str) -> Callable[..., Any]:
-    """The registered function; a first call before :mod:`robustsvm.io` was imported loads the package's names."""
+    """The registered function; a first call before :mod:`robustsvm.formats.io` was imported loads the package's
+    names."""
     if kind not in _SERIALIZER:  # only this module was imported (``from robustsvm.solution import Solution``)
-        getattr(sys.modules[__package__], "validate", None)  # the package's first public name imports robustsvm.io
+        # the package's first public name imports robustsvm.formats.io
+        getattr(sys.modules[__package__], "validate", None)
     try:
         return _SERIALIZER[kind]
     except KeyError:
-        raise RuntimeError("no solution serializer is registered: import robustsvm.io") from None
+        raise RuntimeError("no solution serializer is registered: import robustsvm.formats.io") from None
 
 
 @dataclass
@@ -141,7 +143,7 @@ class Solution:
         """``sqrt(2(gap + ε)/λ2)``: the optimal weights lie within this distance of ``w`` (NaN without L2).
 
         λ2-strong convexity gives ``‖w − w*‖₂² ≤ 2·gap/λ2``; ``ε`` is 64 ulps of the objective (the rounding of
-        the computed gap). See :mod:`robustsvm.conic.degenerate`.
+        the computed gap). See :mod:`robustsvm.certificates.degenerate`.
         """
         penalty = getattr(self.problem, "penalty", None)
         return weight_resolution(float(self.gap), float(self.objective), float(getattr(penalty, "l2", 0.0)))
@@ -250,7 +252,7 @@ class Solution:
         return "\n".join(lines)
 
     def to_json(self, path: Any, X: Any = None, y: Any = None) -> Any:
-        """Write this solution as a reference file; see :func:`robustsvm.io.write_solution`.
+        """Write this solution as a reference file; see :func:`robustsvm.formats.io.write_solution`.
 
         Pass the training data ``X, y`` to store their fingerprint.
         """
@@ -258,7 +260,7 @@ class Solution:
 
     @classmethod
     def from_json(cls, path: Any, *, accept_modified: bool = False) -> Solution:
-        """Read a solution written by :meth:`to_json`; see :func:`robustsvm.io.read_solution`.
+        """Read a solution written by :meth:`to_json`; see :func:`robustsvm.formats.io.read_solution`.
 
         A file whose weights, intercept, classes, model, preprocessing or calibration differ from the
         digests written with it raises a ``ModifiedSolutionError`` naming them, unless

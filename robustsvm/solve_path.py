@@ -41,13 +41,13 @@ from . import objective as objective_module
 from ._validation import check_fit_data, check_limits, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend
-from .conic import degenerate
+from .certificates import degenerate
+from .certificates.duality import certify as certify_point
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
 from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
-from .duality import certify as certify_point
 from .duals.wasserstein import certify_wasserstein
 from .exceptions import (
     ConvergenceWarning,
@@ -248,7 +248,7 @@ def _refuse(name: str, model: Model, result: Result, detail: str = "") -> Solver
 def certify(name: str, model: Model, result: Result, tol: float | None = None) -> Result:
     """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``.
 
-    A linear model's point goes through :func:`robustsvm.duality.certify`: projected on the
+    A linear model's point goes through :func:`robustsvm.certificates.duality.certify`: projected on the
     signs (rescaled onto a hard margin), re-scored by :mod:`robustsvm.objective`, and given
     the gap ``P(w, b) − D`` with ``D`` the package's Lagrangian bound from ``result.multipliers``
     (or the backend's own bound when ``result.dual_feasible``); a claimed optimum the numbers
@@ -299,7 +299,7 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
                 warn: bool = True, stacklevel: int = 1) -> Solution:
     """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
     :class:`DegenerateSolutionWarning` when its decision is constant on the training data
-    (:func:`robustsvm.conic.degenerate.diagnose`, kept in ``Solution.degenerate``)."""
+    (:func:`robustsvm.certificates.degenerate.diagnose`, kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value
     sol = Solution(

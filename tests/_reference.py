@@ -6,7 +6,7 @@ trust a status: its reference is an interval ``[bound, objective]`` that contain
 
 - ``objective`` is the exact objective :meth:`Problem.objective` at a feasible point (the reference point
   projected on the signs), so ``objective ≥ P*``;
-- ``bound`` is the package's Lagrangian lower bound at that point (:func:`robustsvm.duality.certify`,
+- ``bound`` is the package's Lagrangian lower bound at that point (:func:`robustsvm.certificates.duality.certify`,
   weak duality from a dual point it checked), so ``bound ≤ P*``, whatever solver produced the point.
 
 The point comes from a model the test writes itself in CVXPY (independent of ``robustsvm.conic``): Clarabel
@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 import cvxpy as cp
 import numpy as np
 
-from robustsvm.duality import certify
+from robustsvm.certificates.duality import certify
 from robustsvm.exceptions import SolverError
 from robustsvm.result import Result
 

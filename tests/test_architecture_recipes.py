@@ -11,7 +11,7 @@ import pytest
 from scipy.optimize import minimize
 
 import robustsvm as rs
-from robustsvm.losses import LOSSES, loss_from_dict
+from robustsvm.terms.losses import LOSSES, loss_from_dict
 from robustsvm.uncertainty import SET_TYPES, uncertainty_from_dict
 
 from .conftest import make_classification

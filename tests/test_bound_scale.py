@@ -1,8 +1,8 @@
 """The scale search of the Lagrangian bound: ``max_θ D(θa)`` by a Newton iteration on the piecewise-linear ``D'``.
 
 For the hinge, squared hinge and hard margin with ``λ2 > 0``, ``D(θa) = pθ − qθ² − R*(θs)`` and ``D'`` is
-piecewise linear (``robustsvm.dual_scale``); signs make it one piece. Checked against a brute-force maximum of
-``D(θa)`` over a fine grid of ``θ`` refined around its best point (each grid value is itself a valid bound,
+piecewise linear (``robustsvm.certificates.dual_scale``); signs make it one piece. Checked against a brute-force
+maximum of ``D(θa)`` over a fine grid of ``θ`` refined around its best point (each grid value is itself a valid bound,
 computed by the same ``D``): for signs, boxes whose finite sides bind at some scale, bounds excluding 0 and ``λ1``.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robustsvm import losses
-from robustsvm.dual_scale import scale_in_closed_form
-from robustsvm.duality import BoundTerms, admissible_multipliers, class_sums, lagrangian_bound
+from robustsvm.certificates.dual_scale import scale_in_closed_form
+from robustsvm.certificates.duality import BoundTerms, admissible_multipliers, class_sums, lagrangian_bound
+from robustsvm.terms import losses
 
 
 def _data(seed: int, n: int = 120, d: int = 9):
@@ -29,8 +29,8 @@ def _data(seed: int, n: int = 120, d: int = 9):
 def _grid_maximum(X, y, c, a, kw) -> float:
     """``max_θ D(θa)`` over a grid of ``[0, hi]`` refined around its best point (``hi`` the largest scale in the
     dual box, at most 4): each value is ``D`` at one scale, so it is a lower bound on the maximum."""
-    from robustsvm.duality import dual_value, penalty_conjugate
-    from robustsvm.intercept import Intercept
+    from robustsvm.certificates.duality import dual_value, penalty_conjugate
+    from robustsvm.terms.intercept import Intercept
 
     loss = losses.LOSSES[kw["loss"]]()
     a = admissible_multipliers(a, y, c, loss, kw["intercept"])

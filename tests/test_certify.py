@@ -15,7 +15,7 @@ import pytest
 from sklearn.svm import LinearSVC
 
 import robustsvm as rs
-import robustsvm.certify as certify_module
+import robustsvm.certificates.certify as certify_module
 
 from .conftest import standardized
 

@@ -32,7 +32,7 @@ def test_bad_command_exits_nonzero():
 def test_demo_rows_agree_with_clarabel_within_certificates():
     import io
 
-    from robustsvm.demo import run_demo
+    from robustsvm.cli.demo import run_demo
 
     rows = run_demo(out=io.StringIO())
     reference = {r["model"]: r for r in rows if r["solver"] == "clarabel"}

@@ -15,8 +15,16 @@ import pandas as pd
 import pytest
 
 import robustsvm as rs
-from robustsvm import cli
-from robustsvm.cli import load_data, main, parse_intercept, parse_kernel, parse_signs, parse_uncertainty, reproductions
+from robustsvm.cli.main import (
+    load_data,
+    main,
+    parse_intercept,
+    parse_kernel,
+    parse_signs,
+    parse_uncertainty,
+    reproductions,
+)
+from robustsvm.cli.main import main as cli
 
 from .conftest import make_classification
 

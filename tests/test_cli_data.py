@@ -18,9 +18,9 @@ from sklearn.impute import SimpleImputer
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import robustsvm as rs
-from robustsvm.cli import main
-from robustsvm.io import field_digests
-from robustsvm.preprocessing import Preprocessing, fit_preprocessing
+from robustsvm.cli.main import main
+from robustsvm.formats.io import field_digests
+from robustsvm.tabular.preprocessing import Preprocessing, fit_preprocessing
 
 NUMERIC, CATEGORICAL = ["age", "size", "score"], ["site"]
 L2, MU, RADIUS = 0.1, 1.0, 0.05

@@ -16,7 +16,7 @@ import pytest
 from sklearn.svm import LinearSVC
 
 import robustsvm as rs
-from robustsvm.cli import load_data, main, parse_uncertainty
+from robustsvm.cli.main import load_data, main, parse_uncertainty
 from robustsvm.uncertainty import SET_TYPES, SetSum
 from robustsvm.uncertainty.grammar import parse_set, set_kinds
 

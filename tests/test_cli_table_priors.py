@@ -338,8 +338,8 @@ def test_missing_uncertain_with_a_measurement_set_is_passed_to_robustsvc(table):
 
 
 def test_reference_coded_rules_round_trip_and_refuse_a_foreign_reference(table):
-    from robustsvm.preprocessing import Preprocessing, fit_preprocessing
-    from robustsvm.solution_format import SolutionFormatError
+    from robustsvm.formats.solution_format import SolutionFormatError
+    from robustsvm.tabular.preprocessing import Preprocessing, fit_preprocessing
 
     _, frame = table
     rules, prepared = fit_preprocessing(frame, "outcome", drop=["pid"], impute="median",
@@ -402,7 +402,7 @@ def test_fit_cv_and_predict_on_a_csv_need_only_the_demo_extra(table):
              f"        if name.split('.')[0] in {blocked!r}:\n"
              "            raise ModuleNotFoundError(f'No module named {name!r} (not in the demo extra)')\n"
              "sys.meta_path.insert(0, Block())\n"
-             "from robustsvm.cli import main\n"
+             "from robustsvm.cli.main import main\n"
              "sys.exit(main(sys.argv[1:]))\n")
     model = root / "demo-extra.json"
     for argv in (["fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--impute", "median",
@@ -417,7 +417,7 @@ def test_fit_cv_and_predict_on_a_csv_need_only_the_demo_extra(table):
 
 
 def test_bounds_on_a_categorical_column_bound_each_level(table, capsys):
-    from robustsvm.cli import main
+    from robustsvm.cli.main import main
 
     root, _ = table
     assert main(["fit", str(root / "patients.csv"), "--target", "outcome", "--drop", "pid", "--impute", "median",

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import robustsvm as rs
-from robustsvm.io import solution_from_dict, solution_to_dict
+from robustsvm.formats.io import solution_from_dict, solution_to_dict
 from tests._gbsg2_like import gbsg2_like
 
 SIGNS = {"pnodes": +1, "age": -1, "horTh=yes": -1}

@@ -46,7 +46,7 @@ def _fences(page: Path) -> list[str]:
 
 def _run_shell(example) -> None:
     """Run each ``robustsvm`` command of a bash block in this process; install commands are only shown."""
-    from robustsvm.cli import build_parser, main
+    from robustsvm.cli.main import build_parser, main
 
     for raw in example.parsed.splitlines():
         line = raw.strip()

@@ -33,7 +33,7 @@ def test_strict_build_renders_pages_and_api(site):
                  "certificates/index.html", "benchmarks/index.html", "api/io/index.html"):
         assert (site / page).is_file(), page
     api = (site / "api" / "io" / "index.html").read_text(encoding="utf-8")
-    assert "robustsvm.io.validate" in api and "data_fingerprint" in api  # rendered from the docstrings
+    assert "robustsvm.formats.io.validate" in api and "data_fingerprint" in api  # rendered from the docstrings
     problem = (site / "api" / "problem" / "index.html").read_text(encoding="utf-8")
     assert "robustsvm.problem.Problem" in problem and "robustsvm.solution.Solution" in problem
     assert ":meth:<code>" not in api and ":func:<code>" not in problem  # Sphinx roles cleaned up

@@ -15,7 +15,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 
 import robustsvm as rs
 from robustsvm import RobustSVC
-from robustsvm.calibration import fit_sigmoid
+from robustsvm.estimators.calibration import fit_sigmoid
 
 from .conftest import make_classification
 from .test_estimator import direct_fit

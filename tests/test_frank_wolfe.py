@@ -17,9 +17,9 @@ from scipy.optimize import linprog, minimize_scalar
 
 import robustsvm as rs
 from robustsvm.backends.frank_wolfe import line_search, linear_oracle
+from robustsvm.certificates.iteration_bounds import frank_wolfe_bound
 from robustsvm.exceptions import ConvergenceWarning, UnsupportedModelError
 from robustsvm.objective import optimal_intercept
-from robustsvm.theory import frank_wolfe_bound
 
 from .conftest import make_classification
 

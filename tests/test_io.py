@@ -10,7 +10,7 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
-from robustsvm.io import data_fingerprint, solution_to_dict, uncertainty_from_dict
+from robustsvm.formats.io import data_fingerprint, solution_to_dict, uncertainty_from_dict
 
 from .conftest import make_classification
 
@@ -80,7 +80,7 @@ def test_validate_flags_tampered_objective_and_signs(tmp_path, solved):
     spec = json.loads(path.read_text())
     spec["w"][2] = 0.5  # feature 2 is constrained to w_2 <= 0
     path.write_text(json.dumps(spec))
-    with pytest.warns(rs.io.ModifiedSolutionWarning, match=r"w \(the weights\)"):
+    with pytest.warns(rs.formats.io.ModifiedSolutionWarning, match=r"w \(the weights\)"):
         report = rs.validate(rs.Solution.from_json(path, accept_modified=True), X, y)
     assert not report.ok
     assert report.violation == pytest.approx(0.5)

@@ -8,8 +8,8 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
-from robustsvm.duality import BoundTerms, lagrangian_bound, multipliers_from_margins
-from robustsvm.losses import LOSSES, loss_from_dict
+from robustsvm.certificates.duality import BoundTerms, lagrangian_bound, multipliers_from_margins
+from robustsvm.terms.losses import LOSSES, loss_from_dict
 
 from ._reference import Formulation, certified_reference
 from .conftest import make_classification

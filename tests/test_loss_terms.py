@@ -16,7 +16,7 @@ import pytest
 from scipy.optimize import minimize
 
 import robustsvm as rs
-from robustsvm.losses import LOSSES
+from robustsvm.terms.losses import LOSSES
 
 from .conftest import make_classification
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.intercept import Intercept, intercept_term
 from robustsvm.model import normalize
+from robustsvm.terms.intercept import Intercept, intercept_term
 
 from .conftest import make_classification
 

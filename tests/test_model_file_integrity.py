@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import robustsvm as rs
-from robustsvm.io import ModifiedSolutionError, ModifiedSolutionWarning
+from robustsvm.formats.io import ModifiedSolutionError, ModifiedSolutionWarning
 
 pytestmark = pytest.mark.filterwarnings("ignore::robustsvm.exceptions.ConvergenceWarning")
 

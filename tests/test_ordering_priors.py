@@ -13,10 +13,10 @@ import pytest
 from scipy.optimize import LinearConstraint, isotonic_regression
 
 import robustsvm as rs
-from robustsvm.duality import penalty_conjugate
+from robustsvm.certificates.duality import penalty_conjugate
 from robustsvm.exceptions import UnsupportedModelError
+from robustsvm.priors.constraints import constraints_from_json, constraints_to_json, resolve_constraints
 from robustsvm.priors.ordering import chain_structure
-from robustsvm.weight_constraints import constraints_from_json, constraints_to_json, resolve_constraints
 
 from ._reference import Formulation, certified_reference
 

@@ -237,7 +237,7 @@ def test_sha_page_names_the_offline_sonar_copies():
 def test_sha_page_states_the_largest_polynomial_gram_entry():
     """(1 + max_i ‖x_i‖²)⁶ on the raw breast-cancer scores, computed here from the data."""
     from robustsvm.datasets import load
-    from robustsvm.kernels import Polynomial
+    from robustsvm.terms.kernels import Polynomial
 
     X, _, _ = load("wisconsin")
     largest = float(np.max(Polynomial(6)(X)))

@@ -9,8 +9,8 @@ import pytest
 
 import robustsvm as rs
 from robustsvm.backends.pegasos import ball_radius
+from robustsvm.certificates.iteration_bounds import pegasos_bound
 from robustsvm.exceptions import ConvergenceWarning
-from robustsvm.theory import pegasos_bound
 
 from .conftest import make_classification
 

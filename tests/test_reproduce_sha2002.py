@@ -42,7 +42,7 @@ def test_count_analysis_matches_hand_arithmetic():
 @pytest.fixture(scope="module")
 def breast_cancer_rbf3():
     from robustsvm.datasets import load
-    from robustsvm.kernels import RBF
+    from robustsvm.terms.kernels import RBF
 
     X, y, _ = load("wisconsin")
     tr, _ = sha2002._split(len(y), 0)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.cli import main
+from robustsvm.cli.main import main
 from robustsvm.reproduce import tajima2020 as taj
 from tests._page_checks import check_tajima
 from tests.conftest import make_classification

@@ -14,7 +14,7 @@ import robustsvm as rs
 from robustsvm.backends import _robust_dcd_kernels as rk
 from robustsvm.backends import _shared_set_kernels as kern
 from robustsvm.backends.shared_set import SharedSetArrays, Workspace
-from robustsvm.duality import penalty_conjugate
+from robustsvm.certificates.duality import penalty_conjugate
 
 D = 8
 
@@ -253,7 +253,7 @@ def test_the_certificates_dual_bound_uses_the_box_conjugate_or_its_equal(far):
     signs' (λ2/2)‖T(v − Au)/λ2‖² when T(v − Au)/λ2 lies in the box (then the two are equal)."""
     from robustsvm.backends.dual_ascent import Products
     from robustsvm.backends.shared_set import dual_certificate
-    from robustsvm.duality import class_balance, dual_value
+    from robustsvm.certificates.duality import class_balance, dual_value
 
     rng = np.random.default_rng(8)
     n, d = 80, 6

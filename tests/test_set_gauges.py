@@ -15,7 +15,13 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.duality import BoundTerms, _retract, admissible_multipliers, lagrangian_bound, multipliers_from_margins
+from robustsvm.certificates.duality import (
+    BoundTerms,
+    _retract,
+    admissible_multipliers,
+    lagrangian_bound,
+    multipliers_from_margins,
+)
 from robustsvm.uncertainty.spectrahedron import Spectrahedron
 
 D = 3

@@ -12,7 +12,7 @@ import pytest
 import robustsvm as rs
 from robustsvm import solve_path
 from robustsvm.backends import cost, registry
-from robustsvm.cli import main
+from robustsvm.cli.main import main
 from robustsvm.conic import ConicProgram
 from robustsvm.exceptions import ConvergenceWarning
 from robustsvm.model_selection import grid_search

@@ -6,7 +6,12 @@ import math
 
 import pytest
 
-from robustsvm.theory import frank_wolfe_bound, frank_wolfe_iterations, pegasos_bound, pegasos_iterations
+from robustsvm.certificates.iteration_bounds import (
+    frank_wolfe_bound,
+    frank_wolfe_iterations,
+    pegasos_bound,
+    pegasos_iterations,
+)
 
 
 def test_frank_wolfe_iterations_closed_form():

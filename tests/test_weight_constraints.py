@@ -13,10 +13,10 @@ from scipy.optimize import Bounds, LinearConstraint
 
 import robustsvm as rs
 from robustsvm.backends.registry import capable_backends, get_backend
-from robustsvm.duality import box_maximizer, certify, penalty_conjugate
+from robustsvm.certificates.duality import box_maximizer, certify, penalty_conjugate
 from robustsvm.exceptions import SolverError, UnsupportedModelError
+from robustsvm.priors.constraints import resolve_bounds, resolve_constraints
 from robustsvm.result import Result
-from robustsvm.weight_constraints import resolve_bounds, resolve_constraints
 
 NAMES = np.array(["a", "b", "c", "d"], dtype=object)
 
@@ -565,7 +565,7 @@ def test_estimator_bounds_with_three_classes_apply_to_every_model():
 def test_cli_parses_bounds_and_names_the_feature_on_errors():
     import argparse
 
-    from robustsvm.cli import parse_bounds
+    from robustsvm.cli.main import parse_bounds
 
     assert parse_bounds("age=0:inf,dose=-1:1,3=:0.5, mean radius = -inf: ") == {
         "age": (0.0, np.inf), "dose": (-1.0, 1.0), 3: (-np.inf, 0.5), "mean radius": (-np.inf, np.inf)}
@@ -588,7 +588,7 @@ def test_cli_fit_with_bounds_meets_them_and_writes_them_to_the_file(tmp_path):
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
     w = doc["solution"]["w"]
-    sol = rs.io.read_solution(out)
+    sol = rs.formats.io.read_solution(out)
     names = list(sol.feature_names)
     assert 0.2 <= w[names.index("Plas")] <= 0.5 and w[names.index("Age")] <= 0.1 and abs(w[0]) <= 0.1
     assert sol.problem.has_bounds and doc["solution"]["status"] == "optimal"
@@ -603,7 +603,7 @@ def test_a_solution_with_bounds_and_constraints_survives_its_file(tmp_path):
     prob = rs.Problem(penalty=rs.L2(0.05), **_cases()["pima"])
     sol = prob.solve(X, y, feature_names=names, tol=1e-9)
     path = sol.to_json(tmp_path / "s.json", X, y)
-    back = rs.io.read_solution(path)
+    back = rs.formats.io.read_solution(path)
     report = rs.validate(back, X, y)
     assert report.ok, str(report)
     f1 = prob.normalize(X, y, feature_names=names).feasible

@@ -318,7 +318,7 @@ def _register_installed() -> None:
                 defaults={"time_limit": DEFAULT_TIME_LIMIT[name]} if name in DEFAULT_TIME_LIMIT else {},
                 kind="conic",
                 certificate="the package's duality gap: recomputed objective minus the Lagrangian bound built from "
-                            "the solver's margin multipliers (robustsvm.duality)",
+                            "the solver's margin multipliers (robustsvm.certificates.duality)",
             ),
             replace=True,
         )

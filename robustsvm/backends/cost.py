@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ..intercept import intercept_term
+from ..terms.intercept import intercept_term
 from ..uncertainty import UncertaintySet
 from . import registry
 

@@ -34,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..duality import class_balance
+from ..certificates.duality import class_balance
 from ..model import Model
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
@@ -538,7 +538,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     With ``ᾱ = clip(α, 0, U)``, the pass gives the class images ``Σ_{y_i=±1} c_i y_i ᾱ_i x_i``, ``z = Xw`` and
     ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ``
     (ridge) or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that
-    ``S = 0`` (:func:`robustsvm.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖²
+    ``S = 0`` (:func:`robustsvm.certificates.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖²
     [− S²/(2μ)]`` at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0. ``images`` keeps the class images.
     """
     y, c, mode = arrays.y, arrays.c, arrays.intercept.mode

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ..duality import dual_value
+from ..certificates.duality import dual_value
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, optimal_intercept, project_signs
 from .registry import Backend, History, Result, register

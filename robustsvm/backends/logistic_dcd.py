@@ -24,7 +24,7 @@ new ``α`` never reaches 0 or 1. A ridge intercept ``(μ/2)b²`` is one more coo
 augmented Lagrangian: the same coordinate with ``1/μ = ρ``, around the multiplier ``b``, which steps
 ``b ← b + ρS`` after each epoch. The stopping rule is the gap ``P(w, b*) − D(α̃)``: ``b*`` the exact best
 intercept for ``w`` (a Newton iteration on ``Σ c_i y_i σ(−m_i) = 0``), ``D`` the dual function at ``α̃ = σ(t)``
-balanced for a free intercept (:func:`robustsvm.duality.admissible_multipliers`).
+balanced for a free intercept (:func:`robustsvm.certificates.duality.admissible_multipliers`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from scipy.special import expit
 
 from .. import objective as objective_module
-from ..duality import admissible_multipliers, dual_value
+from ..certificates.duality import admissible_multipliers, dual_value
 from ..model import Model
 from ..uncertainty import Ball, Box
 from ..uncertainty.wasserstein import Wasserstein

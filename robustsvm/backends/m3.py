@@ -20,7 +20,7 @@ through the ``(α, β)`` dual, and the pq-SVM — without a free intercept.
 ``Solution.history["objective"]`` is the NQP objective ``F(v)`` in the model's
 units (minus the dual value: non-increasing); ``history["kkt"]`` the residual.
 The returned ``w`` is projected on the signs. For a linear model
-``Solution.gap`` is the package's duality gap (:mod:`robustsvm.duality`) at
+``Solution.gap`` is the package's duality gap (:mod:`robustsvm.certificates.duality`) at
 that point, with ``α`` as multipliers; a hard-margin point is rescaled onto the
 constraints, and one that no rescaling makes feasible (non-separable data, or
 too few updates) raises ``SolverError``. For a kernel model it is the gap of
@@ -226,7 +226,7 @@ def _solve(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     w_out = rec.w
     if w_out is not None:
         # the recovery can leave a sign-constrained weight on the wrong side while β has not converged:
-        # return the projection (the package re-scores it and rebuilds the gap, robustsvm.duality)
+        # return the projection (the package re-scores it and rebuilds the gap, robustsvm.certificates.duality)
         w_out = w_out.copy()
         w_out[model.signs * w_out < 0] = 0.0
     n_hist = res.history["iteration"].shape[0]

@@ -30,12 +30,12 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-from ..duality import BoundTerms, admissible_multipliers, lagrangian_bound
+from ..certificates.duality import BoundTerms, admissible_multipliers, lagrangian_bound
 from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
+from ..priors.constraints import Ordered
 from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
-from ..weight_constraints import Ordered
 from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 

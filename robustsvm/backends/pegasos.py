@@ -27,7 +27,7 @@ import time
 
 import numpy as np
 
-from ..duality import class_balance, class_sums, dual_value
+from ..certificates.duality import class_balance, class_sums, dual_value
 from ..model import Model
 from ._linalg import HINGE_L2_NEEDS, HingeModel, hinge_model, project_signs
 from .registry import Backend, History, Result, register

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..exceptions import UnsupportedModelError
-from ..losses import LOSSES
 from ..model import summarize
 from ..result import History, Result
+from ..terms.losses import LOSSES
 from ..uncertainty import UncertaintySet
 
 __all__ = ["Backend", "History", "Needs", "Result", "register", "unregister", "get_backend", "solvers",

@@ -28,9 +28,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..duality import class_balance, class_sums, dual_value, penalty_conjugate
-from ..intercept import Intercept
+from ..certificates.duality import class_balance, class_sums, dual_value, penalty_conjugate
 from ..objective import objective_from_margins
+from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows, dual_sums
@@ -324,7 +324,7 @@ class SharedSetArrays:
 
     def dual_value(self, alpha: np.ndarray, w: np.ndarray, S: float) -> float:
         """``D_u(α) = Σ_i c_i (α_i − ℓ*(α_i)) − (λ2/2)‖w_u‖² − (intercept term of S)`` at ``w_u = T(v − A u)/λ2``
-        (:func:`robustsvm.duality.dual_value`).
+        (:func:`robustsvm.certificates.duality.dual_value`).
 
         With a free intercept ``α`` must already satisfy ``S = Σ c_i y_i α_i = 0`` (pass ``S = 0``).
         """
@@ -406,8 +406,8 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     ``v`` and ``A`` are recomputed from ``α`` (no drift). Primal: ``w(α)`` (``dual_primal``) and the ``points``
     given (each sign-feasible), each with its exact intercept (:meth:`SharedSetArrays.exact_intercepts`) and
     ``b_hint``; the best is kept. Dual: with a free intercept the class with the larger ``Σ c_i α_i`` is scaled
-    down so that ``S = 0`` (:func:`robustsvm.duality.class_balance`); ``u`` is the saddle point of the scaled
-    ``(v, A)`` — for the ellipsoid also the worst case of the best primal ``w``, whichever bound is higher —
+    down so that ``S = 0`` (:func:`robustsvm.certificates.duality.class_balance`); ``u`` is the saddle point of the
+    scaled ``(v, A)`` — for the ellipsoid also the worst case of the best primal ``w``, whichever bound is higher —
     divided by its gauge if rounding put it outside V, so ``u ∈ V`` exactly. Without robust mass (``A = 0``:
     the nominal model) ``w_u = T(v)/λ2`` for every ``u`` and ``work`` is not used (it may be None).
     """
@@ -469,9 +469,9 @@ def _nominal_dual(arrays: SharedSetArrays, alpha: np.ndarray, v: np.ndarray, S: 
     """``D(α) = Σ c(α − ℓ*) − R*(v) − (intercept term)`` of the nominal model; ``D_u(α)`` at ``v = v − A u``.
 
     Signs: ``R*(v) = (λ2/2)‖w‖²`` at ``w = T(v)/λ2`` (:meth:`SharedSetArrays.dual_value`). A box: the box
-    conjugate :func:`robustsvm.duality.penalty_conjugate` (the clipped soft-threshold, ``docs/certificates.md``),
-    which is that same value when ``T(v)/λ2`` lies in the box (its maximizer is then ``T(v)/λ2`` itself: the
-    signs are sides of the box), as with bounds that do not bind.
+    conjugate :func:`robustsvm.certificates.duality.penalty_conjugate` (the clipped soft-threshold,
+    ``docs/certificates.md``), which is that same value when ``T(v)/λ2`` lies in the box (its maximizer is then
+    ``T(v)/λ2`` itself: the signs are sides of the box), as with bounds that do not bind.
     """
     w = kern.softclip(v, arrays.l1, arrays.sg, 1.0 / arrays.l2)
     if arrays.box is None or (np.all(w >= arrays.box[0]) and np.all(w <= arrays.box[1])):

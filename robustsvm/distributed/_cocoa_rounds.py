@@ -20,7 +20,7 @@ import numpy as np
 from ..backends.building_blocks import softclip
 from ..backends.dual_ascent import DualCertificate
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace
-from ..duality import class_balance
+from ..certificates.duality import class_balance
 from ..result import History
 from ._local import BlockSums, LocalStart
 
@@ -52,8 +52,8 @@ def dual_bound(spec: SharedSetArrays, work: Workspace, total: BlockSums, w: np.n
     """``D_u(α̃)`` from the sums alone: the lower bound of :func:`robustsvm.backends.shared_set.dual_certificate`.
 
     With a free intercept the heavier class is scaled by ``f ∈ [0, 1]`` so that ``S = 0``
-    (:func:`robustsvm.duality.class_balance`); the dual term of a class scaled by ``f`` is ``a f + b f²`` with
-    ``a + b`` and ``a/2 + b/4`` its values at ``f = 1`` and ``1/2`` (``BlockSums.terms``). ``u`` is the saddle
+    (:func:`robustsvm.certificates.duality.class_balance`); the dual term of a class scaled by ``f`` is ``a f + b f²``
+    with ``a + b`` and ``a/2 + b/4`` its values at ``f = 1`` and ``1/2`` (``BlockSums.terms``). ``u`` is the saddle
     point of the scaled ``(v, A)`` (for the ellipsoid also the worst case of ``w``), pulled into ``V`` by its
     gauge; ``w_u = T(v − A u)/λ2``.
     """

@@ -1,7 +1,7 @@
 """The package's verdict on a distributed backend's point: the objective re-scored in partitions.
 
-As :func:`robustsvm.duality.certify` for a model with signs: ``w`` is projected on the signs, ``P(w, b)`` and the
-violation are computed by :func:`.model.objective_and_violation` (one round), and the gap is ``P − D`` with
+As :func:`robustsvm.certificates.duality.certify` for a model with signs: ``w`` is projected on the signs, ``P(w, b)``
+and the violation are computed by :func:`.model.objective_and_violation` (one round), and the gap is ``P − D`` with
 ``D`` the backend's own dual value, which it computed from partition sums at a dual point it made feasible
 (``Result.dual_feasible``); without one there is no bound and the gap is infinite. A claimed optimum whose gap
 exceeds ``max(1e-6, tol)·max(1, |P|)`` plus the claimed gap becomes ``"inaccurate"``.
@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..duality import CERT_RTOL
+from ..certificates.duality import CERT_RTOL
 from ..result import Result
 from .model import DistributedModel, objective_and_violation
 

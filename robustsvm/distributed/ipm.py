@@ -35,7 +35,7 @@ from ..backends.building_blocks import Batch, Design, Factor, Layout, softclip
 from ..backends.dual_ascent import DualCertificate
 from ..backends.registry import Backend, History, Result, register
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace, shared_set_needs
-from ..duality import class_balance
+from ..certificates.duality import class_balance
 from ..exceptions import UnsupportedModelError
 from ..uncertainty import Ellipsoid
 from . import _ipm_rows as rows

@@ -21,10 +21,10 @@ import scipy.sparse as sp
 from .._validation import check_limits as check_solve_limits
 from .._validation import check_signs, sign_orientation
 from ..exceptions import UnsupportedModelError
-from ..intercept import Intercept, intercept_term
-from ..losses import Loss
 from ..model import penalty_changes
-from ..penalties import Penalty
+from ..terms.intercept import Intercept, intercept_term
+from ..terms.losses import Loss
+from ..terms.penalties import Penalty
 from ..uncertainty import UncertaintySet, check_radius, check_radius_applies
 from .data import Block, Partitions, partition
 

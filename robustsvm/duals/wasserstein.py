@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from .. import objective as objective_module
-from ..certify import PointCertificate
-from ..duality import CERT_RTOL, penalty_conjugate
+from ..certificates.certify import PointCertificate
+from ..certificates.duality import CERT_RTOL, penalty_conjugate
 from ..result import Result
 
 __all__ = ["certify_wasserstein", "wasserstein_bound", "multipliers_from_point", "point_certificate"]
@@ -138,7 +138,8 @@ def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float 
 def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
                         status: str = "optimal", claimed_gap: float = float("nan"),
                         solver_objective: float = float("nan"), tol: float | None = None) -> Result:
-    """The package's verdict on a point of a Wasserstein model (the fields of :func:`robustsvm.duality.certify`).
+    """The package's verdict on a point of a Wasserstein model (the fields of
+    :func:`robustsvm.certificates.duality.certify`).
 
     The point is clipped onto the signs and bounds, re-scored by :mod:`robustsvm.objective`, and given the gap
     ``P(w, b) − D`` with ``D`` the larger of the bounds at ``multipliers`` (rows ``p, q, a⁺, a⁻``, the conic

@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from ..certificates.critical import critical_l1, critical_radius
 from ..problem import Problem
 from ..solution import Solution
 from ..solve_path import OPTIMAL, lookup
-from ..theory import critical_l1, critical_radius
 from .points import fold_problem, stratified_folds, with_values
 
 __all__ = ["SCORERS", "PathResult", "path"]
@@ -28,7 +28,7 @@ __all__ = ["SCORERS", "PathResult", "path"]
 
 def _probability(train_decision: np.ndarray, train_y: np.ndarray, decision: np.ndarray) -> np.ndarray:
     """Platt's sigmoid fitted on the training part's decision values, applied to ``decision``."""
-    from ..calibration import fit_sigmoid
+    from ..estimators.calibration import fit_sigmoid
 
     return fit_sigmoid(train_decision, train_y > 0).probability(decision)
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..penalties import L1, L2, Penalty
 from ..problem import Problem
+from ..terms.penalties import L1, L2, Penalty
 from ..uncertainty import check_radius_applies
 
 __all__ = ["GRID_KEYS", "expand_grid", "exponential_range", "fold_problem", "point_radius", "program_values",

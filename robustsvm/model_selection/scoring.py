@@ -3,7 +3,7 @@
 The model of point ``j`` fitted without fold ``k`` is the linear decision ``f(x) = x·w_{jk} + b_{jk}``;
 its score on fold ``k`` is ``scorer(model, X_k, y_k)`` with scikit-learn's scorer convention, the
 model seen as a fitted classifier (:func:`fold_model`) with ``decision_function``, ``predict`` and,
-for the probability scorers, ``predict_proba`` by Platt's sigmoid (:mod:`robustsvm.calibration`).
+for the probability scorers, ``predict_proba`` by Platt's sigmoid (:mod:`robustsvm.estimators.calibration`).
 
 **Probabilities** are those :class:`~robustsvm.RobustSVC` with ``probability=True`` gives after a fit
 on the fold's training rows ``T``: the sigmoid is fitted on out-of-fold decision values of a
@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .. import calibration, solve_path
+from .. import solve_path
+from ..estimators import calibration
 from ..problem import Problem
 from .points import fold_problem, with_values
 from .weights import FoldWeights

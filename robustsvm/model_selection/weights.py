@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .._validation import check_sample_weight
-from ..multiclass import class_sample_weight
+from ..estimators.multiclass import class_sample_weight
 
 __all__ = ["FoldWeights", "fold_weights"]
 

@@ -1,8 +1,9 @@
-"""Priors on the weights beyond signs and bounds: orderings and equalities of coefficients, by feature name.
+"""Priors on the weights: signs, bounds, linear constraints, orderings and equalities of coefficients.
 
-:mod:`.ordering` holds ``Increasing``, ``Decreasing``, ``Order`` and ``Equal`` (rows of linear constraints for the
-conic path) and the chain structure the first-order path projects on (pool-adjacent-violators) with the
-multipliers the certificate's Lagrangian bound takes.
+:mod:`.constraints` resolves bounds and linear constraints (``scipy.optimize.Bounds`` / ``LinearConstraint``) into
+one feasible set of ``w``; :mod:`.ordering` holds ``Increasing``, ``Decreasing``, ``Order`` and ``Equal`` (rows of
+linear constraints for the conic path) and the chain structure the first-order path projects on
+(pool-adjacent-violators) with the multipliers the certificate's Lagrangian bound takes.
 """
 
 from .ordering import (

@@ -370,7 +370,7 @@ def _pair_rows(A: np.ndarray, lb: np.ndarray, ub: np.ndarray) -> list[tuple[int,
 
 
 def chain_structure(linear: Any) -> ChainStructure | str:
-    """The rows ``lb ≤ A w ≤ ub`` of ``linear`` (a :class:`~robustsvm.weight_constraints.LinearConstraints`) as
+    """The rows ``lb ≤ A w ≤ ub`` of ``linear`` (a :class:`~robustsvm.priors.constraints.LinearConstraints`) as
     disjoint chains, or a sentence saying why they are not.
 
     Every row must be ``a(w_p − w_q)`` compared with 0 (``≤``, ``≥`` or ``=``). Equalities tie features into groups;

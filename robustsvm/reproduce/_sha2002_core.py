@@ -8,9 +8,9 @@ import warnings
 
 import numpy as np
 
-from .. import kernels
 from ..backends.m3 import m3_solve
 from ..duals import NQP, solve_nqp_cvxpy
+from ..terms import kernels
 
 __all__ = [
     "_kernel",

@@ -168,7 +168,7 @@ def poly6_study(seeds: int = 20, iterations: int = 512, variants=tuple(POLY6_VAR
         exact solver could not solve).
     """
     from ..datasets import load
-    from ..kernels import Polynomial
+    from ..terms.kernels import Polynomial
 
     X, y, _ = load("wisconsin")
     poly = Polynomial(6)
@@ -213,7 +213,7 @@ def coefficient_decay(iterations=FIG_ITERATIONS, seed: int = 0, sigma: float = 3
     support vectors are those of the exact solution (:func:`exact_hard_margin`).
     """
     from ..datasets import load
-    from ..kernels import RBF
+    from ..terms.kernels import RBF
 
     X, y, _ = load("wisconsin")
     tr, te = _split(len(y), seed)
@@ -284,7 +284,7 @@ def theorem2(seed: int = 0, sigma: float = 3.0, iterations: int = 512, delta: fl
     """
     from ..backends.m3 import m3_solve
     from ..datasets import load
-    from ..kernels import RBF
+    from ..terms.kernels import RBF
 
     X, y, _ = load("wisconsin")
     tr, _ = _split(len(y), seed)

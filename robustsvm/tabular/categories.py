@@ -142,7 +142,7 @@ def column_signs(signs: Mapping | None, rules: Any) -> dict[str, int]:
 def code_categories(rules: tuple, categorical: str, reference: Mapping[str, str | None],
            ordered: Mapping[str, Sequence[str]]) -> tuple:
     """The column rules with each categorical column's levels and reference level (:func:`choose_reference`):
-    ``reference`` and ``ordered`` as in :func:`robustsvm.preprocessing.fit_preprocessing`."""
+    ``reference`` and ``ordered`` as in :func:`robustsvm.tabular.preprocessing.fit_preprocessing`."""
     kinds = {r.name: r.kind for r in rules}
     given = [k for k, v in reference.items() if v is not None]  # None: code it if it is categorical (a prior names it)
     for option, names in (("--reference", given), ("--ordered", ordered)):

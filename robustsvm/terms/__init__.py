@@ -1,6 +1,8 @@
-"""Model terms beyond the package's first hinge-type losses: each module one term with its maths.
+"""The model's terms, each module one kind of term with its maths.
 
-:mod:`.logistic` holds the logistic loss ``log(1 + e^{−m})`` (value, conjugate, dual box and conic form).
+:mod:`.losses` (hinge, squared hinge, hard margin: value, conjugate, dual box, conic form), :mod:`.logistic`
+(the logistic loss ``log(1 + e^{−m})``), :mod:`.penalties` (L2 and L1), :mod:`.intercept` (free, absent or
+ridge) and :mod:`.kernels` (linear, polynomial, RBF).
 """
 
 from .logistic import Logistic

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import expit, xlogy
 
 from .._lazy import cvxpy as cp
-from ..losses import Loss
+from .losses import Loss
 
 __all__ = ["Logistic", "binary_entropy"]
 

@@ -225,7 +225,7 @@ class UncertaintySet(ABC):
     def retract(self, v: np.ndarray) -> np.ndarray:
         """A point of ``V`` near ``v``: ``v`` itself when ``v ∈ V``, else ``c + (v − c)/(γ_c(v)(1 + 10⁻¹²))``.
 
-        The Lagrangian bound of :mod:`robustsvm.duality` is valid for any points
+        The Lagrangian bound of :mod:`robustsvm.certificates.duality` is valid for any points
         of the sets, so a solver's point pulled back this way keeps it valid.
         """
         v = np.asarray(v, dtype=np.float64)

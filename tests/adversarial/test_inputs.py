@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm._validation import check_signs
-from robustsvm.io import ModifiedSolutionWarning, SolutionFormatError, data_fingerprint, solution_to_dict
+from robustsvm.formats.io import ModifiedSolutionWarning, SolutionFormatError, data_fingerprint, solution_to_dict
 
 from ..conftest import make_classification
 
@@ -227,7 +227,7 @@ def test_fingerprint_depends_on_the_values_not_the_storage():
 
 def test_fingerprint_of_a_large_dense_matrix_is_chunk_independent():
     """The digest is the same whether the rows are read in one chunk or several."""
-    import robustsvm.fingerprint as rfp
+    import robustsvm.formats.fingerprint as rfp
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50, 3)) * (rng.random((50, 3)) < 0.5)
@@ -402,7 +402,7 @@ def test_a_file_that_is_not_json_is_a_clear_error(tmp_path):
 
 def test_the_written_file_round_trips_through_the_checks(stored):
     spec = stored[3]
-    assert solution_to_dict(rs.io.solution_from_dict(spec))["digests"] == spec["digests"]
+    assert solution_to_dict(rs.formats.io.solution_from_dict(spec))["digests"] == spec["digests"]
 
 
 def test_a_fingerprint_written_before_scheme_2_is_still_checked(tmp_path, stored):

@@ -17,7 +17,7 @@ from .fingerprint import plain as _plain
 __all__ = ["FORMAT_VERSION", "SECTIONS", "ModifiedSolutionError", "ModifiedSolutionWarning", "SolutionFormatError",
            "changed_fields", "check_solution_spec", "field_digests"]
 
-#: version of the JSON layout written by :func:`robustsvm.io.write_solution`
+#: version of the JSON layout written by :func:`robustsvm.formats.io.write_solution`
 FORMAT_VERSION = 1
 
 _SPECIAL = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
@@ -221,7 +221,7 @@ def check_solution_spec(spec: Any) -> None:
     if preprocessing is not None and not (preprocessing.get("format") == "robustsvm.preprocessing"
                                           and isinstance(preprocessing.get("version"), int)):
         raise _fail("preprocessing", "must be a 'robustsvm.preprocessing' section with an integer version "
-                                     "(robustsvm.preprocessing reads the rest)")
+                                     "(robustsvm.tabular.preprocessing reads the rest)")
     calibration = _need(spec, "calibration", "dict", optional=True)
     if calibration is not None:
         if calibration.get("method") != "platt":
@@ -235,7 +235,8 @@ def check_solution_spec(spec: Any) -> None:
 
 # ------------------------------------------------------------ field digests
 #: optional sections of a stored solution, kept in ``Solution.extra``: the fitted preprocessing of the table
-#: (robustsvm.preprocessing), Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``), the
+#: (robustsvm.tabular.preprocessing), Platt's sigmoid of a calibrated model (``{"method": "platt", "a", "b", ...}``),
+#: the
 #: class weights of ``fit --class-weight`` (``{label: weight}``) and the Gaussian of ``fit --missing uncertain``
 #: (``{"mode", "level", "mean", "covariance"}``)
 SECTIONS = ("preprocessing", "calibration", "class_weight", "missing")

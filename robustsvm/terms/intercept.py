@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ._lazy import cvxpy as cp
+from .._lazy import cvxpy as cp
 from .penalties import Penalty
 
 __all__ = ["Intercept", "intercept_term", "INTERCEPT_MODES", "class_balance", "class_sums"]

@@ -37,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser, add_data_arguments: Any, add_json_
 
 def load_model(path: str) -> tuple[Any, dict | None]:
     """The :class:`~robustsvm.problem.Problem` in ``path``, and the stored solution's dict when it is one."""
-    from .problem import Problem
+    from ..problem import Problem
 
     try:
         spec = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -112,8 +112,8 @@ def run(args: argparse.Namespace, load_data: Any, print_json: Any) -> int:
     problem, stored = load_model(args.model)
     weights, solution = None, None
     if stored is not None:  # a stored solution: its model, and its preprocessing applied to the data
-        from .cli_data import read_model, validation_data
-        from .commands.table_model import stored_sample_weight
+        from .data import read_model, validation_data
+        from .table_model import stored_sample_weight
 
         solution = read_model(args.model, args.accept_modified)
         X, y, names, description = validation_data(args, solution)
@@ -148,7 +148,7 @@ def stored_certificate(solution: Any, X: np.ndarray, y: Any, weights_file: str |
     (no ``--weights``) on the data it was fitted on (the stored fingerprint matches ``X, y``)."""
     if solution is None or weights_file is not None or not np.isfinite(solution.gap):
         return None
-    from .fingerprint import data_fingerprint, fingerprint_mismatches
+    from ..formats.fingerprint import data_fingerprint, fingerprint_mismatches
 
     fingerprint = solution.extra.get("data")
     if fingerprint is None or fingerprint_mismatches(fingerprint, data_fingerprint(X, y), X, y):
@@ -166,7 +166,7 @@ def _named_signs(problem: Any, names: list[str]) -> Any:
     vector = np.asarray(signs, dtype=np.float64).ravel()
     if vector.shape != (len(names),):
         return problem
-    from .problem import Problem
+    from ..problem import Problem
 
     spec = problem.to_dict()
     spec["signs"] = {names[h]: int(vector[h]) for h in np.flatnonzero(vector)}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._lazy import cvxpy as cp
+from .._lazy import cvxpy as cp
 
 __all__ = ["Loss", "Hinge", "SquaredHinge", "HardMargin", "LOSSES", "loss_from_dict"]
 

@@ -6,13 +6,13 @@
 - the objective ``P(w, b)`` of the model (:mod:`robustsvm.objective`) and the largest violation of
   its constraints (signs; robust margins ≥ 1 for a hard margin);
 - a lower bound ``D ≤ P*`` from the Lagrangian dual of ``docs/certificates.md``: multipliers
-  recovered from the point's margins (:func:`~robustsvm.duality.multipliers_from_margins`), the
+  recovered from the point's margins (:func:`~robustsvm.certificates.duality.multipliers_from_margins`), the
   points ``u_i`` the sets' worst cases at the point (retracted into the sets), then a bounded
   number of accelerated projected-gradient steps on the concave dual
   ``D(a) = Σ_i c_i(α_i − ℓ*(α_i)) − R*_S(X̃ᵀ(a∘y)) − B(Σ_i a_i y_i)`` over its feasible set;
 - ``gap = P(w, b) − D``, so ``P(w, b) − P* ≤ gap``.
 
-Every bound reported is :func:`~robustsvm.duality.lagrangian_bound` evaluated at admissible
+Every bound reported is :func:`~robustsvm.certificates.duality.lagrangian_bound` evaluated at admissible
 multipliers and points of the sets; the ascent only chooses which ones, so the bound stays valid
 whatever its steps do (a diverging step only fails to improve it). The derivation of the steps is in
 ``docs/certificates.md`` ("Certifying another solver's point").
@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from . import objective as objective_module
+from .. import objective as objective_module
+from ..model import Model
 from .duality import (
     _retract,
     admissible_multipliers,
@@ -35,7 +36,6 @@ from .duality import (
     multipliers_from_margins,
     optimal_points,
 )
-from .model import Model
 
 __all__ = ["PointCertificate", "certify_point", "DEFAULT_ASCENT_STEPS"]
 
@@ -254,7 +254,7 @@ class _MovedSamples:
 
     ``u_i = f_i v_{j(i)}``: by default ``v_j`` is the (retracted) worst case of pair ``j`` at ``w`` and
     ``f_i = ±1`` the flip of a symmetric set's point for the other label (as
-    :func:`robustsvm.duality.robust_shift`); ``points=(inverse, V)`` gives the points instead (``f = 1``).
+    :func:`robustsvm.certificates.duality.robust_shift`); ``points=(inverse, V)`` gives the points instead (``f = 1``).
     """
 
     def __init__(self, model: Model, w: np.ndarray, points: tuple[np.ndarray, np.ndarray] | None = None) -> None:
@@ -293,7 +293,7 @@ class _MovedSamples:
 
 
 def _bound(model: Model, a: np.ndarray, moved: _MovedSamples) -> tuple[float, float]:
-    """:func:`~robustsvm.duality.lagrangian_bound` at ``a`` with the fixed moved samples."""
+    """:func:`~robustsvm.certificates.duality.lagrangian_bound` at ``a`` with the fixed moved samples."""
     return lagrangian_bound(model, a, shift=None if moved.V is None else moved.shift)
 
 
@@ -418,7 +418,7 @@ def _ascend(model: Model, moved: _MovedSamples, a0: np.ndarray, best: float, tar
     is concave in the multipliers for fixed points, and the best points for fixed multipliers are a
     small conic program); the first round keeps the points ``u_i`` at the sets' worst cases at the point
     unless the points chosen for the recovered multipliers give a larger bound, and each later round
-    first chooses the points for the best multipliers so far (:func:`robustsvm.duality.optimal_points`,
+    first chooses the points for the best multipliers so far (:func:`robustsvm.certificates.duality.optimal_points`,
     a small conic program: on a face of a set the worst case at the point need not be the right one).
     """
     rounds = max(1, -(-steps // ROUND_STEPS)) if model.layout is not None else 1
@@ -445,7 +445,8 @@ def _ascend(model: Model, moved: _MovedSamples, a0: np.ndarray, best: float, tar
 
 
 def _chosen_points(model: Model, a: np.ndarray) -> _MovedSamples | None:
-    """The moved samples with the points :func:`robustsvm.duality.optimal_points` chooses for ``a`` (None: failed)."""
+    """The moved samples with the points :func:`robustsvm.certificates.duality.optimal_points` chooses for ``a``
+    (None: failed)."""
     ay = a * model.y
     points = optimal_points(model.layout, model.y, ay, np.asarray(model.X.T @ ay).ravel(), model.l1,
                             np.asarray(model.signs, dtype=np.float64), model.l2,

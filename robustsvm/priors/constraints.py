@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint
 
-from ._validation import feature_index
-from .priors.ordering import OrderingPrior, chain_structure, check_feasible, prior_from_dict
+from .._validation import feature_index
+from .ordering import OrderingPrior, chain_structure, check_feasible, prior_from_dict
 
 __all__ = ["LinearConstraints", "Ordered", "WeightSet", "bounds_beyond_signs", "bounds_from_json", "bounds_imply_signs",
            "bounds_to_json", "constraints_from_json", "constraints_to_json", "ordered", "resolve_bounds",

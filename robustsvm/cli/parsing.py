@@ -32,7 +32,7 @@ def parse_kernel(text: str) -> Any:
 
     Raises ``argparse.ArgumentTypeError`` (a usage error) on anything else.
     """
-    from ..kernels import RBF, Linear, Polynomial
+    from ..terms.kernels import RBF, Linear, Polynomial
 
     parts = text.strip().lower().split(":")
     try:
@@ -123,7 +123,7 @@ def parse_intercept(text: str) -> Any:
     adds ``(MU/2) b²`` to the objective (``MU > 0``). Raises
     ``argparse.ArgumentTypeError`` (a usage error) on anything else.
     """
-    from ..penalties import L2
+    from ..terms.penalties import L2
 
     kind, _, value = text.strip().lower().partition(":")
     if kind == "free" and not value:

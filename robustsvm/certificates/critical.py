@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
-from ..losses import Hinge, SquaredHinge
+from ..terms.losses import Hinge, SquaredHinge
 
-__all__ = ["ConstantClassifier", "constant_classifier", "critical_l1", "critical_radius", "radius_scale"]
+__all__ = ["ConstantClassifier", "constant_classifier", "critical_l1", "critical_radius", "model_critical_l1",
+           "model_critical_radius", "radius_scale"]
 
 #: Clarabel's tolerances for these small programs (the critical value is compared to bisections at 1e-6)
 _SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
@@ -197,7 +198,7 @@ def _solve(problem: Any) -> str:
     return problem.status
 
 
-def critical_l1(model: Any) -> float:
+def model_critical_l1(model: Any) -> float:
     """The smallest λ1 at which ``w = 0`` is optimal for ``model`` at its radii (glmnet's ``λ_max``).
 
     ``min λ  s.t.  v(α) − q − p ∈ Σ_i c_i α_i r_i (−y_i V_i),  ‖q‖∞ ≤ λ,  α ∈ D,  p ∈ N`` — a convex program.
@@ -217,7 +218,7 @@ def critical_l1(model: Any) -> float:
     return max(0.0, float(lam.value))
 
 
-def critical_radius(model: Any) -> float:
+def model_critical_radius(model: Any) -> float:
     """The smallest ``ρ`` at which ``w = 0`` is optimal with the radii ``r_i = ρ s_i`` (:func:`radius_scale`).
 
     One (set, label) pair: the Charnes–Cooper program of the module docstring, solved once. Several: bisection
@@ -278,3 +279,45 @@ def _bisect(model: Any, const: ConstantClassifier) -> float:
         mid = 0.5 * (lo + hi)
         lo, hi = (lo, mid) if _feasible_at(model, const, mid) else (mid, hi)
     return hi
+
+
+def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
+    """The smallest radius at which ``w = 0`` is optimal (the model predicts one class everywhere).
+
+    For radii ``r_i = ρ s_i`` (``s_i`` the problem's radii over their largest: ``s = 1`` for one scalar radius),
+    the smallest ``ρ`` such that some optimal multipliers ``α`` of the constant classifier satisfy
+
+        Σ_i c_i α_i y_i x_i  ∈  λ1 B∞ + ρ Σ_i c_i α_i s_i (−y_i V_i) + N,
+
+    ``N`` the normal cone of the signs, bounds and linear constraints at ``w = 0``. It does not depend on λ2:
+    for every λ2 ≥ 0, ``w = 0`` is optimal exactly when ``ρ`` is at least this value. A conic program
+    (Charnes–Cooper) for one shared symmetric set; a bisection on convex programs otherwise
+    (:func:`model_critical_radius` on the normalized model; the derivation in
+    ``docs/derivations/critical_radius.md``).
+
+    Parameters
+    ----------
+    problem : Problem
+        A linear model with the hinge or the squared hinge and an uncertainty set (any set with CVXPY membership
+        constraints), any intercept, signs, bounds, L1 and L2.
+    X, y, sample_weight, feature_names
+        As for :meth:`Problem.solve`.
+
+    Returns
+    -------
+    float
+        ``ρ``: ``problem.solve(X, y, radius=ρ·s)`` returns ``w = 0``; ``inf`` when no radius does, 0 when
+        ``w = 0`` is optimal without uncertainty.
+    """
+    return model_critical_radius(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))
+
+
+def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
+    """The smallest λ1 at which ``w = 0`` is optimal at the problem's radii (glmnet's ``λ_max``).
+
+        λ1_c = min over α ∈ D, p ∈ N, z ∈ Σ_i c_i α_i r_i (−y_i V_i) of ‖v(α) − p − z‖∞
+
+    with ``v(α) = Σ_i c_i α_i y_i x_i`` and ``D`` the constant classifier's optimal multipliers. The problem's
+    own λ1 and λ2 are ignored; for every λ2 ≥ 0, ``w = 0`` is optimal exactly when λ1 ≥ this value.
+    """
+    return model_critical_l1(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))

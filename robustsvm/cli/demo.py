@@ -19,7 +19,7 @@ from typing import TextIO
 
 import numpy as np
 
-from .exceptions import ConvergenceWarning
+from ..exceptions import ConvergenceWarning
 
 __all__ = ["demo_models", "first_calls", "run_demo"]
 

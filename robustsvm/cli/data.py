@@ -1,7 +1,7 @@
 """The command line's path for a user's own table: fitted preprocessing through ``fit``, ``validate`` and ``predict``.
 
 ``robustsvm fit DATA --target COL [--positive LABEL] [--drop COLS] [--impute median|drop-rows]
-[--categorical onehot|drop]`` fits the rules of :mod:`robustsvm.preprocessing` on the table, solves on
+[--categorical onehot|drop]`` fits the rules of :mod:`robustsvm.tabular.preprocessing` on the table, solves on
 the preprocessed features and stores the rules beside the solution (its ``preprocessing`` section);
 ``robustsvm validate MODEL DATA`` applies the stored rules to the data again before checking the
 solution; ``robustsvm predict MODEL NEW.csv`` applies them to new rows and writes one line per row:
@@ -28,7 +28,7 @@ def _columns(text: str) -> list[str]:
 
 
 def _levels(text: str) -> dict:
-    from .tabular.categories import parse_levels
+    from ..tabular.categories import parse_levels
 
     try:
         return parse_levels(text)
@@ -37,7 +37,7 @@ def _levels(text: str) -> dict:
 
 
 def _ordered(text: str) -> dict:
-    from .tabular.categories import parse_ordered
+    from ..tabular.categories import parse_ordered
 
     try:
         return parse_ordered(text)
@@ -67,7 +67,7 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ordered", type=_ordered, default={}, metavar="COLUMN=LOW<...<HIGH;...",
                    help="ordered categories: the lowest level is the reference and, with a sign on the column "
                         "(--signs COLUMN=+1 or -1), the effect is monotone along the order")
-    from .commands import table_model
+    from . import table_model
 
     table_model.add_arguments(p)
 
@@ -135,8 +135,8 @@ def read_model(path: str, accept_modified: bool = False) -> Any:
     """
     import warnings
 
-    from .solution import Solution
-    from .solution_format import ModifiedSolutionError, ModifiedSolutionWarning
+    from ..formats.solution_format import ModifiedSolutionError, ModifiedSolutionWarning
+    from ..solution import Solution
 
     try:
         with warnings.catch_warnings():
@@ -179,7 +179,7 @@ def _training_table(data: str, target: str | None) -> tuple[Any, str | None, Any
         if target not in frame.columns:
             raise ValueError(f"--target {target!r} is not a column of {data}; columns: {list(frame.columns)}")
         return frame, target, None, data
-    from . import datasets
+    from .. import datasets
 
     if target is not None:
         raise ValueError("--target applies to CSV files only")
@@ -194,12 +194,12 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
     Returns ``(X, y, feature_names, description)``. ``data`` is a CSV file (header row; numeric
     features; the label column ``target``, default the last) or a name for
     :func:`robustsvm.datasets.load`. With ``standardize``, each feature becomes ``(x − mean)/std``
-    over the whole data (constant features are only centred): :func:`robustsvm.preprocessing.zscore_parameters`.
+    over the whole data (constant features are only centred): :func:`robustsvm.tabular.preprocessing.zscore_parameters`.
     """
     import numpy as np
     import pandas as pd
 
-    from .tabular.columns import rows_text
+    from ..tabular.columns import rows_text
 
     if _is_csv(data):
         frame, target, _, _ = _training_table(data, target)
@@ -220,7 +220,7 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
         names = [str(c) for c in features.columns]
         description = f"{data}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
     else:
-        from . import datasets
+        from .. import datasets
 
         if target is not None:
             raise ValueError("--target applies to CSV files only")
@@ -228,7 +228,7 @@ def load_data(data: str, target: str | None = None, standardize: bool = True):
         X, y, names = np.asarray(ds.X, dtype=np.float64), ds.y, list(ds.feature_names)
         description = ds.description
     if standardize:
-        from .preprocessing import zscore_parameters
+        from ..tabular.preprocessing import zscore_parameters
 
         mean, scale = zscore_parameters(X, names)
         X = (X - mean) / scale
@@ -253,8 +253,8 @@ class FitInput:
 
 def prepare_fit(args: argparse.Namespace) -> FitInput:
     """Read ``args.data``, fit the preprocessing and translate ``args.signs`` to the preprocessed features."""
-    from .commands import table_model
-    from .preprocessing import fit_preprocessing
+    from ..tabular.preprocessing import fit_preprocessing
+    from . import table_model
 
     frame, target, y, what = _training_table(args.data, args.target)
     impute = args.impute
@@ -354,7 +354,7 @@ def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: s
 
 def _ordering(ordered: dict, signs: dict | None, rules: Any) -> list | None:
     """The ``LinearConstraint`` of each ``--ordered`` column (monotone in the direction of its sign)."""
-    from .tabular.categories import column_signs, ordering_constraint
+    from ..tabular.categories import column_signs, ordering_constraint
 
     direction = column_signs(signs, rules)
     out = []
@@ -379,20 +379,20 @@ def platt_calibration(problem: Any, fitted: FitInput, solver: str, options: dict
     """Platt's sigmoid ``P(classes[1] | f) = 1/(1 + exp(a f + b))`` fitted on out-of-fold decision values.
 
     The folds are ``RobustSVC(probability=True)``'s: ``StratifiedKFold`` with
-    :data:`robustsvm.estimator.PROBABILITY_FOLDS` splits, not shuffled; each fold's model is
+    :data:`robustsvm.estimators.robust_svc.PROBABILITY_FOLDS` splits, not shuffled; each fold's model is
     the same problem solved on the other folds (the preprocessed features of the whole table).
     """
     import numpy as np
     from sklearn.model_selection import StratifiedKFold
 
-    from .calibration import fit_sigmoid
-    from .estimator import PROBABILITY_FOLDS
+    from ..estimators.calibration import fit_sigmoid
+    from ..estimators.robust_svc import PROBABILITY_FOLDS
 
     X, y = fitted.X, np.asarray(fitted.y)
     classes = np.unique(y)
     if min(np.sum(y == c) for c in classes) < PROBABILITY_FOLDS:
         raise ValueError(f"--probability needs at least {PROBABILITY_FOLDS} rows of each class (one per fold)")
-    from .commands.table_model import row_weights
+    from .table_model import row_weights
 
     decision = np.empty(len(y))
     sw = None if fitted.class_weight is None else row_weights(fitted.class_weight, y)
@@ -410,10 +410,10 @@ def platt_calibration(problem: Any, fitted: FitInput, solver: str, options: dict
 def validation_data(args: argparse.Namespace, solution: Any) -> tuple[Any, Any, list[str], str]:
     """``(X, y, names, description)`` for ``validate``: the stored rules applied to ``args.data``.
 
-    A solution without stored rules reads the data as ``fit`` once did (:func:`robustsvm.cli.load_data`).
+    A solution without stored rules reads the data as ``fit`` once did (:func:`robustsvm.cli.main.load_data`).
     ``--no-standardize`` leaves out the stored z-scores.
     """
-    from .preprocessing import Preprocessing
+    from ..tabular.preprocessing import Preprocessing
 
     spec = solution.extra.get("preprocessing")
     if spec is None:
@@ -426,7 +426,7 @@ def validation_data(args: argparse.Namespace, solution: Any) -> tuple[Any, Any, 
     _warn("validate", prepared.warnings)
     if target is not None:
         what = f"{what}: {prepared.X.shape[0]} samples, {prepared.X.shape[1]} features, label column {target!r}"
-    from .commands.table_model import restore_missing
+    from .table_model import restore_missing
 
     return restore_missing(solution, prepared.X), prepared.y, rules.feature_names, what
 
@@ -442,7 +442,7 @@ def run_predict(args: argparse.Namespace) -> int:
     import numpy as np
     import pandas as pd
 
-    from .preprocessing import Preprocessing
+    from ..tabular.preprocessing import Preprocessing
 
     solution = read_model(args.model, args.accept_modified)
     spec = solution.extra.get("preprocessing")
@@ -460,7 +460,7 @@ def run_predict(args: argparse.Namespace) -> int:
         raise ValueError(f"--keep {missing}: not columns of {args.data}")
     prepared = rules.transform(frame, predict=True)
     warnings += prepared.warnings
-    from .commands.table_model import restore_missing
+    from .table_model import restore_missing
 
     X = restore_missing(solution, prepared.X)
     decision = solution.decision_function(X) if prepared.rows.size else np.zeros(0)
@@ -476,7 +476,7 @@ def run_predict(args: argparse.Namespace) -> int:
              f"otherwise {negative!r}"]
     calibration = solution.extra.get("calibration")
     if calibration is not None:
-        from .calibration import Sigmoid
+        from ..estimators.calibration import Sigmoid
 
         probability = np.full(n, np.nan)
         probability[prepared.rows] = Sigmoid(a=float(calibration["a"]), b=float(calibration["b"])).probability(
@@ -487,7 +487,7 @@ def run_predict(args: argparse.Namespace) -> int:
     _warn("predict", warnings)
     metrics = None
     if prepared.y is not None:
-        from .commands.metrics import labelled_metrics, metrics_lines
+        from .metrics import labelled_metrics, metrics_lines
 
         column = out.get(f"P({positive})")
         metrics = labelled_metrics(prepared.y, label[prepared.rows], decision, None if column is None else
@@ -526,7 +526,7 @@ def _predict_json(args: argparse.Namespace, out: Any, lines: list[str], warnings
 
 def _rules_of_plain_solution(solution: Any) -> Any:
     """Rules that take a solution's features by name, as they are (a solution written without preprocessing)."""
-    from .preprocessing import ColumnRule, Preprocessing
+    from ..tabular.preprocessing import ColumnRule, Preprocessing
 
     names = solution.feature_names
     if names is None:

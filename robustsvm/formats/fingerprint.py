@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_fit_data
+from .._validation import check_fit_data
 
 __all__ = ["FINGERPRINT_SCHEME", "canonical_classes", "data_fingerprint", "fingerprint_mismatches", "plain"]
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from .solution_format import SolutionFormatError
-from .tabular.categories import check_not_identifier, code_categories
-from .tabular.columns import SHOWN_ROWS, column_kind, column_values, rows_text
+from ..formats.solution_format import SolutionFormatError
+from .categories import check_not_identifier, code_categories
+from .columns import SHOWN_ROWS, column_kind, column_values, rows_text
 
 __all__ = ["IMPUTE", "CATEGORICAL", "PREPROCESSING_FORMAT", "PREPROCESSING_VERSION", "ColumnRule", "Prepared",
            "Preprocessing", "fit_preprocessing", "zscore_parameters"]

@@ -1,7 +1,4 @@
-"""Where a model stops being useful, and iteration bounds of Tajima et al. (2020) for the first-order backends.
-
-:func:`critical_radius` and :func:`critical_l1` give the smallest radius and the smallest λ1 at which
-``w = 0`` is optimal (the constant classifier); ``docs/derivations/critical_radius.md`` derives them.
+"""Iteration bounds of Tajima et al. (2020) for the first-order backends.
 
 For ``P(w) = (λ/2)‖w‖² + Σ_i c_i max(0, 1 − y_i x_i·w)`` over sign constraints
 with ``‖x_i‖ ≤ R`` and ``C = Σ_i c_i`` (``C = 1`` for the mean reduction, the
@@ -18,59 +15,13 @@ paper's setting):
 from __future__ import annotations
 
 import math
-from typing import Any
-
-from .conic import critical as _critical
 
 __all__ = [
-    "critical_l1",
-    "critical_radius",
     "frank_wolfe_bound",
     "frank_wolfe_iterations",
     "pegasos_bound",
     "pegasos_iterations",
 ]
-
-
-def critical_radius(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
-    """The smallest radius at which ``w = 0`` is optimal (the model predicts one class everywhere).
-
-    For radii ``r_i = ρ s_i`` (``s_i`` the problem's radii over their largest: ``s = 1`` for one scalar radius),
-    the smallest ``ρ`` such that some optimal multipliers ``α`` of the constant classifier satisfy
-
-        Σ_i c_i α_i y_i x_i  ∈  λ1 B∞ + ρ Σ_i c_i α_i s_i (−y_i V_i) + N,
-
-    ``N`` the normal cone of the signs, bounds and linear constraints at ``w = 0``. It does not depend on λ2:
-    for every λ2 ≥ 0, ``w = 0`` is optimal exactly when ``ρ`` is at least this value. A conic program
-    (Charnes–Cooper) for one shared symmetric set; a bisection on convex programs otherwise
-    (:func:`robustsvm.conic.critical.critical_radius`; the derivation in ``docs/derivations/critical_radius.md``).
-
-    Parameters
-    ----------
-    problem : Problem
-        A linear model with the hinge or the squared hinge and an uncertainty set (any set with CVXPY membership
-        constraints), any intercept, signs, bounds, L1 and L2.
-    X, y, sample_weight, feature_names
-        As for :meth:`Problem.solve`.
-
-    Returns
-    -------
-    float
-        ``ρ``: ``problem.solve(X, y, radius=ρ·s)`` returns ``w = 0``; ``inf`` when no radius does, 0 when
-        ``w = 0`` is optimal without uncertainty.
-    """
-    return _critical.critical_radius(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))
-
-
-def critical_l1(problem: Any, X: Any, y: Any, *, sample_weight: Any = None, feature_names: Any = None) -> float:
-    """The smallest λ1 at which ``w = 0`` is optimal at the problem's radii (glmnet's ``λ_max``).
-
-        λ1_c = min over α ∈ D, p ∈ N, z ∈ Σ_i c_i α_i r_i (−y_i V_i) of ‖v(α) − p − z‖∞
-
-    with ``v(α) = Σ_i c_i α_i y_i x_i`` and ``D`` the constant classifier's optimal multipliers. The problem's
-    own λ1 and λ2 are ignored; for every λ2 ≥ 0, ``w = 0`` is optimal exactly when λ1 ≥ this value.
-    """
-    return _critical.critical_l1(problem.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names))
 
 
 def _check(R: float, lam: float, total_weight: float) -> None:

@@ -24,16 +24,17 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import calibration, solve_path
-from ._validation import check_finite
-from .distributed.data import is_dask_array
-from .kernels import Kernel, Linear
-from .losses import LOSSES, Loss
+from .. import solve_path
+from .._validation import check_finite
+from ..distributed.data import is_dask_array
+from ..problem import Problem
+from ..terms.kernels import Kernel, Linear
+from ..terms.losses import LOSSES, Loss
+from ..terms.penalties import L1, L2
+from ..uncertainty import UncertaintySet, check_radius_applies, sample_radii
+from ..uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
+from . import calibration
 from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
-from .penalties import L1, L2
-from .problem import Problem
-from .uncertainty import UncertaintySet, check_radius_applies, sample_radii
-from .uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
 
 __all__ = ["RobustSVC"]
 
@@ -80,7 +81,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     ----------
     loss : {"hinge", "squared_hinge", "logistic", "hard_margin"} or Loss, default "hinge"
         ``max(0, 1 − m)``, ``max(0, 1 − m)²`` or the constraint ``m ≥ 1``. A
-        :class:`~robustsvm.losses.Loss` instance is used as given (its
+        :class:`~robustsvm.terms.losses.Loss` instance is used as given (its
         ``reduction`` included).
     l2 : float, default 1.0
         Ridge strength λ2 ≥ 0 in ``(λ2/2)‖w‖²`` (the default of ``robustsvm fit --l2`` too).
@@ -93,7 +94,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         column matches). A +1 sign says that a larger feature is evidence for
         ``positive_class``. With more than two classes the same signs apply to
         every one-vs-rest model (+1: evidence for that model's class), or one
-        set per class with :class:`~robustsvm.multiclass.PerClass`.
+        set per class with :class:`~robustsvm.estimators.multiclass.PerClass`.
     positive_class : label, optional
         The class the signs point to: a +1 weight pushes towards it. None means
         ``classes_[1]`` (with labels other than {0, 1} / {−1, +1} a
@@ -124,7 +125,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
         passed to :meth:`fit` as ``radius=`` so that cross-validation slices it.
         With more than two classes, one set for every class's model, or one per
-        class with :class:`~robustsvm.multiclass.PerClass`.
+        class with :class:`~robustsvm.estimators.multiclass.PerClass`.
     fit_intercept : bool, default True
         Whether to fit an intercept ``b`` (False: ``b = 0``), as in
         scikit-learn. Only ``True``/``False`` are accepted: a number is an

@@ -1,7 +1,7 @@
 """The ``robustsvm`` command line (also ``python -m robustsvm``).
 
 Subcommands: ``demo``, ``solvers``, ``fit``, ``compare``, ``validate``, ``certify``,
-``predict`` (with ``fit``'s stored preprocessing: :mod:`robustsvm.cli_data`) and ``reproduce NAME``
+``predict`` (with ``fit``'s stored preprocessing: :mod:`robustsvm.cli.data`) and ``reproduce NAME``
 (the modules of :mod:`robustsvm.reproduce`); ``robustsvm --version`` prints the version (the
 benchmark suite is a script: ``benchmarks/bench_suite.py``). ``fit``,
 ``compare``, ``solvers`` and ``validate`` take ``--json`` for one JSON document
@@ -21,10 +21,11 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from . import cli_data
-from .cli_data import load_data
-from .commands import table_model
-from .commands.parsing import (
+from ..terms.losses import LOSSES
+from . import data as cli_data
+from . import table_model
+from .data import load_data
+from .parsing import (
     nonneg_float,
     parse_bounds,
     parse_intercept,
@@ -34,7 +35,6 @@ from .commands.parsing import (
     positive_float,
     positive_int,
 )
-from .losses import LOSSES
 
 __all__ = ["build_parser", "load_data", "main", "parse_bounds", "parse_intercept", "parse_kernel", "parse_signs",
            "parse_uncertainty", "problem_from_args", "reproductions"]
@@ -42,7 +42,7 @@ __all__ = ["build_parser", "load_data", "main", "parse_bounds", "parse_intercept
 #: reproductions known to the command line even before their module is installed
 KNOWN_REPRODUCTIONS = ("sha2002", "woolnough2022")
 
-#: the losses by their command-line names (the short names of robustsvm.losses.LOSSES, with hyphens)
+#: the losses by their command-line names (the short names of robustsvm.terms.losses.LOSSES, with hyphens)
 _LOSSES = tuple(name.replace("_", "-") for name in LOSSES)
 
 #: λ2 when --l2 is not given: RobustSVC's default, so the shell and Python fit the same model
@@ -90,8 +90,8 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
 
 def problem_from_args(args: argparse.Namespace):
     """The :class:`~robustsvm.problem.Problem` described by the model options."""
-    from . import Problem
-    from .penalties import Penalty
+    from .. import Problem
+    from ..terms.penalties import Penalty
 
     loss = LOSSES[args.loss.replace("-", "_")]
     return Problem(loss=loss(reduction=args.reduction), penalty=Penalty(l2=args.l2, l1=args.l1),
@@ -177,7 +177,7 @@ def _model_given(args: argparse.Namespace) -> bool:
 
 
 def _cmd_solvers(args: argparse.Namespace) -> int:
-    from . import solvers
+    from .. import solvers
 
     problem = problem_from_args(args) if _model_given(args) else None
     table = solvers(problem)
@@ -193,8 +193,8 @@ def _cmd_solvers(args: argparse.Namespace) -> int:
 def _cmd_fit(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from .exceptions import ConvergenceWarning, DegenerateSolutionWarning
-    from .io import solution_to_dict
+    from ..exceptions import ConvergenceWarning, DegenerateSolutionWarning
+    from ..formats.io import solution_to_dict
 
     fitted = cli_data.prepare_fit(args)  # the table through its fitted preprocessing; --signs in its feature names
     X, y, names, description = fitted.X, fitted.y, fitted.names, fitted.description
@@ -235,8 +235,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from .backends.conic import default_backends
-    from .compare import compare
+    from ..backends.conic import default_backends
+    from ..compare import compare
 
     X, y, names, description = load_data(args.data, args.target, args.standardize)
     problem = problem_from_args(args)
@@ -277,7 +277,7 @@ class _Progress:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .io import validate
+    from ..formats.io import validate
 
     sol = cli_data.read_model(args.solution, args.accept_modified)
     X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
@@ -295,7 +295,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 # ------------------------------------------------------- reproduce plug-ins
 def reproductions() -> list[str]:
     """Names for ``robustsvm reproduce``: the modules of :mod:`robustsvm.reproduce` and the known ones."""
-    from . import reproduce
+    from .. import reproduce
 
     found = {m.name for m in pkgutil.iter_modules(reproduce.__path__) if not m.name.startswith("_")}
     return sorted(found | set(KNOWN_REPRODUCTIONS))
@@ -335,7 +335,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    from . import __version__
+    from .. import __version__
 
     parser = argparse.ArgumentParser(
         prog="robustsvm",
@@ -368,7 +368,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_fit)
     cli_data.add_predict_command(sub)
 
-    from .commands import cv
+    from . import cv
 
     p = sub.add_parser("cv", help="choose λ2 and the radius by cross-validation (a scikit-learn scorer)",
                        description="Cross-validate RobustSVC over --l2-grid × --radius-grid on the preprocessed "
@@ -405,7 +405,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_json_option(p)
     p.set_defaults(func=_cmd_validate)
 
-    from . import certify_command
+    from . import certify as certify_command
 
     p = sub.add_parser("certify", help="certify a point computed elsewhere: objective, violation, bound on its excess",
                        description="Certify weights from any solver on a model and data: the objective, the "
@@ -432,7 +432,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (2 for a usage error, 1 for a failed run)."""
-    from .exceptions import SolverError
+    from ..exceptions import SolverError
 
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)

@@ -21,18 +21,19 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from . import objective as objective_module
-from . import solution as solution_module
-from ._validation import check_signs
-from .distributed.data import is_dask_array
-from .distributed.model import distributed_model
-from .distributed.model import objective_and_violation as partition_objective
+from .. import objective as objective_module
+from .. import solution as solution_module
+from .._validation import check_signs
+from ..distributed.data import is_dask_array
+from ..distributed.model import distributed_model
+from ..distributed.model import objective_and_violation as partition_objective
+from ..problem import Problem
+from ..solution import Solution
+from ..terms.kernels import Linear
+from ..uncertainty import uncertainty_from_dict
 from .fingerprint import FINGERPRINT_SCHEME, data_fingerprint, fingerprint_mismatches
 from .fingerprint import canonical_classes as _canonical_classes
 from .fingerprint import plain as _plain
-from .kernels import Linear
-from .problem import Problem
-from .solution import Solution
 from .solution_format import (
     FORMAT_VERSION,
     SECTIONS,
@@ -43,7 +44,6 @@ from .solution_format import (
     check_solution_spec,
     field_digests,
 )
-from .uncertainty import uncertainty_from_dict
 
 __all__ = [
     "FINGERPRINT_SCHEME",
@@ -170,7 +170,7 @@ def solution_to_dict(solution: Any, X: Any = None, y: Any = None) -> dict:
         "dual_coef": None if solution.dual_coef is None else solution.dual_coef,
         "support_vectors": _matrix_to_dict(solution.support_vectors),
         "versions": versions(),
-        # a constant decision on the training data, with its cause (robustsvm.conic.degenerate); null otherwise
+        # a constant decision on the training data, with its cause (robustsvm.certificates.degenerate); null otherwise
         "degenerate": solution.degenerate,
     }
     if "data" in solution.extra and out["data"] is None:

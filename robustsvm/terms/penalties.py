@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._lazy import cvxpy as cp
+from .._lazy import cvxpy as cp
 
 __all__ = ["Penalty", "L1", "L2", "as_penalty"]
 

@@ -46,7 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) -> Any:
-    from ..estimator import RobustSVC
+    from ..estimators.robust_svc import RobustSVC
 
     mode, mu = problem.intercept_mode
     return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,
@@ -75,8 +75,8 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     import pandas as pd
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-    from .. import cli_data
     from ..exceptions import ConvergenceWarning
+    from . import data as cli_data
 
     if args.folds < 2:
         raise ValueError(f"--folds must be at least 2, got {args.folds}")
@@ -163,7 +163,7 @@ def _store_extras(sol: Any, best: Any, fitted: Any) -> None:
         sol.extra[CLASS_WEIGHT_KEY] = {str(k): v for k, v in fitted.class_weight.items()}
     gaussian = getattr(best, "imputation_", None)
     if best.probability:  # Platt's sigmoid of the refit, for predict's probability column
-        from ..estimator import PROBABILITY_FOLDS
+        from ..estimators.robust_svc import PROBABILITY_FOLDS
 
         positive = best.classes_[1]
         sol.extra["calibration"] = {"method": "platt", "a": float(best.sigmoids_[0].a),

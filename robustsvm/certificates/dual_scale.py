@@ -1,8 +1,8 @@
 """The best scale ``θ`` of a dual point in the Lagrangian bound: ``max_{0 ≤ θ ≤ θmax} D(θa)``.
 
-:func:`robustsvm.duality.lagrangian_bound` evaluates the dual function ``D`` at ``θa`` for a fixed admissible
-``a``. Any ``θ`` in ``[0, θmax]`` gives a valid lower bound on the optimum, so the search only decides how tight
-the bound is. For the losses whose ``α − ℓ*(α)`` is a polynomial of degree at most 2 (hinge, squared hinge, hard
+:func:`robustsvm.certificates.duality.lagrangian_bound` evaluates the dual function ``D`` at ``θa`` for a fixed
+admissible ``a``. Any ``θ`` in ``[0, θmax]`` gives a valid lower bound on the optimum, so the search only decides how
+tight the bound is. For the losses whose ``α − ℓ*(α)`` is a polynomial of degree at most 2 (hinge, squared hinge, hard
 margin: ``Loss.dual_term_degree``) and ``λ2 > 0``,
 
     D(θ) = pθ − qθ² − R*(θs),      D'(θ) = p − 2qθ − s·w*(θs),

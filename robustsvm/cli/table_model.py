@@ -166,7 +166,7 @@ def solve(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) ->
 def _solve_missing(problem: Any, fitted: Any, args: argparse.Namespace, options: dict, sw: Any) -> Any:
     import pandas as pd
 
-    from ..estimator import RobustSVC
+    from ..estimators.robust_svc import RobustSVC
 
     mode, mu = problem.intercept_mode
     est = RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,

@@ -49,13 +49,13 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from . import objective as objective_module
-from ._lazy import cvxpy as cp
+from .. import objective as objective_module
+from .._lazy import cvxpy as cp
+from ..model import weight_reach
+from ..result import Result
+from ..terms.intercept import Intercept, class_balance, class_sums
+from ..terms.losses import LOSSES as REGISTERED
 from .dual_scale import best_scale, scale_in_closed_form
-from .intercept import Intercept, class_balance, class_sums
-from .losses import LOSSES as REGISTERED
-from .model import weight_reach
-from .result import Result
 
 __all__ = [
     "BoundTerms",
@@ -141,7 +141,7 @@ def dual_value(loss: Any, c: np.ndarray, alpha: np.ndarray, conjugate: float, in
         D = Σ_i c_i (α_i − ℓ*(α_i)) − R*_S(s) − (intercept term of S),
 
     with ``conjugate = R*_S(s)`` (:func:`penalty_conjugate`; ``(λ2/2)‖w‖²`` at the Lagrangian's minimizer
-    ``w = T(s)/λ2``) and the intercept term :meth:`robustsvm.intercept.Intercept.dual_value` of
+    ``w = T(s)/λ2``) and the intercept term :meth:`robustsvm.terms.intercept.Intercept.dual_value` of
     ``S = Σ_i c_i y_i α_i`` (``S = 0`` with a free intercept: balance ``α`` first; None when there is no term or
     the intercept is folded into ``w``). The one place this value is written: the certifier and every dual method
     of the L2 models (``dcd``, ``robust-dcd``, ``feature-ipm``, ``frank-wolfe``, ``pegasos``) call it.
@@ -438,7 +438,7 @@ def _box_conjugate_cvx(s_expr: Any, box: tuple, l1: float, l2: float, norm: floa
 def multipliers_from_margins(loss: Any, margins: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Multipliers ``a = c·α(m)`` for the given margins, ``α(m) ∈ −∂ℓ(m)`` from :meth:`Loss.multiplier`.
 
-    Used when a backend returns none and by :mod:`robustsvm.certify`. Exact at
+    Used when a backend returns none and by :mod:`robustsvm.certificates.certify`. Exact at
     the optimum for a differentiable loss (squared hinge: ``a_i = 2c_i max(0, 1 − m_i)``);
     hinge: ``c_i`` where ``m_i < 1`` and 0 elsewhere (a weaker bound: the samples on
     the margin have fractional multipliers); hard margin: 0.

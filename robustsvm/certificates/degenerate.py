@@ -4,7 +4,7 @@ With L2(λ2), λ2 > 0, the objective is λ2-strongly convex in ``w``, so a point
 within ``δ = sqrt(2(g + ε)/λ2)`` of the optimal weights (``‖w − w*‖₂ ≤ δ``; ``ε`` is the rounding of the two
 sums the gap is the difference of, 64 ulps of the objective): :func:`weight_resolution`. A weight below ``δ``
 may be 0 at the optimum. :func:`diagnose` reports a solution whose decision is constant, or whose weights are all
-within ``δ`` of 0 while the exact conditions at ``w = 0`` (:mod:`robustsvm.conic.critical`) do not prove
+within ``δ`` of 0 while the exact conditions at ``w = 0`` (:mod:`robustsvm.certificates.critical`) do not prove
 ``w* ≠ 0``, and names the cause: the radius or λ1 beyond its critical value, or data for which the constant
 classifier is optimal.
 """
@@ -91,7 +91,7 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     ``"refuted"`` (``w* ≠ 0``) or ``"unknown"`` (not derived for this model); fills ``report``'s critical values."""
     try:
         if model.layout is not None:
-            rc = critical.critical_radius(model)
+            rc = critical.model_critical_radius(model)
             report["critical_radius"] = rc
             radius = float(np.max(model.layout.radius))
             if rc == 0:
@@ -102,7 +102,7 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
             verb = "exceeds" if radius > rc * (1 + 1e-6) else "reaches"
             return (f"the radius {radius:.4g} {verb} the critical radius {rc:.4g} at which the model becomes "
                     "constant", "proved")
-        cl1 = critical.critical_l1(model)
+        cl1 = critical.model_critical_l1(model)
         report["critical_l1"] = cl1
         if cl1 <= 0:
             return "the constant classifier is optimal for these data: no weight improves on it", "proved"

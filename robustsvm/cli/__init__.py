@@ -1,0 +1,1 @@
+"""The command line: the commands, reading a user's table, the certificate command, the demo."""

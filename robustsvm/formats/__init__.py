@@ -1,0 +1,1 @@
+"""Files: the stored-solution format, data fingerprints, JSON and validation."""
