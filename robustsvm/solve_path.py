@@ -38,10 +38,11 @@ from typing import Any
 import numpy as np
 
 from . import objective as objective_module
-from ._validation import check_fit_data, check_limits, unnamed_direction
+from ._validation import check_fit_data, unnamed_direction
 from .backends import cost, registry
-from .backends.registry import Backend
+from .backends.registry import Backend, accepted_options, check_options, with_defaults
 from .certificates import degenerate
+from .certificates.degenerate import announce as announce_degenerate
 from .certificates.duality import certify as certify_point
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
@@ -51,7 +52,6 @@ from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed
 from .duals.wasserstein import certify_wasserstein
 from .exceptions import (
     ConvergenceWarning,
-    DegenerateSolutionWarning,
     SignDirectionWarning,
     SolverError,
     UnsupportedModelError,
@@ -165,31 +165,7 @@ def lookup(solver: str, problem: Any = None, data: Any = None, *, points: int = 
     return registry.get_backend(solver)
 
 
-def check_options(backend: Backend, options: Mapping[str, Any]) -> None:
-    """Refuse options ``backend`` does not declare, and invalid ``tol`` / ``max_iter`` values."""
-    accepted = registry.COMMON_OPTIONS | backend.options
-    unknown = set(options) - accepted
-    if unknown:
-        raise TypeError(f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
-                        f"{sorted(accepted)}")
-    check_limits(options.get("tol"), options.get("max_iter"))
-
-
-def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
-    """The part of ``options`` that ``backend`` declares (what ``"auto"`` passes on to the backend it chose)."""
-    accepted = registry.COMMON_OPTIONS | backend.options
-    return {k: v for k, v in options.items() if k in accepted}
-
-
 # ------------------------------------------------------------------ running
-def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
-    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``;
-    those of a mode the options select, :meth:`Backend.defaults_for`)."""
-    out = {k: v for k, v in backend.defaults_for(options).items() if v is not None}
-    out.update({k: v for k, v in options.items() if v is not None or k not in out})
-    return out
-
-
 @contextmanager
 def recorded_warnings(quiet: bool) -> Iterator[list[str]]:
     """With ``quiet``, the :class:`UserWarning` s raised inside (a solver's note that its answer may be inaccurate,
@@ -334,23 +310,6 @@ def _degeneracy(model: Model, result: Result, *, explain: bool) -> dict | None:
     gap = float(result.gap) if result.status == OPTIMAL else np.nan
     return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
                                explain=explain)
-
-
-def announce_degenerate(sol: Solution, model: Model, *, stacklevel: int = 1) -> Solution:
-    """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
-    not (a solution built with ``warn=False``, then returned to a caller that warns)."""
-    report = sol.degenerate
-    if report is not None and not report.get("explained"):
-        report = degenerate.explain_report(model, sol.w, report)  # None: the critical values prove w* ≠ 0
-        sol.degenerate = report
-    if report is None:
-        return sol
-    label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
-    label = label.item() if isinstance(label, np.generic) else label
-    verb = "is" if report.get("proved") else "may be (its certificate cannot tell)"
-    warnings.warn(f"the model {verb} constant on its training data (it predicts {label!r} for every sample): "
-                  f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
-    return sol
 
 
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._validation import check_limits
 from ..exceptions import UnsupportedModelError
 from ..model import summarize
 from ..result import History, Result
@@ -24,7 +25,7 @@ from ..terms.losses import LOSSES
 from ..uncertainty import UncertaintySet
 
 __all__ = ["Backend", "History", "Needs", "Result", "register", "unregister", "get_backend", "solvers",
-           "capable_backends"]
+           "capable_backends", "accepted_options", "check_options", "with_defaults"]
 
 #: options every backend accepts (each may ignore those that do not apply)
 COMMON_OPTIONS = frozenset({"tol", "max_iter", "verbose", "random_state"})
@@ -325,3 +326,27 @@ def solvers(problem=None) -> SolverTable:
             row["reasons"] = reasons
         rows.append(row)
     return rows
+
+
+def check_options(backend: Backend, options: Mapping[str, Any]) -> None:
+    """Refuse options ``backend`` does not declare, and invalid ``tol`` / ``max_iter`` values."""
+    accepted = COMMON_OPTIONS | backend.options
+    unknown = set(options) - accepted
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)} for solver {backend.name!r}; accepted: "
+                        f"{sorted(accepted)}")
+    check_limits(options.get("tol"), options.get("max_iter"))
+
+
+def accepted_options(backend: Backend, options: Mapping[str, Any]) -> dict:
+    """The part of ``options`` that ``backend`` declares (what ``"auto"`` passes on to the backend it chose)."""
+    accepted = COMMON_OPTIONS | backend.options
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def with_defaults(backend: Backend, options: Mapping[str, Any]) -> dict:
+    """``options`` completed by the defaults declared on ``backend`` (``tol``, ``max_iter``, ``time_limit``;
+    those of a mode the options select, :meth:`Backend.defaults_for`)."""
+    out = {k: v for k, v in backend.defaults_for(options).items() if v is not None}
+    out.update({k: v for k, v in options.items() if v is not None or k not in out})
+    return out

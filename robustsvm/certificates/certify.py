@@ -28,14 +28,8 @@ import numpy as np
 
 from .. import objective as objective_module
 from ..model import Model
-from .duality import (
-    _retract,
-    admissible_multipliers,
-    box_maximizer,
-    lagrangian_bound,
-    multipliers_from_margins,
-    optimal_points,
-)
+from .duality import admissible_multipliers, box_maximizer, lagrangian_bound, multipliers_from_margins
+from .set_points import optimal_points, retract
 
 __all__ = ["PointCertificate", "certify_point", "DEFAULT_ASCENT_STEPS"]
 
@@ -269,7 +263,7 @@ class _MovedSamples:
             return
         _, V, inverse = layout.maximize(w, model.y)
         set_index, direction, _ = layout.pairs(model.y)
-        self.V = np.array([_retract(layout.sets[k], v) for k, v in zip(set_index, V, strict=True)]).reshape(V.shape)
+        self.V = np.array([retract(layout.sets[k], v) for k, v in zip(set_index, V, strict=True)]).reshape(V.shape)
         self.inverse = inverse
         self.k = layout.radius * direction[inverse] * (-model.y)  # r_i f_i
 
@@ -418,7 +412,7 @@ def _ascend(model: Model, moved: _MovedSamples, a0: np.ndarray, best: float, tar
     is concave in the multipliers for fixed points, and the best points for fixed multipliers are a
     small conic program); the first round keeps the points ``u_i`` at the sets' worst cases at the point
     unless the points chosen for the recovered multipliers give a larger bound, and each later round
-    first chooses the points for the best multipliers so far (:func:`robustsvm.certificates.duality.optimal_points`,
+    first chooses the points for the best multipliers so far (:func:`robustsvm.certificates.set_points.optimal_points`,
     a small conic program: on a face of a set the worst case at the point need not be the right one).
     """
     rounds = max(1, -(-steps // ROUND_STEPS)) if model.layout is not None else 1
@@ -445,7 +439,7 @@ def _ascend(model: Model, moved: _MovedSamples, a0: np.ndarray, best: float, tar
 
 
 def _chosen_points(model: Model, a: np.ndarray) -> _MovedSamples | None:
-    """The moved samples with the points :func:`robustsvm.certificates.duality.optimal_points` chooses for ``a``
+    """The moved samples with the points :func:`robustsvm.certificates.set_points.optimal_points` chooses for ``a``
     (None: failed)."""
     ay = a * model.y
     points = optimal_points(model.layout, model.y, ay, np.asarray(model.X.T @ ay).ravel(), model.l1,

@@ -12,13 +12,15 @@ classifier is optimal.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
 
+from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
-__all__ = ["count_nonzeros", "diagnose", "explain_report", "weight_resolution"]
+__all__ = ["announce", "count_nonzeros", "diagnose", "explain_report", "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -118,3 +120,20 @@ def count_nonzeros(w: np.ndarray, resolution: float) -> int:
     """The weights the certificate proves nonzero: ``|w_h| > δ`` (``1e-8`` when there is no ``δ``)."""
     threshold = resolution if math.isfinite(resolution) else _FLOOR
     return int(np.count_nonzero(np.abs(w) > threshold))
+
+
+def announce(sol: Any, model: Any, *, stacklevel: int = 1) -> Any:
+    """Warn (:class:`DegenerateSolutionWarning`) when ``sol`` is degenerate, its cause computed first if it was
+    not (a solution built with ``warn=False``, then returned to a caller that warns)."""
+    report = sol.degenerate
+    if report is not None and not report.get("explained"):
+        report = explain_report(model, sol.w, report)  # None: the critical values prove w* ≠ 0
+        sol.degenerate = report
+    if report is None:
+        return sol
+    label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
+    label = label.item() if isinstance(label, np.generic) else label
+    verb = "is" if report.get("proved") else "may be (its certificate cannot tell)"
+    warnings.warn(f"the model {verb} constant on its training data (it predicts {label!r} for every sample): "
+                  f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)
+    return sol

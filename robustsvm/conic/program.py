@@ -30,6 +30,7 @@ from .._lazy import cvxpy as cp
 from ..model import Model, weight_reach
 from ..result import Result
 from . import solvers
+from .scaling import RESCALE_RANGE, SCALED_PARAMETER_LIMIT, data_scale, scale_rows, scaled
 from .solvers import CLARABEL_RETRIES, RETRIED, STATUS, native_options, raw_objectives, solver_output
 
 __all__ = ["ConicProgram", "RESCALE_RANGE", "SCALED_PARAMETER_LIMIT"]
@@ -130,7 +131,7 @@ class ConicProgram:
         n, d = model.n, model.d
         X, y = model.X, model.y
         self.n, self.d = n, d
-        self.kappa = _data_scale(X, model) if rescale else 1.0
+        self.kappa = data_scale(X, model) if rescale else 1.0
         if self.kappa != 1.0:
             X = X * self.kappa
 
@@ -166,7 +167,7 @@ class ConicProgram:
         constraints.extend(con for _, con in self.linear_rows)
 
         # nominal margins y ∘ (Xw + b)
-        Xy = _scale_rows(X, y)
+        Xy = scale_rows(X, y)
         margin = Xy @ w
         if self.b is not None:
             margin = margin + y * self.b
@@ -297,12 +298,12 @@ class ConicProgram:
             value = _nonneg(l2, "l2")
             if value > 0 and not self.with_l2:
                 raise ValueError("l2 > 0 needs a program compiled with with_l2=True")
-            p["l2"].value = _scaled(value * k * k, "l2", k)
+            p["l2"].value = scaled(value * k * k, "l2", k)
         if l1 is not None:
             value = _nonneg(l1, "l1")
             if value > 0 and not self.with_l1:
                 raise ValueError("l1 > 0 needs a program compiled with with_l1=True or an L1 penalty")
-            p["l1"].value = _scaled(value * k, "l1", k)
+            p["l1"].value = scaled(value * k, "l1", k)
         if mu is not None:
             if "mu" not in p:
                 raise ValueError("mu applies only to a model with intercept=rs.L2(mu)")
@@ -485,45 +486,6 @@ class ConicProgram:
 
 
 # -----------------------------------------------------------------------------
-#: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
-RESCALE_RANGE = 16.0
-
-
-#: the largest parameter value a rescaled program may be given (λ2κ², λ1κ, rκ); beyond it κ is not applied
-SCALED_PARAMETER_LIMIT = 1e100
-
-
-def _data_scale(X, model: Model | None = None) -> float:
-    """The power of two nearest to ``1/max|X_ih|``; 1 when that entry is already within a factor 16 of 1.
-
-    A power of two makes the scaling exact in floating point. When the
-    parameters in the program's units (``λ2κ²``, ``λ1κ``, ``r_i κ``) would
-    pass :data:`SCALED_PARAMETER_LIMIT` (features of order 1e-160 give
-    ``κ² ≈ 1e320``, past the float range), the data are compiled unscaled:
-    the solver then sees entries far below its tolerances, and the package's
-    certificate says how close the point it returns is.
-    """
-    data = X.data if sp.issparse(X) else np.asarray(X)
-    top = float(np.max(np.abs(data))) if data.size else 0.0
-    if not np.isfinite(top) or top <= 0.0 or 1.0 / RESCALE_RANGE <= top <= RESCALE_RANGE:
-        return 1.0
-    kappa = float(2.0 ** -np.round(np.log2(top)))
-    if model is not None and kappa > 1.0:
-        r = 0.0 if model.layout is None or model.layout.radius.size == 0 else float(np.max(model.layout.radius))
-        with np.errstate(over="ignore"):
-            scaled = np.array([model.l2 * kappa * kappa, model.l1 * kappa, r * kappa])
-        if not np.all(scaled <= SCALED_PARAMETER_LIMIT):
-            return 1.0
-    return kappa
-
-
-def _scale_rows(X, y: np.ndarray):
-    """``diag(y) X`` without densifying a sparse X."""
-    if sp.issparse(X):
-        return sp.diags(y) @ X
-    return X * y[:, None]
-
-
 def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
     """Epigraph variables ``t ≥ σ_V(∓w)`` per distinct set, and the sample-selection matrix.
 
@@ -584,14 +546,6 @@ def _check_groups(groups: Any, n: int) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"sample_groups must have shape ({n},), one label per sample, got {g.shape}")
     labels, index = np.unique(g, return_inverse=True)
     return labels, index
-
-
-def _scaled(value: float, name: str, kappa: float) -> float:
-    """A parameter in the program's units, refused when the data scale κ pushed it past the float range."""
-    if not np.isfinite(value):
-        raise ValueError(f"{name} times the data scale (κ = {kappa:g}, the inverse of the largest |X| entry, applied "
-                         "when the program was compiled) overflows; compile with rescale=False or rescale X")
-    return value
 
 
 def _nonneg(value: float, name: str) -> float:

@@ -1,0 +1,59 @@
+"""The data scale of a compiled program: entries of order 1 for the solver, parameters in the program's units.
+
+A program compiled on data whose largest entry is far from 1 sees ``κX`` with ``κ`` a power of two
+(:func:`data_scale`); its parameters are then ``λ2κ²``, ``λ1κ`` and ``rκ`` (:func:`scaled`), and its point is
+mapped back exactly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = ["RESCALE_RANGE", "SCALED_PARAMETER_LIMIT", "data_scale", "scale_rows", "scaled"]
+
+#: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
+RESCALE_RANGE = 16.0
+
+
+#: the largest parameter value a rescaled program may be given (λ2κ², λ1κ, rκ); beyond it κ is not applied
+SCALED_PARAMETER_LIMIT = 1e100
+
+
+def data_scale(X, model=None) -> float:
+    """The power of two nearest to ``1/max|X_ih|``; 1 when that entry is already within a factor 16 of 1.
+
+    A power of two makes the scaling exact in floating point. When the
+    parameters in the program's units (``λ2κ²``, ``λ1κ``, ``r_i κ``) would
+    pass :data:`SCALED_PARAMETER_LIMIT` (features of order 1e-160 give
+    ``κ² ≈ 1e320``, past the float range), the data are compiled unscaled:
+    the solver then sees entries far below its tolerances, and the package's
+    certificate says how close the point it returns is.
+    """
+    data = X.data if sp.issparse(X) else np.asarray(X)
+    top = float(np.max(np.abs(data))) if data.size else 0.0
+    if not np.isfinite(top) or top <= 0.0 or 1.0 / RESCALE_RANGE <= top <= RESCALE_RANGE:
+        return 1.0
+    kappa = float(2.0 ** -np.round(np.log2(top)))
+    if model is not None and kappa > 1.0:
+        r = 0.0 if model.layout is None or model.layout.radius.size == 0 else float(np.max(model.layout.radius))
+        with np.errstate(over="ignore"):
+            scaled = np.array([model.l2 * kappa * kappa, model.l1 * kappa, r * kappa])
+        if not np.all(scaled <= SCALED_PARAMETER_LIMIT):
+            return 1.0
+    return kappa
+
+
+def scale_rows(X, y: np.ndarray):
+    """``diag(y) X`` without densifying a sparse X."""
+    if sp.issparse(X):
+        return sp.diags(y) @ X
+    return X * y[:, None]
+
+
+def scaled(value: float, name: str, kappa: float) -> float:
+    """A parameter in the program's units, refused when the data scale κ pushed it past the float range."""
+    if not np.isfinite(value):
+        raise ValueError(f"{name} times the data scale (κ = {kappa:g}, the inverse of the largest |X| entry, applied "
+                         "when the program was compiled) overflows; compile with rescale=False or rescale X")
+    return value
