@@ -15,13 +15,8 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.certificates.duality import (
-    BoundTerms,
-    _retract,
-    admissible_multipliers,
-    lagrangian_bound,
-    multipliers_from_margins,
-)
+from robustsvm.certificates.duality import BoundTerms, admissible_multipliers, lagrangian_bound, multipliers_from_margins
+from robustsvm.certificates.set_points import retract
 from robustsvm.uncertainty.spectrahedron import Spectrahedron
 
 D = 3
@@ -88,7 +83,7 @@ def test_a_point_pushed_outside_is_retracted_into_the_set(name):
         assert not member(outside)
         r = uset.retract(outside)
         assert member(r) and uset.contains(r, tol=0.0)
-        np.testing.assert_array_equal(_retract(uset, outside), r)  # what the certificates call
+        np.testing.assert_array_equal(retract(uset, outside), r)  # what the certificates call
         # close to the boundary: the retracted point moves little from the exit point of the ray
         assert np.linalg.norm(r - c) >= (1 - 1e-3) * np.linalg.norm(v - c) or name.startswith("box")
         inside = c + 0.5 * (v - c)
