@@ -15,7 +15,12 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.certificates.duality import BoundTerms, admissible_multipliers, lagrangian_bound, multipliers_from_margins
+from robustsvm.certificates.duality import (
+    BoundTerms,
+    admissible_multipliers,
+    lagrangian_bound,
+    multipliers_from_margins,
+)
 from robustsvm.certificates.set_points import retract
 from robustsvm.uncertainty.spectrahedron import Spectrahedron
 
