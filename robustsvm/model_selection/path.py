@@ -10,17 +10,17 @@ every part.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .. import solve_path
 from ..certificates.critical import critical_l1, critical_radius
 from ..problem import Problem
 from ..solution import Solution
-from ..solve_path import OPTIMAL, lookup
+from ..solve_path import OPTIMAL, lookup, takes_dual_start
 from .points import fold_problem, stratified_folds, with_values
 
 __all__ = ["SCORERS", "PathResult", "path"]
@@ -152,17 +152,16 @@ def _run(problem: Problem, X: np.ndarray, y: np.ndarray, parameter: str, values:
     """The solutions along ``values`` on ``(X, y)``, each warm-started from the previous one's dual point."""
     first = problem if parameter == "radius" else with_values(problem, {"l1": float(values[0])})
     backend = lookup(solver, first, X)
-    warm = backend.kind != "conic" and "warm_start" in backend.options
+    warm = takes_dual_start(backend)
     out, previous = [], None
     for v in values:
         point = problem if parameter == "radius" else with_values(problem, {"l1": float(v)})
         radius = None if parameter != "radius" else float(v) * scale
-        extra = {"warm_start": previous} if warm and previous is not None else {}
-        with warnings.catch_warnings():  # each point's status and degeneracy are kept on its solution
-            warnings.simplefilter("ignore", UserWarning)
-            sol = point.solve(X, y, backend.name, sample_weight=weights, feature_names=feature_names,
-                              radius=radius, **options, **extra)
-        previous = sol.extra.get("dual_alpha") if warm else None
+        # each point's status and degeneracy are kept on its solution (warn=False); a solver's own notes are
+        # recorded in its extra["warnings"] (quiet=True)
+        sol = solve_path.solve(point, X, y, backend.name, sample_weight=weights, feature_names=feature_names,
+                               radius=radius, dual_start=previous, warn=False, quiet=True, **options)
+        previous = sol.dual_alpha if warm else None
         out.append(sol)
     return out
 
