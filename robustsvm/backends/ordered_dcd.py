@@ -36,6 +36,7 @@ from ..model import Model
 from ..objective import objective_from_margins
 from ..priors.constraints import Ordered
 from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
+from ._dcd_kernels import SUMS
 from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
 
@@ -53,7 +54,8 @@ UNSHRINK_AFTER = 3
 
 #: reassociation and contraction only (bounds may be infinite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
-#: the maintained vectors: ``v``, ``w = w(v)``, ``sums = [b0, S]``
+#: the maintained vectors: ``v``, ``w = w(v)``, ``sums = [b0, S, A]`` (read by the driver as one record of
+#: the dual-coordinate family's named sums, :data:`SUMS`)
 State = namedtuple("State", ["v", "w", "sums"])
 #: per sample: labels ±1, loss coefficients, the step's curvature ``c_i(‖x_i‖²/λ2 + ρ) + δ``
 Samples = namedtuple("Samples", ["y", "c", "qdiag"])
@@ -335,7 +337,7 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     f = model.feasible_set
     prior = Prior(np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64), chains.order,
                   chains.group_ptr, chains.chain_ptr, chains.free, np.empty((6, max(chains.n_groups, 1))))
-    st = State(np.zeros(d), np.zeros(d), np.zeros(2))
+    st = State(np.zeros(d), np.zeros(d), np.zeros(3))
     _weights(st.v, st.w, prior, prm)
     alpha = np.zeros(n)  # of the rows in their new order
     index, scratch = np.arange(n, dtype=np.int64), np.empty(n, dtype=np.int64)
@@ -349,7 +351,7 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
         np.multiply(average, 1.0 - AVG_WEIGHT, out=average)
         np.add(average, AVG_WEIGHT * st.w, out=average)
 
-    run = ascend(run_epoch, certify, n_total=n, sums=st.sums, rho=rho, free=model.intercept.mode == "free",
+    run = ascend(run_epoch, certify, n_total=n, sums=st.sums.view(SUMS), rho=rho, free=model.intercept.mode == "free",
                  tol=tol, check_every=check_every, max_iter=max_iter, name="ordered-dcd", verbose=verbose,
                  time_limit=time_limit, after_epoch=after_epoch, unshrink_after=UNSHRINK_AFTER)
     _, a, nu = certify.best
