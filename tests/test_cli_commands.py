@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 import robustsvm as rs
+import robustsvm.cli.main as cli
 from robustsvm.cli.main import (
     load_data,
     main,
@@ -24,7 +25,6 @@ from robustsvm.cli.main import (
     parse_uncertainty,
     reproductions,
 )
-from robustsvm.cli.main import main as cli
 
 from .conftest import make_classification
 
@@ -86,7 +86,7 @@ def test_fit_argument_errors(csv_file, capsys):
     out = run("fit", csv_file, "--target", "nope")
     assert out.returncode == 1 and "'nope' is not a column" in out.stderr
     # the same parser in-process, for the other mistakes
-    for argv in (["fit", str(csv_file), "--l2", "-1"], ["fit", str(csv_file), "--loss", "logistic"], ["fit"]):
+    for argv in (["fit", str(csv_file), "--l2", "-1"], ["fit", str(csv_file), "--loss", "cross-entropy"], ["fit"]):
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2 and "usage:" in capsys.readouterr().err
