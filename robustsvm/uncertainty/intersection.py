@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
-from .base import NumericSupportMixin, UncertaintySet, direction_scale
+from .base import NumericSupportMixin, UncertaintySet, direction_scale, pair_scales
 
 __all__ = ["Intersection"]
 
@@ -36,20 +36,11 @@ class Intersection(NumericSupportMixin, UncertaintySet):
     """
 
     def __init__(self, first: UncertaintySet, second: UncertaintySet, radius: Any = None) -> None:
-        for name, s in (("first", first), ("second", second)):
-            if not isinstance(s, UncertaintySet):
-                raise TypeError(f"{name} must be an uncertainty set, got {type(s).__name__}")
-            if np.ndim(s.radius) != 0:
-                raise ValueError(
-                    f"the {name} set of an intersection needs a scalar radius; give per-sample radii to the "
-                    "intersection itself: Intersection(A, B, radius=r)"
-                )
-        if first.dim is not None and second.dim is not None and first.dim != second.dim:
-            raise ValueError(f"cannot intersect a set in R^{first.dim} with a set in R^{second.dim}")
-        rA, rB = float(first.radius), float(second.radius)
-        s = max(rA, rB)
         # both radii 0: the unit set is V_A ∩ V_B and the radius is 0
-        self.scales = (rA / s, rB / s) if s > 0 else (1.0, 1.0)
+        self.scales, s = pair_scales(
+            first, second, of="an intersection",
+            hint="give per-sample radii to the intersection itself: Intersection(A, B, radius=r)",
+            mismatch="cannot intersect a set in R^{a} with a set in R^{b}")
         super().__init__(s if radius is None else radius)
         self.first = first
         self.second = second

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
-from .base import UncertaintySet
+from .base import UncertaintySet, pair_scales
 
 __all__ = ["SetSum"]
 
@@ -45,17 +45,10 @@ class SetSum(UncertaintySet):
     _solver: str = "CLARABEL"
 
     def __init__(self, first: UncertaintySet, second: UncertaintySet, radius: Any = None) -> None:
-        for name, s in (("first", first), ("second", second)):
-            if not isinstance(s, UncertaintySet):
-                raise TypeError(f"{name} must be an uncertainty set, got {type(s).__name__}")
-            if np.ndim(s.radius) != 0:
-                raise ValueError(f"the {name} set of a sum needs a scalar radius; give per-sample radii to the sum "
-                                 "itself: SetSum(A, B, radius=r), or one sum per sample")
-        if first.dim is not None and second.dim is not None and first.dim != second.dim:
-            raise ValueError(f"cannot add a set in R^{first.dim} to a set in R^{second.dim}")
-        rA, rB = float(first.radius), float(second.radius)
-        s = max(rA, rB)
-        self.scales = (rA / s, rB / s) if s > 0 else (1.0, 1.0)
+        self.scales, s = pair_scales(
+            first, second, of="a sum",
+            hint="give per-sample radii to the sum itself: SetSum(A, B, radius=r), or one sum per sample",
+            mismatch="cannot add a set in R^{a} to a set in R^{b}")
         super().__init__(s if radius is None else radius)
         self.first = first
         self.second = second
