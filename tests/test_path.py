@@ -88,3 +88,27 @@ def test_refusals(data):
         rs.path(problem, Xf, y, class_weight="even")
     with pytest.raises(ValueError, match="uncertainty set"):
         rs.path(rs.Problem(), Xf, y, radius=[0.1])
+
+
+def test_auto_solves_a_point_again_when_its_first_answer_stops_short(data):
+    """A first-order answer cut off by ``max_iter`` is not kept by ``"auto"``: the point is solved again by the
+    next backend and certified; a named backend keeps its status (never better than its answer)."""
+    Xf, y = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.05))
+    named = rs.path(problem, Xf, y, n_points=3, solver="robust-dcd", max_iter=2)
+    assert "max_iter" in set(named.statuses[1:])
+    auto = rs.path(problem, Xf, y, n_points=3, max_iter=2)
+    assert np.all(auto.statuses == "optimal") and np.all(auto.certified)
+    refolded = [s for s in auto.solutions if s.auto_fallback is not None]
+    assert refolded and all(s.auto_fallback.status == "max_iter" for s in refolded)
+    for sol, r in zip(auto.solutions, auto.values, strict=True):
+        ref = problem.solve(Xf, y, solver="clarabel", radius=r, tol=1e-10)
+        assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + 1e-12
+
+
+def test_a_seeded_path_is_reproducible(data):
+    Xf, y = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.05))
+    runs = [rs.path(problem, Xf, y, n_points=4, cv=2, solver="robust-dcd", seed=3) for _ in range(2)]
+    assert [s.iterations for s in runs[0].solutions] == [s.iterations for s in runs[1].solutions]
+    assert np.array_equal(runs[0].scores, runs[1].scores)

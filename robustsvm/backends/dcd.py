@@ -306,7 +306,7 @@ def _array_types(groups) -> tuple:
     return argument_types(groups)
 
 
-def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=None,
+def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=0,
               shrinking=True, check_every=10, rho=None, time_limit=None) -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
 
@@ -323,8 +323,9 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         a budget meant for full passes.
     verbose : bool
         Print one line per certificate evaluation.
-    random_state : int, optional
-        Seed of the per-epoch permutations.
+    random_state : int or None, default 0
+        Seed of the per-epoch permutations (a fixed default, so a solve is reproducible; None draws a fresh
+        seed).
     shrinking : bool, default True
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
         restoring all of them when the active set looks optimal; on sparse data with signs,

@@ -304,7 +304,7 @@ def _certificate(model: Model, w: np.ndarray, b: float, margins: np.ndarray, t: 
 
 
 def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: int = DEFAULTS["max_iter"],
-                       verbose: bool = False, random_state=None) -> Result:
+                       verbose: bool = False, random_state=0) -> Result:
     """Solve a logistic model by dual coordinate ascent with Newton steps; stop on the certified gap.
 
     Parameters
@@ -315,8 +315,8 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         Stop once ``P(w, b) − D ≤ tol·max(1, |P|)``.
     max_iter : int
         Epochs at most (one pass of coordinate steps over the samples each).
-    random_state : int or None
-        Seed of the order of the coordinates in each epoch.
+    random_state : int or None, default 0
+        Seed of the order of the coordinates in each epoch (None: a fresh seed).
     """
     t_start = time.perf_counter()
     n, d = model.n, model.d

@@ -65,7 +65,7 @@ def solve_pegasos(
     tol: float = DEFAULTS["tol"],
     max_iter: int = DEFAULTS["max_iter"],
     verbose: bool = False,
-    random_state=None,
+    random_state=0,
     batch_size: int | None = None,
     eval_every: int | None = None,
 ) -> Result:
@@ -79,8 +79,8 @@ def solve_pegasos(
     max_iter : int, default 1000
         Number of (sub)gradient steps.
     verbose : bool
-    random_state : int, numpy Generator or None
-        Seeds the mini-batch sampling.
+    random_state : int, numpy Generator or None, default 0
+        Seeds the mini-batch sampling (None: a fresh seed).
     batch_size : int, optional
         Samples per stochastic step (each epoch is a fresh permutation);
         None (default) is the full-batch method of the paper.

@@ -123,7 +123,7 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
 
 
 def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
-                     verbose=False, random_state=None, shrinking=True,
+                     verbose=False, random_state=0, shrinking=True,
                      check_every=10, rho=None, warm_start=None, inner=5, time_limit=None) -> Result:
     """Solve a robust (or nominal) hinge / squared-hinge model with a shared Box, Ball or Ellipsoid set.
 
@@ -136,7 +136,7 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     max_iter : int, default 1000
         Maximum number of epochs.
     verbose, random_state, shrinking, check_every, rho
-        As for ``dcd``: printing, seed, liblinear-style shrinking, epochs between certificates,
+        As for ``dcd``: printing, seed (default 0), liblinear-style shrinking, epochs between certificates,
         augmented-Lagrangian weight of a free intercept.
     warm_start : ndarray of shape (n,) or Solution, optional
         Initial dual point α (``Solution.dual_alpha`` of a nearby model), clipped into the dual box.

@@ -17,10 +17,11 @@ from typing import Any
 import numpy as np
 
 from .. import solve_path
+from ..backends import registry
 from ..certificates.critical import critical_l1, critical_radius
 from ..problem import Problem
 from ..solution import Solution
-from ..solve_path import OPTIMAL, lookup, takes_dual_start
+from ..solve_path import OPTIMAL, takes_dual_start
 from .points import fold_problem, stratified_folds, with_values
 
 __all__ = ["SCORERS", "PathResult", "path"]
@@ -150,18 +151,16 @@ def _grid(problem: Problem, X: Any, y: Any, parameter: str, values: Any, n_point
 def _run(problem: Problem, X: np.ndarray, y: np.ndarray, parameter: str, values: np.ndarray, scale: Any,
          weights: Any, feature_names: Any, solver: str, options: dict) -> list[Solution]:
     """The solutions along ``values`` on ``(X, y)``, each warm-started from the previous one's dual point."""
-    first = problem if parameter == "radius" else with_values(problem, {"l1": float(values[0])})
-    backend = lookup(solver, first, X)
-    warm = takes_dual_start(backend)
     out, previous = [], None
     for v in values:
         point = problem if parameter == "radius" else with_values(problem, {"l1": float(v)})
         radius = None if parameter != "radius" else float(v) * scale
-        # each point's status and degeneracy are kept on its solution (warn=False); a solver's own notes are
-        # recorded in its extra["warnings"] (quiet=True)
-        sol = solve_path.solve(point, X, y, backend.name, sample_weight=weights, feature_names=feature_names,
+        # "auto" is resolved at each point, so an answer short of optimal is solved again by the next backend
+        # (solve_path's fall-back); each point's status and degeneracy are kept on its solution (warn=False), a
+        # solver's own notes in its extra["warnings"] (quiet=True)
+        sol = solve_path.solve(point, X, y, solver, sample_weight=weights, feature_names=feature_names,
                                radius=radius, dual_start=previous, warn=False, quiet=True, **options)
-        previous = sol.dual_alpha if warm else None
+        previous = sol.dual_alpha if takes_dual_start(registry.get_backend(sol.solver)) else None
         out.append(sol)
     return out
 
@@ -191,10 +190,16 @@ def path(problem: Problem, X: Any, y: Any, *, radius: Any = None, l1: Any = None
         multiplied by ``sample_weight``; recomputed on each training part.
     solver : str
         A backend or ``"auto"``; a first-order backend that takes a dual starting point is warm-started along
-        the path.
+        the path. ``"auto"`` chooses at each point and solves a point again with the next backend when its
+        first answer is not certified optimal.
+    seed : int or None
+        The seed of the stratified parts and the ``random_state`` of the solves (unless ``options`` sets one),
+        so a path and its scores are reproducible.
     **options
         The solver's options (``tol``, ``max_iter``, ...).
     """
+    if seed is not None:
+        options = {"random_state": seed, **options}
     if scoring not in SCORERS:
         raise ValueError(f"scoring must be one of {SCORERS}, got {scoring!r}")
     if radius is not None and l1 is not None:
