@@ -112,3 +112,18 @@ def test_a_seeded_path_is_reproducible(data):
     runs = [rs.path(problem, Xf, y, n_points=4, cv=2, solver="robust-dcd", seed=3) for _ in range(2)]
     assert [s.iterations for s in runs[0].solutions] == [s.iterations for s in runs[1].solutions]
     assert np.array_equal(runs[0].scores, runs[1].scores)
+
+
+def test_a_constant_point_of_the_path_says_why(data):
+    """At and above the critical radius the path's constant points name the cause, as a single solve does."""
+    Xf, y = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.05))
+    top = rs.critical_radius(problem, Xf, y)
+    result = rs.path(problem, Xf, y, radius=[2 * top, top / 100], solver="robust-dcd")
+    first = result.solutions[0].degenerate
+    assert first is not None and first["explained"] and first["proved"]
+    assert "exceeds the critical radius" in first["cause"] and first["critical_radius"] == pytest.approx(top)
+    with pytest.warns(rs.DegenerateSolutionWarning) as caught:
+        problem.solve(Xf, y, solver="robust-dcd", radius=2 * top)
+    assert f"{top:.4g}" in str(caught[0].message) and f"{top:.4g}" in first["cause"]
+    assert result.solutions[1].degenerate is None

@@ -20,7 +20,8 @@ import numpy as np
 from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
-__all__ = ["announce", "count_nonzeros", "diagnose", "explain_report", "weight_resolution"]
+__all__ = ["announce", "compare_critical", "count_nonzeros", "diagnose", "explain_report", "explain_with_critical",
+           "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -70,7 +71,10 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
 def explain_report(model: Any, w: np.ndarray, report: dict) -> dict | None:
     """``report`` completed with its cause, the critical radius and λ1 compared with the model's (in place); None
     when they prove ``w* ≠ 0`` and the decision of ``w`` is not constant (the report is withdrawn)."""
-    cause, verdict = _cause(model, w, report)
+    return _completed(report, w, *_cause(model, w, report))
+
+
+def _completed(report: dict, w: np.ndarray, cause: str, verdict: str) -> dict | None:
     constant = bool(report["constant_decision"])
     if verdict == "refuted" and not constant:
         return None
@@ -95,25 +99,37 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
         if model.layout is not None:
             rc = critical.model_critical_radius(model)
             report["critical_radius"] = rc
-            radius = float(np.max(model.layout.radius))
-            if rc == 0:
-                return ("the constant classifier is optimal for these data, without uncertainty (critical radius 0)",
-                        "proved")
-            if radius < rc * (1 - 1e-9):
-                return "", "refuted"
-            verb = "exceeds" if radius > rc * (1 + 1e-6) else "reaches"
-            return (f"the radius {radius:.4g} {verb} the critical radius {rc:.4g} at which the model becomes "
-                    "constant", "proved")
+            return compare_critical("radius", float(np.max(model.layout.radius)), rc)
         cl1 = critical.model_critical_l1(model)
         report["critical_l1"] = cl1
-        if cl1 <= 0:
-            return "the constant classifier is optimal for these data: no weight improves on it", "proved"
-        if model.l1 < cl1 * (1 - 1e-9):
-            return "", "refuted"
-        verb = "exceeds" if model.l1 > cl1 * (1 + 1e-6) else "reaches"
-        return f"λ1 = {model.l1:.4g} {verb} the critical λ1 {cl1:.4g} at which the model becomes constant", "proved"
+        return compare_critical("l1", float(model.l1), cl1)
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         return _unexplained(w, report["weight_resolution"]), "unknown"
+
+
+def compare_critical(parameter: str, value: float, critical_value: float) -> tuple[str, str]:
+    """The cause sentence and verdict (``"proved"``/``"refuted"``) of a model whose ``parameter`` (``"radius"`` or
+    ``"l1"``) is ``value``, against the critical value at and above which ``w* = 0``."""
+    if critical_value <= 0:
+        if parameter == "radius":
+            return ("the constant classifier is optimal for these data, without uncertainty (critical radius 0)",
+                    "proved")
+        return "the constant classifier is optimal for these data: no weight improves on it", "proved"
+    if value < critical_value * (1 - 1e-9):
+        return "", "refuted"
+    verb = "exceeds" if value > critical_value * (1 + 1e-6) else "reaches"
+    if parameter == "radius":
+        return (f"the radius {value:.4g} {verb} the critical radius {critical_value:.4g} at which the model becomes "
+                "constant", "proved")
+    return f"λ1 = {value:.4g} {verb} the critical λ1 {critical_value:.4g} at which the model becomes constant", "proved"
+
+
+def explain_with_critical(report: dict, w: np.ndarray, parameter: str, value: float,
+                          critical_value: float) -> dict | None:
+    """:func:`explain_report` when the critical value of ``parameter`` is already known (a path computes it once):
+    the report completed in place, or None when ``value`` below it and a non-constant decision refute it."""
+    report["critical_radius" if parameter == "radius" else "critical_l1"] = critical_value
+    return _completed(report, w, *compare_critical(parameter, value, critical_value))
 
 
 def count_nonzeros(w: np.ndarray, resolution: float) -> int:

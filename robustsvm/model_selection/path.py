@@ -19,6 +19,7 @@ import numpy as np
 from .. import solve_path
 from ..backends import registry
 from ..certificates.critical import critical_l1, critical_radius
+from ..certificates.degenerate import explain_with_critical
 from ..problem import Problem
 from ..solution import Solution
 from ..solve_path import OPTIMAL, takes_dual_start
@@ -216,6 +217,9 @@ def path(problem: Problem, X: Any, y: Any, *, radius: Any = None, l1: Any = None
     values, top = _grid(problem, X, y, parameter, given, n_points, ratio, weights, feature_names)
     scale = _radius_scale(problem, y.shape[0]) if parameter == "radius" else None
     sols = _run(problem, X, y, parameter, values, scale, weights, feature_names, solver, options)
+    for sol, v in zip(sols, values, strict=True):  # a constant point's cause, from the critical value known here
+        if sol.degenerate is not None and not sol.degenerate.get("explained") and np.isfinite(top):
+            sol.degenerate = explain_with_critical(sol.degenerate, sol.w, parameter, float(v), top)
     result = PathResult(parameter=parameter, values=values, critical=top, solutions=sols)
     if cv is None:
         return result
