@@ -67,6 +67,14 @@ FULL_SHAPES = [
     (2000, 10000, 5e-3), (10000, 5000, 2e-3), (100000, 10000, 2e-4),
 ]
 QUICK_SHAPES = [(1000, 50, None), (20000, 100, None), (2000, 10000, 5e-3)]
+#: ``--held-out``: shapes the cost model was not fitted to (none is in FULL_SHAPES), data from another seed
+HELD_OUT_SHAPES = [
+    (1000, 20, None), (1000, 1000, None), (3000, 30, None), (2500, 150, None), (8000, 600, None),
+    (50000, 10, None), (50000, 200, None), (5000, 20000, 1e-3), (30000, 3000, 3e-3),
+]
+HELD_OUT_SEED = 7
+#: the seed of the grid's data (``--held-out`` sets HELD_OUT_SEED; the worker processes are forked after it)
+DATA_SEED = 0
 #: λ·n of the grid (λ = 1/n and 10/n)
 LAMBDA_N = (1.0, 10.0)
 SETS = ("none", "box", "ball", "ellipsoid")
@@ -258,7 +266,7 @@ def summarize(cell: dict) -> dict:
 
 def run_shape(args: tuple) -> list[dict]:
     shape, cells = args
-    X, y = make_data(*shape)
+    X, y = make_data(*shape, seed=DATA_SEED)
     out = []
     for cell in cells:
         t = time.perf_counter()
@@ -345,8 +353,10 @@ def fragment(report: dict) -> str:
     ratios = np.array([c["ratio"] for c in cells if c["fastest"] is not None])
     needless = sum(c["needless_fallback"] for c in cells)
     m = report["machine"]
+    title = ("## auto on a held-out grid: shapes and data the cost model was not fitted to"
+             if report.get("held_out") else "## auto: the backend chosen by the cost model")
     lines = [
-        "## auto: the backend chosen by the cost model",
+        title,
         "",
         f"`{report['command']}` ({report['grid']} grid, {len(cells)} cells; "
         f"{m['cpu']}, {m['cores']} cores, load average {m['load']:.1f} at the start, {m['date']}, commit "
@@ -444,13 +454,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="run these shapes instead of the grid (e.g. 1000x50 5000x5000:0.002)")
     parser.add_argument("--resume", type=Path, metavar="JSONL",
                         help="keep the cells of a stopped run (auto_grid.partial.jsonl) and run only the others")
+    parser.add_argument("--held-out", action="store_true",
+                        help="the second grid (HELD_OUT_SHAPES, another data seed) the cost model was not fitted "
+                             "to; never refits; writes results/auto_heldout.{json,md}")
     parser.add_argument("--verbose", action="store_true", help="print each run before it starts")
     parser.add_argument("--no-refit", action="store_true", help="keep the constants file as it is")
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
     # one process: pinned (the backends of a cell are compared on one core); with --jobs > 1 the workers need both
     cpu = pin_run(args.cpu, args.quick) if args.jobs <= 1 else None
-    shapes = QUICK_SHAPES if args.quick else FULL_SHAPES
+    shapes = QUICK_SHAPES if args.quick else HELD_OUT_SHAPES if args.held_out else FULL_SHAPES
+    global DATA_SEED
+    if args.held_out:
+        DATA_SEED = HELD_OUT_SEED
     if args.shapes:
         shapes = [parse_shape(text) for text in args.shapes]
     global VERBOSE
@@ -466,9 +482,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs <= 1:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
+        (" --held-out" if args.held_out else "") + \
         (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu)
     report = {"command": command, "quick": args.quick or bool(args.shapes),
-              "grid": "a quick" if args.quick else "a reduced" if args.shapes else "the full",
+              "grid": "a quick" if args.quick else "a reduced" if args.shapes else
+              "the held-out" if args.held_out else "the full", "held_out": args.held_out,
               "machine": {**machine(), "pinning": describe(cpu)},
               "cells": kept + run_grid([s for s in shapes if s not in done], args.jobs)}
     key = {s: i for i, s in enumerate(shapes)}
@@ -476,9 +494,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.jobs > 1:
         warm_up()  # the overhead pairs and the re-runs below are in this process
     report["overhead"] = overhead()
-    refit = not args.quick and not args.no_refit
+    refit = not args.quick and not args.no_refit and not args.held_out
     RESULTS.mkdir(parents=True, exist_ok=True)
-    json_path = OUT_JSON if not args.quick else RESULTS / "auto_grid_quick.json"
+    json_path = RESULTS / "auto_grid_quick.json" if args.quick else RESULTS / "auto_heldout.json" \
+        if args.held_out else OUT_JSON
     json_path.write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
     if refit:
         import auto_fit
@@ -494,8 +513,9 @@ def main(argv: list[str] | None = None) -> int:
         print(fragment(report))
         print(f"wrote {json_path} in {report['seconds']:.0f} s")
         return 0
-    OUT_MD.write_text(fragment(report), encoding="utf-8")  # docs/benchmarks.md is assembled from it later
-    print(f"wrote {json_path} and {OUT_MD} in {report['seconds']:.0f} s")
+    out_md = RESULTS / "auto_heldout.md" if args.held_out else OUT_MD
+    out_md.write_text(fragment(report), encoding="utf-8")  # docs/benchmarks.md is assembled from it later
+    print(f"wrote {json_path} and {out_md} in {report['seconds']:.0f} s")
     return 0
 
 
