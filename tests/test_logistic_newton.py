@@ -142,7 +142,7 @@ def test_auto_chooses_it_for_the_models_it_accepts():
     smooth = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(1e-2), signs=[1, 0, 0, -1, 0, 0])
     assert choose_backend(smooth, X) == "logistic-newton"
     assert choose_backend(smooth, sp.csr_matrix(X)) == "logistic-newton"
-    sol = smooth.solve(X, y)
+    sol = smooth.solve(X, y, solver="auto")
     assert sol.solver == "logistic-newton" and sol.status == "optimal"
     robust = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(1e-2), uncertainty=rs.Box(0.1))
     assert choose_backend(robust, X) != "logistic-newton"
