@@ -48,6 +48,7 @@ import scipy.sparse as sp
 from ..terms.intercept import intercept_term
 from ..uncertainty import UncertaintySet
 from . import registry
+from .logistic_newton import DENSE_HESSIAN_MAX_D
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
            "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
@@ -373,8 +374,6 @@ def _conic(x: CostInputs, k: Mapping) -> Prediction:
 def _logistic_newton(x: CostInputs, k: Mapping) -> Prediction:
     """``T = e + I·(a·n(d+1)² + c·nnz + r·n)`` with the d × d Hessian (dense data, moderate ``d``), else
     ``T = e + I·(c·(1 + J)·nnz + r·n)`` with ``J`` conjugate-gradient steps per Newton iteration."""
-    from .logistic_newton import DENSE_HESSIAN_MAX_D
-
     if not x.sparse and x.d <= DENSE_HESSIAN_MAX_D:
         iters = float(k["iterations"]["dense"])
         per = k["gram"] * x.n * (x.d + 1.0) ** 2 + k["pass"] * x.nnz + k["rows"] * x.n
