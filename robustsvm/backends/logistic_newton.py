@@ -171,9 +171,10 @@ def dense_direction(terms: Terms, point: Point, free: np.ndarray) -> tuple[np.nd
 
 
 def cg_direction(terms: Terms, point: Point, free: np.ndarray, diag: np.ndarray,
-                 forcing: float) -> tuple[np.ndarray, float, int]:
+                 forcing: float) -> tuple[np.ndarray, float, np.ndarray, int]:
     """The truncated Newton step on the free weights (and ``b``): preconditioned conjugate gradients on
-    ``H_FF p = −g_F``, each product ``Xᵀ(D(X p_w + p_b)) + λ2 p_w``, stopped at ``‖r‖ ≤ forcing·‖g_F‖``."""
+    ``H_FF p = −g_F``, each product ``Xᵀ(D(X p_w + p_b)) + λ2 p_w``, stopped at ``‖r‖ ≤ forcing·‖g_F‖``.
+    Returns the step ``(d, d_b)``, its image ``X d`` (summed from the products' ``X p``) and the CG steps."""
     X, XT, curv, has_b = terms.X, terms.XT, point.curv, terms.has_b
     fixed = ~free
     g = np.where(free, point.grad_w, 0.0)
@@ -181,13 +182,14 @@ def cg_direction(terms: Terms, point: Point, free: np.ndarray, diag: np.ndarray,
     pre = np.where(free, diag, 1.0)
     pre_b = float(curv.sum()) + terms.mu if has_b else 1.0
 
-    def product(p: np.ndarray, pb: float) -> tuple[np.ndarray, float]:
-        q = curv * (np.asarray(X @ p).ravel() + pb)
+    def product(p: np.ndarray, pb: float) -> tuple[np.ndarray, float, np.ndarray]:
+        u = np.asarray(X @ p).ravel()
+        q = curv * (u + pb)
         out = np.asarray(XT @ q).ravel() + terms.l2 * p
         out[fixed] = 0.0
-        return out, (float(q.sum()) + terms.mu * pb) if has_b else 0.0
+        return out, (float(q.sum()) + terms.mu * pb) if has_b else 0.0, u
 
-    x, xb = np.zeros_like(g), 0.0
+    x, xb, image = np.zeros_like(g), 0.0, np.zeros(X.shape[0])
     r, rb = -g, -gb
     target = forcing * float(np.sqrt(g @ g + gb * gb))
     zr, zb = r / pre, rb / pre_b
@@ -196,13 +198,14 @@ def cg_direction(terms: Terms, point: Point, free: np.ndarray, diag: np.ndarray,
     steps = 0
     while steps < CG_STEPS:
         steps += 1
-        Hp, Hpb = product(p, pb)
+        Hp, Hpb, u = product(p, pb)
         pHp = float(p @ Hp) + pb * Hpb
         if pHp <= 0.0:
             break
         step = rz / pHp
         x += step * p
         xb += step * pb
+        image += step * u
         r -= step * Hp
         rb -= step * Hpb
         if np.sqrt(r @ r + rb * rb) <= target:
@@ -212,14 +215,17 @@ def cg_direction(terms: Terms, point: Point, free: np.ndarray, diag: np.ndarray,
         p = zr + (rz_new / rz) * p
         pb = zb + (rz_new / rz) * pb
         rz = rz_new
-    return x, xb, steps
+    return x, xb, image, steps
 
 
-def line_search(terms: Terms, point: Point, d: np.ndarray, db: float, active: np.ndarray) -> Point | None:
+def line_search(terms: Terms, point: Point, d: np.ndarray, db: float, active: np.ndarray,
+                Xd: np.ndarray | None = None) -> Point | None:
     """Armijo's rule on the projected arc ``w(t) = clip(w + t d, l, u)``, ``b(t) = b + t d_b`` (Bertsekas):
-    ``f(w(t)) ≤ f(w) + σ(t ∇_F f·d_F + t ∇_b f·d_b + ∇_A f·(w(t) − w)_A)``; None when no step decreases ``f``."""
+    ``f(w(t)) ≤ f(w) + σ(t ∇_F f·d_F + t ∇_b f·d_b + ∇_A f·(w(t) − w)_A)``; None when no step decreases ``f``.
+    ``Xd``: the image ``X d`` when known."""
     w, b, z, g = point.w, point.b, point.z, point.grad_w
-    Xd = np.asarray(terms.X @ d).ravel()
+    if Xd is None:
+        Xd = np.asarray(terms.X @ d).ravel()
     slope = float(g[~active] @ d[~active]) + point.grad_b * db
     slack = 4.0 * np.finfo(float).eps * max(1.0, abs(point.value))  # rounding of f near the optimum
     t = 1.0
@@ -259,6 +265,15 @@ def _terms(model: Model) -> tuple[Terms, bool]:
                  np.asarray(feasible.lower, dtype=np.float64), np.asarray(feasible.upper, dtype=np.float64)), dense
 
 
+def _squares(X):
+    """``X∘X`` (CSR with the same pattern, or dense)."""
+    if sp.issparse(X):
+        out = X.copy()
+        out.data = out.data ** 2
+        return out
+    return X ** 2
+
+
 def _start(terms: Terms) -> tuple[np.ndarray, float]:
     """``w = clip(0, l, u)`` and, for a free intercept, the best ``b`` of ``w = 0`` when it is feasible
     (the log-odds of the classes' weights)."""
@@ -290,9 +305,12 @@ def solve_logistic_newton(model: Model, *, tol: float = DEFAULTS["tol"], max_ite
     """
     t_start = time.perf_counter()
     terms, dense = _terms(model)
-    squares = None if dense else (terms.X.multiply(terms.X).tocsr() if sp.issparse(terms.X) else terms.X ** 2)
+    squares = None if dense else _squares(terms.X)
     w, b = _start(terms)
-    point = evaluate(terms, w, b, np.asarray(terms.X @ w).ravel())
+    point = evaluate(terms, w, b, np.asarray(terms.X @ w).ravel() if np.any(w) else np.zeros(model.n))
+    # CG's preconditioner: the Hessian's diagonal at the start, kept (refreshing it saved no CG steps on the
+    # benchmark's sparse data and costs a pass over the non-zeros per iteration)
+    diag = None if dense else hessian_diagonal(terms, squares, point.curv)
     history = History(verbose=verbose, name="logistic-newton")
     t_run = time.perf_counter()
     status, gap, D, a, inner, message = "max_iter", np.inf, -np.inf, None, 0, ""
@@ -308,18 +326,19 @@ def solve_logistic_newton(model: Model, *, tol: float = DEFAULTS["tol"], max_ite
             break
         active = active_set(terms, point)
         free = ~active
+        image = None
         if dense:
             d, db = dense_direction(terms, point, free)
         else:
-            diag = hessian_diagonal(terms, squares, point.curv)
             norm = float(np.sqrt(point.grad_w[free] @ point.grad_w[free] + point.grad_b ** 2))
-            d, db, steps = cg_direction(terms, point, free, diag, min(0.5, np.sqrt(norm)))
+            d, db, image, steps = cg_direction(terms, point, free, diag, min(0.5, np.sqrt(norm)))
             inner += steps
         if active.any():  # the fixed weights: a diagonally scaled gradient step onto their bound
             part = squares[:, active] if squares is not None else terms.X[:, active] ** 2
             scale = hessian_diagonal(terms, part, point.curv)
             d[active] = -point.grad_w[active] / scale
-        moved = line_search(terms, point, d, db, active)
+            image = None
+        moved = line_search(terms, point, d, db, active, image)
         if moved is None:
             status, message = "inaccurate", "no step decreases the objective (the rounding of f is reached); "
             break
