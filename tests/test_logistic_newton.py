@@ -146,3 +146,22 @@ def test_auto_chooses_it_for_the_models_it_accepts():
     assert sol.solver == "logistic-newton" and sol.status == "optimal"
     robust = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(1e-2), uncertainty=rs.Box(0.1))
     assert choose_backend(robust, X) != "logistic-newton"
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_every_weight_at_its_bound(sparse):
+    """Bounds that hold every weight at the optimum (a tiny box, no intercept): the Newton block is empty and the
+    point is the box's corner the exponential-cone model finds."""
+    X, y = make_classification(120, 4, seed=6, sparse=sparse)
+    lam2 = 1e-3
+    prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(lam2), intercept=False,
+                      bounds=(np.full(4, -1e-3), np.full(4, 1e-3)))
+    sol = prob.solve(X, y, solver="logistic-newton", tol=1e-9)
+    assert sol.status == "optimal"
+    model = prob.normalize(X, y)
+    Xd = X.toarray() if sparse else X
+    ref = certified_reference(prob, X, y, partial(cone_model, Xd, y, lam2, model.feasible_set.lower,
+                                                  model.feasible_set.upper, False, None),
+                              package_fallback=(), max_rtol=1e-7)
+    assert sol.objective - ref.objective <= sol.gap + 1e-12
+    assert np.all(np.abs(np.abs(sol.w) - 1e-3) < 1e-12)

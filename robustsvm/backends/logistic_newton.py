@@ -146,6 +146,8 @@ def hessian_diagonal(terms: Terms, squares, curv: np.ndarray) -> np.ndarray:
 def dense_direction(terms: Terms, point: Point, free: np.ndarray) -> tuple[np.ndarray, float]:
     """The Newton step on the free weights (and ``b``): a Cholesky solve of the Hessian block ``H_FF``."""
     X, curv = terms.X, point.curv
+    if not free.any() and not terms.has_b:  # every weight at an outward-pushing bound: no Newton block
+        return np.zeros(X.shape[1]), 0.0
     Xf = X if free.all() else X[:, free]
     root = np.sqrt(curv)
     scaled = Xf * root[:, None]
