@@ -50,6 +50,8 @@ HALVINGS = 40
 EPSILON = 1e-3
 #: conjugate-gradient steps per Newton iteration at most
 CG_STEPS = 250
+#: entries of the scaled block of rows the Hessian's product holds at a time (8·10⁶: 64 MB)
+GRAM_BLOCK = 8_000_000
 
 
 NEEDS = Needs(
@@ -143,22 +145,35 @@ def hessian_diagonal(terms: Terms, squares, curv: np.ndarray) -> np.ndarray:
     return np.asarray(squares.T @ curv).ravel() + terms.l2
 
 
+def weighted_gram(X: np.ndarray, curv: np.ndarray, cols: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``X_Fᵀ D X_F`` and ``X_Fᵀ D 1`` by blocks of rows (the scaled copy of a block, not of ``X``, in memory):
+    one BLAS product per block, ``(D^{1/2} X_F)ᵀ(D^{1/2} X_F)``."""
+    n = X.shape[0]
+    k = X.shape[1] if cols is None else int(cols.size)
+    gram, col = np.zeros((k, k)), np.zeros(k)
+    rows = max(1024, GRAM_BLOCK // max(k, 1))
+    for start in range(0, n, rows):
+        block = X[start:start + rows] if cols is None else X[start:start + rows, cols]
+        weights = curv[start:start + rows]
+        scaled = block * np.sqrt(weights)[:, None]
+        gram += scaled.T @ scaled
+        col += block.T @ weights
+    return gram, col
+
+
 def dense_direction(terms: Terms, point: Point, free: np.ndarray) -> tuple[np.ndarray, float]:
     """The Newton step on the free weights (and ``b``): a Cholesky solve of the Hessian block ``H_FF``."""
     X, curv = terms.X, point.curv
     if not free.any() and not terms.has_b:  # every weight at an outward-pushing bound: no Newton block
         return np.zeros(X.shape[1]), 0.0
-    Xf = X if free.all() else X[:, free]
-    root = np.sqrt(curv)
-    scaled = Xf * root[:, None]
-    k = Xf.shape[1]
+    gram, col = weighted_gram(X, curv, None if free.all() else np.flatnonzero(free))
+    k = gram.shape[0]
     size = k + int(terms.has_b)
     H = np.empty((size, size))
-    H[:k, :k] = scaled.T @ scaled
+    H[:k, :k] = gram
     H[np.arange(k), np.arange(k)] += terms.l2
     g = point.grad_w[free]
     if terms.has_b:
-        col = Xf.T @ curv
         H[:k, k] = col
         H[k, :k] = col
         H[k, k] = float(curv.sum()) + terms.mu
