@@ -178,6 +178,10 @@ def test_hessian_by_blocks_of_rows(monkeypatch):
     gram, col = logistic_newton.weighted_gram(X, curv, cols)
     np.testing.assert_allclose(gram, X[:, cols].T @ (curv[:, None] * X[:, cols]), rtol=1e-12)
     np.testing.assert_allclose(col, X[:, cols].T @ curv, rtol=1e-12)
+    terms = logistic_newton.Terms(X, X.T, np.ones(2500), np.ones(2500), 0.5, 0.0, True, np.full(5, -np.inf),
+                                  np.full(5, np.inf))
+    np.testing.assert_allclose(logistic_newton.hessian_diagonal(terms, None, curv, cols), np.diag(gram) + 0.5,
+                               rtol=1e-12)
     lam = 1e-3
     prob = rs.Problem(loss=rs.Logistic(), penalty=rs.L2(lam))
     sol = prob.solve(X, y, solver="logistic-newton", tol=1e-9)

@@ -140,9 +140,20 @@ def active_set(terms: Terms, point: Point) -> np.ndarray:
     return ((w <= terms.lower + eps) & (g > 0)) | ((w >= terms.upper - eps) & (g < 0))
 
 
-def hessian_diagonal(terms: Terms, squares, curv: np.ndarray) -> np.ndarray:
-    """``diag(XᵀDX) + λ2`` from ``squares = X∘X``."""
-    return np.asarray(squares.T @ curv).ravel() + terms.l2
+def hessian_diagonal(terms: Terms, squares, curv: np.ndarray, cols: np.ndarray | None = None) -> np.ndarray:
+    """``diag(X_FᵀDX_F) + λ2`` on the columns ``cols`` (all when None): from ``squares = X∘X`` (sparse data),
+    or from dense ``X`` by blocks of rows (no squared copy of ``X``)."""
+    if squares is not None:
+        part = squares if cols is None else squares[:, cols]
+        return np.asarray(part.T @ curv).ravel() + terms.l2
+    X = terms.X
+    k = X.shape[1] if cols is None else int(cols.size)
+    out = np.zeros(k)
+    rows = max(1024, GRAM_BLOCK // max(k, 1))
+    for start in range(0, X.shape[0], rows):
+        block = X[start:start + rows] if cols is None else X[start:start + rows, cols]
+        out += (block * block).T @ curv[start:start + rows]
+    return out + terms.l2
 
 
 def weighted_gram(X: np.ndarray, curv: np.ndarray, cols: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -282,15 +293,6 @@ def _terms(model: Model) -> tuple[Terms, bool]:
                  np.asarray(feasible.lower, dtype=np.float64), np.asarray(feasible.upper, dtype=np.float64)), dense
 
 
-def _squares(X):
-    """``X∘X`` (CSR with the same pattern, or dense)."""
-    if sp.issparse(X):
-        out = X.copy()
-        out.data = out.data ** 2
-        return out
-    return X ** 2
-
-
 def _start(terms: Terms) -> tuple[np.ndarray, float]:
     """``w = clip(0, l, u)`` and, for a free intercept, the best ``b`` of ``w = 0`` when it is feasible
     (the log-odds of the classes' weights)."""
@@ -322,7 +324,9 @@ def solve_logistic_newton(model: Model, *, tol: float = DEFAULTS["tol"], max_ite
     """
     t_start = time.perf_counter()
     terms, dense = _terms(model)
-    squares = None if dense else _squares(terms.X)
+    squares = terms.X.copy() if sp.issparse(terms.X) else None  # X∘X for the Hessian's diagonal
+    if squares is not None:
+        squares.data **= 2
     w, b = _start(terms)
     point = evaluate(terms, w, b, np.asarray(terms.X @ w).ravel() if np.any(w) else np.zeros(model.n))
     # CG's preconditioner: the Hessian's diagonal at the start, kept (refreshing it saved no CG steps on the
@@ -351,8 +355,7 @@ def solve_logistic_newton(model: Model, *, tol: float = DEFAULTS["tol"], max_ite
             d, db, image, steps = cg_direction(terms, point, free, diag, min(0.5, np.sqrt(norm)))
             inner += steps
         if active.any():  # the fixed weights: a diagonally scaled gradient step onto their bound
-            part = squares[:, active] if squares is not None else terms.X[:, active] ** 2
-            scale = hessian_diagonal(terms, part, point.curv)
+            scale = hessian_diagonal(terms, squares, point.curv, np.flatnonzero(active))
             d[active] = -point.grad_w[active] / scale
             image = None
         moved = line_search(terms, point, d, db, active, image)
