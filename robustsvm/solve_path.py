@@ -85,7 +85,8 @@ def choose_backend(problem: Any, data: Any, distributed: DistributedModel | None
 
     ``data`` is what :meth:`robustsvm.backends.cost.DataShape.of` reads: the model or the validated data, an
     array (dense or sparse), or the number of features alone. Among the candidates
-    (:data:`~robustsvm.backends.cost.CANDIDATES`: ``dcd``, ``robust-dcd``, ``feature-ipm``, ``clarabel``)
+    (:data:`~robustsvm.backends.cost.CANDIDATES`: ``dcd``, ``robust-dcd``, ``feature-ipm``, ``logistic-newton``,
+    ``clarabel``)
     that accept the model (``Backend.check``), the one with the smallest predicted time
     (:mod:`robustsvm.backends.cost`, fitted to the shape grid of ``benchmarks/bench_auto.py``; ``docs/auto.md``).
     A first-order backend predicted to need more than half its epoch budget is charged its budget plus a

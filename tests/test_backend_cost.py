@@ -101,6 +101,8 @@ def _perturbed(table: dict, rng: np.random.Generator, spread: float) -> dict:
                 d[k] = v * float(np.exp(rng.uniform(-np.log(spread), np.log(spread))))
 
     for name in cost.CANDIDATES:
+        if name not in out:  # constants kept outside the grid's file (logistic-newton's)
+            continue
         scale(out[name])
         if "epochs" in out[name]:
             out[name]["epochs"]["const"] += float(rng.uniform(-np.log(spread), np.log(spread)))

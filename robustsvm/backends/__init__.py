@@ -8,6 +8,7 @@ from . import (
     feature_ipm,  # noqa: F401  (registers feature-ipm)
     frank_wolfe,  # noqa: F401  (registers frank-wolfe)
     logistic_dcd,  # noqa: F401  (registers logistic-dcd)
+    logistic_newton,  # noqa: F401  (registers logistic-newton)
     m3,  # noqa: F401  (registers m3)
     ordered_dcd,  # noqa: F401  (registers ordered-dcd)
     pegasos,  # noqa: F401  (registers pegasos)

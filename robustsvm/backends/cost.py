@@ -17,6 +17,8 @@ fit are documented in ``docs/auto.md``):
   conditioning and the shape:
   ``log E = θ · (1, log C, log min(n, d), log⁺(n/d), log⁺(d/n), log density, set, loss)``,
   ``C = c̄/λ2`` the dual box of a sample (``1/(λ2 n)`` for a mean loss, liblinear's ``C``);
+* ``logistic-newton`` (the smooth logistic model only): ``T = e + I·(a·n(d+1)² + c·nnz + r·n)`` with the Hessian,
+  ``e + I·(c·(1 + J)·nnz + r·n)`` by conjugate gradients (its own constants, :data:`LOGISTIC_NEWTON_CONSTANTS`);
 * ``clarabel`` (the conic path): ``T = e + a·(nnz + n) + b·n·min(n, d)² + c·d³``.
 
 A first-order backend whose predicted ``E`` exceeds :data:`FALL_BACK_FRACTION` of its epoch budget (or its
@@ -46,6 +48,7 @@ import scipy.sparse as sp
 from ..terms.intercept import intercept_term
 from ..uncertainty import UncertaintySet
 from . import registry
+from .logistic_newton import DENSE_HESSIAN_MAX_D
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
            "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
@@ -55,7 +58,7 @@ __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEAT
            "wide_work"]
 
 #: the in-memory backends ``"auto"`` compares, cheapest first on ties
-CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "clarabel")
+CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "logistic-newton", "clarabel")
 #: the backends compared for ``dask.array`` data, once registered (their cost forms come from their modules)
 DISTRIBUTED_CANDIDATES = ("dask-ipm", "dask-cocoa")
 #: the in-memory form a distributed backend is costed by until it registers its own
@@ -368,10 +371,28 @@ def _conic(x: CostInputs, k: Mapping) -> Prediction:
     return Prediction("clarabel", seconds, float(k.get("iterations", 20.0)))
 
 
+def _logistic_newton(x: CostInputs, k: Mapping) -> Prediction:
+    """``T = e + I·(a·n(d+1)² + c·nnz + r·n)`` with the d × d Hessian (dense data, moderate ``d``), else
+    ``T = e + I·(c·(1 + J)·nnz + r·n)`` with ``J`` conjugate-gradient steps per Newton iteration."""
+    if not x.sparse and x.d <= DENSE_HESSIAN_MAX_D:
+        iters = float(k["iterations"]["dense"])
+        per = k["gram"] * x.n * (x.d + 1.0) ** 2 + k["pass"] * x.nnz + k["rows"] * x.n
+    else:
+        iters = float(k["iterations"]["cg"])
+        per = k["pass"] * (1.0 + k["cg_steps"]) * x.nnz + k["rows"] * x.n
+    return Prediction("logistic-newton", x.points * (iters * per + k["fixed"]), iters,
+                      terms={"per_iteration": per, "own": x.points * (iters * per + k["fixed"])})
+
+
+#: ``logistic-newton``'s constants, fitted by ``benchmarks/fit_logistic_cost.py`` on 8 shapes and checked on 5
+#: held-out ones (predicted/measured 0.62–1.04; ``docs/auto.md``); not part of the shape grid's refit
+LOGISTIC_NEWTON_CONSTANTS = {"fixed": 2.3e-3, "gram": 3.3e-11, "pass": 2.6e-9, "rows": 1.8e-7, "cg_steps": 6.0,
+                             "iterations": {"dense": 5.0, "cg": 4.0}}
+
 #: backend name → cost form ``form(inputs, constants) -> Prediction``
 _FORMS: dict[str, Callable[[CostInputs, Mapping], Prediction]] = {
     "feature-ipm": _feature_ipm, "dcd": _first_order("dcd"), "robust-dcd": _first_order("robust-dcd"),
-    "clarabel": _conic,
+    "logistic-newton": _logistic_newton, "clarabel": _conic,
 }
 
 
@@ -384,7 +405,7 @@ def register_cost_form(name: str, form: Callable[[CostInputs, Mapping], Predicti
         _DEFAULTS[name] = dict(default_constants)
 
 
-_DEFAULTS: dict[str, dict] = {}
+_DEFAULTS: dict[str, dict] = {"logistic-newton": LOGISTIC_NEWTON_CONSTANTS}
 
 
 def predict(name: str, x: CostInputs, table: Mapping | None = None) -> Prediction:
