@@ -387,25 +387,6 @@ def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
     return sp.kron(sp.csr_matrix(signs[:, None]), sp.identity(d), format="csr") @ cp.reshape(base, (d,), order="C")
 
 
-def pair_scales(first: Any, second: Any, *, of: str, hint: str, mismatch: str) -> tuple[tuple[float, float], float]:
-    """The checked parts of a set built from two sets (an intersection, a sum): ``((r_A/s, r_B/s), s)``.
-
-    Each part has a scalar radius ``r``; the built set's unit set combines ``(r_A/s)V_A`` and ``(r_B/s)V_B`` with
-    ``s = max(r_A, r_B)`` its radius (both radii 0: scales 1 and radius 0). ``of`` names the built set in the
-    errors, ``hint`` says where per-sample radii go, ``mismatch`` is the dimension error with ``{a}`` and ``{b}``.
-    """
-    for name, part in (("first", first), ("second", second)):
-        if not isinstance(part, UncertaintySet):
-            raise TypeError(f"{name} must be an uncertainty set, got {type(part).__name__}")
-        if np.ndim(part.radius) != 0:
-            raise ValueError(f"the {name} set of {of} needs a scalar radius; {hint}")
-    if first.dim is not None and second.dim is not None and first.dim != second.dim:
-        raise ValueError(mismatch.format(a=first.dim, b=second.dim))
-    rA, rB = float(first.radius), float(second.radius)
-    s = max(rA, rB)
-    return ((rA / s, rB / s) if s > 0 else (1.0, 1.0)), s
-
-
 class NumericSupportMixin:
     """Support function and maximizer by a small CVXPY solve of ``max z·v, v ∈ V``.
 
