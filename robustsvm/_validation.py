@@ -13,12 +13,34 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_positive_class",
+__all__ = ["DataShape", "FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_positive_class",
            "check_signs", "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
 
 
+class DataShape:
+    """``n``, ``d`` and sparsity of a record's ``X`` (n × d, dense or scipy.sparse): the training data's
+    :class:`FitData` and the normalized model."""
+
+    X: Any
+
+    @property
+    def n(self) -> int:
+        """The number of samples, ``X.shape[0]``."""
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        """The number of features, ``X.shape[1]``."""
+        return self.X.shape[1]
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``X`` is a scipy.sparse matrix."""
+        return sp.issparse(self.X)
+
+
 @dataclass(frozen=True)
-class FitData:
+class FitData(DataShape):
     """Validated training data in the form every backend consumes.
 
     Attributes
@@ -43,18 +65,6 @@ class FitData:
     signs: np.ndarray
     sample_weight: np.ndarray
     feature_names: np.ndarray | None
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
 
 
 def _feature_names_of(X: Any) -> np.ndarray | None:
