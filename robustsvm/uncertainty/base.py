@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
+from .._validation import check_nonnegative
 from .._validation import real_array as _real_array
 
 __all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "real_array", "stack_directions"]
@@ -58,15 +59,7 @@ def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
     """Return ``radius`` as a float or a 1-D float array, all finite and ≥ 0."""
     if np.ndim(radius) == 0:
-        if isinstance(radius, (str, bytes, complex, np.complexfloating, np.str_)):
-            raise TypeError(f"{name} must be a real number or an array, got {radius!r}")
-        try:
-            r = float(radius)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a real number or an array, got {radius!r}") from exc
-        if not math.isfinite(r) or r < 0:
-            raise ValueError(f"{name} must be finite and non-negative, got {radius!r}")
-        return r
+        return check_nonnegative(radius, name=name, what="a real number or an array")
     r = real_array(radius, name=name)
     if r.ndim != 1:
         raise ValueError(f"{name} must be a scalar or one value per sample, got shape {r.shape}")
