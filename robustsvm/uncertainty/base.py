@@ -380,7 +380,23 @@ def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
     return sp.kron(sp.csr_matrix(signs[:, None]), sp.identity(d), format="csr") @ cp.reshape(base, (d,), order="C")
 
 
-class NumericSupportMixin:
+class SolvedSupportMixin:
+    """:meth:`support` and :meth:`worst_case` of a set whose ``max z·v, v ∈ V`` is one solve, ``_maximize(z)``
+    returning ``(σ_V(z), v*)``: the value of each direction and the maximizer of the same solve."""
+
+    def support(self, z):
+        """``σ_V(z) = max{z·v : v ∈ V}`` by one solve per direction, for a vector or each row of a matrix."""
+        z = np.asarray(z, dtype=np.float64)
+        if z.ndim == 1:
+            return self._maximize(z)[0]
+        return np.array([self._maximize(row)[0] for row in z])
+
+    def worst_case(self, z):
+        """The maximizer ``v* ∈ V`` of ``z·v`` returned by the same solve."""
+        return self._maximize(z)[1]
+
+
+class NumericSupportMixin(SolvedSupportMixin):
     """Support function and maximizer by a small CVXPY solve of ``max z·v, v ∈ V``.
 
     For sets with no closed-form support (spectrahedra, intersections): the
@@ -420,15 +436,5 @@ class NumericSupportMixin:
         return m * float(prob.value), v_star
 
     def _maximize(self, z):
+        """``(σ_V(z), v*)`` by a CVXPY solve (Clarabel)."""
         return self._numeric_max(z)
-
-    def support(self, z):
-        """``σ_V(z) = max{z·v : v ∈ V}`` by a CVXPY solve (Clarabel), for a vector or each row of a matrix."""
-        z = np.asarray(z, dtype=np.float64)
-        if z.ndim == 1:
-            return self._numeric_max(z)[0]
-        return np.array([self._numeric_max(row)[0] for row in z])
-
-    def worst_case(self, z):
-        """The maximizer ``v* ∈ V`` of ``z·v`` returned by the same solve."""
-        return self._numeric_max(z)[1]
