@@ -6,6 +6,7 @@ offending argument, so that a user can tell at once what to fix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,12 +14,35 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_positive_class",
-           "check_signs", "check_sample_weight", "feature_index", "sign_orientation", "unnamed_direction"]
+__all__ = ["DataShape", "FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_nonnegative",
+           "check_positive_class", "check_signs", "check_sample_weight", "feature_index", "real_scalar",
+           "sign_orientation", "unnamed_direction"]
+
+
+class DataShape:
+    """``n``, ``d`` and sparsity of a record's ``X`` (n × d, dense or scipy.sparse): the training data's
+    :class:`FitData` and the normalized model."""
+
+    X: Any
+
+    @property
+    def n(self) -> int:
+        """The number of samples, ``X.shape[0]``."""
+        return self.X.shape[0]
+
+    @property
+    def d(self) -> int:
+        """The number of features, ``X.shape[1]``."""
+        return self.X.shape[1]
+
+    @property
+    def is_sparse(self) -> bool:
+        """Whether ``X`` is a scipy.sparse matrix."""
+        return sp.issparse(self.X)
 
 
 @dataclass(frozen=True)
-class FitData:
+class FitData(DataShape):
     """Validated training data in the form every backend consumes.
 
     Attributes
@@ -43,18 +67,6 @@ class FitData:
     signs: np.ndarray
     sample_weight: np.ndarray
     feature_names: np.ndarray | None
-
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
 
 
 def _feature_names_of(X: Any) -> np.ndarray | None:
@@ -434,6 +446,25 @@ class _SeriesMapping:
     @property
     def items(self) -> list:
         return list(zip(self.keys, self.values, strict=True))
+
+
+def real_scalar(value: Any, *, name: str, what: str = "a real number") -> float:
+    """``float(value)`` of a real scalar; a string, bytes, a complex number or anything ``float`` refuses is a
+    ``TypeError`` saying ``{name} must be {what}``."""
+    if isinstance(value, (str, bytes, complex, np.complexfloating, np.str_, np.bytes_)):
+        raise TypeError(f"{name} must be {what}, got {value!r}")
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be {what}, got {value!r}") from exc
+
+
+def check_nonnegative(value: Any, *, name: str, what: str = "a real number") -> float:
+    """A real scalar with ``0 ≤ value < ∞`` (a penalty's strength, a radius), as a float; the errors name ``name``."""
+    v = real_scalar(value, name=name, what=what)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
+    return v
 
 
 def check_limits(tol: Any = None, max_iter: Any = None, time_limit: Any = None) -> None:

@@ -22,9 +22,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from ._validation import FitData, check_sample_weight, sign_orientation
+from ._validation import DataShape, FitData, check_sample_weight, sign_orientation
 from .priors.constraints import WeightSet, weight_set
 from .terms.intercept import Intercept, intercept_term
 from .terms.kernels import Kernel
@@ -37,7 +36,7 @@ __all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize", 
 
 
 @dataclass(frozen=True, eq=False)
-class Model:
+class Model(DataShape):
     """A model with its data, normalized for the backends.
 
     Attributes
@@ -90,19 +89,7 @@ class Model:
     feasible: WeightSet | None = None
     wasserstein: Wasserstein | None = None
 
-    # ------------------------------------------------------------- shapes
-    @property
-    def n(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def d(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def is_sparse(self) -> bool:
-        return sp.issparse(self.X)
-
+    # ------------------------------------------------------------- terms (n, d, is_sparse: DataShape)
     @property
     def has_signs(self) -> bool:
         return bool(np.any(self.signs))

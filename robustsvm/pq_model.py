@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import real_scalar
 from .duals import PQParameters, pq_parameters, pq_reasons
 from .problem import Problem
 from .terms.losses import SquaredHinge
@@ -45,10 +46,7 @@ def pq_svm(nu: float, lam2: float, radius: Any, widths: Any = None):
         Box half-widths δ (ones by default).
     """
     for name, value in (("nu", nu), ("lam2", lam2)):
-        try:
-            v = float(value)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a positive real number, got {value!r}") from exc
+        v = real_scalar(value, name=name, what="a positive real number")
         if not np.isfinite(v) or v <= 0:
             raise ValueError(f"{name} must be positive and finite, got {value!r}")
     nu, lam2 = float(nu), float(lam2)

@@ -142,3 +142,18 @@ def test_sparse_input_with_duplicates_is_summed_on_a_copy(small):
     np.testing.assert_allclose(sol.w, ref.w, atol=1e-7)
     for kept, arr in zip(before, (Xs.indptr, Xs.indices, Xs.data), strict=True):
         np.testing.assert_array_equal(kept, arr)
+
+
+@pytest.mark.parametrize("build, name", [
+    (lambda: rs.L2("0.1"), "L2 strength"),
+    (lambda: rs.L1("0.1"), "L1 strength"),
+    (lambda: rs.Penalty(l2=1j), "l2"),
+    (lambda: rs.Box("0.1"), "radius"),
+    (lambda: rs.Ball(0.1, p="2"), "p"),
+    (lambda: rs.pq_svm("1", 1.0, 0.1), "nu"),
+    (lambda: rs.pq_svm(1.0, b"1", 0.1), "lam2"),
+])
+def test_real_scalar_arguments_refuse_text_alike(build, name):
+    """A number written as text or as a complex number is refused the same way by every scalar argument."""
+    with pytest.raises(TypeError, match=f"^{name} must be a"):
+        build()

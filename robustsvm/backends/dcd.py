@@ -49,8 +49,9 @@ from .dual_ascent import (
     certified_result,
     compiled_entry,
     intercept_rho,
+    soft_margin_needs,
 )
-from .registry import Backend, Needs, Result, register
+from .registry import Backend, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
 __all__ = ["DEFAULTS", "NEEDS", "signs_certificate", "solve_dcd"]
@@ -62,14 +63,12 @@ _HUGE = 1e300
 
 
 #: what dcd solves: the nominal linear (squared-)hinge + L2 model, signs and bounds, any intercept
-NEEDS = Needs(
-    losses=frozenset({"hinge", "squared_hinge"}),
-    l2="required",
+NEEDS = soft_margin_needs(
+    "dcd",
     l1=False,
     sets=(),
     bounds=True,
-    why={"loss": "it needs a soft-margin loss",
-         "l1": "it handles an L2 penalty only (the L1 term makes the dual non-smooth in w)",
+    why={"l1": "it handles an L2 penalty only (the L1 term makes the dual non-smooth in w)",
          "constraints": "a linear constraint couples the weights, which the closed-form clip of w cannot keep",
          "sets": "the robust margin couples every sample through the support function of w, so the dual "
                  "loses its one-coordinate-per-sample form"},

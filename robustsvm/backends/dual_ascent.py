@@ -25,14 +25,23 @@ import scipy.sparse as sp
 from ..objective import optimal_intercept
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
-from .registry import History, Result
+from .registry import History, Needs, Result
 
 __all__ = ["MIN_PASS", "Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "argument_types",
-           "ascend", "best_intercept", "certified_result", "compiled_entry", "intercept_rho", "next_check", "stalls"]
+           "ascend", "best_intercept", "certified_result", "compiled_entry", "intercept_rho", "next_check",
+           "soft_margin_needs", "stalls"]
 
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
 TRIVIAL_SCALE = 1e-9
+
+
+def soft_margin_needs(name: str, *, why: dict[str, str] | None = None, **fields) -> Needs:
+    """What a dual coordinate method solves: a hinge or squared hinge loss (its dual is a box-constrained quadratic,
+    one coordinate per sample) and ``λ2 > 0`` (``w(α)`` needs the penalty's strong convexity); ``fields`` are
+    the rest of the backend's :class:`~.registry.Needs` and ``why`` its reasons for refusing the rest."""
+    return Needs(losses=frozenset({"hinge", "squared_hinge"}), l2="required",
+                 why={"loss": f"{name} needs a soft-margin loss", **(why or {})}, **fields)
 
 
 def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool,

@@ -160,6 +160,33 @@ def _refresh(terms: Terms, state: State) -> None:
 
 
 @nb.njit(cache=True)
+def _row_dot(indices: np.ndarray, data: np.ndarray, start: int, end: int, x: np.ndarray) -> float:
+    """``x_i·x`` for the CSR row ``i`` stored at ``[start, end)`` of ``indices`` and ``data``."""
+    z = 0.0
+    for k in range(start, end):
+        z += data[k] * x[indices[k]]
+    return z
+
+
+@nb.njit(cache=True)
+def _logit_step(t: np.ndarray, i: int, m: float, q: float) -> float:
+    """Coordinate ``i``'s Newton step at robust margin ``m`` and curvature ``q``: ``t_i`` becomes the root of
+    ``φ``; returns ``σ(t_i') − σ(t_i)``, the step of ``α_i``."""
+    alpha = _sigmoid(t[i])
+    t_new = _new_logit(t[i], alpha, m, q)
+    t[i] = t_new
+    return _sigmoid(t_new) - alpha
+
+
+@nb.njit(cache=True)
+def _ridge_intercept(sb: np.ndarray, delta: float, inv_mu: float) -> None:
+    """A ridge intercept's ``S += Δ``, ``b = S/μ`` after a step ``Δ = c_i y_i Δα_i`` (nothing without one)."""
+    if inv_mu > 0.0:
+        sb[0] += delta
+        sb[1] = sb[0] * inv_mu
+
+
+@nb.njit(cache=True)
 def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
     """One pass of Newton coordinate steps over the samples in ``order`` (``b``: the fixed free intercept)."""
     indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
@@ -168,20 +195,13 @@ def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -
         if c[i] <= 0.0:
             continue
         start, end = indptr[i], indptr[i + 1]
-        z = 0.0
-        for k in range(start, end):
-            z += data[k] * w[indices[k]]
+        z = _row_dot(indices, data, start, end, w)
         m = y[i] * (z + b + sb[1]) - r[i] * sb[3]  # the robust margin (σ(w) = 0 without a set)
-        alpha = _sigmoid(t[i])
-        t_new = _new_logit(t[i], alpha, m, c[i] * rows.curvature[i])
-        step = _sigmoid(t_new) - alpha
+        step = _logit_step(t, i, m, c[i] * rows.curvature[i])
         delta = step * c[i] * y[i]
-        t[i] = t_new
         if delta == 0.0:
             continue
-        if terms.inv_mu > 0.0:
-            sb[0] += delta
-            sb[1] = sb[0] * terms.inv_mu
+        _ridge_intercept(sb, delta, terms.inv_mu)
         for k in range(start, end):
             v[indices[k]] += delta * data[k]
         if r[i] > 0.0:  # A moved: every threshold λ1 + Aδ_h did
@@ -205,22 +225,15 @@ def epoch_ball(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarr
         if c[i] <= 0.0:
             continue
         start, end = indptr[i], indptr[i + 1]
-        z = 0.0
-        for k in range(start, end):
-            z += data[k] * tv[indices[k]]
+        z = _row_dot(indices, data, start, end, tv)
         norm = np.sqrt(max(sb[3], 0.0))
         shrink = max(0.0, 1.0 - sb[2] / norm) / terms.l2 if norm > 0.0 else 0.0
         m = y[i] * (shrink * z + b + sb[1]) - r[i] * shrink * norm  # σ(w) = ‖w‖₂
-        alpha = _sigmoid(t[i])
-        t_new = _new_logit(t[i], alpha, m, c[i] * rows.curvature[i])
-        step = _sigmoid(t_new) - alpha
+        step = _logit_step(t, i, m, c[i] * rows.curvature[i])
         delta = step * c[i] * y[i]
-        t[i] = t_new
         if delta == 0.0:
             continue
-        if terms.inv_mu > 0.0:
-            sb[0] += delta
-            sb[1] = sb[0] * terms.inv_mu
+        _ridge_intercept(sb, delta, terms.inv_mu)
         sb[2] += step * c[i] * r[i]
         for k in range(start, end):
             h = indices[k]

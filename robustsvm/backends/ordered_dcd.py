@@ -37,8 +37,15 @@ from ..objective import objective_from_margins
 from ..priors.constraints import Ordered
 from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
 from ._dcd_kernels import SUMS
-from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
-from .registry import Backend, Needs, Result, register
+from .dual_ascent import (
+    DualCertificate,
+    ascend,
+    best_intercept,
+    certified_result,
+    intercept_rho,
+    soft_margin_needs,
+)
+from .registry import Backend, Result, register
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_ordered_dcd"]
 
@@ -83,16 +90,14 @@ def _needs_rows(problem) -> list[str]:
     return out
 
 
-NEEDS = Needs(
-    losses=frozenset({"hinge", "squared_hinge"}),
-    l2="required",
+NEEDS = soft_margin_needs(
+    "ordered-dcd",
     l1=True,
     sets=(),
     bounds=True,
     constraints=True,
     extra=_needs_rows,
-    why={"loss": "it needs a soft-margin loss",
-         "sets": "the robust margin couples the samples through the support function of w",
+    why={"sets": "the robust margin couples the samples through the support function of w",
          "l2": "the prox of the chains needs a strongly convex penalty"},
 )
 

@@ -111,23 +111,18 @@ def pq_solve(dual: PQDual, *, tol: float = DEFAULTS["tol"], max_iter: int = DEFA
     t0 = time.perf_counter()
     if lam_max is None:
         lam_max = largest_eigenvalue(dual, seed=0 if random_state is None else int(random_state))
+    # a fraction ``step`` of FISTA's 1/L, or of the paper's bound 2/L (Prop. 8.1), with L a little above λ_max
+    alpha = float(alpha) if alpha is not None else (1.0 if accelerate else 2.0) * step / (lam_max * (1.0 + 1e-3))
+    hist = History(verbose=verbose, name="pq", every=500)
+    hist.t0 = t0  # times count from the start, the Lanczos estimate included
     if eliminate:
-        return _reduced(dual, lam_max, t0, tol=tol, max_iter=max_iter, step=step, accelerate=accelerate,
-                        verbose=verbose)
-    if alpha is not None:
-        alpha = float(alpha)
-    elif accelerate:
-        alpha = step / (lam_max * (1.0 + 1e-3))  # FISTA's step is 1/L
-    else:
-        alpha = step * 2.0 / (lam_max * (1.0 + 1e-3))
+        return _reduced(dual, lam_max, alpha, hist, tol=tol, max_iter=max_iter, accelerate=accelerate)
     m = dual.m
     eta = dual.eta
     u = dual.solve_eta()
     u_prev = u
     Qu_prev = None
     theta = 1.0
-    hist = History(verbose=verbose, name="pq", every=500)
-    hist.t0 = t0  # times count from the start, the Lanczos estimate included
     status = "max_iter"
     it = 0
     scale = dual.scale
@@ -202,15 +197,13 @@ def _evaluate(dual: PQDual, alpha: np.ndarray):
     return z, grad, margins, gp, gq
 
 
-def _reduced(dual: PQDual, lam_max: float, t0: float, *, tol, max_iter, step, accelerate, verbose):
+def _reduced(dual: PQDual, lam_max: float, alpha_step: float, hist: History, *, tol, max_iter, accelerate):
+    """:func:`pq_solve`'s iteration on α alone (β eliminated), with step ``alpha_step``, recorded in ``hist``."""
     m, d = dual.m, dual.d
     scale = dual.scale
-    alpha_step = (1.0 if accelerate else 2.0) * step / (lam_max * (1.0 + 1e-3))
     a = np.maximum(dual.solve_eta()[:m], 0.0)
     a_prev = a
     theta = 1.0
-    hist = History(verbose=verbose, name="pq", every=500)
-    hist.t0 = t0  # times count from the start, the Lanczos estimate included
     status = "max_iter"
     it = 0
     sl = 1.0 / np.sqrt(dual.lam2)

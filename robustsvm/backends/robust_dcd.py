@@ -129,23 +129,18 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
 
     Parameters
     ----------
-    model : Model
-        A normalized model inside :data:`NEEDS`.
-    tol : float, default 1e-4
-        Stop when the relative duality gap ``(P − D)/|P|`` is at most ``tol``.
+    model, tol, verbose, random_state, shrinking, check_every, rho, time_limit
+        As for :func:`robustsvm.backends.dcd.solve_dcd`: a normalized model inside this backend's :data:`NEEDS`,
+        the relative duality gap ``(P − D)/|P|`` at which it stops (default 1e-4), printing, seed (default 0),
+        liblinear-style shrinking, epochs between certificates, augmented-Lagrangian weight of a free intercept,
+        seconds of epochs at most.
     max_iter : int, default 1000
         Maximum number of epochs.
-    verbose, random_state, shrinking, check_every, rho
-        As for ``dcd``: printing, seed (default 0), liblinear-style shrinking, epochs between certificates,
-        augmented-Lagrangian weight of a free intercept.
     warm_start : ndarray of shape (n,) or Solution, optional
         Initial dual point α (``Solution.dual_alpha`` of a nearby model), clipped into the dual box.
     inner : int, default 5
         Ellipsoid only: projected-gradient steps on the worst-case point after each coordinate step (stopped
         early when they move its parameter by less than :data:`INNER_TOL`).
-    time_limit : float, optional
-        Seconds after which the epochs stop (status ``"time_limit"`` unless the certificate taken then reaches
-        ``tol``); no limit by default.
 
     Returns
     -------

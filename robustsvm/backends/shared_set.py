@@ -35,7 +35,7 @@ from ..uncertainty import Ball, Box, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows, dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
-from .dual_ascent import DualCertificate, Products, best_intercept, compiled_entry
+from .dual_ascent import DualCertificate, Products, best_intercept, compiled_entry, soft_margin_needs
 from .registry import Needs, Result
 
 #: a finite stand-in for ±∞ in the compiled bounds
@@ -88,15 +88,13 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
                        f"not {kinds}: {bounds_hint}")
         return out
 
-    return Needs(
-        losses=frozenset({"hinge", "squared_hinge"}),
-        l2="required",
+    return soft_margin_needs(
+        name,
         l1=True,
         bounds=bounds_hint is not None,
         sets=tuple(KERNEL_SETS),
         per_sample_sets=False,
-        why={"loss": f"{name} needs a soft-margin loss", "sets": sets_hint,
-             **({"bounds": no_bounds_hint} if no_bounds_hint else {})},
+        why={"sets": sets_hint, **({"bounds": no_bounds_hint} if no_bounds_hint else {})},
         extra=extra,
     )
 

@@ -112,28 +112,12 @@ def _add_json_option(p: argparse.ArgumentParser) -> None:
                    help="print one JSON document on stdout instead of text (warnings stay on stderr)")
 
 
-def _jsonable(value: Any) -> Any:
-    """``value`` with numpy scalars and arrays made plain, non-finite floats as ``"NaN"``/``"Infinity"`` strings."""
-    import math
-
-    import numpy as np
-
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _jsonable(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
-    return value
-
-
 def _print_json(document: Any) -> None:
-    """One strict JSON document on stdout (see :func:`_jsonable`)."""
-    print(json.dumps(_jsonable(document), indent=1, allow_nan=False, default=str))
+    """One strict JSON document on stdout: numpy values made plain, non-finite floats as ``"NaN"``/``"Infinity"``
+    strings (:func:`robustsvm.formats.fingerprint.plain`)."""
+    from ..formats.fingerprint import plain
+
+    print(json.dumps(plain(document), indent=1, allow_nan=False, default=str))
 
 
 def _solver_options(args: argparse.Namespace) -> dict:

@@ -10,7 +10,7 @@ import argparse
 from typing import Any
 
 __all__ = ["nonneg_float", "parse_bounds", "parse_intercept", "parse_kernel", "parse_signs", "parse_uncertainty",
-           "positive_float", "positive_int"]
+           "parse_weights", "positive_float", "positive_int"]
 
 def parse_uncertainty(text: str) -> Any:
     """An uncertainty set from its text form: ``box:R``, ``ball:R:p=inf``, ``ellipsoid:R:shape=M.npy``, ``A&B``, ...
@@ -141,31 +141,47 @@ def parse_intercept(text: str) -> Any:
     raise argparse.ArgumentTypeError(f"invalid intercept {text!r}: use free, none or ridge:MU (for instance ridge:1)")
 
 
-def positive_float(text: str) -> float:
+def _number(text: str, kind: type, ok: Any, what: str) -> Any:
+    """``kind(text)`` when ``ok`` of it holds; else a usage error saying the value must be ``what``."""
     try:
-        v = float(text)
+        v = kind(text)
     except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not v > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+        raise argparse.ArgumentTypeError(f"not {'an integer' if kind is int else 'a number'}: {text!r}") from exc
+    if not ok(v):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return v
+
+
+def positive_float(text: str) -> float:
+    """A number ``> 0`` (NaN is not)."""
+    return _number(text, float, lambda v: v > 0, "positive")
 
 
 def nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from exc
-    if not v >= 0:
-        raise argparse.ArgumentTypeError(f"must be non-negative, got {text}")
-    return v
+    """A number ``≥ 0`` (NaN is not)."""
+    return _number(text, float, lambda v: v >= 0, "non-negative")
 
 
 def positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from exc
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return v
+    """An integer ``≥ 1``."""
+    return _number(text, int, lambda v: v >= 1, "a positive integer")
+
+
+def parse_weights(text: str, *, what: str, usage: str, option: str) -> dict[str, float]:
+    """``"a=0.5,b=0"`` → ``{"a": 0.5, "b": 0.0}``: comma-separated ``KEY=VALUE`` with finite values ``≥ 0``.
+
+    A bad item is a usage error ``invalid {what} {item!r}: {usage}``; no item at all is ``{option} is empty``.
+    """
+    out: dict[str, float] = {}
+    for item in (s for s in text.split(",") if s.strip()):
+        key, sep, value = item.rpartition("=")
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = float("nan")
+        if not sep or not key.strip() or not (weight >= 0 and weight != float("inf")):
+            raise argparse.ArgumentTypeError(f"invalid {what} {item!r}: {usage}")
+        out[key.strip()] = weight
+    if not out:
+        raise argparse.ArgumentTypeError(f"{option} is empty")
+    return out

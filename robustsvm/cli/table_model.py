@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .parsing import parse_weights
+
 __all__ = ["add_arguments", "box_with_widths", "class_weights", "parse_class_weight", "parse_widths",
            "restore_missing", "row_weights", "solve", "stored_sample_weight"]
 
@@ -31,38 +33,14 @@ def parse_class_weight(text: str) -> Any:
     """``balanced`` → ``"balanced"``; ``"yes=2,no=1"`` → ``{"yes": 2.0, "no": 1.0}`` (labels as written)."""
     if text.strip() == "balanced":
         return "balanced"
-    out: dict[str, float] = {}
-    for item in (s for s in text.split(",") if s.strip()):
-        key, sep, value = item.rpartition("=")
-        try:
-            weight = float(value)
-        except ValueError:
-            weight = float("nan")
-        if not sep or not key.strip() or not (np.isfinite(weight) and weight >= 0):
-            raise argparse.ArgumentTypeError(f"invalid class weight {item!r}: use balanced or LABEL=WEIGHT,... "
-                                             "with finite non-negative weights")
-        out[key.strip()] = weight
-    if not out:
-        raise argparse.ArgumentTypeError("--class-weight is empty")
-    return out
+    return parse_weights(text, what="class weight", option="--class-weight",
+                         usage="use balanced or LABEL=WEIGHT,... with finite non-negative weights")
 
 
 def parse_widths(text: str) -> dict[str, float]:
     """``"age=0.5,smoker=0"`` → ``{"age": 0.5, "smoker": 0.0}`` (zero: a trusted feature)."""
-    out: dict[str, float] = {}
-    for item in (s for s in text.split(",") if s.strip()):
-        key, sep, value = item.rpartition("=")
-        try:
-            width = float(value)
-        except ValueError:
-            width = float("nan")
-        if not sep or not key.strip() or not (np.isfinite(width) and width >= 0):
-            raise argparse.ArgumentTypeError(f"invalid width {item!r}: use FEATURE=WIDTH,... with finite "
-                                             "non-negative widths (0 trusts the feature)")
-        out[key.strip()] = width
-    if not out:
-        raise argparse.ArgumentTypeError("--widths is empty")
-    return out
+    return parse_weights(text, what="width", option="--widths",
+                         usage="use FEATURE=WIDTH,... with finite non-negative widths (0 trusts the feature)")
 
 
 def _level(text: str) -> float:

@@ -36,8 +36,8 @@ from scipy.optimize import LinearConstraint
 
 from .._validation import feature_index
 
-__all__ = ["ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior", "chain_structure",
-           "chain_prox_into", "prior_from_dict"]
+__all__ = ["ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
+           "chain_structure", "chain_prox_into", "prior_from_dict"]
 
 #: the comparison operators :class:`Order` takes
 OPERATORS = (">=", "<=", "==")
@@ -102,44 +102,42 @@ class OrderingPrior:
         return f"rs.{type(self).__name__}({list(self.features)!r})"
 
 
-class Increasing(OrderingPrior):
+class ChainPrior(OrderingPrior):
+    """A statement on each consecutive pair of ``features = [a, b, c, …]`` (names or indices): ``w_a op w_b``,
+    ``w_b op w_c``, … with ``op`` the class's ``kind`` (``"le"``: ``≤``, ``"eq"``: ``=``), each pair reversed
+    when the class is not ``rising``."""
+
+    kind: ClassVar[str] = "le"
+    rising: ClassVar[bool] = True
+
+    def __init__(self, features: Sequence[Any]) -> None:
+        object.__setattr__(self, "features", _feature_list(features, f"rs.{type(self).__name__}"))
+
+    def pairs(self) -> list[tuple[Any, Any, str]]:
+        f = self.features
+        return [(f[j], f[j + 1], self.kind) if self.rising else (f[j + 1], f[j], self.kind)
+                for j in range(len(f) - 1)]
+
+
+class Increasing(ChainPrior):
     """``w_a ≤ w_b ≤ w_c …`` for ``features = [a, b, c, …]`` (names or indices): a monotone effect of ordered
     categories coded one column each (dose levels, stages), rising along the list."""
 
     tag: ClassVar[str] = "increasing"
 
-    def __init__(self, features: Sequence[Any]) -> None:
-        object.__setattr__(self, "features", _feature_list(features, "rs.Increasing"))
 
-    def pairs(self) -> list[tuple[Any, Any, str]]:
-        f = self.features
-        return [(f[j], f[j + 1], "le") for j in range(len(f) - 1)]
-
-
-class Decreasing(OrderingPrior):
+class Decreasing(ChainPrior):
     """``w_a ≥ w_b ≥ w_c …`` for ``features = [a, b, c, …]``: the effect falls along the list."""
 
     tag: ClassVar[str] = "decreasing"
-
-    def __init__(self, features: Sequence[Any]) -> None:
-        object.__setattr__(self, "features", _feature_list(features, "rs.Decreasing"))
-
-    def pairs(self) -> list[tuple[Any, Any, str]]:
-        f = self.features
-        return [(f[j + 1], f[j], "le") for j in range(len(f) - 1)]
+    rising: ClassVar[bool] = False
 
 
-class Equal(OrderingPrior):
+class Equal(ChainPrior):
     """``w_a = w_b = w_c …``: features whose effects are the same (one coefficient shared by several columns)."""
 
     tag: ClassVar[str] = "equal"
-
-    def __init__(self, features: Sequence[Any]) -> None:
-        object.__setattr__(self, "features", _feature_list(features, "rs.Equal"))
-
-    def pairs(self) -> list[tuple[Any, Any, str]]:
-        f = self.features
-        return [(f[j], f[j + 1], "eq") for j in range(len(f) - 1)]
+    kind: ClassVar[str] = "eq"
 
 
 class Order(OrderingPrior):

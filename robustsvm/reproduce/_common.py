@@ -7,13 +7,14 @@ import contextlib
 import os
 import platform
 import resource
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["DEFAULT_OUTPUT_DIR", "add_output_arguments", "cpu_time", "figure_link", "machine", "output_paths",
-           "progress_bar", "timed", "write_generated"]
+           "progress_bar", "script_main", "timed", "write_generated"]
 
 BEGIN = "<!-- BEGIN GENERATED: {name} -->"
 END = "<!-- END GENERATED: {name} -->"
@@ -38,6 +39,14 @@ def add_output_arguments(parser: argparse.ArgumentParser, stem: str, *, page_fla
                             help="write the figures here instead of DIR/figures (the documentation uses docs/figures)")
 
 
+def script_main(name: str, doc: str, add_arguments, run, argv: list[str] | None) -> int:
+    """``python -m robustsvm.reproduce.NAME``: ``argv`` parsed with the reproduction's own options (the same as
+    ``robustsvm reproduce NAME``), then ``run``; its exit status."""
+    parser = argparse.ArgumentParser(prog=f"robustsvm reproduce {name}", description=doc.splitlines()[0])
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
 def output_paths(stem: str, output_dir: str | os.PathLike | None, page: str | os.PathLike | None = None,
                  figures: str | os.PathLike | None = None, *, make_figures: bool = True) -> tuple[Path, Path]:
     """``(page, figure folder)``: ``page`` / ``figures`` when given, else ``output_dir/<stem>.md`` and
@@ -56,7 +65,8 @@ def figure_link(page: Path, figure: Path) -> str:
 
 
 def write_generated(page: Path, name: str, text: str, title: str) -> None:
-    """Replace the block between the ``name`` markers of ``page`` by ``text`` (create the page if needed).
+    """Replace the block between the ``name`` markers of ``page`` by ``text`` (create the page if needed) and say
+    on stderr where it went.
 
     The prose around the markers is left alone, so a page can explain what the
     generated tables mean and still be refreshed by the command.
@@ -72,6 +82,7 @@ def write_generated(page: Path, name: str, text: str, title: str) -> None:
         new = old.rstrip() + "\n\n" + block + "\n"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(new, encoding="utf-8")
+    print(f"written to {page}", file=sys.stderr)
 
 
 def progress_bar(total: int, desc: str, enabled: bool = True):

@@ -35,13 +35,13 @@ replace them.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _common
 from ._common import add_output_arguments, figure_link, machine, output_paths, progress_bar, timed, write_generated
 from ._tajima2020_page import PAPER_TABLE1, PAPER_TABLE2
 from ._tajima2020_similarity import SIMILARITY_SETS, similarity_features, similarity_split
@@ -507,14 +507,11 @@ def run(args: argparse.Namespace) -> int:
     write_generated(page, f"tajima2020 {meta.get('block', 'quick' if meta['quick'] else 'results')}", text,
                     "Reproduction: Tajima et al. (2020)")
     print(text)
-    print(f"written to {page}", file=sys.stderr)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="robustsvm reproduce tajima2020", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    return _common.script_main("tajima2020", __doc__, add_arguments, run, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

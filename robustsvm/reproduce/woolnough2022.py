@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
+from . import _common
 from ._common import add_output_arguments, cpu_time, machine, output_paths, progress_bar, timed, write_generated
 
 __all__ = ["DATASETS", "MODELS", "add_arguments", "compute", "grids", "run", "summary"]
@@ -445,14 +445,11 @@ def run(args: argparse.Namespace) -> int:
                       *(["+".join(saved["datasets"])] if saved["datasets"] != list(DATASETS) else []),
                       *(["+".join(models)] if models != list(MODELS) else [])])
     write_generated(page, block, text, "Woolnough et al. (2022)")
-    print(f"written to {page}", file=sys.stderr)
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="robustsvm reproduce woolnough2022", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
+    return _common.script_main("woolnough2022", __doc__, add_arguments, run, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

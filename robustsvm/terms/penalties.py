@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._lazy import cvxpy as cp
+from .._validation import check_nonnegative
 
 __all__ = ["Penalty", "L1", "L2", "as_penalty"]
-
-
-def _check_strength(value: float, name: str) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number, got {value!r}") from exc
-    if not math.isfinite(v) or v < 0:
-        raise ValueError(f"{name} must be finite and non-negative, got {value!r}")
-    return v
 
 
 @dataclass(frozen=True)
@@ -40,8 +30,8 @@ class Penalty:
     l1: float = 0.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "l2", _check_strength(self.l2, "l2"))
-        object.__setattr__(self, "l1", _check_strength(self.l1, "l1"))
+        object.__setattr__(self, "l2", check_nonnegative(self.l2, name="l2"))
+        object.__setattr__(self, "l1", check_nonnegative(self.l1, name="l1"))
 
     def __add__(self, other: Penalty) -> Penalty:
         if not isinstance(other, Penalty):
@@ -97,12 +87,12 @@ def _present(strength) -> bool:
 
 def L2(strength: float) -> Penalty:  # noqa: N802 - public API name
     """Ridge penalty ``(strength/2)‖w‖²``."""
-    return Penalty(l2=_check_strength(strength, "L2 strength"))
+    return Penalty(l2=check_nonnegative(strength, name="L2 strength"))
 
 
 def L1(strength: float) -> Penalty:  # noqa: N802 - public API name
     """Lasso penalty ``strength·‖w‖₁``."""
-    return Penalty(l1=_check_strength(strength, "L1 strength"))
+    return Penalty(l1=check_nonnegative(strength, name="L1 strength"))
 
 
 def as_penalty(penalty: Penalty | None) -> Penalty:

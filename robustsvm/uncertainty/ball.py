@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
+from .._validation import real_scalar
 from .base import UncertaintySet
 from .box import Box
 
@@ -35,12 +36,7 @@ class Ball(UncertaintySet):
 
     def __init__(self, radius: Any = 1.0, p: float = 2) -> None:
         super().__init__(radius)
-        if isinstance(p, (str, bytes, complex, np.complexfloating, np.str_)):
-            raise TypeError(f"p must be a real number ≥ 1 or np.inf, got {p!r}")
-        try:
-            p = float(p)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"p must be a real number ≥ 1 or np.inf, got {p!r}") from exc
+        p = real_scalar(p, name="p", what="a real number ≥ 1 or np.inf")
         if math.isnan(p) or p < 1:
             raise ValueError(f"p must be ≥ 1 (np.inf allowed), got {p!r}")
         self.p = p

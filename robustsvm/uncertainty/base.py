@@ -18,6 +18,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
+from .._validation import check_nonnegative
 from .._validation import real_array as _real_array
 
 __all__ = ["SET_TYPES", "UncertaintySet", "check_radius", "direction_scale", "real_array", "stack_directions"]
@@ -58,15 +59,7 @@ def direction_scale(Z: Any, *, name: str = "z") -> np.ndarray:
 def check_radius(radius: Any, *, name: str = "radius") -> float | np.ndarray:
     """Return ``radius`` as a float or a 1-D float array, all finite and ≥ 0."""
     if np.ndim(radius) == 0:
-        if isinstance(radius, (str, bytes, complex, np.complexfloating, np.str_)):
-            raise TypeError(f"{name} must be a real number or an array, got {radius!r}")
-        try:
-            r = float(radius)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{name} must be a real number or an array, got {radius!r}") from exc
-        if not math.isfinite(r) or r < 0:
-            raise ValueError(f"{name} must be finite and non-negative, got {radius!r}")
-        return r
+        return check_nonnegative(radius, name=name, what="a real number or an array")
     r = real_array(radius, name=name)
     if r.ndim != 1:
         raise ValueError(f"{name} must be a scalar or one value per sample, got shape {r.shape}")
@@ -387,26 +380,23 @@ def stack_directions(zs: list[cp.Expression]) -> cp.Expression:
     return sp.kron(sp.csr_matrix(signs[:, None]), sp.identity(d), format="csr") @ cp.reshape(base, (d,), order="C")
 
 
-def pair_scales(first: Any, second: Any, *, of: str, hint: str, mismatch: str) -> tuple[tuple[float, float], float]:
-    """The checked parts of a set built from two sets (an intersection, a sum): ``((r_A/s, r_B/s), s)``.
+class SolvedSupportMixin:
+    """:meth:`support` and :meth:`worst_case` of a set whose ``max z·v, v ∈ V`` is one solve, ``_maximize(z)``
+    returning ``(σ_V(z), v*)``: the value of each direction and the maximizer of the same solve."""
 
-    Each part has a scalar radius ``r``; the built set's unit set combines ``(r_A/s)V_A`` and ``(r_B/s)V_B`` with
-    ``s = max(r_A, r_B)`` its radius (both radii 0: scales 1 and radius 0). ``of`` names the built set in the
-    errors, ``hint`` says where per-sample radii go, ``mismatch`` is the dimension error with ``{a}`` and ``{b}``.
-    """
-    for name, part in (("first", first), ("second", second)):
-        if not isinstance(part, UncertaintySet):
-            raise TypeError(f"{name} must be an uncertainty set, got {type(part).__name__}")
-        if np.ndim(part.radius) != 0:
-            raise ValueError(f"the {name} set of {of} needs a scalar radius; {hint}")
-    if first.dim is not None and second.dim is not None and first.dim != second.dim:
-        raise ValueError(mismatch.format(a=first.dim, b=second.dim))
-    rA, rB = float(first.radius), float(second.radius)
-    s = max(rA, rB)
-    return ((rA / s, rB / s) if s > 0 else (1.0, 1.0)), s
+    def support(self, z):
+        """``σ_V(z) = max{z·v : v ∈ V}`` by one solve per direction, for a vector or each row of a matrix."""
+        z = np.asarray(z, dtype=np.float64)
+        if z.ndim == 1:
+            return self._maximize(z)[0]
+        return np.array([self._maximize(row)[0] for row in z])
+
+    def worst_case(self, z):
+        """The maximizer ``v* ∈ V`` of ``z·v`` returned by the same solve."""
+        return self._maximize(z)[1]
 
 
-class NumericSupportMixin:
+class NumericSupportMixin(SolvedSupportMixin):
     """Support function and maximizer by a small CVXPY solve of ``max z·v, v ∈ V``.
 
     For sets with no closed-form support (spectrahedra, intersections): the
@@ -446,15 +436,5 @@ class NumericSupportMixin:
         return m * float(prob.value), v_star
 
     def _maximize(self, z):
+        """``(σ_V(z), v*)`` by a CVXPY solve (Clarabel)."""
         return self._numeric_max(z)
-
-    def support(self, z):
-        """``σ_V(z) = max{z·v : v ∈ V}`` by a CVXPY solve (Clarabel), for a vector or each row of a matrix."""
-        z = np.asarray(z, dtype=np.float64)
-        if z.ndim == 1:
-            return self._numeric_max(z)[0]
-        return np.array([self._numeric_max(row)[0] for row in z])
-
-    def worst_case(self, z):
-        """The maximizer ``v* ∈ V`` of ``z·v`` returned by the same solve."""
-        return self._numeric_max(z)[1]

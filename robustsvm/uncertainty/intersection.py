@@ -7,12 +7,13 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
-from .base import NumericSupportMixin, UncertaintySet, direction_scale, pair_scales
+from .base import NumericSupportMixin, UncertaintySet, direction_scale
+from .pair import PairSet
 
 __all__ = ["Intersection"]
 
 
-class Intersection(NumericSupportMixin, UncertaintySet):
+class Intersection(NumericSupportMixin, PairSet):
     """The intersection of two sets, support by infimal convolution.
 
     ``σ_{V_A ∩ V_B}(z) = min{σ_A(z₁) + σ_B(z₂) : z₁ + z₂ = z}``, exact when the
@@ -37,25 +38,14 @@ class Intersection(NumericSupportMixin, UncertaintySet):
 
     def __init__(self, first: UncertaintySet, second: UncertaintySet, radius: Any = None) -> None:
         # both radii 0: the unit set is V_A ∩ V_B and the radius is 0
-        self.scales, s = pair_scales(
-            first, second, of="an intersection",
-            hint="give per-sample radii to the intersection itself: Intersection(A, B, radius=r)",
-            mismatch="cannot intersect a set in R^{a} with a set in R^{b}")
-        super().__init__(s if radius is None else radius)
-        self.first = first
-        self.second = second
-        self.symmetric = bool(first.symmetric and second.symmetric)
+        super().__init__(first, second, radius, of="an intersection",
+                         hint="give per-sample radii to the intersection itself: Intersection(A, B, radius=r)",
+                         mismatch="cannot intersect a set in R^{a} with a set in R^{b}")
         self._checked_dims: set[int] = set()
-
-    @property
-    def dim(self) -> int | None:
-        return self.first.dim if self.first.dim is not None else self.second.dim
 
     def check_dim(self, d: int) -> None:
         """Check both components live in ``R^d`` and that the intersection is not empty and has an interior."""
         super().check_dim(d)
-        self.first.check_dim(d)
-        self.second.check_dim(d)
         if d not in self._checked_dims:
             prob, z, _v = self._numeric_problem(d)
             z.value = np.zeros(d)
@@ -107,14 +97,6 @@ class Intersection(NumericSupportMixin, UncertaintySet):
         for s, k in self._parts():
             cons.extend(s.scaled_membership_cvx(v, scale * k) if k > 0 else [v == 0])
         return cons
-
-    def _parts(self) -> list[tuple[UncertaintySet, float]]:
-        return [(self.first, float(self.scales[0])), (self.second, float(self.scales[1]))]
-
-    @property
-    def is_polyhedral(self) -> bool:
-        """True when both components are polyhedral."""
-        return bool(self.first.is_polyhedral and self.second.is_polyhedral)
 
     def center(self, d):
         """A point interior to both ``a V_A`` and ``b V_B``.
@@ -170,12 +152,6 @@ class Intersection(NumericSupportMixin, UncertaintySet):
                 return False
         return True
 
-    def key(self):
-        return ("Intersection", self.scales, self.first.key(), self.second.key())
-
     def to_dict(self):
         return {"type": "Intersection", "radius": np.asarray(self.radius).tolist(), "scales": list(self.scales),
                 "first": self.first.to_dict(), "second": self.second.to_dict()}
-
-    def __repr__(self) -> str:
-        return f"Intersection({self.first!r}, {self.second!r}, radius={self.radius_text})"

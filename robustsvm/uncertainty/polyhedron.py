@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from .._lazy import cvxpy as cp
-from .base import UncertaintySet, direction_scale, real_array, stack_directions
+from .base import SolvedSupportMixin, UncertaintySet, direction_scale, real_array, stack_directions
 
 __all__ = ["Polyhedron", "check_polytope"]
 
@@ -35,7 +35,7 @@ def check_polytope(G: np.ndarray, h: np.ndarray, *, name: str = "Polyhedron") ->
         raise ValueError(f"{name} is unbounded: some direction u ≠ 0 has Gu ≤ 0 (no μ > 0 with Gᵀμ = 0)")
 
 
-class Polyhedron(UncertaintySet):
+class Polyhedron(SolvedSupportMixin, UncertaintySet):
     """Polytope ``V = {v : Gv ≤ h}``, support by LP duality.
 
     ``σ_V(z) = max{z·v : Gv ≤ h} = min{h·μ : Gᵀμ = z, μ ≥ 0}`` (exact for
@@ -74,8 +74,9 @@ class Polyhedron(UncertaintySet):
     def dim(self) -> int:
         return self.G.shape[1]
 
-    def _lp(self, z: np.ndarray) -> tuple[float, np.ndarray]:
-        """``max{z·v : Gv ≤ h}`` by HiGHS for ``z/m`` (``m = max_h |z_h|``), the value ``m·z/m·v*`` recomputed.
+    def _maximize(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        """``(max{z·v : Gv ≤ h}, a maximizing vertex)`` by HiGHS for ``z/m`` (``m = max_h |z_h|``), the value
+        ``m·(z/m)·v*``.
 
         Dividing by ``m`` keeps HiGHS's absolute dual tolerance (1e-7)
         meaningful: a cost of order 1e-8 would otherwise count as zero and any
@@ -90,20 +91,6 @@ class Polyhedron(UncertaintySet):
             raise RuntimeError(f"Polyhedron: the support LP failed ({res.message})")
         v = np.asarray(res.x, dtype=np.float64)
         return m * float(-res.fun), v
-
-    def _maximize(self, z):
-        return self._lp(z)
-
-    def support(self, z):
-        """``max{z·v : Gv ≤ h}`` by an LP (HiGHS), for a vector or each row of a matrix."""
-        z = np.asarray(z, dtype=np.float64)
-        if z.ndim == 1:
-            return self._lp(z)[0]
-        return np.array([self._lp(row)[0] for row in z])
-
-    def worst_case(self, z):
-        """A vertex maximizing ``z·v`` (the LP solution)."""
-        return self._lp(z)[1]
 
     def support_cvx(self, z):
         """``h·μ`` with ``Gᵀμ = z``, ``μ ≥ 0`` (the LP dual)."""

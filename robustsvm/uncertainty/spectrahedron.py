@@ -27,6 +27,25 @@ _MARGIN_TOL = 1e-7
 _BATCH_MIN = 8
 
 
+def _block_coefficients(items: list[tuple[int, np.ndarray, np.ndarray]], d: int, J: int) -> sp.csr_matrix:
+    """The coefficients of the blocks of one size ``q`` of ``J`` sets in ``R^d``: the ``(J d) × (m q²)`` matrix
+    ``E[j d + l, k q² + e] = (B_l)_e`` for item ``k = (j, B0, B)``, block ``B`` (shape ``(d, q, q)``) of set ``j``.
+
+    ``E @ vec(W)`` stacks ``tr(B_l W_k)`` (the support's equality rows); ``Eᵀ @ vec(v)`` stacks ``Σ_l v_l B_l``
+    (the membership's linear matrix inequality).
+    """
+    qq = items[0][1].size
+    rows, cols, vals = [], [], []
+    for k, (j, _B0, B) in enumerate(items):
+        Bf = B.reshape(d, qq)
+        l, e = np.nonzero(Bf)
+        rows.append(j * d + l)
+        cols.append(k * qq + e)
+        vals.append(Bf[l, e])
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(J * d, len(items) * qq))
+
+
 class Spectrahedron(NumericSupportMixin, UncertaintySet):
     """Spectrahedron ``V = {v ∈ R^d : A0 + Σ_l v_l A_l ⪰ 0}``, support by SDP duality.
 
@@ -215,20 +234,13 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
                 Ws = [cp.Variable((q, q), symmetric=True, name=f"W{q}") for _ in range(m)]
                 cons.extend(W >> 0 for W in Ws)
                 wflat = _add_concat([cp.vec(W, order="C") for W in Ws])
-            rows, cols, vals = [], [], []
             orows, ocols, ovals = [], [], []
-            for k, (j, B0, B) in enumerate(items):
-                Bf = B.reshape(d, qq)
-                r, c = np.nonzero(Bf)
-                rows.append(j * d + r)
-                cols.append(k * qq + c)
-                vals.append(Bf[r, c])
+            for k, (j, B0, _B) in enumerate(items):
                 c0 = np.flatnonzero(B0.ravel())
                 orows.append(np.full(c0.size, j))
                 ocols.append(k * qq + c0)
                 ovals.append(B0.ravel()[c0])
-            E = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                              shape=(J * d, m * qq))
+            E = _block_coefficients(items, d, J)
             O = sp.csr_matrix((np.concatenate(ovals), (np.concatenate(orows), np.concatenate(ocols))),
                               shape=(J, m * qq))
             eq_terms.append(E @ wflat)
@@ -303,17 +315,8 @@ class Spectrahedron(NumericSupportMixin, UncertaintySet):
                 lin_a0.append(s.lin_a0)
                 n_lin += s.lin_a0.size
         for q, items in by_size.items():
-            qq = q * q
             m = len(items)
-            rows, cols, vals = [], [], []
-            for k, (j, _B0, B) in enumerate(items):
-                Bf = B.reshape(d, qq)
-                l, e = np.nonzero(Bf)
-                rows.append(k * qq + e)
-                cols.append(j * d + l)
-                vals.append(Bf[l, e])
-            M = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                              shape=(m * qq, J * d))
+            M = _block_coefficients(items, d, J).T.tocsr()
             c0 = np.concatenate([B0.ravel() for _, B0, _ in items])
             F = cp.reshape(c0 + M @ vflat, (m, q, q), order="C")
             cons.append(F >> 0)

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .._lazy import cvxpy as cp
-from .base import UncertaintySet, pair_scales
+from .base import UncertaintySet
+from .pair import PairSet
 
 __all__ = ["SetSum"]
 
@@ -22,7 +23,7 @@ __all__ = ["SetSum"]
 _REMEMBERED = 64
 
 
-class SetSum(UncertaintySet):
+class SetSum(PairSet):
     """The Minkowski sum ``a V_A + b V_B``: support ``a σ_A(z) + b σ_B(z)``, worst case ``a v*_A + b v*_B``.
 
     Radii: the components keep their (scalar) radii ``r_A``, ``r_B``. With ``s = max(r_A, r_B)`` the unit
@@ -45,37 +46,14 @@ class SetSum(UncertaintySet):
     _solver: str = "CLARABEL"
 
     def __init__(self, first: UncertaintySet, second: UncertaintySet, radius: Any = None) -> None:
-        self.scales, s = pair_scales(
-            first, second, of="a sum",
-            hint="give per-sample radii to the sum itself: SetSum(A, B, radius=r), or one sum per sample",
-            mismatch="cannot add a set in R^{a} to a set in R^{b}")
-        super().__init__(s if radius is None else radius)
-        self.first = first
-        self.second = second
-        self.symmetric = bool(first.symmetric and second.symmetric)
+        super().__init__(first, second, radius, of="a sum",
+                         hint="give per-sample radii to the sum itself: SetSum(A, B, radius=r), or one sum per sample",
+                         mismatch="cannot add a set in R^{a} to a set in R^{b}")
 
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state.pop("_parts_of", None)  # remembered worst cases: rebuilt on demand
         return state
-
-    def _parts(self) -> list[tuple[UncertaintySet, float]]:
-        return [(self.first, float(self.scales[0])), (self.second, float(self.scales[1]))]
-
-    # -- the unit set ------------------------------------------------------------
-    @property
-    def dim(self) -> int | None:
-        return self.first.dim if self.first.dim is not None else self.second.dim
-
-    def check_dim(self, d: int) -> None:
-        super().check_dim(d)
-        self.first.check_dim(d)
-        self.second.check_dim(d)
-
-    @property
-    def is_polyhedral(self) -> bool:
-        """True when both components are polyhedral (a sum of polytopes is a polytope)."""
-        return bool(self.first.is_polyhedral and self.second.is_polyhedral)
 
     def support(self, z):
         """``a σ_A(z) + b σ_B(z)`` (each row of a matrix)."""
@@ -172,9 +150,6 @@ class SetSum(UncertaintySet):
                 out += k * s.retract(u / k)
         return out
 
-    def key(self):
-        return ("SetSum", self.scales, self.first.key(), self.second.key())
-
     def to_dict(self):
         return {"type": "SetSum", "radius": np.asarray(self.radius).tolist(), "first": self.first.to_dict(),
                 "second": self.second.to_dict()}
@@ -187,6 +162,3 @@ class SetSum(UncertaintySet):
         radius = spec.get("radius")
         radius = np.asarray(radius, dtype=np.float64) if isinstance(radius, list) else radius
         return cls(uncertainty_from_dict(spec["first"]), uncertainty_from_dict(spec["second"]), radius=radius)
-
-    def __repr__(self) -> str:
-        return f"SetSum({self.first!r}, {self.second!r}, radius={self.radius_text})"
