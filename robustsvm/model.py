@@ -221,7 +221,8 @@ def summarize(model: Any) -> ModelSummary:
         return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept,
                             has_signs=model.has_signs, has_bounds=model.has_bounds,
                             has_constraints=model.has_constraints,
-                            uncertainty=None if not sets else sets[0] if len(sets) == 1 else sets,
+                            uncertainty=model.wasserstein if model.wasserstein is not None else
+                            None if not sets else sets[0] if len(sets) == 1 else sets,
                             kernel=model.kernel,
                             constraints=(model.feasible.linear,) if model.has_constraints else ())
     if hasattr(model, "summary"):

@@ -115,10 +115,11 @@ class Wasserstein:
         where it turns non-negative (or ``‖w‖_*``).
         """
         c = np.asarray(c, dtype=np.float64)
-        own, flipped = loss.value(margins), loss.value(-np.asarray(margins))
+        own = loss.value(margins)
         lo, mass = self.dual_norm(w), float(c.sum())
         if not np.isfinite(self.kappa):
             return float(mass * self.eps * lo + c @ own), lo
+        flipped = loss.value(-np.asarray(margins))
         brk = (flipped - own) / self.kappa
         order = np.argsort(-brk, kind="stable")
         heavier = np.cumsum(c[order])  # Σ c over the k + 1 largest breakpoints
