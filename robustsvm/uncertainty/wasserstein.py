@@ -74,6 +74,12 @@ class Wasserstein:
         self.dual = _NORMS[norm]
 
     @property
+    def cost_class(self) -> str:
+        """The costs of the ``Ball`` of its transport norm, which the first-order backends solve it as
+        (``backends/cost.py``): ``"ball1"`` for ``norm = 1``, ``"ball"`` otherwise."""
+        return "ball1" if self.norm == 1 else "ball"
+
+    @property
     def radius(self) -> float:
         return self.eps
 
