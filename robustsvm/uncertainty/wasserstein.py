@@ -98,6 +98,17 @@ class Wasserstein:
     def to_dict(self) -> dict:
         return {"type": "Wasserstein", "eps": self.eps, "kappa": self.kappa, "norm": self.norm}
 
+    @classmethod
+    def from_dict(cls, spec: dict) -> Wasserstein:
+        """The ball of :meth:`to_dict` (``kappa`` and ``norm`` may be ``inf``); an unknown or missing entry is an
+        error naming it."""
+        unknown = sorted(set(spec) - {"type", "eps", "kappa", "norm"})
+        if unknown:
+            raise ValueError(f"a stored Wasserstein ball has the entries eps, kappa and norm, not {unknown}")
+        if "eps" not in spec:
+            raise ValueError("a stored Wasserstein ball lacks its radius 'eps'")
+        return cls(spec["eps"], spec.get("kappa", np.inf), spec.get("norm", 2))
+
     def check_loss(self, loss) -> None:
         """Refuse a loss the reformulation does not hold for (it needs a 1-Lipschitz loss)."""
         if loss.name not in ("hinge", "logistic"):
