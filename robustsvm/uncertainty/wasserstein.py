@@ -74,6 +74,11 @@ class Wasserstein:
         self.dual = _NORMS[norm]
 
     @property
+    def is_polyhedral(self) -> bool:
+        """True for ``norm`` 1 and ∞: the dual norm's epigraph is linear (an LP/QP with the hinge)."""
+        return self.norm != 2.0
+
+    @property
     def cost_class(self) -> str:
         """The costs of the ``Ball`` of its transport norm, which the first-order backends solve it as
         (``backends/cost.py``): ``"ball1"`` for ``norm = 1``, ``"ball"`` otherwise."""
@@ -84,10 +89,12 @@ class Wasserstein:
         return self.eps
 
     def with_eps(self, eps: float) -> Wasserstein:
-        """The same ball with radius ``eps`` (a radius given at solve time)."""
-        if np.ndim(eps) != 0:
+        """The same ball with radius ``eps`` (a radius given at solve time; an array of equal values, a scalar
+        repeated per sample, is that scalar)."""
+        values = np.unique(np.asarray(eps, dtype=np.float64))
+        if np.ndim(eps) != 0 and values.size != 1:
             raise ValueError("a Wasserstein ball has one radius for the whole sample, not one per sample")
-        return Wasserstein(float(eps), self.kappa, self.norm)
+        return Wasserstein(float(values[0]), self.kappa, self.norm)
 
     def __repr__(self) -> str:
         return f"Wasserstein(eps={self.eps:g}, kappa={self.kappa:g}, norm={self.norm:g})"
