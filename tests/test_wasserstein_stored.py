@@ -5,6 +5,7 @@ import json
 import cvxpy as cp
 import numpy as np
 import pytest
+from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import check_estimator
 
 import robustsvm as rs
@@ -73,6 +74,11 @@ def test_robust_svc_fits_the_ball_and_matches_the_penalized_model():
     moved = rs.RobustSVC(l2=0.05, uncertainty=rs.Wasserstein(0.5)).fit(X, y, radius=0.1)
     np.testing.assert_allclose(moved.coef_, rs.RobustSVC(l2=0.05, uncertainty=rs.Wasserstein(0.1)).fit(X, y).coef_,
                                atol=1e-6)
+    search = GridSearchCV(rs.RobustSVC(l2=0.05, uncertainty=rs.Wasserstein(0.5)),
+                          {"uncertainty__eps": [0.01, 0.1]}, cv=3).fit(X, y)
+    assert search.best_params_["uncertainty__eps"] in (0.01, 0.1) and search.best_estimator_.uncertainty.eps != 0.5
+    with pytest.raises(ValueError, match="radius"):
+        rs.Wasserstein(0.1).set_params(radius=0.2)
     logistic = rs.RobustSVC(loss="logistic", l2=0.05, uncertainty=rs.Wasserstein(0.1, kappa=2.0, norm=1)).fit(X, y)
     assert logistic.solution_.status == "optimal" and logistic.score(X, y) > 0.7
     assert np.all(np.abs(logistic.predict_proba(X).sum(axis=1) - 1.0) < 1e-12)

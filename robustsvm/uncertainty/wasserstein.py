@@ -96,6 +96,19 @@ class Wasserstein:
             raise ValueError("a Wasserstein ball has one radius for the whole sample, not one per sample")
         return Wasserstein(float(values[0]), self.kappa, self.norm)
 
+    def get_params(self, deep: bool = True) -> dict:
+        """``eps``, ``kappa`` and ``norm``, as scikit-learn's ``get_params`` gives them (``GridSearchCV`` searches
+        ``robustsvc__uncertainty__eps``)."""
+        return {"eps": self.eps, "kappa": self.kappa, "norm": self.norm}
+
+    def set_params(self, **params) -> Wasserstein:
+        """Change ``eps``, ``kappa`` or ``norm`` in place (validated as by the constructor); returns the ball."""
+        unknown = sorted(set(params) - {"eps", "kappa", "norm"})
+        if unknown:
+            raise ValueError(f"a Wasserstein ball has the parameters eps, kappa and norm, not {unknown}")
+        self.__init__(**{**self.get_params(), **params})
+        return self
+
     def __repr__(self) -> str:
         return f"Wasserstein(eps={self.eps:g}, kappa={self.kappa:g}, norm={self.norm:g})"
 
