@@ -17,7 +17,9 @@ with ``ℓ`` the hinge or squared hinge, ``c_i`` the loss coefficients (mean or 
 ``T = clip_s ∘ soft(·, λ1)``. Every ``α`` and every ``u ∈ V`` give a lower bound ``D_u(α)`` of the optimum,
 and ``w(α) = T(v − A u*)/λ2`` at the maximizing ``u*`` is sign-feasible by construction: the duality gap
 ``P(w, b) − D_u(α̃)`` is the certificate and the stopping rule. The derivation is in
-``docs/derivations/robust_dcd.md``.
+``docs/derivations/robust_dcd.md``. A Wasserstein ball with ``κ = ∞`` and the hinge is the same dual with ``V`` the
+unit ball of its transport norm, ``r = 0`` and ``A = Cε`` fixed (``SharedSetArrays.fixed``;
+``docs/derivations/wasserstein.md``); its multipliers ``c∘α`` go to the ball's own certificate.
 """
 
 from __future__ import annotations
@@ -217,7 +219,8 @@ register(
         solve=solve_robust_dcd,
         needs=NEEDS,
         summary="robust dual coordinate ascent (compiled): hinge/squared hinge + L2 [+ L1], signs, shared Box, "
-                "Ball (p = 1, 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
+                "Ball (p = 1, 2, ∞) or Ellipsoid set, or a Wasserstein ball with kappa = inf (hinge), any intercept; "
+                "certified by the duality gap",
         options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner", "time_limit"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D_u(α) (absolute); history has the relative gap",
