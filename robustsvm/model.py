@@ -158,7 +158,9 @@ class Model:
         intercept; ``sample_weight`` recomputes ``c`` with the loss's reduction.
         """
         changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
-        if radius is not None:
+        if radius is not None and self.wasserstein is not None:  # the ball's eps (one value)
+            changes["wasserstein"] = self.wasserstein.with_eps(radius)
+        elif radius is not None:
             check_radius_applies(self.layout, radius)
             changes["layout"] = self.layout.with_radius(radius)
         if sample_weight is not None:

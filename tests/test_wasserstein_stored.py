@@ -106,3 +106,18 @@ def test_check_estimator_with_a_wasserstein_ball():
     failed = {r["check_name"] for r in results if r["status"] == "failed"}
     assert failed <= {"check_sample_weight_equivalence_on_dense_data", "check_sample_weight_equivalence_on_sparse_data"}
     assert sum(r["status"] == "passed" for r in results) > 50
+
+
+def test_a_grid_over_the_radius_solves_each_eps():
+    """grid_search's radius is the ball's eps: every point certified, on the fast route and through Clarabel
+    (which, with the ball's constant weights, refits each fold instead of masking a compiled program)."""
+    X, y = make_classification(120, 4, seed=5)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), uncertainty=rs.Wasserstein(0.5))
+    model = prob.normalize(X, y).with_values(radius=0.05)
+    w = np.random.default_rng(0).normal(size=4)
+    direct = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), uncertainty=rs.Wasserstein(0.05))
+    assert model.wasserstein == rs.Wasserstein(0.05)
+    assert abs(rs.objective.objective(model, w, 0.1) - direct.objective(X, y, w, 0.1)) < 1e-12
+    for solver in ("robust-dcd", "clarabel"):
+        grid = rs.grid_search(prob, X, y, {"radius": [0.01, 0.3]}, cv=3, solver=solver, progress=False)
+        assert np.all(np.asarray(grid.statuses) == "optimal"), solver

@@ -165,15 +165,17 @@ def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float 
 
 def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
                         status: str = "optimal", claimed_gap: float = float("nan"),
-                        solver_objective: float = float("nan"), tol: float | None = None) -> Result:
+                        solver_objective: float = float("nan"), tol: float | None = None,
+                        own_bound: float = float("nan")) -> Result:
     """The package's verdict on a point of a Wasserstein model (the fields of
     :func:`robustsvm.certificates.duality.certify`).
 
     The point is clipped onto the signs and bounds, re-scored by :mod:`robustsvm.objective`, and given the gap
     ``P(w, b) − D`` with ``D`` the larger of the bounds at ``multipliers`` (rows ``p, q, a⁺, a⁻``, the conic
     duals; or, for ``κ = ∞``, the margin multipliers ``a`` of shape ``(n,)`` of a dual method, the rows
-    ``c, 0, a, 0``) and at the multipliers read off the point; a claimed optimum the numbers do not support
-    becomes ``"inaccurate"``.
+    ``c, 0, a, 0``), at the multipliers read off the point and ``own_bound`` (the dual function a package dual method
+    evaluated at a point it made feasible, ``Result.dual_feasible``; NaN: none); a claimed optimum the numbers do not
+    support becomes ``"inaccurate"``.
     """
     w = model.feasible_set.clip(np.asarray(w, dtype=np.float64).ravel())
     b = float(b) if model.intercept.present else 0.0
@@ -185,6 +187,8 @@ def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.
         multipliers = np.vstack([model.c, zero, np.asarray(multipliers, dtype=np.float64), zero])
     if multipliers is not None and np.shape(multipliers) == (4, model.n):
         bound = max(bound, wasserstein_bound(model, w, np.asarray(multipliers, dtype=np.float64), objective))
+    if np.isfinite(own_bound):  # as duality.certify: the larger of it and the Lagrangian bound
+        bound = max(bound, float(own_bound))
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * max(1.0, abs(objective)) + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0)

@@ -96,6 +96,10 @@ class Wasserstein:
             raise ValueError("a Wasserstein ball has one radius for the whole sample, not one per sample")
         return Wasserstein(float(values[0]), self.kappa, self.norm)
 
+    def with_radius(self, radius: float) -> Wasserstein:
+        """:meth:`with_eps` under the name a grid point's ``radius`` uses for every set."""
+        return self.with_eps(radius)
+
     def get_params(self, deep: bool = True) -> dict:
         """``eps``, ``kappa`` and ``norm``, as scikit-learn's ``get_params`` gives them (``GridSearchCV`` searches
         ``robustsvc__uncertainty__eps``)."""
