@@ -87,3 +87,20 @@ def test_auto_takes_the_fast_route_and_refusals_name_it():
         bounded.solve(X[:50], y[:50], solver="robust-dcd")
     with pytest.raises(rs.UnsupportedModelError, match="uncertainty"):
         prob.solve(X[:50], y[:50], solver="feature-ipm")
+
+
+@pytest.mark.parametrize("norm", [1, 2, np.inf])
+def test_the_critical_eps_is_where_the_weights_vanish(norm):
+    """ε_c of rs.critical_radius: Clarabel's answer is w = 0 just above it and not just below it; rs.path starts
+    there and certifies its points on the fast route."""
+    X, y = make_classification(150, 5, seed=4)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.01) + rs.L1(0.01), signs=SIGNS[:5],
+                      uncertainty=rs.Wasserstein(0.1, norm=norm))
+    eps = rs.critical_radius(prob, X, y)
+    above = prob.solve(X, y, solver="clarabel", radius=1.001 * eps, tol=1e-9)
+    below = prob.solve(X, y, solver="clarabel", radius=0.99 * eps, tol=1e-9)
+    assert np.max(np.abs(above.w)) < 1e-5 and np.max(np.abs(below.w)) > 1e-2
+    path = rs.path(prob, X, y, solver="robust-dcd", n_points=4)
+    assert path.critical == pytest.approx(eps) and np.all(np.asarray(path.statuses) == "optimal")
+    with pytest.raises(ValueError, match="kappa = inf"):
+        rs.critical_radius(rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.1, kappa=1.0)), X, y)
