@@ -145,7 +145,9 @@ class Model(DataShape):
         intercept; ``sample_weight`` recomputes ``c`` with the loss's reduction.
         """
         changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
-        if radius is not None:
+        if radius is not None and self.wasserstein is not None:  # the ball's eps (one value)
+            changes["wasserstein"] = self.wasserstein.with_eps(radius)
+        elif radius is not None:
             check_radius_applies(self.layout, radius)
             changes["layout"] = self.layout.with_radius(radius)
         if sample_weight is not None:
@@ -208,7 +210,8 @@ def summarize(model: Any) -> ModelSummary:
         return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept,
                             has_signs=model.has_signs, has_bounds=model.has_bounds,
                             has_constraints=model.has_constraints,
-                            uncertainty=None if not sets else sets[0] if len(sets) == 1 else sets,
+                            uncertainty=model.wasserstein if model.wasserstein is not None else
+                            None if not sets else sets[0] if len(sets) == 1 else sets,
                             kernel=model.kernel,
                             constraints=(model.feasible.linear,) if model.has_constraints else ())
     if hasattr(model, "summary"):

@@ -251,7 +251,9 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if model.wasserstein is not None:  # the ball's own dual (its multipliers: rows p, q, a⁺, a⁻)
         return _certified(result, certify_wasserstein(model, result.w, float(result.b), multipliers=result.multipliers,
                                                       status=result.status, claimed_gap=float(result.gap),
-                                                      solver_objective=float(result.primal_value), tol=tol))
+                                                      solver_objective=float(result.primal_value), tol=tol,
+                                                      own_bound=float(result.dual_value) if result.dual_feasible
+                                                      else float("nan")))
     try:
         cert = certify_point(model, result, tol)
     except cp.error.SolverError as exc:

@@ -123,8 +123,8 @@ def test_bad_input_and_refusals():
         rs.Problem(loss=rs.SquaredHinge(), penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.1)).solve(X, y)
     with pytest.raises(rs.UnsupportedModelError, match="uncertainty"):
         rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.1)).solve(X, y, solver="dcd")
-    with pytest.raises(rs.UnsupportedModelError):
-        rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.1)).solve(X, y, solver="robust-dcd")
+    with pytest.raises(rs.UnsupportedModelError, match="kappa = inf"):
+        rs.Problem(penalty=rs.L2(0.1), uncertainty=rs.Wasserstein(0.1, kappa=1.0)).solve(X, y, solver="robust-dcd")
 
 
 def test_a_radius_at_solve_time_replaces_eps():

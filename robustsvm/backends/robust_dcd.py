@@ -17,7 +17,9 @@ with ``ℓ`` the hinge or squared hinge, ``c_i`` the loss coefficients (mean or 
 ``T = clip_s ∘ soft(·, λ1)``. Every ``α`` and every ``u ∈ V`` give a lower bound ``D_u(α)`` of the optimum,
 and ``w(α) = T(v − A u*)/λ2`` at the maximizing ``u*`` is sign-feasible by construction: the duality gap
 ``P(w, b) − D_u(α̃)`` is the certificate and the stopping rule. The derivation is in
-``docs/derivations/robust_dcd.md``.
+``docs/derivations/robust_dcd.md``. A Wasserstein ball with ``κ = ∞`` and the hinge is the same dual with ``V`` the
+unit ball of its transport norm, ``r = 0`` and ``A = Cε`` fixed (``SharedSetArrays.fixed``;
+``docs/derivations/wasserstein.md``); its multipliers ``c∘α`` go to the ball's own certificate.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ NEEDS = shared_set_needs(
     "robust-dcd", (1.0, 2.0, math.inf),
     ": the prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it",
     "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them",
-    ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES,
+    ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES, wasserstein=True,
     ellipsoid_hint=": its coordinate step costs O(d²) per inner step there; feature-ipm solves it in O(n d²) per "
                    "interior-point iteration, the conic backends (clarabel, scs) too",
     bounds_hint="with the ℓ1-ball or an ellipsoid the prox of the support function plus the box has no exact "
@@ -169,7 +171,7 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     main = Workspace(d)
     st = main.state
     VV = ops.images(c * y * alpha, y > 0)
-    A0 = float(c @ (alpha * r))
+    A0 = float(c @ (alpha * r)) + arrays.fixed  # the fixed part: a Wasserstein ball's Cε
     main.refresh(setk, prm, VV[0] + VV[1], A0, 1 if arrays.description.exact else CERT_INNER)
     st.sums[0] = (0.0, float(c @ (y * alpha)), A0)
     if free and warm_start is not None:
@@ -185,7 +187,7 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         new = dual_certificate(arrays, ops, alpha, work, b_hint=b_eff if free else None, inner_tol=INNER_TOL)
         # resynchronize the maintained state with α (no drift of v, S, A)
         st.sums["S"] = float(c @ (y * alpha))
-        st.sums["A"] = float(c @ (alpha * r))
+        st.sums["A"] = float(c @ (alpha * r)) + arrays.fixed
         if not arrays.description.exact:  # the inner steps start from the primal point's worst case
             st.mu[:] = work.mu_primal
         main.refresh(setk, prm, new.images[0] + new.images[1], float(st.sums["A"][0]), inner)
@@ -212,7 +214,8 @@ register(
         solve=solve_robust_dcd,
         needs=NEEDS,
         summary="robust dual coordinate ascent (compiled): hinge/squared hinge + L2 [+ L1], signs, shared Box, "
-                "Ball (p = 1, 2, ∞) or Ellipsoid set, any intercept; certified by the duality gap",
+                "Ball (p = 1, 2, ∞) or Ellipsoid set, or a Wasserstein ball with kappa = inf (hinge), any intercept; "
+                "certified by the duality gap",
         options=frozenset({"shrinking", "check_every", "rho", "warm_start", "inner", "time_limit"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D_u(α) (absolute); history has the relative gap",

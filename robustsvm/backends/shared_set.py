@@ -6,7 +6,10 @@ The model is
     subject to s_h w_h ≥ 0,
 
 with ``ℓ`` the hinge or squared hinge and one symmetric set ``V`` shared by every sample (none: the nominal
-model). :class:`SharedSetArrays` holds it once, built from the normalized model by
+model). A Wasserstein ball with ``κ = ∞`` (hinge only) adds ``Cε‖w‖_*`` (``C = Σ c_i``) instead of robust margins:
+the same dual with the unit ``Ball(p)`` of its transport norm (``σ_V = ‖·‖_*``), radii 0 and the mass ``A = Cε``
+that no ``α`` moves (:attr:`SharedSetArrays.fixed`; ``docs/derivations/wasserstein.md``, "The fast route").
+:class:`SharedSetArrays` holds it once, built from the normalized model by
 :meth:`SharedSetArrays.from_model` (the model is already validated: nothing is checked again). Its set is
 described for the compiled kernels by the
 table :data:`KERNEL_SETS` (set type → :class:`SetDescription`), which a new set with a cheap prox of its support
@@ -32,6 +35,7 @@ from ..certificates.duality import class_balance, class_sums, dual_value, penalt
 from ..objective import objective_from_margins
 from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, Ellipsoid
+from ..uncertainty.wasserstein import Wasserstein
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows, dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
@@ -42,7 +46,13 @@ from .registry import Needs, Result
 _HUGE = 1e300
 
 __all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "bounded_prox_is_exact",
-           "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate"]
+           "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate", "unit_set"]
+
+
+def unit_set(ball: Wasserstein) -> Ball:
+    """The unit set whose support function is the ball's dual norm: ``Ball(p)`` of its transport norm ``p``
+    (``σ_{Ball(p)} = ‖·‖_q = ‖·‖_*``)."""
+    return Ball(1.0, p=ball.norm)
 
 
 def bounded_prox_is_exact(unc) -> bool:
@@ -52,26 +62,35 @@ def bounded_prox_is_exact(unc) -> bool:
     "Bounds". Not the ℓ1-ball nor the ellipsoid.
     """
     sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
+    sets = [unit_set(s) if isinstance(s, Wasserstein) else s for s in sets]
     return all(type(s) is Box or (type(s) is Ball and s.p in (2.0, math.inf)) for s in sets)
 
 
 def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str, *,
                      ellipsoid_max_dim: int | None = None, ellipsoid_hint: str = "",
-                     bounds_hint: str | None = None, no_bounds_hint: str | None = None) -> Needs:
+                     bounds_hint: str | None = None, no_bounds_hint: str | None = None,
+                     wasserstein: bool = False) -> Needs:
     """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
 
     Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
     (radii may differ per sample), a ball's p among ``exponents``, an ellipsoid in at most ``ellipsoid_max_dim``
     dimensions (None: any); the hints end the refusals. With ``bounds_hint`` the backend also takes bounds
     beyond signs for the sets whose bounded prox is exact (:func:`bounded_prox_is_exact`), and refuses
-    them for the others with that hint; without it bounds are refused, with ``no_bounds_hint``.
+    them for the others with that hint; without it bounds are refused, with ``no_bounds_hint``. With
+    ``wasserstein`` it also takes a Wasserstein ball with ``κ = ∞`` and the hinge (as the unit ``Ball`` of its
+    transport norm: :func:`unit_set`).
     """
     allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
 
     def extra(problem) -> list[str]:
         unc = problem.uncertainty
         sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
-        out = []
+        out, shown = [], None
+        if isinstance(unc, Wasserstein):
+            if np.isfinite(unc.kappa) or problem.loss.name != "hinge":
+                return [f"{name} takes a Wasserstein ball with kappa = inf and the hinge loss only (its penalty "
+                        f"eps·‖w‖_* then has the prox of a Ball); the conic backends (clarabel, scs) solve the others"]
+            sets, shown = [unit_set(unc)], f"Wasserstein(norm={unc.norm:g})"
         bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in exponents})
         if bad:
             out.append(f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
@@ -82,8 +101,8 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
             out.append(f"{name} solves an Ellipsoid in at most {ellipsoid_max_dim} dimensions (this one has "
                        f"{max(big)}){ellipsoid_hint}")
         if bounds_hint and problem.has_bounds and not bounded_prox_is_exact(unc):
-            kinds = ", ".join(sorted({type(s).__name__ + (f"(p={s.p:g})" if type(s) is Ball else "")
-                                      for s in sets}))
+            kinds = shown or ", ".join(sorted({type(s).__name__ + (f"(p={s.p:g})" if type(s) is Ball else "")
+                                               for s in sets}))
             out.append(f"{name} takes bounds on the weights beyond signs with a Box or Ball(p=2, ∞) set only, "
                        f"not {kinds}: {bounds_hint}")
         return out
@@ -92,7 +111,7 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         name,
         l1=True,
         bounds=bounds_hint is not None,
-        sets=tuple(KERNEL_SETS),
+        sets=tuple(KERNEL_SETS) + ((Wasserstein,) if wasserstein else ()),
         per_sample_sets=False,
         why={"sets": sets_hint, **({"bounds": no_bounds_hint} if no_bounds_hint else {})},
         extra=extra,
@@ -192,6 +211,9 @@ class SharedSetArrays:
         ``primal(w, b, margins) -> P``, the model's objective from its robust margins.
     box : pair of ndarray of shape (d,) or None
         ``(lower, upper)``: bounds on ``w`` beyond signs (None: the signs alone); dcd clips to them.
+    fixed : float
+        The part of ``A = fixed + Σ c_i α_i r_i`` that no ``α`` moves: ``Cε`` of a Wasserstein ball with ``κ = ∞``
+        (its penalty ``Cε‖w‖_*`` is ``A σ_V(w)`` with ``V`` the unit ``Ball`` of :func:`unit_set`), else 0.
     """
 
     X: Any
@@ -207,13 +229,14 @@ class SharedSetArrays:
     V: Any
     primal: Callable
     box: tuple | None = None
+    fixed: float = 0.0
 
     # ---------------------------------------------------------------------------------------------- building
     @classmethod
     def from_model(cls, model) -> SharedSetArrays:
         """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`)."""
-        layout = model.layout
-        V = None if layout is None else layout.sets[0]
+        layout, ball = model.layout, getattr(model, "wasserstein", None)
+        V = unit_set(ball) if ball is not None else None if layout is None else layout.sets[0]
         n = model.X.shape[0]
         X, sqn = _rows(model.X)
         r = np.zeros(n) if layout is None else np.ascontiguousarray(np.broadcast_to(layout.radius, (n,)),
@@ -222,7 +245,8 @@ class SharedSetArrays:
                    c=np.ascontiguousarray(model.c, dtype=np.float64), r=r, sqn=sqn,
                    sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
                    intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model),
-                   box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None)
+                   box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None,
+                   fixed=0.0 if ball is None else float(model.c.sum()) * ball.eps)
 
     def point(self, *, l2: float, l1: float, r: np.ndarray, primal: Callable) -> SharedSetArrays:
         """The same data at other values of ``l2``, ``l1`` and the radii (one point of a batched solve)."""
@@ -245,7 +269,7 @@ class SharedSetArrays:
 
     @property
     def robust(self) -> bool:
-        return self.V is not None and bool(np.any(self.r > 0))
+        return self.V is not None and (bool(np.any(self.r > 0)) or self.fixed > 0)
 
     @cached_property
     def positive_weight(self) -> float:
@@ -416,7 +440,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
     VV = ops.images(cya, pos)
     car = c * alpha * r
     A_pos, A_neg = class_sums(car, y)
-    v, A = VV[0] + VV[1], A_pos + A_neg
+    v, A = VV[0] + VV[1], A_pos + A_neg + arrays.fixed
     S = float(cya.sum())
     setk = arrays.set_kernel if A > 0 else None
     prm = arrays.params(rho=0.0, inner_tol=inner_tol)
@@ -441,7 +465,7 @@ def dual_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, 
         fp, fn = class_balance(s_pos, -s_neg)
     alpha_t = np.where(pos, fp * alpha, fn * alpha) if (fp, fn) != (1.0, 1.0) else alpha
     v_t = v if (fp, fn) == (1.0, 1.0) else fp * VV[0] + fn * VV[1]
-    A_t = fp * A_pos + fn * A_neg
+    A_t = fp * A_pos + fn * A_neg + arrays.fixed
     S_t = 0.0 if arrays.intercept.mode == "free" else S
     if A_t <= 0:
         us = [np.zeros(0)]

@@ -231,6 +231,8 @@ def model_critical_radius(model: Any) -> float:
         A model without uncertainty, a kernel model, a loss other than the hinge or the squared hinge, or a
         feasible set of ``w`` without 0.
     """
+    if model.wasserstein is not None:
+        return _critical_eps(model)
     if model.layout is None:
         raise ValueError("critical_radius needs a model with an uncertainty set (use critical_l1 for λ1)")
     _check(model)
@@ -251,6 +253,29 @@ def model_critical_radius(model: Any) -> float:
             raise RuntimeError(f"the critical-radius program ended with status {status!r}")
         return max(0.0, float(t.value))
     return _bisect(model, const)
+
+
+def _critical_eps(model: Any) -> float:
+    """The smallest ``ε`` of a Wasserstein ball with ``κ = ∞`` at which ``w = 0`` is optimal.
+
+    The ball adds ``Cε‖w‖_*`` (``C = Σ c_i``), whose subdifferential at 0 is ``Cε`` times the unit ball of the
+    transport norm ``p``: ``ε_c = min ‖v(α) − q − p‖_p / C`` over ``α ∈ D``, ``‖q‖∞ ≤ λ1``, ``p ∈ N`` — one convex
+    program (the set's scale does not depend on ``α``, so no Charnes–Cooper change is needed).
+    """
+    ball = model.wasserstein
+    if np.isfinite(ball.kappa):
+        raise ValueError("the critical radius of a Wasserstein ball is derived for kappa = inf (the penalty "
+                         "eps·‖w‖_*); a finite kappa couples the samples through the label flips")
+    _check(model)
+    const = constant_classifier(model)
+    alpha, e = cp.Variable(model.n), cp.Variable(model.d)
+    l1 = float(model.l1)
+    prob = cp.Problem(cp.Minimize(cp.norm(e, ball.norm)),
+                      _conditions(model, const, alpha, 1.0, l1 if l1 > 0 else None, [], slack=e))
+    status = _solve(prob)
+    if status not in ("optimal", "optimal_inaccurate"):
+        raise RuntimeError(f"the critical-eps program ended with status {status!r}")
+    return max(0.0, float(prob.value)) / float(np.sum(model.c))
 
 
 def _feasible_at(model: Any, const: ConstantClassifier, rho: float) -> bool:

@@ -98,6 +98,10 @@ def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box, reach:
         if l2 > 0:
             return excess * excess / (2.0 * l2)
         return 0.0 if excess == 0.0 else float("inf")
+    # ν = the projection of T(s) on the ball ‖ν‖_p ≤ τ: exact without bounds (then (s − ν)/λ2 thresholded is the
+    # maximizer), whatever the point; ν = τ g below is exact at the optimum; the smaller bound is kept
+    projected = penalty_conjugate(s - _ball_projection(_threshold(model, s), tau, ball.norm), l2, l1, signs,
+                                  lower=lower, upper=upper)
     g = np.zeros_like(w)
     if np.any(w):
         if ball.dual == 2.0:
@@ -107,14 +111,38 @@ def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box, reach:
             pull = np.where(big, np.maximum(np.sign(w) * (s - l2 * w - l1 * np.sign(w)), 0.0), 0.0)
             pi = pull / pull.sum() if pull.sum() > 0 else big / big.sum()
             g = np.sign(w) * pi
-    return penalty_conjugate(s - tau * g, l2, l1, signs, lower=lower, upper=upper)
+    return min(projected, penalty_conjugate(s - tau * g, l2, l1, signs, lower=lower, upper=upper))
+
+
+def _threshold(model: Any, s: np.ndarray) -> np.ndarray:
+    """``T(s)``: the soft-threshold by λ1, the forbidden signs at 0."""
+    t = np.sign(s) * np.maximum(np.abs(s) - model.l1, 0.0)
+    t[model.signs * t < 0] = 0.0
+    return t
+
+
+def _ball_projection(t: np.ndarray, tau: float, p: float) -> np.ndarray:
+    """The Euclidean projection of ``t`` on ``{ν : ‖ν‖_p ≤ τ}`` for ``p ∈ {1, 2, ∞}`` (ℓ1: the sorted threshold θ
+    with ``Σ_h max(|t_h| − θ, 0) = τ``)."""
+    if tau <= 0.0:
+        return np.zeros_like(t)
+    if p == np.inf:
+        return np.clip(t, -tau, tau)
+    norm = float(np.linalg.norm(t, ord=p))
+    if norm <= tau:
+        return t.copy()
+    if p == 2.0:
+        return t * (tau / norm)
+    top = np.sort(np.abs(t))[::-1]
+    sums = np.cumsum(top) - tau
+    k = int(np.flatnonzero(top > sums / np.arange(1, top.size + 1))[-1])  # k = 0 qualifies: ‖t‖₁ > τ > 0
+    theta = sums[k] / (k + 1)
+    return np.sign(t) * np.maximum(np.abs(t) - theta, 0.0)
 
 
 def _excess_norm(model: Any, s: np.ndarray) -> float:
     """``‖T(s)‖_p``: the soft-threshold by λ1, the forbidden signs at 0, in the transport's norm."""
-    t = np.sign(s) * np.maximum(np.abs(s) - model.l1, 0.0)
-    t[model.signs * t < 0] = 0.0
-    return float(np.linalg.norm(t, ord=model.wasserstein.norm))
+    return float(np.linalg.norm(_threshold(model, s), ord=model.wasserstein.norm))
 
 
 def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float = np.inf) -> float:
@@ -137,22 +165,30 @@ def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float 
 
 def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
                         status: str = "optimal", claimed_gap: float = float("nan"),
-                        solver_objective: float = float("nan"), tol: float | None = None) -> Result:
+                        solver_objective: float = float("nan"), tol: float | None = None,
+                        own_bound: float = float("nan")) -> Result:
     """The package's verdict on a point of a Wasserstein model (the fields of
     :func:`robustsvm.certificates.duality.certify`).
 
     The point is clipped onto the signs and bounds, re-scored by :mod:`robustsvm.objective`, and given the gap
     ``P(w, b) − D`` with ``D`` the larger of the bounds at ``multipliers`` (rows ``p, q, a⁺, a⁻``, the conic
-    duals) and at the multipliers read off the point; a claimed optimum the numbers do not support becomes
-    ``"inaccurate"``.
+    duals; or, for ``κ = ∞``, the margin multipliers ``a`` of shape ``(n,)`` of a dual method, the rows
+    ``c, 0, a, 0``), at the multipliers read off the point and ``own_bound`` (the dual function a package dual method
+    evaluated at a point it made feasible, ``Result.dual_feasible``; NaN: none); a claimed optimum the numbers do not
+    support becomes ``"inaccurate"``.
     """
     w = model.feasible_set.clip(np.asarray(w, dtype=np.float64).ravel())
     b = float(b) if model.intercept.present else 0.0
     margins = objective_module.robust_margins(model, w, b)
     objective = objective_module.objective_from_margins(model, w, b, margins)
     bound = wasserstein_bound(model, w, multipliers_from_point(model, w, margins), objective)
+    if multipliers is not None and np.shape(multipliers) == (model.n,) and not np.isfinite(model.wasserstein.kappa):
+        zero = np.zeros(model.n)
+        multipliers = np.vstack([model.c, zero, np.asarray(multipliers, dtype=np.float64), zero])
     if multipliers is not None and np.shape(multipliers) == (4, model.n):
         bound = max(bound, wasserstein_bound(model, w, np.asarray(multipliers, dtype=np.float64), objective))
+    if np.isfinite(own_bound):  # as duality.certify: the larger of it and the Lagrangian bound
+        bound = max(bound, float(own_bound))
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * max(1.0, abs(objective)) + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0)

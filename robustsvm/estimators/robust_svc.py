@@ -5,10 +5,9 @@
     minimize   (l2/2)‖w‖² + l1‖w‖₁ + Σ_i c_i ℓ(y_i(x_i·w + b) − r_i σ_V(−y_i w))
     subject to w_h ≥ 0 (h ∈ I+),  w_h ≤ 0 (h ∈ I−),
 
-with ``c_i = s_i / Σ_j s_j`` (``reduction="mean"``, ``s`` the sample
-weights, ones by default) — the objective of :class:`robustsvm.Problem` with
-``penalty = L2(l2) + L1(l1)``. scikit-learn is imported only when this module
-is.
+with ``c_i = s_i / Σ_j s_j`` (``reduction="mean"``, ``s`` the sample weights, ones by default) — the objective of
+:class:`robustsvm.Problem` with ``penalty = L2(l2) + L1(l1)`` (a Wasserstein ball replaces the robust margins by its
+worst expected loss). scikit-learn is imported only when this module is.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from ..terms.losses import LOSSES, Loss
 from ..terms.penalties import L1, L2
 from ..uncertainty import UncertaintySet, check_radius_applies, sample_radii
 from ..uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
+from ..uncertainty.wasserstein import Wasserstein
 from . import calibration
 from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
 
@@ -120,11 +120,11 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     bounds, constraints : optional
         Bounds ``l ≤ w ≤ u`` (meeting ``signs``) and linear constraints (``LinearConstraint``, ``rs.ordered``) as
         in :class:`~robustsvm.Problem`, towards ``positive_class`` like signs; ``PerClass`` as for signs.
-    uncertainty : UncertaintySet or PerClass, optional
-        The set ``V`` and radius ``r`` around every training sample
-        (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...). A per-sample radius is better
-        passed to :meth:`fit` as ``radius=`` so that cross-validation slices it.
-        With more than two classes, one set for every class's model, or one per
+    uncertainty : UncertaintySet, Wasserstein or PerClass, optional
+        The set ``V`` and radius ``r`` around every training sample (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...); or
+        ``rs.Wasserstein(eps)``, a ball of distributions around the sample (hinge or logistic loss; ``fit(radius=)``
+        replaces ``eps``, one value). A per-sample radius is better passed to :meth:`fit` as ``radius=`` so that
+        cross-validation slices it. With more than two classes, one set for every class's model, or one per
         class with :class:`~robustsvm.estimators.multiclass.PerClass`.
     fit_intercept : bool, default True
         Whether to fit an intercept ``b`` (False: ``b = 0``), as in
@@ -212,7 +212,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "l2": [Interval(Real, 0, None, closed="left")],
         "l1": [Interval(Real, 0, None, closed="left")],
         "signs": "no_validation",
-        "uncertainty": [UncertaintySet, PerClass, None],
+        "uncertainty": [UncertaintySet, Wasserstein, PerClass, None],
         "fit_intercept": [_TrueOrFalse()],
         "intercept_l2": [Interval(Real, 0, None, closed="neither"), None],
         "kernel": [Kernel, None],

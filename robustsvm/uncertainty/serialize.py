@@ -8,8 +8,12 @@ import numpy as np
 
 from . import ball, box, coordinate_ellipsoid, ellipsoid, intersection, polyhedron, spectrahedron  # noqa: F401  (define the set types)
 from .base import SET_TYPES
+from .wasserstein import Wasserstein
 
-__all__ = ["SET_TYPES", "uncertainty_from_dict"]
+__all__ = ["DISTRIBUTIONAL_TYPES", "SET_TYPES", "uncertainty_from_dict"]
+
+#: the sets of distributions, which are not per-sample sets (not in ``SET_TYPES``) but are stored the same way
+DISTRIBUTIONAL_TYPES = {"Wasserstein": Wasserstein}
 
 #: how strict JSON stores the non-finite numbers a set may hold (``Ball(p=np.inf)``)
 _NON_FINITE = {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}
@@ -29,7 +33,8 @@ def _numbers(value: Any) -> Any:
 def uncertainty_from_dict(spec: Any) -> Any:
     """Rebuild an uncertainty set (or a list of them) from its ``to_dict()`` form.
 
-    The class is looked up by ``spec["type"]`` in :mod:`robustsvm.uncertainty`;
+    The class is looked up by ``spec["type"]`` in :mod:`robustsvm.uncertainty` (a ``Wasserstein`` ball in
+    :data:`DISTRIBUTIONAL_TYPES`);
     a class with a ``from_dict`` classmethod builds itself, an ``Intersection``
     from its two rebuilt components, any other is called with the remaining
     entries as keyword arguments (``Box(radius, widths)``, ``Ball(radius, p)``,
@@ -44,7 +49,7 @@ def uncertainty_from_dict(spec: Any) -> Any:
     if not isinstance(spec, dict) or "type" not in spec:
         raise ValueError(f"an uncertainty set is stored as a dict with a 'type', got {spec!r}")
     kind = spec["type"]
-    cls = SET_TYPES.get(kind)
+    cls = SET_TYPES.get(kind) or DISTRIBUTIONAL_TYPES.get(kind)
     if cls is None:
         raise ValueError(f"unknown uncertainty set type {kind!r} in a stored model")
     spec = {k: (v if k in ("type", "first", "second") else _numbers(v)) for k, v in spec.items()}

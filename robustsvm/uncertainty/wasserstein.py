@@ -74,14 +74,44 @@ class Wasserstein:
         self.dual = _NORMS[norm]
 
     @property
+    def is_polyhedral(self) -> bool:
+        """True for ``norm`` 1 and ∞: the dual norm's epigraph is linear (an LP/QP with the hinge)."""
+        return self.norm != 2.0
+
+    @property
+    def cost_class(self) -> str:
+        """The costs of the ``Ball`` of its transport norm, which the first-order backends solve it as
+        (``backends/cost.py``): ``"ball1"`` for ``norm = 1``, ``"ball"`` otherwise."""
+        return "ball1" if self.norm == 1 else "ball"
+
+    @property
     def radius(self) -> float:
         return self.eps
 
     def with_eps(self, eps: float) -> Wasserstein:
-        """The same ball with radius ``eps`` (a radius given at solve time)."""
-        if np.ndim(eps) != 0:
+        """The same ball with radius ``eps`` (a radius given at solve time; an array of equal values, a scalar
+        repeated per sample, is that scalar)."""
+        values = np.unique(np.asarray(eps, dtype=np.float64))
+        if np.ndim(eps) != 0 and values.size != 1:
             raise ValueError("a Wasserstein ball has one radius for the whole sample, not one per sample")
-        return Wasserstein(float(eps), self.kappa, self.norm)
+        return Wasserstein(float(values[0]), self.kappa, self.norm)
+
+    def with_radius(self, radius: float) -> Wasserstein:
+        """:meth:`with_eps` under the name a grid point's ``radius`` uses for every set."""
+        return self.with_eps(radius)
+
+    def get_params(self, deep: bool = True) -> dict:
+        """``eps``, ``kappa`` and ``norm``, as scikit-learn's ``get_params`` gives them (``GridSearchCV`` searches
+        ``robustsvc__uncertainty__eps``)."""
+        return {"eps": self.eps, "kappa": self.kappa, "norm": self.norm}
+
+    def set_params(self, **params) -> Wasserstein:
+        """Change ``eps``, ``kappa`` or ``norm`` in place (validated as by the constructor); returns the ball."""
+        unknown = sorted(set(params) - {"eps", "kappa", "norm"})
+        if unknown:
+            raise ValueError(f"a Wasserstein ball has the parameters eps, kappa and norm, not {unknown}")
+        self.__init__(**{**self.get_params(), **params})
+        return self
 
     def __repr__(self) -> str:
         return f"Wasserstein(eps={self.eps:g}, kappa={self.kappa:g}, norm={self.norm:g})"
@@ -91,6 +121,17 @@ class Wasserstein:
 
     def to_dict(self) -> dict:
         return {"type": "Wasserstein", "eps": self.eps, "kappa": self.kappa, "norm": self.norm}
+
+    @classmethod
+    def from_dict(cls, spec: dict) -> Wasserstein:
+        """The ball of :meth:`to_dict` (``kappa`` and ``norm`` may be ``inf``); an unknown or missing entry is an
+        error naming it."""
+        unknown = sorted(set(spec) - {"type", "eps", "kappa", "norm"})
+        if unknown:
+            raise ValueError(f"a stored Wasserstein ball has the entries eps, kappa and norm, not {unknown}")
+        if "eps" not in spec:
+            raise ValueError("a stored Wasserstein ball lacks its radius 'eps'")
+        return cls(spec["eps"], spec.get("kappa", np.inf), spec.get("norm", 2))
 
     def check_loss(self, loss) -> None:
         """Refuse a loss the reformulation does not hold for (it needs a 1-Lipschitz loss)."""
@@ -115,10 +156,11 @@ class Wasserstein:
         where it turns non-negative (or ``‖w‖_*``).
         """
         c = np.asarray(c, dtype=np.float64)
-        own, flipped = loss.value(margins), loss.value(-np.asarray(margins))
+        own = loss.value(margins)
         lo, mass = self.dual_norm(w), float(c.sum())
         if not np.isfinite(self.kappa):
             return float(mass * self.eps * lo + c @ own), lo
+        flipped = loss.value(-np.asarray(margins))
         brk = (flipped - own) / self.kappa
         order = np.argsort(-brk, kind="stable")
         heavier = np.cumsum(c[order])  # Σ c over the k + 1 largest breakpoints
