@@ -60,9 +60,9 @@ State = namedtuple("State", ["v", "w", "sums"])
 #: per sample: labels ±1, loss coefficients, the step's curvature ``c_i(‖x_i‖²/λ2 + ρ) + δ``
 Samples = namedtuple("Samples", ["y", "c", "qdiag"])
 #: the weight set: bounds, the chains (:class:`ChainStructure`'s arrays), the free features and PAV's scratch
-Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work"])
+Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work", "uniform"])
 #: the scalars of one solve
-Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local"])
+Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local", "block", "local_below"])
 #: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`)
 BLOCK = 64
 #: try the local-curvature step when its curvature is below this fraction of the global bound
@@ -112,18 +112,18 @@ def _weights(v, w, prior, prm):  # pragma: no cover - compiled
         t = (t - prm.l1 if t > prm.l1 else (t + prm.l1 if t < -prm.l1 else 0.0)) / prm.l2
         w[h] = min(max(t, prior.lower[h]), prior.upper[h])
     chain_prox_into(v, prm.l2, prm.l1, prior.lower, prior.upper, prior.order, prior.group_ptr, prior.chain_ptr, w,
-                    prior.work)
+                    prior.work, prior.uniform)
 
 
 @nb.njit(cache=True, inline="always")
-def _shuffle_blocks(index, active, scratch):  # pragma: no cover - compiled
-    """``index[:active]`` in a random order of its blocks of :data:`BLOCK` entries (each block kept in order): the
-    rows were put in a random order once (:func:`solve_ordered_dcd`), so the samples come in a random order
-    while the rows are read from memory in runs."""
-    blocks = (active + BLOCK - 1) // BLOCK
+def _shuffle_blocks(index, active, scratch, block):  # pragma: no cover - compiled
+    """``index[:active]`` in a random order of its blocks of ``block`` (:data:`BLOCK`) entries (each block kept in
+    order): the rows were put in a random order once (:func:`solve_ordered_dcd`), so the samples come in a random
+    order while the rows are read from memory in runs."""
+    blocks = (active + block - 1) // block
     k = 0
     for j in np.random.permutation(blocks):  # noqa: NPY002  (numba's generator, seeded by _seed)
-        for t in range(j * BLOCK, min((j + 1) * BLOCK, active)):
+        for t in range(j * block, min((j + 1) * block, active)):
             scratch[k] = index[t]
             k += 1
     index[:active] = scratch[:active]
@@ -177,7 +177,7 @@ def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compile
     (``ai`` when undone)."""
     ci, v, w, sums = smp.c[i], st.v, st.w, st.sums
     q = ci * (_local_curvature(X[i], w, prior, prm) + prm.rho) + prm.dii
-    if not q < LOCAL_BELOW * smp.qdiag[i] or q <= 0.0:
+    if not q < prm.local_below * smp.qdiag[i] or q <= 0.0:
         return ai
     t = min(max(ai - G / q, 0.0), prm.upper) - ai
     if t == 0.0:
@@ -201,7 +201,7 @@ def _epoch(X, smp, alpha, st, prior, prm, index, scratch, active, pg_max_old,
     pg_max, pg_min, updates)``."""
     d = X.shape[1]
     v, w, sums = st.v, st.w, st.sums
-    _shuffle_blocks(index, active, scratch)
+    _shuffle_blocks(index, active, scratch, prm.block)
     pg_max, pg_min, updates = -np.inf, np.inf, 0
     s = 0
     while s < active:
@@ -332,11 +332,12 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     sq = np.einsum("ij,ij->i", X, X)
     rho = intercept_rho(model.intercept, None, c, sq, lam, factor=RHO_FACTOR)
     prm = Params(lam, float(model.l1), np.inf if squared else 1.0, 0.5 if squared else 0.0, rho, bool(shrinking),
-                 bool(local))
+                 bool(local), int(BLOCK), float(LOCAL_BELOW))
     smp = Samples(y, c, c * (sq / lam + rho) + prm.dii)
     f = model.feasible_set
-    prior = Prior(np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64), chains.order,
-                  chains.group_ptr, chains.chain_ptr, chains.free, np.empty((6, max(chains.n_groups, 1))))
+    lower, upper = np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64)
+    prior = Prior(lower, upper, chains.order, chains.group_ptr, chains.chain_ptr, chains.free,
+                  np.empty((6, max(chains.n_groups, 1))), chains.uniform_bounds(lower, upper))
     st = State(np.zeros(d), np.zeros(d), np.zeros(3))
     _weights(st.v, st.w, prior, prm)
     alpha = np.zeros(n)  # of the rows in their new order
