@@ -245,6 +245,9 @@ CASES = [
     dict(priors=[rs.Increasing([4, 2, 0])], l2=0.1, intercept="none", lower=np.r_[0.0, -np.inf, 0.0, -0.2, -1.0, 0],
          upper=np.r_[0.3, 0.5, np.inf, np.inf, np.inf, 2.0]),
     dict(priors=[rs.Decreasing([5, 1]), rs.Equal([0, 2, 3])], l2=0.05, intercept="ridge", mu=0.5),
+    # shared bounds on the chain (the prox pools on the blocks' means), L1 and a group tied inside the chain
+    dict(priors=[rs.Increasing([0, 1, 2]), rs.Equal([2, 3]), rs.Order(3, "<=", 5)], l2=0.03, l1=0.02,
+         lower=np.full(6, -0.3), upper=np.full(6, 0.25)),
 ]
 
 
