@@ -60,8 +60,8 @@ HELD_OUT = ("letter", "optdigits", "penbased", "twonorm")
 GENERATED_HELD_OUT = (30000, 40, 7)
 GENERATED_TUNING = ((20000, 15, 1), (5000, 100, 2))
 #: the pairs (BLOCK, LOCAL_BELOW) of ``--constants``
-BLOCKS = (16, 64, 256)
-LOCAL_BELOWS = (0.7, 0.9, 1.0)
+BLOCKS = (1, 4, 16, 64)
+LOCAL_BELOWS = (0.9, 1.0)
 CHAIN = 10
 
 

@@ -35,7 +35,7 @@ from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
 from ..priors.constraints import Ordered
-from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
+from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
 from ._dcd_kernels import SUMS
 from .dual_ascent import DualCertificate, ascend, best_intercept, certified_result, intercept_rho
 from .registry import Backend, Needs, Result, register
@@ -141,14 +141,32 @@ def _conjugate(v, w, prm):  # pragma: no cover - compiled
 @nb.njit(cache=True, inline="always")
 def _local_curvature(x, w, prior, prm):  # pragma: no cover - compiled
     """``xᵀ(∂w/∂v)x``: ``x_h²/λ2`` on the free features strictly inside their bounds and off the soft-threshold's
-    zero, and ``(Σ_{h ∈ B} x_h)²/(|B| λ2)`` on each block ``B`` of equal weights on a chain likewise."""
+    zero, and ``(Σ_{h ∈ B} x_h)²/(|B| λ2)`` on each block ``B`` of equal weights on a chain likewise (the blocks of
+    the last prox, kept in ``prior.work``, on a chain pooled on its means; else read from ``w``)."""
     q = 0.0
     for k in range(prior.free.size):
         h = prior.free[k]
         if prior.lower[h] < w[h] < prior.upper[h] and (w[h] != 0.0 or prm.l1 == 0.0):
             q += x[h] * x[h]
     for c in range(prior.chain_ptr.size - 1):
-        k, k_end = prior.group_ptr[prior.chain_ptr[c]], prior.group_ptr[prior.chain_ptr[c + 1]]
+        base = prior.chain_ptr[c]
+        k, k_end = prior.group_ptr[base], prior.group_ptr[prior.chain_ptr[c + 1]]
+        if prior.uniform[c]:
+            h0 = prior.order[k]
+            lo, up = prior.lower[h0], prior.upper[h0]
+            for b in range(base, base + int(prior.work[6, base])):
+                stop = prior.group_ptr[int(prior.work[4, b])]
+                t = w[prior.order[k]]
+                if (t != 0.0 or prm.l1 == 0.0) and lo < t < up:
+                    sx = x[prior.order[k]]
+                    if stop - k == 1:
+                        q += sx * sx
+                    else:
+                        for j in range(k + 1, stop):
+                            sx += x[prior.order[j]]
+                        q += sx * sx / (stop - k)
+                k = stop
+            continue
         while k < k_end:
             t = w[prior.order[k]]
             sx, n, inside = 0.0, 0.0, t != 0.0 or prm.l1 == 0.0
@@ -337,7 +355,7 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     f = model.feasible_set
     lower, upper = np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64)
     prior = Prior(lower, upper, chains.order, chains.group_ptr, chains.chain_ptr, chains.free,
-                  np.empty((6, max(chains.n_groups, 1))), chains.uniform_bounds(lower, upper))
+                  np.empty((WORK_ROWS, max(chains.n_groups, 1))), chains.uniform_bounds(lower, upper))
     st = State(np.zeros(d), np.zeros(d), np.zeros(3))
     _weights(st.v, st.w, prior, prm)
     alpha = np.zeros(n)  # of the rows in their new order
