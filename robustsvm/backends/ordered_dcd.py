@@ -63,8 +63,10 @@ Samples = namedtuple("Samples", ["y", "c", "qdiag"])
 Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work", "uniform"])
 #: the scalars of one solve
 Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local", "block", "local_below"])
-#: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`)
-BLOCK = 64
+#: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`); chosen
+#: with LOCAL_BELOW among 1, 4, 16, 64 × 0.9, 1.0 on magic, spambase and two generated shapes, checked on four
+#: held-out KEEL sets and a third shape (``benchmarks/bench_ordering.py --constants``; 64 took 8% longer)
+BLOCK = 16
 #: try the local-curvature step when its curvature is below this fraction of the global bound
 LOCAL_BELOW = 0.9
 
