@@ -49,6 +49,8 @@ RHO_FACTOR = 0.03
 #: weight of the newest iterate in the exponential average of the iterates ``w(v)``, the certificate's second
 #: primal point (the iterates of the hinge dual oscillate about the optimum; their average settles sooner)
 AVG_WEIGHT = 0.25
+#: certificates in a row at which the average beats the iterate, after which only the average is scored
+AVERAGE_SETTLES = 2
 #: certificates in a row that do not halve the gap before the samples set aside by the shrinking are restored
 UNSHRINK_AFTER = 3
 
@@ -284,6 +286,7 @@ class _Certifier:
         self.box = (f.lower, f.upper) if model.has_bounds else None
         self.linear = f.linear if model.has_constraints else None
         self.best = (-np.inf, None, None)
+        self.average_wins = 0  # certificates in a row at which the average had the lower objective
 
     def model_alpha(self) -> np.ndarray:
         """``α`` in the model's order of the samples (the epochs read the rows in the order ``rows``)."""
@@ -303,13 +306,19 @@ class _Certifier:
         if D > self.best[0]:
             self.best = (D, a, nu)
         best = None
-        for w in (self.iterate.copy(), self.average.copy()):  # both in W: w(v) and an average of such points
+        # both in W: w(v) and an average of such points; once the average has won AVERAGE_SETTLES certificates in
+        # a row, the iterate is no longer scored (each point costs a product with X and its exact intercept)
+        points = [self.average.copy()]
+        if self.average_wins < AVERAGE_SETTLES:
+            points.insert(0, self.iterate.copy())
+        for w in points:
             z = np.asarray(m.X @ w).ravel()
             b = {"free": lambda: best_intercept(z, y, c, m.loss.name == "squared_hinge"),  # noqa: B023
                  "ridge": lambda: float(b_eff), "none": lambda: 0.0}[m.intercept.mode]()
             P = objective_from_margins(m, w, b, y * (z + b))
             if best is None or P < best[0]:
                 best = (P, w, b)
+        self.average_wins = self.average_wins + 1 if best[1] is points[-1] else 0
         return DualCertificate(best[0], D, best[1], best[2], scale=float(c.sum()))
 
 
