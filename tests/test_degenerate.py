@@ -115,3 +115,26 @@ def test_every_route_of_the_solve_path_reports_it(data):
     assert sol.degenerate["explained"] and sol.degenerate["critical_radius"] == pytest.approx(rc, rel=1e-9)
     with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius"):
         rs.RobustSVC(l2=1e-2, signs=SIGNS, uncertainty=rs.Box(1.5 * rc)).fit(Xf, y)
+
+
+def test_a_loose_answer_that_beats_the_constant_classifier_needs_no_critical_value(data, monkeypatch):
+    # λ2 small and tol loose: the certificate resolves ‖w − w*‖ no better than ‖w‖ itself, yet the objective is
+    # below every point with w = 0, so w* ≠ 0 is proved without the conic program of the critical λ1
+    from robustsvm.certificates import critical
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the critical value was computed")
+
+    monkeypatch.setattr(critical, "model_critical_l1", refuse)
+    monkeypatch.setattr(critical, "model_critical_radius", refuse)
+    Xf, y, _ = data
+    problem = rs.Problem(penalty=rs.L2(1e-2), constraints=[rs.Decreasing(["age", "pnodes"])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.DegenerateSolutionWarning)
+        sol = problem.solve(Xf, y, solver="ordered-dcd", tol=1e-2)
+    assert np.linalg.norm(sol.w) <= sol.weight_resolution  # unresolved by the certificate alone
+    # the constant classifier's value, by brute force over b: the hinge's breakpoints are b = ±1
+    s = np.where(y == 1, 1.0, -1.0)
+    constant = min(np.mean(np.maximum(0.0, 1.0 - s * b)) for b in np.linspace(-2.0, 2.0, 4001))
+    assert sol.objective < constant
+    assert sol.degenerate is None

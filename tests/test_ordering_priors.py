@@ -123,6 +123,27 @@ def test_prox_with_equal_bounds_is_threshold_then_clip_of_the_projection(seed):
     np.testing.assert_allclose(w, closed, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_chains_with_shared_bounds_take_the_pooled_means_path(seed):
+    """A chain whose features share their bounds is pooled on its blocks' means (no division per push); with
+    groups of tied features, L1 and bounds it is still the prox CVXPY computes, and a chain whose bounds differ
+    takes the general path."""
+    rng = np.random.default_rng(seed)
+    d = 10
+    priors = [rs.Increasing([0, 1, 2, 3]), rs.Equal([3, 4]), rs.Order(4, "<=", 5), rs.Decreasing([9, 8, 7])]
+    chains = chain_structure(_linear(priors, d))
+    l2, l1 = float(rng.uniform(0.5, 2.0)), [0.0, 0.4][seed % 2]
+    lower, upper = np.full(d, -0.8), np.full(d, 0.9)
+    lower[6] = -np.inf  # a free feature: no chain, no effect on the flags
+    if seed % 3 == 2:  # one feature of the first chain with its own bound
+        upper[1] = 0.3
+    s = rng.normal(scale=2.0, size=d) + np.linspace(1.5, -1.5, d)  # against the order: many pools
+    flags = chains.uniform_bounds(lower, upper)
+    assert list(flags) == [seed % 3 != 2, True]
+    w_ref, _ = _prox_cvxpy(s, l2, l1, lower, upper, _rows(priors, d))
+    np.testing.assert_allclose(chains.prox(s, l2, l1, lower, upper), w_ref, atol=1e-6)
+
+
 # ------------------------------------------------------------------------------------- the structure
 def test_priors_resolve_names_and_round_trip_through_json():
     names = np.array(["dose 0", "dose 1", "dose 2", "age", "bmi"])
@@ -224,6 +245,9 @@ CASES = [
     dict(priors=[rs.Increasing([4, 2, 0])], l2=0.1, intercept="none", lower=np.r_[0.0, -np.inf, 0.0, -0.2, -1.0, 0],
          upper=np.r_[0.3, 0.5, np.inf, np.inf, np.inf, 2.0]),
     dict(priors=[rs.Decreasing([5, 1]), rs.Equal([0, 2, 3])], l2=0.05, intercept="ridge", mu=0.5),
+    # shared bounds on the chain (the prox pools on the blocks' means), L1 and a group tied inside the chain
+    dict(priors=[rs.Increasing([0, 1, 2]), rs.Equal([2, 3]), rs.Order(3, "<=", 5)], l2=0.03, l1=0.02,
+         lower=np.full(6, -0.3), upper=np.full(6, 0.25)),
 ]
 
 

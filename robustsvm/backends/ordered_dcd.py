@@ -35,7 +35,7 @@ from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
 from ..priors.constraints import Ordered
-from ..priors.ordering import ChainStructure, OrderingPrior, chain_prox_into, chain_structure
+from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
 from ._dcd_kernels import SUMS
 from .dual_ascent import (
     DualCertificate,
@@ -56,6 +56,8 @@ RHO_FACTOR = 0.03
 #: weight of the newest iterate in the exponential average of the iterates ``w(v)``, the certificate's second
 #: primal point (the iterates of the hinge dual oscillate about the optimum; their average settles sooner)
 AVG_WEIGHT = 0.25
+#: certificates in a row at which the average beats the iterate, after which only the average is scored
+AVERAGE_SETTLES = 2
 #: certificates in a row that do not halve the gap before the samples set aside by the shrinking are restored
 UNSHRINK_AFTER = 3
 
@@ -67,11 +69,13 @@ State = namedtuple("State", ["v", "w", "sums"])
 #: per sample: labels ±1, loss coefficients, the step's curvature ``c_i(‖x_i‖²/λ2 + ρ) + δ``
 Samples = namedtuple("Samples", ["y", "c", "qdiag"])
 #: the weight set: bounds, the chains (:class:`ChainStructure`'s arrays), the free features and PAV's scratch
-Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work"])
+Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work", "uniform"])
 #: the scalars of one solve
-Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local"])
-#: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`)
-BLOCK = 64
+Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local", "block", "local_below"])
+#: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`); chosen
+#: with LOCAL_BELOW among 1, 4, 16, 64 × 0.9, 1.0 on magic, spambase and two generated shapes, checked on four
+#: held-out KEEL sets and a third shape (``benchmarks/bench_ordering.py --constants``; 64 took 8% longer)
+BLOCK = 16
 #: try the local-curvature step when its curvature is below this fraction of the global bound
 LOCAL_BELOW = 0.9
 
@@ -117,18 +121,18 @@ def _weights(v, w, prior, prm):  # pragma: no cover - compiled
         t = (t - prm.l1 if t > prm.l1 else (t + prm.l1 if t < -prm.l1 else 0.0)) / prm.l2
         w[h] = min(max(t, prior.lower[h]), prior.upper[h])
     chain_prox_into(v, prm.l2, prm.l1, prior.lower, prior.upper, prior.order, prior.group_ptr, prior.chain_ptr, w,
-                    prior.work)
+                    prior.work, prior.uniform)
 
 
 @nb.njit(cache=True, inline="always")
-def _shuffle_blocks(index, active, scratch):  # pragma: no cover - compiled
-    """``index[:active]`` in a random order of its blocks of :data:`BLOCK` entries (each block kept in order): the
-    rows were put in a random order once (:func:`solve_ordered_dcd`), so the samples come in a random order
-    while the rows are read from memory in runs."""
-    blocks = (active + BLOCK - 1) // BLOCK
+def _shuffle_blocks(index, active, scratch, block):  # pragma: no cover - compiled
+    """``index[:active]`` in a random order of its blocks of ``block`` (:data:`BLOCK`) entries (each block kept in
+    order): the rows were put in a random order once (:func:`solve_ordered_dcd`), so the samples come in a random
+    order while the rows are read from memory in runs."""
+    blocks = (active + block - 1) // block
     k = 0
     for j in np.random.permutation(blocks):  # noqa: NPY002  (numba's generator, seeded by _seed)
-        for t in range(j * BLOCK, min((j + 1) * BLOCK, active)):
+        for t in range(j * block, min((j + 1) * block, active)):
             scratch[k] = index[t]
             k += 1
     index[:active] = scratch[:active]
@@ -146,14 +150,32 @@ def _conjugate(v, w, prm):  # pragma: no cover - compiled
 @nb.njit(cache=True, inline="always")
 def _local_curvature(x, w, prior, prm):  # pragma: no cover - compiled
     """``xᵀ(∂w/∂v)x``: ``x_h²/λ2`` on the free features strictly inside their bounds and off the soft-threshold's
-    zero, and ``(Σ_{h ∈ B} x_h)²/(|B| λ2)`` on each block ``B`` of equal weights on a chain likewise."""
+    zero, and ``(Σ_{h ∈ B} x_h)²/(|B| λ2)`` on each block ``B`` of equal weights on a chain likewise (the blocks of
+    the last prox, kept in ``prior.work``, on a chain pooled on its means; else read from ``w``)."""
     q = 0.0
     for k in range(prior.free.size):
         h = prior.free[k]
         if prior.lower[h] < w[h] < prior.upper[h] and (w[h] != 0.0 or prm.l1 == 0.0):
             q += x[h] * x[h]
     for c in range(prior.chain_ptr.size - 1):
-        k, k_end = prior.group_ptr[prior.chain_ptr[c]], prior.group_ptr[prior.chain_ptr[c + 1]]
+        base = prior.chain_ptr[c]
+        k, k_end = prior.group_ptr[base], prior.group_ptr[prior.chain_ptr[c + 1]]
+        if prior.uniform[c]:
+            h0 = prior.order[k]
+            lo, up = prior.lower[h0], prior.upper[h0]
+            for b in range(base, base + int(prior.work[6, base])):
+                stop = prior.group_ptr[int(prior.work[4, b])]
+                t = w[prior.order[k]]
+                if (t != 0.0 or prm.l1 == 0.0) and lo < t < up:
+                    sx = x[prior.order[k]]
+                    if stop - k == 1:
+                        q += sx * sx
+                    else:
+                        for j in range(k + 1, stop):
+                            sx += x[prior.order[j]]
+                        q += sx * sx / (stop - k)
+                k = stop
+            continue
         while k < k_end:
             t = w[prior.order[k]]
             sx, n, inside = 0.0, 0.0, t != 0.0 or prm.l1 == 0.0
@@ -182,7 +204,7 @@ def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compile
     (``ai`` when undone)."""
     ci, v, w, sums = smp.c[i], st.v, st.w, st.sums
     q = ci * (_local_curvature(X[i], w, prior, prm) + prm.rho) + prm.dii
-    if not q < LOCAL_BELOW * smp.qdiag[i] or q <= 0.0:
+    if not q < prm.local_below * smp.qdiag[i] or q <= 0.0:
         return ai
     t = min(max(ai - G / q, 0.0), prm.upper) - ai
     if t == 0.0:
@@ -206,7 +228,7 @@ def _epoch(X, smp, alpha, st, prior, prm, index, scratch, active, pg_max_old,
     pg_max, pg_min, updates)``."""
     d = X.shape[1]
     v, w, sums = st.v, st.w, st.sums
-    _shuffle_blocks(index, active, scratch)
+    _shuffle_blocks(index, active, scratch, prm.block)
     pg_max, pg_min, updates = -np.inf, np.inf, 0
     s = 0
     while s < active:
@@ -269,6 +291,7 @@ class _Certifier:
         self.box = (f.lower, f.upper) if model.has_bounds else None
         self.linear = f.linear if model.has_constraints else None
         self.best = (-np.inf, None, None)
+        self.average_wins = 0  # certificates in a row at which the average had the lower objective
 
     def model_alpha(self) -> np.ndarray:
         """``α`` in the model's order of the samples (the epochs read the rows in the order ``rows``)."""
@@ -288,13 +311,19 @@ class _Certifier:
         if D > self.best[0]:
             self.best = (D, a, nu)
         best = None
-        for w in (self.iterate.copy(), self.average.copy()):  # both in W: w(v) and an average of such points
+        # both in W: w(v) and an average of such points; once the average has won AVERAGE_SETTLES certificates in
+        # a row, the iterate is no longer scored (each point costs a product with X and its exact intercept)
+        points = [self.average.copy()]
+        if self.average_wins < AVERAGE_SETTLES:
+            points.insert(0, self.iterate.copy())
+        for w in points:
             z = np.asarray(m.X @ w).ravel()
             b = {"free": lambda: best_intercept(z, y, c, m.loss.name == "squared_hinge"),  # noqa: B023
                  "ridge": lambda: float(b_eff), "none": lambda: 0.0}[m.intercept.mode]()
             P = objective_from_margins(m, w, b, y * (z + b))
             if best is None or P < best[0]:
                 best = (P, w, b)
+        self.average_wins = self.average_wins + 1 if best[1] is points[-1] else 0
         return DualCertificate(best[0], D, best[1], best[2], scale=float(c.sum()))
 
 
@@ -337,11 +366,12 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     sq = np.einsum("ij,ij->i", X, X)
     rho = intercept_rho(model.intercept, None, c, sq, lam, factor=RHO_FACTOR)
     prm = Params(lam, float(model.l1), np.inf if squared else 1.0, 0.5 if squared else 0.0, rho, bool(shrinking),
-                 bool(local))
+                 bool(local), int(BLOCK), float(LOCAL_BELOW))
     smp = Samples(y, c, c * (sq / lam + rho) + prm.dii)
     f = model.feasible_set
-    prior = Prior(np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64), chains.order,
-                  chains.group_ptr, chains.chain_ptr, chains.free, np.empty((6, max(chains.n_groups, 1))))
+    lower, upper = np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64)
+    prior = Prior(lower, upper, chains.order, chains.group_ptr, chains.chain_ptr, chains.free,
+                  np.empty((WORK_ROWS, max(chains.n_groups, 1))), chains.uniform_bounds(lower, upper))
     st = State(np.zeros(d), np.zeros(d), np.zeros(3))
     _weights(st.v, st.w, prior, prm)
     alpha = np.zeros(n)  # of the rows in their new order

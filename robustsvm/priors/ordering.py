@@ -36,11 +36,13 @@ from scipy.optimize import LinearConstraint
 
 from .._validation import feature_index
 
-__all__ = ["ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
+__all__ = ["WORK_ROWS", "ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
            "chain_structure", "chain_prox_into", "prior_from_dict"]
 
 #: the comparison operators :class:`Order` takes
 OPERATORS = (">=", "<=", "==")
+#: rows of :func:`chain_prox_into`'s scratch array
+WORK_ROWS = 7
 
 
 def _key(k: Any) -> Any:
@@ -186,37 +188,86 @@ def _block_value(total, count, lo, up, l2, l1):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, inline="always")
-def chain_prox_into(s, l2, l1, lower, upper, order, group_ptr, chain_ptr, w, work):  # pragma: no cover - compiled
+def _pooled_chain(s, c, l2, l1, lower, upper, order, group_ptr, chain_ptr, w, work):  # pragma: no cover - compiled
+    """Chain ``c`` by pool-adjacent-violators on the blocks' values (any bounds); its stack lives in the columns of
+    its groups."""
+    tot, cnt, blo, bup, first, val = work[0], work[1], work[2], work[3], work[4], work[5]
+    base = chain_ptr[c]
+    top = base - 1
+    for g in range(chain_ptr[c], chain_ptr[c + 1]):
+        S, n, lo, up = 0.0, 0.0, -np.inf, np.inf
+        for k in range(group_ptr[g], group_ptr[g + 1]):
+            h = order[k]
+            S += s[h]
+            n += 1.0
+            lo = max(lo, lower[h])
+            up = min(up, upper[h])
+        top += 1
+        tot[top], cnt[top], blo[top], bup[top], first[top] = S, n, lo, up, g
+        val[top] = _block_value(S, n, lo, up, l2, l1)
+        while top > base and val[top - 1] > val[top]:  # adjacent violators: pool them
+            tot[top - 1] += tot[top]
+            cnt[top - 1] += cnt[top]
+            blo[top - 1] = max(blo[top - 1], blo[top])
+            bup[top - 1] = min(bup[top - 1], bup[top])
+            top -= 1
+            val[top] = _block_value(tot[top], cnt[top], blo[top], bup[top], l2, l1)
+    for b in range(base, top + 1):
+        g_end = int(first[b + 1]) if b < top else chain_ptr[c + 1]
+        for k in range(group_ptr[int(first[b])], group_ptr[g_end]):
+            w[order[k]] = val[b]
+    work[6, base] = -1.0
+
+
+@nb.njit(cache=True, inline="always")
+def _isotonic_chain(s, c, l2, l1, lo, up, order, group_ptr, chain_ptr, w, work):  # pragma: no cover - compiled
+    """Chain ``c`` whose features share the bounds ``[lo, up]``: pool-adjacent-violators on the blocks' means
+    (compared as ``S_a n_b > S_b n_a``, no division), then ``clip(soft(mean, λ1)/λ2, lo, up)`` per block (Yu, 2013:
+    the prox is that map of the isotonic regression, ``docs/derivations/ordering.md`` §2). The blocks stay in
+    ``work``: their count at ``work[6, chain_ptr[c]]``, the end (one past the last group) of the ``b``-th at
+    ``work[4, chain_ptr[c] + b]``."""
+    tot, cnt, last = work[0], work[1], work[4]
+    base = chain_ptr[c]
+    top = base - 1
+    for g in range(chain_ptr[c], chain_ptr[c + 1]):
+        k0, k1 = group_ptr[g], group_ptr[g + 1]
+        S = 0.0
+        for k in range(k0, k1):
+            S += s[order[k]]
+        n = float(k1 - k0)
+        while top >= base and tot[top] * n > S * cnt[top]:  # the block below has the larger mean: pool
+            S += tot[top]
+            n += cnt[top]
+            top -= 1
+        top += 1
+        tot[top], cnt[top], last[top] = S, n, g + 1
+    start = group_ptr[base]
+    for b in range(base, top + 1):
+        stop = group_ptr[int(last[b])]
+        t = _block_value(tot[b], cnt[b], lo, up, l2, l1)
+        for k in range(start, stop):
+            w[order[k]] = t
+        start = stop
+    work[6, base] = top + 1 - base
+
+
+@nb.njit(cache=True, inline="always")
+def chain_prox_into(s, l2, l1, lower, upper, order, group_ptr, chain_ptr, w, work,
+                    uniform):  # pragma: no cover - compiled
     """``w[order] = `` the prox of :class:`ChainStructure` on the chain features (pool-adjacent-violators).
 
-    ``work`` is a (6, n_groups) scratch array: the stack's sums, counts, lower and upper bounds, first groups and
-    values.
+    ``work`` is a (:data:`WORK_ROWS`, n_groups) scratch array, each chain's stack in the columns of its groups: the
+    sums, counts, lower and upper bounds, first (or end) groups and values of the blocks, and at a chain's first
+    group the number of its blocks (−1 when pooled on the values). ``uniform[c]``
+    (:meth:`ChainStructure.uniform_bounds`) says that every feature of chain ``c`` has the same bounds: its blocks
+    are then pooled on their means, without the values' divisions.
     """
-    tot, cnt, blo, bup, first, val = work[0], work[1], work[2], work[3], work[4], work[5]
     for c in range(chain_ptr.size - 1):
-        top = -1
-        for g in range(chain_ptr[c], chain_ptr[c + 1]):
-            S, n, lo, up = 0.0, 0.0, -np.inf, np.inf
-            for k in range(group_ptr[g], group_ptr[g + 1]):
-                h = order[k]
-                S += s[h]
-                n += 1.0
-                lo = max(lo, lower[h])
-                up = min(up, upper[h])
-            top += 1
-            tot[top], cnt[top], blo[top], bup[top], first[top] = S, n, lo, up, g
-            val[top] = _block_value(S, n, lo, up, l2, l1)
-            while top > 0 and val[top - 1] > val[top]:  # adjacent violators: pool them
-                tot[top - 1] += tot[top]
-                cnt[top - 1] += cnt[top]
-                blo[top - 1] = max(blo[top - 1], blo[top])
-                bup[top - 1] = min(bup[top - 1], bup[top])
-                top -= 1
-                val[top] = _block_value(tot[top], cnt[top], blo[top], bup[top], l2, l1)
-        for b in range(top + 1):
-            g_end = int(first[b + 1]) if b < top else chain_ptr[c + 1]
-            for k in range(group_ptr[int(first[b])], group_ptr[g_end]):
-                w[order[k]] = val[b]
+        if uniform[c]:
+            h = order[group_ptr[chain_ptr[c]]]
+            _isotonic_chain(s, c, l2, l1, lower[h], upper[h], order, group_ptr, chain_ptr, w, work)
+        else:
+            _pooled_chain(s, c, l2, l1, lower, upper, order, group_ptr, chain_ptr, w, work)
 
 
 @dataclass(frozen=True, eq=False)
@@ -260,10 +311,19 @@ class ChainStructure:
         s = np.asarray(s, dtype=np.float64)
         t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0) / l2
         w = np.clip(t, lower, upper)
-        work = np.empty((6, max(self.n_groups, 1)))
-        chain_prox_into(s, float(l2), float(l1), np.asarray(lower, np.float64), np.asarray(upper, np.float64),
-                        self.order, self.group_ptr, self.chain_ptr, w, work)
+        work = np.empty((WORK_ROWS, max(self.n_groups, 1)))
+        lower, upper = np.asarray(lower, np.float64), np.asarray(upper, np.float64)
+        chain_prox_into(s, float(l2), float(l1), lower, upper, self.order, self.group_ptr, self.chain_ptr, w, work,
+                        self.uniform_bounds(lower, upper))
         return w
+
+    def uniform_bounds(self, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """Per chain, whether all its features have the same bounds (``chain_prox_into``'s fast path)."""
+        out = np.zeros(self.chain_ptr.size - 1, dtype=np.bool_)
+        for c in range(out.size):
+            h = self.order[self.group_ptr[self.chain_ptr[c]]:self.group_ptr[self.chain_ptr[c + 1]]]
+            out[c] = bool(np.all(lower[h] == lower[h[0]]) and np.all(upper[h] == upper[h[0]]))
+        return out
 
     def project(self, z: np.ndarray) -> np.ndarray:
         """The Euclidean projection of ``z`` on the chains alone (isotonic regression along each chain)."""
