@@ -83,9 +83,11 @@ class UncertaintySet(ABC):
     #: (``backends/cost.py``: the box, the 2- and ∞-balls, the 1-ball, the ellipsoid; "other" has none)
     cost_class: str = "other"
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, shared_base: bool = False, **kwargs: Any) -> None:
+        """Register a set type by its name (``shared_base=True``: a common base of set types, not a set itself)."""
         super().__init_subclass__(**kwargs)
-        SET_TYPES[cls.__name__] = cls
+        if not shared_base:
+            SET_TYPES[cls.__name__] = cls
 
     def __init__(self, radius: Any = 1.0) -> None:
         self.radius = check_radius(radius)

@@ -13,7 +13,7 @@ import numpy as np
 from .base import UncertaintySet
 
 
-class PairSet(UncertaintySet):
+class PairSet(UncertaintySet, shared_base=True):
     """The common part of a set built from ``first`` and ``second``: ``scales = (r_A/s, r_B/s)``, ``s = max(r_A, r_B)``.
 
     Both radii 0: scales ``(1, 1)`` and radius 0. A ``radius`` given to the built set (a scalar or one per
