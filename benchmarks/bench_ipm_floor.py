@@ -3,13 +3,14 @@ ellipsoid by ``"auto"`` against the box; writes ``benchmarks/results/ipm_floor.m
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_ipm_floor.py            # everything (~6 min on 2 cores)
+    .venv/bin/python benchmarks/bench_ipm_floor.py            # everything (~10 min on 2 cores)
     .venv/bin/python benchmarks/bench_ipm_floor.py --quick    # small sizes, about a minute
 
 Cases (hinge loss, ``reduction="mean"``, ``L2(λ)`` with λ = 1/n, free intercept, Gaussian data
 ``y = sign(X·w₀ + 2ε)`` as in ``bench_robust.py``):
 
-* 20,000 × 100, Box(r = 0.05) and 2-Ball(r = 0.2): ``feature-ipm`` to a certified relative gap of ``--tol``
+* 20,000 × 100, Box(r = 0.05), 2-Ball(r = 0.2) and Ellipsoid(M, r = 0.1) with ``M = BBᵀ/d + I`` (``B`` standard
+  Gaussian, a well-conditioned random shape): ``feature-ipm`` to a certified relative gap of ``--tol``
   (median of 7 solves, four before and three after Clarabel's one solve) against Clarabel; per iteration, the
   Gram products the solve formed (double precision, single precision, and their double-precision equivalent
   counting a single-precision one as half), the passes over the data, and the time per iteration in units of
@@ -19,7 +20,9 @@ Cases (hinge loss, ``reduction="mean"``, ``L2(λ)`` with λ = 1/n, free intercep
 * The ellipsoid (``Ellipsoid(M, 0.1)``, ``M = BBᵀ/d + I``) and the box by ``solver="auto"`` at 20,000 × 100 and
   20,000 × 400: the backend ``auto`` ran and its time.
 
-Every solver runs in this process, single-threaded (BLAS and numba); times are wall and CPU seconds.
+Every solver runs in this process, single-threaded: BLAS by ``threadpoolctl`` (and the thread variables set before
+NumPy loads), numba by ``NUMBA_NUM_THREADS``, Clarabel by its own ``max_threads = 1`` (passed through
+``solver_options``). Times are wall and CPU seconds; the ratio against Clarabel is of CPU times.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "ipm_floor.md"
 #: feature-ipm solves per cell, half before and half after Clarabel's one solve (their median is reported)
 REPEATS = 7
+#: Clarabel's own thread pool held to one thread (its default, 0, lets it choose)
+CLARABEL = {"max_threads": 1}
 
 
 TABLE_HEAD = ("| data | set | feature-ipm | iterations | Gram products f64 + f32 | f64-equivalent per iteration | "
@@ -119,7 +124,7 @@ def floor_rows(title: str, X, y, sets, *, tol: float, repeats: int, clarabel: bo
         # half of the feature-ipm solves before Clarabel's and half after: both sides of the ratio see the same
         # stretch of the machine's load
         first = run(solve_ipm, (repeats + 1) // 2)
-        cl = run(lambda p=prob: p.solve(X, y, solver="clarabel")) if clarabel else None
+        cl = run(lambda p=prob: p.solve(X, y, solver="clarabel", solver_options=CLARABEL)) if clarabel else None
         ipm = pooled(first, run(solve_ipm, repeats // 2)) if repeats > 1 else first
         sol = ipm["value"]
         counts = sol.extra["ipm_counts"]
@@ -127,8 +132,8 @@ def floor_rows(title: str, X, y, sets, *, tol: float, repeats: int, clarabel: bo
         g64, g32 = counts["gram_float64"], counts["gram_float32"]
         equiv = (g64 + 0.5 * g32) / its
         per_it = ipm["cpu"] / its / unit
-        ratio = "—" if cl is None else f"**{cl['wall'] / ipm['wall']:.0f}×** (CPU {cl['cpu'] / ipm['cpu']:.0f}×)"
-        cl_time = "—" if cl is None else f"{cl['wall']:.3g} s ({cl['value'].status})"
+        ratio = "—" if cl is None else f"**{cl['cpu'] / ipm['cpu']:.0f}×** (wall {cl['wall'] / ipm['wall']:.0f}×)"
+        cl_time = "—" if cl is None else f"{cl['wall']:.3g} s (CPU {cl['cpu']:.3g} s; {cl['value'].status})"
         lib = "—" if nominal is None else f"{ipm['wall'] / nominal['wall']:.2f}×"
         rows.append(f"| {title} | {label} | {ipm['wall']:.3g} s (CPU {ipm['cpu']:.3g} s; {sol.status}, gap "
                     f"{sol.rel_gap:.1e}) | {counts['iterations']} | {g64} + {g32} | {equiv:.2f} | "
@@ -162,6 +167,15 @@ def machine() -> str:
             f"- Python {platform.python_version()}, numpy {np.__version__}; single-threaded BLAS and numba")
 
 
+def blas_threads() -> str:
+    """The BLAS libraries loaded and their thread counts, as ``threadpoolctl`` reports them."""
+    from threadpoolctl import threadpool_info
+
+    libs = [f"{i.get('internal_api')} {i.get('num_threads')} thread(s)" for i in threadpool_info()
+            if i.get("user_api") == "blas"]
+    return "BLAS (threadpoolctl): " + (", ".join(libs) or "none found") + "; Clarabel max_threads = 1"
+
+
 def warm_up() -> None:
     X, y = gaussian(300, 5)
     for V in (rs.Box(0.1), rs.Ball(0.1), ellipsoid(5, 0.1)):
@@ -178,14 +192,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=OUT)
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):  # every BLAS this process loaded, on one thread
+        return _main(args)
+
+
+def _main(args) -> int:
     t0 = time.perf_counter()
-    header = machine() + f"\n- {describe(pin_run(args.cpu, args.quick))}"
+    header = machine() + f"\n- {describe(pin_run(args.cpu, args.quick))}\n- {blas_threads()}"
     warm_up()
-    sets = [("Box r = 0.05", rs.Box(0.05)), ("Ball r = 0.2", rs.Ball(0.2))]
     shapes = [(4000, 100), (4000, 200), (20000, 50)] if args.quick else [(20000, 100), (20000, 400), (100000, 100)]
     rows, units = [], []
     for k, (n, d) in enumerate(shapes):
         X, y = gaussian(n, d)
+        sets = [("Box r = 0.05", rs.Box(0.05)), ("Ball r = 0.2", rs.Ball(0.2)),
+                ("Ellipsoid r = 0.1", ellipsoid(d, 0.1))]
         nominal = None if k == 0 else liblinear(X, y, args.tol)
         part, unit = floor_rows(f"{n:,} × {d}", X, y, sets, tol=args.tol, repeats=REPEATS, clarabel=True,
                                 nominal=nominal)
@@ -208,8 +230,9 @@ Command: `{command}`  (total {(time.perf_counter() - t0) / 60:.1f} min)
 
 Model: hinge loss, `reduction="mean"`, `L2(λ)` with λ = 1/n, free intercept, one shared set; Gaussian data
 `y = sign(X·w₀ + 2ε)`. `feature-ipm` stops at a certified relative gap of {args.tol:g} (median of {REPEATS} solves,
-half before and half after Clarabel's), Clarabel at its defaults (one solve), liblinear
-(`LinearSVC(loss="hinge", dual=True, C=1)`, tol {args.tol:g}, no certificate) solves the nominal model.
+half before and half after Clarabel's), Clarabel at its defaults but `max_threads = 1` (one solve), liblinear
+(`LinearSVC(loss="hinge", dual=True, C=1)`, tol {args.tol:g}, no certificate) solves the nominal model. The
+column Clarabel / feature-ipm is the ratio of CPU times (of wall times in parentheses); the target is 80×.
 
 Per iteration: **Gram products** `f64 + f32` as formed (one weighted `Aᵀdiag(1/e)A` per iteration, in single
 precision while the gap is far from the tolerance), their **double-precision equivalent** (a single-precision
