@@ -5,6 +5,7 @@ Run from the repository root::
 
     .venv/bin/python benchmarks/bench_ipm_floor.py            # everything (~10 min on 2 cores)
     .venv/bin/python benchmarks/bench_ipm_floor.py --quick    # small sizes, about a minute
+    .venv/bin/python benchmarks/bench_ipm_floor.py --profile  # where a solve's CPU time goes, 20,000 × 100
 
 Cases (hinge loss, ``reduction="mean"``, ``L2(λ)`` with λ = 1/n, free intercept, Gaussian data
 ``y = sign(X·w₀ + 2ε)`` as in ``bench_robust.py``):
@@ -160,6 +161,48 @@ def auto_rows(title: str, X, y, *, tol: float) -> list[str]:
     return out
 
 
+#: the parts of a solve :func:`profile_rows` reports: the functions (by name) whose own CPU time each part sums
+PARTS = {"Gram": ("_gram_blocks",), "passes": ("dot", "tdot", "dot_coarse", "tdot_coarse", "transposed_product"),
+         "per-sample kernels": ("sample_rho", "sample_steps", "sample_complementarity"),
+         "cone": ("NTScaling", "jordan", "jordan_solve", "max_step", "apply", "apply_inverse",
+                  "inverse_squared_congruence"),
+         "certificate": ("dual_certificate", "trivial_certificate")}
+
+
+def profile_rows(n: int, d: int, *, tol: float, repeats: int = 5) -> list[str]:
+    """Per set: iterations, the step lengths, the CPU time per iteration (× ``XᵀX``) and its shares by part
+    (cProfile on CPU time over ``repeats`` solves; the certificate's share includes what it calls)."""
+    import cProfile
+    import pstats
+
+    X, y = gaussian(n, d)
+    unit = gram_time(X)
+    rows = []
+    for label, V in (("Box r = 0.05", rs.Box(0.05)), ("Ball r = 0.2", rs.Ball(0.2)),
+                     ("Ellipsoid r = 0.1", ellipsoid(d, 0.1))):
+        prob = rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V)
+        sol = prob.solve(X, y, solver="feature-ipm", tol=tol)
+        prof = cProfile.Profile(time.process_time)
+        c0 = time.process_time()
+        prof.enable()
+        for _ in range(repeats):
+            prob.solve(X, y, solver="feature-ipm", tol=tol)
+        prof.disable()
+        total = time.process_time() - c0
+        stats = pstats.Stats(prof).stats
+        shares = {}
+        for part, names in PARTS.items():
+            own = part != "certificate"
+            shares[part] = sum(st[2] if own else st[3] for (path, _, name), st in stats.items()
+                               if name in names and "robustsvm" in path) / total
+        its = sol.extra["ipm_counts"]["iterations"]
+        steps = " ".join(f"{a:.2f}" for a in sol.history["step"])
+        rows.append(f"| {n:,} × {d} | {label} | {its} | {steps} | {total / repeats / its / unit:.2f} | "
+                    + " | ".join(f"{100 * v:.0f}%" for v in shares.values())
+                    + f" | {100 * (1 - sum(shares.values())):.0f}% |")
+    return rows
+
+
 def machine() -> str:
     load = os.getloadavg()
     return (f"- machine: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; load average at start "
@@ -190,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes (about a minute)")
     parser.add_argument("--tol", type=float, default=1e-4, help="certified relative gap of feature-ipm")
     parser.add_argument("--output", type=Path, default=OUT)
+    parser.add_argument("--profile", action="store_true",
+                        help="only the profile of feature-ipm at 20,000 × 100 (results/ipm_profile.md)")
     add_cpu_argument(parser)
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
@@ -199,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args) -> int:
+    if args.profile:
+        return _profile(args)
     t0 = time.perf_counter()
     header = machine() + f"\n- {describe(pin_run(args.cpu, args.quick))}\n- {blas_threads()}"
     warm_up()
@@ -254,6 +301,19 @@ inner steps of O(d²)), so `auto` sends it to `feature-ipm`; the last column is 
 """
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text)
+    print(text)
+    return 0
+
+
+def _profile(args) -> int:
+    header = machine() + f"\n- {describe(pin_run(args.cpu, False))}\n- {blas_threads()}"
+    warm_up()
+    rows = profile_rows(20000, 100, tol=args.tol)
+    head = ("| data | set | iterations | step lengths | CPU per iteration (× XᵀX) | "
+            + " | ".join(PARTS) + " | rest |\n|" + "---|" * (len(PARTS) + 6))
+    text = (f"Command: `python benchmarks/bench_ipm_floor.py --profile{command_option(args.cpu)}`\n\n{header}\n\n"
+            f"{head}\n" + "\n".join(rows) + "\n")
+    (OUT.parent / "ipm_profile.md").write_text(text)
     print(text)
     return 0
 
