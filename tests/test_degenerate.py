@@ -138,3 +138,26 @@ def test_a_loose_answer_that_beats_the_constant_classifier_needs_no_critical_val
     constant = min(np.mean(np.maximum(0.0, 1.0 - s * b)) for b in np.linspace(-2.0, 2.0, 4001))
     assert sol.objective < constant
     assert sol.degenerate is None
+
+
+def test_a_large_constant_model_is_reported_without_the_critical_value_programs(monkeypatch):
+    """Above the size the critical-value programs run for after a solve, the report still says the model is
+    constant (the certificate's resolution) and names the function that computes the critical radius; the
+    programs are not run (they took a minute at 5,000 × 20,000 where the solve took under a second)."""
+    from robustsvm.certificates import critical, degenerate
+
+    def not_run(*args, **kwargs):
+        raise AssertionError("the critical-value program ran after the solve")
+
+    monkeypatch.setattr(critical, "model_critical_radius", not_run)
+    monkeypatch.setattr(critical, "model_critical_l1", not_run)
+    rng = np.random.default_rng(3)
+    d = degenerate.EXPLAIN_MAX_FEATURES + 1
+    X = rng.standard_normal((40, d))
+    y = np.where(rng.standard_normal(40) > 0, 1, -1)
+    prob = rs.Problem(penalty=rs.L2(1.0), uncertainty=rs.Box(10.0))
+    with pytest.warns(rs.DegenerateSolutionWarning, match="rs.critical_radius computes it"):
+        sol = prob.solve(X, y, solver="robust-dcd")
+    assert sol.status == "optimal" and sol.degenerate is not None and sol.degenerate["critical_radius"] is None
+    flat = np.ptp(X @ sol.w) <= 1e-9 * max(1.0, abs(sol.b))
+    assert flat or np.linalg.norm(sol.w) <= sol.degenerate["weight_resolution"]

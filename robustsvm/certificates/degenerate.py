@@ -29,6 +29,12 @@ __all__ = ["announce", "compare_critical", "count_nonzeros", "diagnose", "explai
 _ROUNDING_ULPS = 64
 #: without λ2 the certificate does not bound ‖w − w*‖: weights below this are read as zero
 _FLOOR = 1e-8
+#: the largest model whose report is explained by the critical-value programs after a solve (their conic program
+#: has a variable per sample and several per feature: at 5,000 × 20,000 sparse it took Clarabel a minute, against
+#: well under a second for the solve); above either, the report names the certificate's resolution and points
+#: to :func:`robustsvm.critical_radius` / :func:`robustsvm.critical_l1`, which compute the value on request
+EXPLAIN_MAX_FEATURES = 2_000
+EXPLAIN_MAX_ENTRIES = 2_000_000
 
 
 def weight_resolution(gap: float, objective: float, l2: float) -> float:
@@ -112,7 +118,13 @@ def _unexplained(w: np.ndarray, resolution: float | None) -> str:
 
 def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     """The sentence naming why the model is constant and the critical values' verdict: ``"proved"`` (``w* = 0``),
-    ``"refuted"`` (``w* ≠ 0``) or ``"unknown"`` (not derived for this model); fills ``report``'s critical values."""
+    ``"refuted"`` (``w* ≠ 0``) or ``"unknown"`` (not derived for this model, or above the size the programs are
+    run for after a solve: :data:`EXPLAIN_MAX_FEATURES`, :data:`EXPLAIN_MAX_ENTRIES`); fills ``report``'s critical
+    values."""
+    if not _explainable(model):
+        which = "critical_radius" if model.layout is not None or model.wasserstein is not None else "critical_l1"
+        return (f"{_unexplained(w, report['weight_resolution'])}; the critical value is not computed after a solve "
+                f"of this size ({model.n:,} × {model.d:,}): rs.{which} computes it"), "unknown"
     try:
         if model.layout is not None:
             rc = critical.model_critical_radius(model)
@@ -123,6 +135,13 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
         return compare_critical("l1", float(model.l1), cl1)
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         return _unexplained(w, report["weight_resolution"]), "unknown"
+
+
+def _explainable(model: Any) -> bool:
+    """Whether the critical-value programs are cheap enough to run after a solve of ``model``."""
+    X = model.X
+    entries = int(X.nnz) if hasattr(X, "nnz") else int(np.prod(X.shape))
+    return model.d <= EXPLAIN_MAX_FEATURES and entries <= EXPLAIN_MAX_ENTRIES
 
 
 def compare_critical(parameter: str, value: float, critical_value: float) -> tuple[str, str]:
