@@ -235,7 +235,7 @@ class SharedSetArrays:
     @classmethod
     def from_model(cls, model) -> SharedSetArrays:
         """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`)."""
-        layout, ball = model.layout, getattr(model, "wasserstein", None)
+        layout, ball = model.layout, model.wasserstein
         V = unit_set(ball) if ball is not None else None if layout is None else layout.sets[0]
         n = model.X.shape[0]
         X, sqn = _rows(model.X)
