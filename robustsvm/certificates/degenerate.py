@@ -81,7 +81,7 @@ def improves_on_constant(model: Any, objective: float) -> bool:
     value of the constant classifier ``b₀`` (:func:`robustsvm.certificates.critical.constant_classifier`, the best
     objective with ``w = 0``), by more than the rounding of the sums (:data:`_ROUNDING_ULPS` ulps). Every point with
     ``w = 0`` then has an objective above ``P* ≤ P(w, b)``. O(n), against a conic program for the critical λ1."""
-    if not math.isfinite(objective) or getattr(model, "wasserstein", None) is not None:
+    if not math.isfinite(objective) or model.wasserstein is not None:
         return False  # a Wasserstein term keeps a budget at w = 0 that b₀ does not minimize
     try:
         const = critical.constant_classifier(model)
