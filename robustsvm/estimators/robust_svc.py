@@ -30,9 +30,8 @@ from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
 from ..terms.losses import LOSSES, Loss
 from ..terms.penalties import L1, L2
-from ..uncertainty import UncertaintySet, check_radius_applies, sample_radii
+from ..uncertainty import DistributionalSet, UncertaintySet, check_radius_applies, sample_radii
 from ..uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
-from ..uncertainty.wasserstein import Wasserstein
 from . import calibration
 from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
 
@@ -212,7 +211,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "l2": [Interval(Real, 0, None, closed="left")],
         "l1": [Interval(Real, 0, None, closed="left")],
         "signs": "no_validation",
-        "uncertainty": [UncertaintySet, Wasserstein, PerClass, None],
+        "uncertainty": [UncertaintySet, DistributionalSet, PerClass, None],
         "fit_intercept": [_TrueOrFalse()],
         "intercept_l2": [Interval(Real, 0, None, closed="neither"), None],
         "kernel": [Kernel, None],
