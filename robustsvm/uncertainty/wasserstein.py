@@ -60,6 +60,8 @@ class Wasserstein(DistributionalSet):
 
     dual_module = "wasserstein"
     title = "a Wasserstein ball"
+    route = "a Wasserstein ball with kappa = inf"
+    penalty = "eps·‖w‖_*"
 
     def __init__(self, eps: float, kappa: float = np.inf, norm: float = 2) -> None:
         try:
@@ -148,9 +150,6 @@ class Wasserstein(DistributionalSet):
         """``Ball(1, p)`` of the transport norm for ``κ = ∞`` (``σ = ‖·‖_*``: the term is ``Σ c_i ℓ(m_i) + Cε‖w‖_*``);
         None for a finite κ (the label flips couple the samples)."""
         return Ball(1.0, p=self.norm) if not np.isfinite(self.kappa) else None
-
-    route = "a Wasserstein ball with kappa = inf"
-    penalty = "eps·‖w‖_*"
 
     def label(self) -> str:
         return f"Wasserstein(norm={self.norm:g})"
