@@ -119,9 +119,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     bounds, constraints : optional
         Bounds ``l ≤ w ≤ u`` (meeting ``signs``) and linear constraints (``LinearConstraint``, ``rs.ordered``) as
         in :class:`~robustsvm.Problem`, towards ``positive_class`` like signs; ``PerClass`` as for signs.
-    uncertainty : UncertaintySet, Wasserstein or PerClass, optional
+    uncertainty : UncertaintySet, DistributionalSet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...); or
-        ``rs.Wasserstein(eps)``, a ball of distributions around the sample (hinge or logistic loss; ``fit(radius=)``
+        a set of distributions around the sample (``rs.Wasserstein(eps)``: hinge or logistic loss; ``fit(radius=)``
         replaces ``eps``, one value). A per-sample radius is better passed to :meth:`fit` as ``radius=`` so that
         cross-validation slices it. With more than two classes, one set for every class's model, or one per
         class with :class:`~robustsvm.estimators.multiclass.PerClass`.
