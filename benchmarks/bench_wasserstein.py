@@ -66,7 +66,7 @@ def data(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def fit_both(WassersteinDRO, X, y, eps: float, kappa: float) -> dict:
     import robustsvm as rs
-    from robustsvm.duals.wasserstein import certify_wasserstein
+    from robustsvm.duals.wasserstein import certify
 
     prob = rs.Problem(loss=rs.Hinge(), uncertainty=rs.Wasserstein(eps, kappa=kappa, norm=2))
     out = {}
@@ -81,7 +81,7 @@ def fit_both(WassersteinDRO, X, y, eps: float, kappa: float) -> dict:
     model.update({"eps": eps, "p": 2, "kappa": "inf" if not np.isfinite(kappa) else kappa})
     fitted = model.fit(X, y)
     seconds = time.perf_counter() - t0
-    cert = certify_wasserstein(prob.normalize(X, y), np.asarray(fitted["theta"], dtype=np.float64),
+    cert = certify(prob.normalize(X, y), np.asarray(fitted["theta"], dtype=np.float64),
                                float(np.ravel(fitted["b"])[0]), status="max_iter")
     out["dro"] = {"time": seconds, "objective": cert.objective, "gap": cert.gap / max(1.0, cert.objective),
                   "status": ""}

@@ -38,8 +38,7 @@ _PUBLIC = {
     "uncertainty": ("Ball", "Box", "ConditionalGaussian", "CoordinateEllipsoid", "Ellipsoid", "Intersection",
                     "MissingValues", "Polyhedron", "Replicates", "RobustCheck", "Spectrahedron", "UncertaintySet",
                     "fit_gaussian", "from_replicates", "missing_as_uncertainty", "radius_upper_bound",
-                    "robust_check"),
-    "uncertainty.wasserstein": ("Wasserstein",),
+                    "robust_check", "Wasserstein"),
     "priors.constraints": ("ordered",),
     # the distributed backends register themselves (a layer above robustsvm.backends, which does not import them)
     "distributed.ipm": (),

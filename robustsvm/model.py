@@ -29,8 +29,7 @@ from .terms.intercept import Intercept, intercept_term
 from .terms.kernels import Kernel
 from .terms.losses import Loss
 from .terms.penalties import Penalty
-from .uncertainty import RobustLayout, UncertaintySet, check_radius_applies, resolve_uncertainty
-from .uncertainty.wasserstein import Wasserstein
+from .uncertainty import DistributionalSet, RobustLayout, UncertaintySet, check_radius_applies, resolve_uncertainty
 
 __all__ = ["Model", "ModelSummary", "normalize", "solved_problem", "summarize", "weight_reach"]
 
@@ -69,8 +68,8 @@ class Model(DataShape):
     feasible : WeightSet or None
         The box ``[lower, upper]`` (signs and bounds intersected, oriented to ``classes[1]``) and the
         linear constraints; None means the signs alone (:attr:`feasible_set`).
-    wasserstein : Wasserstein or None
-        A distributional set over the whole sample (the loss term is its worst expected loss).
+    distribution : DistributionalSet or None
+        A set of distributions around the whole sample (the loss term is its worst expected loss).
     """
 
     X: Any
@@ -87,7 +86,7 @@ class Model(DataShape):
     kernel: Kernel | None
     feature_names: np.ndarray | None = None
     feasible: WeightSet | None = None
-    wasserstein: Wasserstein | None = None
+    distribution: DistributionalSet | None = None
 
     # ------------------------------------------------------------- terms (n, d, is_sparse: DataShape)
     @property
@@ -145,8 +144,8 @@ class Model(DataShape):
         intercept; ``sample_weight`` recomputes ``c`` with the loss's reduction.
         """
         changes = penalty_changes(self, l2=l2, l1=l1, mu=mu)
-        if radius is not None and self.wasserstein is not None:  # the ball's eps (one value)
-            changes["wasserstein"] = self.wasserstein.with_eps(radius)
+        if radius is not None and self.distribution is not None:  # the set's one radius
+            changes["distribution"] = self.distribution.with_radius(radius)
         elif radius is not None:
             check_radius_applies(self.layout, radius)
             changes["layout"] = self.layout.with_radius(radius)
@@ -210,7 +209,7 @@ def summarize(model: Any) -> ModelSummary:
         return ModelSummary(loss=model.loss, penalty=model.penalty, intercept_term=model.intercept,
                             has_signs=model.has_signs, has_bounds=model.has_bounds,
                             has_constraints=model.has_constraints,
-                            uncertainty=model.wasserstein if model.wasserstein is not None else
+                            uncertainty=model.distribution if model.distribution is not None else
                             None if not sets else sets[0] if len(sets) == 1 else sets,
                             kernel=model.kernel,
                             constraints=(model.feasible.linear,) if model.has_constraints else ())
@@ -253,11 +252,11 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         per-sample radii at solve time (the sets themselves are not changed).
     """
     loss: Loss = problem.loss
-    ball = problem.uncertainty if isinstance(problem.uncertainty, Wasserstein) else None
-    if ball is not None:  # a distributional set: no per-sample layout (its radius ε replaced by radius=)
-        ball.check_loss(loss)
-        ball = ball if radius is None else ball.with_eps(radius)
-    layout = None if ball is not None else resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
+    dist = problem.uncertainty if isinstance(problem.uncertainty, DistributionalSet) else None
+    if dist is not None:  # a set of distributions: no per-sample layout (its radius replaced by radius=)
+        dist.check_loss(loss)
+        dist = dist if radius is None else dist.with_radius(radius)
+    layout = None if dist is not None else resolve_uncertainty(problem.uncertainty, data.n, data.d, radius=radius)
     bounds, constraints = getattr(problem, "bounds", None), getattr(problem, "constraints", None)
     feasible = None  # the signs alone: no arrays built (a model may have 10⁶ features)
     if bounds is not None or constraints:
@@ -279,7 +278,7 @@ def normalize(problem, data: FitData, *, radius: Any = None) -> Model:
         kernel=problem.kernel,
         feature_names=data.feature_names,
         feasible=feasible,
-        wasserstein=ball,
+        distribution=dist,
     )
 
 

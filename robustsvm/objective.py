@@ -49,8 +49,8 @@ def objective_from_margins(model: Model, w: np.ndarray, b: float, margins: np.nd
     :func:`kernel_objective` instead.
     """
     value = model.penalty.value(w) + model.intercept.value(b)
-    if model.wasserstein is not None:  # the worst expected loss over the ball (its exact minimum over λ)
-        return float(value + model.wasserstein.budget(model.loss, margins, model.c, w)[0])
+    if model.distribution is not None:  # the worst expected loss over the set of distributions
+        return float(value + model.distribution.budget(model.loss, margins, model.c, w)[0])
     if not model.loss.is_constraint:
         value += float(model.c @ model.loss.value(margins))
     return float(value)

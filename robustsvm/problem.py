@@ -23,7 +23,7 @@ from . import solve_path
 from ._validation import FitData, check_fit_data, check_positive_class
 from .certificates.certify import PointCertificate, certify_point
 from .conic import ConicProgram
-from .duals.wasserstein import point_certificate as wasserstein_point_certificate
+from .duals.distributional import distribution_dual
 from .model import Model, normalize
 from .priors.constraints import (
     Ordered,
@@ -37,13 +37,11 @@ from .priors.constraints import (
     resolve_constraints,
 )
 from .solution import Solution
-from .terms import Logistic  # noqa: F401 (registers the loss in losses.LOSSES for names and JSON)
 from .terms.intercept import Intercept, intercept_term
 from .terms.kernels import Kernel, kernel_from_dict
-from .terms.losses import Hinge, Loss, loss_from_dict
+from .terms.losses import LOSSES, Hinge, Loss, loss_from_dict
 from .terms.penalties import Penalty, as_penalty
-from .uncertainty import UncertaintySet, resolve_uncertainty, uncertainty_from_dict
-from .uncertainty.wasserstein import Wasserstein
+from .uncertainty import DistributionalSet, UncertaintySet, resolve_uncertainty, uncertainty_from_dict
 
 __all__ = ["Problem"]
 
@@ -103,12 +101,12 @@ class Problem:
         if loss is None:
             loss = Hinge()
         if not isinstance(loss, Loss):
-            raise TypeError(f"loss must be a margin loss (rs.Hinge(), rs.SquaredHinge(), rs.Logistic(), "
-                            f"rs.HardMargin()), got {loss!r}")
+            losses = ", ".join(f"rs.{cls.__name__}()" for cls in LOSSES.values())
+            raise TypeError(f"loss must be a margin loss ({losses}), got {loss!r}")
         self.loss = loss
         self.penalty = as_penalty(penalty)
         self.signs = signs
-        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, Wasserstein, list, tuple)):
+        if uncertainty is not None and not isinstance(uncertainty, (UncertaintySet, DistributionalSet, list, tuple)):
             raise TypeError(
                 f"uncertainty must be an uncertainty set (rs.Box, rs.Ball, ...), a list of sets or None, "
                 f"got {type(uncertainty).__name__}"
@@ -179,7 +177,7 @@ class Problem:
         """Validate ``X``, ``y`` and the options against this model."""
         data = check_fit_data(X, y, signs=self.signs, sample_weight=sample_weight, feature_names=feature_names,
                               positive_class=self.positive_class)
-        if not isinstance(self.uncertainty, Wasserstein):  # a distributional set has no per-sample shapes
+        if not isinstance(self.uncertainty, DistributionalSet):  # a set of distributions has no per-sample shapes
             resolve_uncertainty(self.uncertainty, data.n, data.d)  # validates shapes early
         resolve_bounds(self.bounds, data.d, data.feature_names)
         resolve_constraints(self.constraints, data.d, data.feature_names)
@@ -271,8 +269,8 @@ class Problem:
         ``ascent_steps``, ``tol`` and ``feas_tol``). ``w`` may be a ``(1, d)`` ``coef_``.
         """
         model = self.normalize(X, y, sample_weight=sample_weight, feature_names=feature_names, radius=radius)
-        if model.wasserstein is not None:  # the ball's own bound
-            return wasserstein_point_certificate(model, w, b, **options)
+        if model.distribution is not None:  # the set's own bound
+            return distribution_dual(model.distribution).point_certificate(model, w, b, **options)
         return certify_point(model, w, b, **options)
 
     # ------------------------------------------------------------ compiling

@@ -49,7 +49,7 @@ from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
 from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
-from .duals.wasserstein import certify_wasserstein
+from .duals.distributional import distribution_dual
 from .exceptions import (
     ConvergenceWarning,
     SignDirectionWarning,
@@ -248,12 +248,13 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
                        dual_objective=float(result.dual_value))
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
-    if model.wasserstein is not None:  # the ball's own dual (its multipliers: rows p, q, a⁺, a⁻)
-        return _certified(result, certify_wasserstein(model, result.w, float(result.b), multipliers=result.multipliers,
-                                                      status=result.status, claimed_gap=float(result.gap),
-                                                      solver_objective=float(result.primal_value), tol=tol,
-                                                      own_bound=float(result.dual_value) if result.dual_feasible
-                                                      else float("nan")))
+    if model.distribution is not None:  # the set's own dual (its multipliers: the rows of its conic duals)
+        certify_own = distribution_dual(model.distribution).certify
+        return _certified(result, certify_own(model, result.w, float(result.b), multipliers=result.multipliers,
+                                              status=result.status, claimed_gap=float(result.gap),
+                                              solver_objective=float(result.primal_value), tol=tol,
+                                              own_bound=float(result.dual_value) if result.dual_feasible
+                                              else float("nan")))
     try:
         cert = certify_point(model, result, tol)
     except cp.error.SolverError as exc:

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import robustsvm as rs
-from robustsvm.duals.wasserstein import certify_wasserstein
+from robustsvm.duals.wasserstein import certify
 
 from .conftest import make_classification
 
@@ -44,7 +44,7 @@ def test_against_the_jmlr_model(loss, kappa, norm):
     value, w_ref, b_ref = jmlr_model(X, y, loss, lam2, lam1, signs, eps, kappa, norm, weights)
     # the package's objective at the test model's point is the test model's value there (same function) ...
     model = prob.normalize(X, y, sample_weight=weights)
-    ref = certify_wasserstein(model, w_ref, b_ref, status="max_iter")
+    ref = certify(model, w_ref, b_ref, status="max_iter")
     assert abs(ref.objective - value) < 1e-7 * max(1.0, value)
     # ... and the two optima agree within the package's certified gaps
     assert abs(sol.objective - ref.objective) <= sol.gap + ref.gap + 1e-9

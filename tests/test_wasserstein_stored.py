@@ -116,7 +116,7 @@ def test_a_grid_over_the_radius_solves_each_eps():
     model = prob.normalize(X, y).with_values(radius=0.05)
     w = np.random.default_rng(0).normal(size=4)
     direct = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.05), uncertainty=rs.Wasserstein(0.05))
-    assert model.wasserstein == rs.Wasserstein(0.05)
+    assert model.distribution == rs.Wasserstein(0.05)
     assert abs(rs.objective.objective(model, w, 0.1) - direct.objective(X, y, w, 0.1)) < 1e-12
     for solver in ("robust-dcd", "clarabel"):
         grid = rs.grid_search(prob, X, y, {"radius": [0.01, 0.3]}, cv=3, solver=solver, progress=False)

@@ -40,8 +40,7 @@ from scipy.special import expit
 from .. import objective as objective_module
 from ..certificates.duality import admissible_multipliers, dual_value
 from ..model import Model
-from ..uncertainty import Ball, Box
-from ..uncertainty.wasserstein import Wasserstein
+from ..uncertainty import Ball, Box, DistributionalSet
 from .registry import Backend, History, Needs, Result, register
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_logistic_dcd"]
@@ -54,23 +53,28 @@ NEWTON_STEPS = 50
 RHO_FACTOR = 0.03
 
 def _ball_reasons(problem) -> list[str]:
-    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form); a Wasserstein
-    ball with κ = ∞ and p ∈ {2, ∞} only (the penalty Cε‖w‖_* with ‖·‖_* = ‖·‖₂ or ‖·‖₁)."""
+    """A 2-ball only, and with signs only (the prox of L1 + A‖·‖₂ + a box has no closed form); a set of distributions
+    whose term is a fixed penalty ``Cρ σ_U(w)`` with ``U`` a 2-ball (no bounds) or an ∞-ball (``σ_U = ‖·‖₁``, an
+    L1 term): a Wasserstein ball with κ = ∞ and p ∈ {2, ∞}."""
     unc = problem.uncertainty
     if isinstance(unc, Ball) and (unc.p != 2 or problem.has_bounds):
         return ["logistic-dcd takes a Ball with p = 2 and no bounds beyond signs (its prox is a radial shrink)"]
-    if isinstance(unc, Wasserstein) and (np.isfinite(unc.kappa) or unc.norm == 1 or (unc.norm == 2 and
-                                                                                      problem.has_bounds)):
-        return ["logistic-dcd takes a Wasserstein ball with kappa = inf and norm 2 (no bounds) or inf: the "
-                "penalty eps·‖w‖_* with a closed-form prox; the conic backends solve the others"]
+    if isinstance(unc, DistributionalSet) and not _unit_ball(unc.unit_set(), problem.has_bounds):
+        return [f"logistic-dcd takes {unc.route} whose unit set is Ball(p=2) (no bounds) or Ball(p=inf): the "
+                f"penalty {unc.penalty} with a closed-form prox; the conic backends solve the others"]
     return []
+
+
+def _unit_ball(unit, has_bounds: bool) -> bool:
+    """Whether a fixed penalty ``σ_U`` has the closed-form prox: ``U`` a 2-ball without bounds or an ∞-ball."""
+    return type(unit) is Ball and (unit.p == np.inf or (unit.p == 2 and not has_bounds))
 
 
 NEEDS = Needs(
     losses=frozenset({"logistic"}),
     l2="required",
     bounds=True,
-    sets=(Box, Ball, Wasserstein),
+    sets=(Box, Ball, DistributionalSet),
     extra=_ball_reasons,
     why={"loss": "it solves the logistic loss's entropy dual",
          "l2": "the coordinate steps need the curvature bound 1/λ2 of the penalty's conjugate",
@@ -341,12 +345,12 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     upper = np.asarray(feasible.upper, dtype=np.float64)
     radius, width = np.zeros(n), np.zeros(d)
     ball = model.layout is not None and isinstance(model.layout.sets[0], Ball)
-    # a Wasserstein ball with κ = ∞: the fixed penalty Cε‖w‖_*, a 2-ball with A = Cε or λ1 + Cε for ‖·‖₁
-    wass, fixed, l1 = model.wasserstein, 0.0, float(model.l1)
-    if wass is not None:
-        budget = float(model.c.sum()) * wass.eps
-        ball, fixed = wass.norm == 2, (budget if wass.norm == 2 else 0.0)
-        l1 += budget if wass.norm != 2 else 0.0
+    # a set of distributions as the fixed penalty Cρ σ_U(w): a 2-ball U with A = Cρ, or λ1 + Cρ for σ_U = ‖·‖₁
+    dist, fixed, l1 = model.distribution, 0.0, float(model.l1)
+    if dist is not None:
+        budget, radial = dist.fixed_mass(model.c), dist.unit_set().p == 2
+        ball, fixed = radial, (budget if radial else 0.0)
+        l1 += budget if not radial else 0.0
     if model.layout is not None:  # one Box set: σ(w) = Σ δ_h|w_h|; one 2-ball: σ(w) = ‖w‖₂
         the_set = model.layout.sets[0]
         radius = np.ascontiguousarray(model.layout.radius, dtype=np.float64)

@@ -65,7 +65,7 @@ NEEDS = Needs(
          "l1": "the L1 term is not smooth (logistic-dcd and the conic backends solve it)",
          "constraints": "a projected Newton step keeps bounds on single weights only, not linear constraints",
          "sets": "a robust margin adds the non-smooth σ_V(−y w) (logistic-dcd and the conic backends solve "
-                 "uncertainty sets; a Wasserstein ball adds ε‖w‖_*, also not smooth)"},
+                 "uncertainty sets; a set of distributions adds a norm of w, also not smooth)"},
 )
 
 

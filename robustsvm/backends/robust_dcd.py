@@ -65,7 +65,7 @@ NEEDS = shared_set_needs(
     "robust-dcd", (1.0, 2.0, math.inf),
     ": the prox of its dual norm has no closed form); the conic backends (clarabel, scs) solve it",
     "other sets have no cheap prox of their support function; the conic backends (clarabel, scs) solve them",
-    ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES, wasserstein=True,
+    ellipsoid_max_dim=ELLIPSOID_MAX_FEATURES, distributional=True,
     ellipsoid_hint=": its coordinate step costs O(d²) per inner step there; feature-ipm solves it in O(n d²) per "
                    "interior-point iteration, the conic backends (clarabel, scs) too",
     bounds_hint="with the ℓ1-ball or an ellipsoid the prox of the support function plus the box has no exact "

@@ -6,9 +6,10 @@ The model is
     subject to s_h w_h ≥ 0,
 
 with ``ℓ`` the hinge or squared hinge and one symmetric set ``V`` shared by every sample (none: the nominal
-model). A Wasserstein ball with ``κ = ∞`` (hinge only) adds ``Cε‖w‖_*`` (``C = Σ c_i``) instead of robust margins:
-the same dual with the unit ``Ball(p)`` of its transport norm (``σ_V = ‖·‖_*``), radii 0 and the mass ``A = Cε``
-that no ``α`` moves (:attr:`SharedSetArrays.fixed`; ``docs/derivations/wasserstein.md``, "The fast route").
+model). A set of distributions whose term is a fixed penalty ``Cρ σ_U(w)`` (``C = Σ c_i``; hinge only; a Wasserstein
+ball with ``κ = ∞``: ``Cε‖w‖_*``) adds it instead of robust margins: the same dual with its unit set ``U``
+(``DistributionalSet.unit_set``), radii 0 and the mass ``A = Cρ`` that no ``α`` moves (:attr:`SharedSetArrays.fixed`;
+``docs/derivations/wasserstein.md``, "The fast route").
 :class:`SharedSetArrays` holds it once, built from the normalized model by
 :meth:`SharedSetArrays.from_model` (the model is already validated: nothing is checked again). Its set is
 described for the compiled kernels by the
@@ -34,8 +35,7 @@ import scipy.sparse as sp
 from ..certificates.duality import class_balance, class_sums, dual_value, penalty_conjugate
 from ..objective import objective_from_margins
 from ..terms.intercept import Intercept
-from ..uncertainty import Ball, Box, Ellipsoid
-from ..uncertainty.wasserstein import Wasserstein
+from ..uncertainty import Ball, Box, DistributionalSet, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows, dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
@@ -46,13 +46,7 @@ from .registry import Needs, Result
 _HUGE = 1e300
 
 __all__ = ["CERT_INNER", "KERNEL_SETS", "SetDescription", "SharedSetArrays", "Workspace", "bounded_prox_is_exact",
-           "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate", "unit_set"]
-
-
-def unit_set(ball: Wasserstein) -> Ball:
-    """The unit set whose support function is the ball's dual norm: ``Ball(p)`` of its transport norm ``p``
-    (``σ_{Ball(p)} = ‖·‖_q = ‖·‖_*``)."""
-    return Ball(1.0, p=ball.norm)
+           "dual_certificate", "overflow_result", "shared_set_needs", "trivial_certificate"]
 
 
 def bounded_prox_is_exact(unc) -> bool:
@@ -62,14 +56,14 @@ def bounded_prox_is_exact(unc) -> bool:
     "Bounds". Not the ℓ1-ball nor the ellipsoid.
     """
     sets = [] if unc is None else (list(unc) if isinstance(unc, (list, tuple)) else [unc])
-    sets = [unit_set(s) if isinstance(s, Wasserstein) else s for s in sets]
+    sets = [s.unit_set() if isinstance(s, DistributionalSet) else s for s in sets]
     return all(type(s) is Box or (type(s) is Ball and s.p in (2.0, math.inf)) for s in sets)
 
 
 def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str, sets_hint: str, *,
                      ellipsoid_max_dim: int | None = None, ellipsoid_hint: str = "",
                      bounds_hint: str | None = None, no_bounds_hint: str | None = None,
-                     wasserstein: bool = False) -> Needs:
+                     distributional: bool = False) -> Needs:
     """What a backend of the shared-set robust model solves (``robust-dcd``, ``feature-ipm``).
 
     Soft-margin losses, L2 > 0 with optional L1, signs, every intercept mode, one shared Box, Ball or Ellipsoid
@@ -77,8 +71,8 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
     dimensions (None: any); the hints end the refusals. With ``bounds_hint`` the backend also takes bounds
     beyond signs for the sets whose bounded prox is exact (:func:`bounded_prox_is_exact`), and refuses
     them for the others with that hint; without it bounds are refused, with ``no_bounds_hint``. With
-    ``wasserstein`` it also takes a Wasserstein ball with ``κ = ∞`` and the hinge (as the unit ``Ball`` of its
-    transport norm: :func:`unit_set`).
+    ``distributional`` it also takes, with the hinge, a set of distributions whose term is a fixed penalty (as its
+    unit set, ``DistributionalSet.unit_set``: a Wasserstein ball with ``κ = ∞`` as the ``Ball`` of its transport norm).
     """
     allowed = ", ".join("∞" if p == math.inf else f"{p:g}" for p in exponents)
 
@@ -86,11 +80,11 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         unc = problem.uncertainty
         sets = list(unc) if isinstance(unc, (list, tuple)) else [unc]
         out, shown = [], None
-        if isinstance(unc, Wasserstein):
-            if np.isfinite(unc.kappa) or problem.loss.name != "hinge":
-                return [f"{name} takes a Wasserstein ball with kappa = inf and the hinge loss only (its penalty "
-                        f"eps·‖w‖_* then has the prox of a Ball); the conic backends (clarabel, scs) solve the others"]
-            sets, shown = [unit_set(unc)], f"Wasserstein(norm={unc.norm:g})"
+        if isinstance(unc, DistributionalSet):
+            if unc.unit_set() is None or problem.loss.name != "hinge":
+                return [f"{name} takes {unc.route} and the hinge loss only (its penalty {unc.penalty} then has the "
+                        f"prox of a Ball); the conic backends (clarabel, scs) solve the others"]
+            sets, shown = [unc.unit_set()], unc.label()
         bad = sorted({s.p for s in sets if type(s) is Ball and s.p not in exponents})
         if bad:
             out.append(f"{name} solves Ball(p) for p ∈ {{{allowed}}} only (p = {', '.join(f'{p:g}' for p in bad)}"
@@ -111,7 +105,7 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
         name,
         l1=True,
         bounds=bounds_hint is not None,
-        sets=tuple(KERNEL_SETS) + ((Wasserstein,) if wasserstein else ()),
+        sets=tuple(KERNEL_SETS) + ((DistributionalSet,) if distributional else ()),
         per_sample_sets=False,
         why={"sets": sets_hint, **({"bounds": no_bounds_hint} if no_bounds_hint else {})},
         extra=extra,
@@ -212,8 +206,8 @@ class SharedSetArrays:
     box : pair of ndarray of shape (d,) or None
         ``(lower, upper)``: bounds on ``w`` beyond signs (None: the signs alone); dcd clips to them.
     fixed : float
-        The part of ``A = fixed + Σ c_i α_i r_i`` that no ``α`` moves: ``Cε`` of a Wasserstein ball with ``κ = ∞``
-        (its penalty ``Cε‖w‖_*`` is ``A σ_V(w)`` with ``V`` the unit ``Ball`` of :func:`unit_set`), else 0.
+        The part of ``A = fixed + Σ c_i α_i r_i`` that no ``α`` moves: ``Cρ`` of a set of distributions whose term
+        is the fixed penalty ``Cρ σ_V(w)`` (``V`` its ``unit_set``; a Wasserstein ball with ``κ = ∞``: ``Cε``), else 0.
     """
 
     X: Any
@@ -235,8 +229,8 @@ class SharedSetArrays:
     @classmethod
     def from_model(cls, model) -> SharedSetArrays:
         """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`)."""
-        layout, ball = model.layout, model.wasserstein
-        V = unit_set(ball) if ball is not None else None if layout is None else layout.sets[0]
+        layout, dist = model.layout, model.distribution
+        V = dist.unit_set() if dist is not None else None if layout is None else layout.sets[0]
         n = model.X.shape[0]
         X, sqn = _rows(model.X)
         r = np.zeros(n) if layout is None else np.ascontiguousarray(np.broadcast_to(layout.radius, (n,)),
@@ -246,7 +240,7 @@ class SharedSetArrays:
                    sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
                    intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model),
                    box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None,
-                   fixed=0.0 if ball is None else float(model.c.sum()) * ball.eps)
+                   fixed=0.0 if dist is None else dist.fixed_mass(model.c))
 
     def point(self, *, l2: float, l1: float, r: np.ndarray, primal: Callable) -> SharedSetArrays:
         """The same data at other values of ``l2``, ``l1`` and the radii (one point of a batched solve)."""

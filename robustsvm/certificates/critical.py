@@ -231,8 +231,8 @@ def model_critical_radius(model: Any) -> float:
         A model without uncertainty, a kernel model, a loss other than the hinge or the squared hinge, or a
         feasible set of ``w`` without 0.
     """
-    if model.wasserstein is not None:
-        return _critical_eps(model)
+    if model.distribution is not None:
+        return _critical_mass(model)
     if model.layout is None:
         raise ValueError("critical_radius needs a model with an uncertainty set (use critical_l1 for λ1)")
     _check(model)
@@ -255,22 +255,23 @@ def model_critical_radius(model: Any) -> float:
     return _bisect(model, const)
 
 
-def _critical_eps(model: Any) -> float:
-    """The smallest ``ε`` of a Wasserstein ball with ``κ = ∞`` at which ``w = 0`` is optimal.
+def _critical_mass(model: Any) -> float:
+    """The smallest radius ``ρ`` of a set of distributions whose term is the fixed penalty ``Cρ σ_U(w)``
+    (``C = Σ c_i``; ``DistributionalSet.unit_set``, e.g. a Wasserstein ball with ``κ = ∞``: ``Cε‖w‖_*``) at which
+    ``w = 0`` is optimal.
 
-    The ball adds ``Cε‖w‖_*`` (``C = Σ c_i``), whose subdifferential at 0 is ``Cε`` times the unit ball of the
-    transport norm ``p``: ``ε_c = min ‖v(α) − q − p‖_p / C`` over ``α ∈ D``, ``‖q‖∞ ≤ λ1``, ``p ∈ N`` — one convex
-    program (the set's scale does not depend on ``α``, so no Charnes–Cooper change is needed).
+    The subdifferential of ``Cρ σ_U`` at 0 is ``Cρ U``: ``ρ_c = min γ_U(v(α) − q − p) / C`` over ``α ∈ D``,
+    ``‖q‖∞ ≤ λ1``, ``p ∈ N`` (``γ_U`` the gauge of ``U``) — one convex program (the set's scale does not depend on
+    ``α``, so no Charnes–Cooper change is needed).
     """
-    ball = model.wasserstein
-    if np.isfinite(ball.kappa):
-        raise ValueError("the critical radius of a Wasserstein ball is derived for kappa = inf (the penalty "
-                         "eps·‖w‖_*); a finite kappa couples the samples through the label flips")
+    dist = model.distribution
+    if dist.unit_set() is None:
+        raise ValueError(dist.critical_refusal())
     _check(model)
     const = constant_classifier(model)
     alpha, e = cp.Variable(model.n), cp.Variable(model.d)
     l1 = float(model.l1)
-    prob = cp.Problem(cp.Minimize(cp.norm(e, ball.norm)),
+    prob = cp.Problem(cp.Minimize(dist.unit_gauge_cvx(e)),
                       _conditions(model, const, alpha, 1.0, l1 if l1 > 0 else None, [], slack=e))
     status = _solve(prob)
     if status not in ("optimal", "optimal_inaccurate"):

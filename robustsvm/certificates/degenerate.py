@@ -83,8 +83,8 @@ def improves_on_constant(model: Any, objective: float) -> bool:
     value of the constant classifier ``b₀`` (:func:`robustsvm.certificates.critical.constant_classifier`, the best
     objective with ``w = 0``), by more than the rounding of the sums (:data:`_ROUNDING_ULPS` ulps). Every point with
     ``w = 0`` then has an objective above ``P* ≤ P(w, b)``. O(n), against a conic program for the critical λ1."""
-    if not math.isfinite(objective) or model.wasserstein is not None:
-        return False  # a Wasserstein term keeps a budget at w = 0 that b₀ does not minimize
+    if not math.isfinite(objective) or model.distribution is not None:
+        return False  # a set of distributions keeps a budget at w = 0 that b₀ does not minimize
     try:
         const = critical.constant_classifier(model)
     except ValueError:  # a loss the constant classifier is not derived for
@@ -124,7 +124,7 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     run for after a solve: :data:`EXPLAIN_MAX_FEATURES`, :data:`EXPLAIN_MAX_ENTRIES`); fills ``report``'s critical
     values."""
     if not _explainable(model):
-        which = "critical_radius" if model.layout is not None or model.wasserstein is not None else "critical_l1"
+        which = "critical_radius" if model.layout is not None or model.distribution is not None else "critical_l1"
         return (f"{_unexplained(w, report['weight_resolution'])}; the critical value is not computed after a solve "
                 f"of this size ({model.n:,} × {model.d:,}): rs.{which} computes it"), "unknown"
     try:

@@ -201,11 +201,12 @@ class ConicProgram:
             if loss.is_constraint:
                 raise ValueError("sample_groups needs a loss: a hard-margin model has no loss terms to weight")
             self.groups = _check_groups(sample_groups, n)
-        self.wasserstein_duals = None
-        if model.wasserstein is not None:  # the ball's own epigraph of the worst expected loss
-            if self.groups is not None or self.weights_as_parameter:
-                raise ValueError("a Wasserstein model compiles its sample weights as constants")
-            term, self.wasserstein_duals = model.wasserstein.cvx_terms(loss, margin, coef, w, k, constraints)
+        self.distribution_duals = None
+        dist = model.distribution
+        if dist is not None:  # the set's own epigraph of the worst expected loss
+            if dist.weights_as_constants and (self.groups is not None or self.weights_as_parameter):
+                raise ValueError(f"a {type(dist).__name__} model compiles its sample weights as constants")
+            term, self.distribution_duals = dist.cvx_terms(loss, margin, coef, w, k, constraints)
             objective, self.margin_constraint, self.xi = objective + term, None, None
         elif loss.is_constraint:
             self.margin_constraint = margin >= 1
@@ -443,8 +444,8 @@ class ConicProgram:
             b = float(self.b.value)
         multipliers = None
         dual = None if self.margin_constraint is None else self.margin_constraint.dual_value
-        if self.wasserstein_duals is not None:
-            multipliers = _stacked_duals(self.wasserstein_duals, self.n)
+        if self.distribution_duals is not None:
+            multipliers = _stacked_duals(self.distribution_duals, self.n)
         elif dual is not None:
             multipliers = np.asarray(dual, dtype=np.float64).ravel().copy()
             if multipliers.shape != (self.n,):
@@ -532,7 +533,7 @@ def _support_epigraphs(layout, y: np.ndarray, w: cp.Variable):
 
 
 def _stacked_duals(constraints: tuple, n: int) -> np.ndarray | None:
-    """The rows ``p, q, a⁺, a⁻`` of a Wasserstein model's multipliers (an array: a row known in advance)."""
+    """The rows of multipliers a set of distributions reads (an array: a row known in advance), stacked."""
     rows = [con if isinstance(con, np.ndarray) else con.dual_value for con in constraints]
     if any(r is None for r in rows):
         return None

@@ -33,7 +33,7 @@ from ..certificates.certify import PointCertificate
 from ..certificates.duality import CERT_RTOL, penalty_conjugate
 from ..result import Result
 
-__all__ = ["certify_wasserstein", "wasserstein_bound", "multipliers_from_point", "point_certificate"]
+__all__ = ["certify", "wasserstein_bound", "multipliers_from_point", "point_certificate"]
 
 
 def multipliers_from_point(model: Any, w: np.ndarray, margins: np.ndarray) -> np.ndarray:
@@ -43,7 +43,7 @@ def multipliers_from_point(model: Any, w: np.ndarray, margins: np.ndarray) -> np
     not read off the point (one of them takes the rest of the budget), so this bound is looser than the one
     from a solver's multipliers.
     """
-    ball, loss, c = model.wasserstein, model.loss, model.c
+    ball, loss, c = model.distribution, model.loss, model.c
     q = np.zeros_like(c)
     if np.isfinite(ball.kappa):
         _, lam = ball.budget(loss, margins, c, w)
@@ -58,7 +58,7 @@ def multipliers_from_point(model: Any, w: np.ndarray, margins: np.ndarray) -> np
 
 def _admissible(model: Any, rows: np.ndarray) -> tuple[np.ndarray, ...]:
     """``(p, q, α, β, τ)`` from the rows: ``p + q = c``, the dual boxes, ``κΣq ≤ Cε`` and the intercept's balance."""
-    ball, loss, c, y = model.wasserstein, model.loss, model.c, model.y
+    ball, loss, c, y = model.distribution, model.loss, model.c, model.y
     rows = np.where(np.isfinite(rows), np.maximum(rows, 0.0), 0.0)
     total = float(c.sum())
     q = np.minimum(rows[1], c) if np.isfinite(ball.kappa) else np.zeros_like(c)
@@ -84,7 +84,7 @@ def _admissible(model: Any, rows: np.ndarray) -> tuple[np.ndarray, ...]:
 def _conjugate(model: Any, s: np.ndarray, tau: float, w: np.ndarray, box, reach: float) -> float:
     """An upper bound on ``max_{w ∈ S, ‖w‖_* ≤ reach} s·w − R(w) − τ‖w‖_*`` (exact where the module docstring
     says; ``reach`` bounds the optimum's ‖w*‖_*)."""
-    ball, l2, l1, signs = model.wasserstein, model.l2, model.l1, model.signs
+    ball, l2, l1, signs = model.distribution, model.l2, model.l1, model.signs
     lower, upper = (None, None) if box is None else box
     if l2 <= 0 and box is None:  # ≤ reach·(‖T(s)‖_p − τ)₊ (Hölder); 0 inside τ times the p-ball
         excess = max(_excess_norm(model, s) - tau, 0.0)
@@ -142,7 +142,7 @@ def _ball_projection(t: np.ndarray, tau: float, p: float) -> np.ndarray:
 
 def _excess_norm(model: Any, s: np.ndarray) -> float:
     """``‖T(s)‖_p``: the soft-threshold by λ1, the forbidden signs at 0, in the transport's norm."""
-    return float(np.linalg.norm(_threshold(model, s), ord=model.wasserstein.norm))
+    return float(np.linalg.norm(_threshold(model, s), ord=model.distribution.norm))
 
 
 def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float = np.inf) -> float:
@@ -151,7 +151,7 @@ def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float 
     ``upper ≥ P*`` (the objective at any feasible point) bounds the optimum's ``‖w*‖_* ≤ P*/(Cε)`` (every other
     term is non-negative), a constraint the optimum meets: without L2 it keeps the conjugate finite.
     """
-    mass_eps = float(model.c.sum()) * model.wasserstein.eps
+    mass_eps = float(model.c.sum()) * model.distribution.eps
     reach = upper / mass_eps if mass_eps > 0 and np.isfinite(upper) else np.inf
     p, q, alpha, beta, tau = _admissible(model, np.asarray(rows, dtype=np.float64))
     a = p * alpha - q * beta
@@ -163,7 +163,7 @@ def wasserstein_bound(model: Any, w: np.ndarray, rows: np.ndarray, upper: float 
     return value + model.intercept.dual_value(0.0 if model.intercept.mode == "free" else float(ay.sum()))
 
 
-def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
+def certify(model: Any, w: np.ndarray, b: float, *, multipliers: np.ndarray | None = None,
                         status: str = "optimal", claimed_gap: float = float("nan"),
                         solver_objective: float = float("nan"), tol: float | None = None,
                         own_bound: float = float("nan")) -> Result:
@@ -182,7 +182,7 @@ def certify_wasserstein(model: Any, w: np.ndarray, b: float, *, multipliers: np.
     margins = objective_module.robust_margins(model, w, b)
     objective = objective_module.objective_from_margins(model, w, b, margins)
     bound = wasserstein_bound(model, w, multipliers_from_point(model, w, margins), objective)
-    if multipliers is not None and np.shape(multipliers) == (model.n,) and not np.isfinite(model.wasserstein.kappa):
+    if multipliers is not None and np.shape(multipliers) == (model.n,) and not np.isfinite(model.distribution.kappa):
         zero = np.zeros(model.n)
         multipliers = np.vstack([model.c, zero, np.asarray(multipliers, dtype=np.float64), zero])
     if multipliers is not None and np.shape(multipliers) == (4, model.n):
@@ -217,7 +217,7 @@ def point_certificate(model: Any, w: Any, b: Any = 0.0, *, tol: float = 1e-8, fe
     signed = model.signs != 0
     sign_violation = max(0.0, float(np.max(-model.signs[signed] * w[signed]))) if np.any(signed) else 0.0
     objective = objective_module.objective(model, w, b)
-    cert = certify_wasserstein(model, w, b, status="max_iter", tol=tol)
+    cert = certify(model, w, b, status="max_iter", tol=tol)
     feasible = violation <= feas_tol
     gap = max(objective - cert.dual_value, 0.0) if feasible else float("inf")
     status = "infeasible" if not feasible else ("optimal" if gap <= tol * max(1.0, abs(objective)) else "feasible")

@@ -30,9 +30,8 @@ from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
 from ..terms.losses import LOSSES, Loss
 from ..terms.penalties import L1, L2
-from ..uncertainty import UncertaintySet, check_radius_applies, sample_radii
+from ..uncertainty import DistributionalSet, UncertaintySet, check_radius_applies, sample_radii
 from ..uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
-from ..uncertainty.wasserstein import Wasserstein
 from . import calibration
 from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
 
@@ -120,9 +119,9 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
     bounds, constraints : optional
         Bounds ``l ≤ w ≤ u`` (meeting ``signs``) and linear constraints (``LinearConstraint``, ``rs.ordered``) as
         in :class:`~robustsvm.Problem`, towards ``positive_class`` like signs; ``PerClass`` as for signs.
-    uncertainty : UncertaintySet, Wasserstein or PerClass, optional
+    uncertainty : UncertaintySet, DistributionalSet or PerClass, optional
         The set ``V`` and radius ``r`` around every training sample (``rs.Box(0.1)``, ``rs.Ball(0.1)``, ...); or
-        ``rs.Wasserstein(eps)``, a ball of distributions around the sample (hinge or logistic loss; ``fit(radius=)``
+        a set of distributions around the sample (``rs.Wasserstein(eps)``: hinge or logistic loss; ``fit(radius=)``
         replaces ``eps``, one value). A per-sample radius is better passed to :meth:`fit` as ``radius=`` so that
         cross-validation slices it. With more than two classes, one set for every class's model, or one per
         class with :class:`~robustsvm.estimators.multiclass.PerClass`.
@@ -212,7 +211,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         "l2": [Interval(Real, 0, None, closed="left")],
         "l1": [Interval(Real, 0, None, closed="left")],
         "signs": "no_validation",
-        "uncertainty": [UncertaintySet, Wasserstein, PerClass, None],
+        "uncertainty": [UncertaintySet, DistributionalSet, PerClass, None],
         "fit_intercept": [_TrueOrFalse()],
         "intercept_l2": [Interval(Real, 0, None, closed="neither"), None],
         "kernel": [Kernel, None],

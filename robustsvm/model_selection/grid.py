@@ -286,8 +286,8 @@ def grid_search(
     data = check_fit_data(X, y, signs=problem.signs, positive_class=problem.positive_class)
     problem = problem.oriented(data)  # the folds see labels mapped to ±1
     backend = solve_path.lookup(solver, problem, data, points=len(points))  # "auto": the path's choice
-    if compile_once is None:  # a Wasserstein ball compiles its weights as constants: no fold masks
-        compile_once = backend.kind == "conic" and type(problem.uncertainty).__name__ != "Wasserstein"
+    if compile_once is None:  # a set of distributions may compile its weights as constants: no fold masks
+        compile_once = backend.kind == "conic" and not getattr(problem.uncertainty, "weights_as_constants", False)
     if compile_once and backend.kind != "conic":
         raise ValueError(f"compile_once needs a conic backend; {backend.name!r} is {backend.kind!r}")
     if folds is None:

@@ -23,7 +23,7 @@ import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint
 
 from .._validation import feature_index
-from .ordering import OrderingPrior, chain_structure, check_feasible, prior_from_dict
+from .base import Prior, check_rows, prior_from_dict
 
 __all__ = ["LinearConstraints", "Ordered", "WeightSet", "bounds_beyond_signs", "bounds_from_json", "bounds_imply_signs",
            "bounds_to_json", "constraints_from_json", "constraints_to_json", "ordered", "resolve_bounds",
@@ -442,14 +442,14 @@ def resolve_constraints(constraints: Any, d: int, feature_names: np.ndarray | No
     """
     if constraints is None:
         return None
-    if isinstance(constraints, (LinearConstraint, Ordered, OrderingPrior)):
+    if isinstance(constraints, (LinearConstraint, Ordered, Prior)):
         constraints = [constraints]
     if not isinstance(constraints, (list, tuple)):
         raise TypeError(f"{name} must be a list of scipy.optimize.LinearConstraint (or rs.ordered(...)), "
                         f"got {type(constraints).__name__}")
     blocks, lbs, ubs = [], [], []
     for j, c in enumerate(constraints):
-        if isinstance(c, (Ordered, OrderingPrior)):
+        if isinstance(c, (Ordered, Prior)):
             c = c.linear_constraint(d, feature_names)
         if not isinstance(c, LinearConstraint):
             raise TypeError(f"{name}[{j}] must be a scipy.optimize.LinearConstraint or rs.ordered(...), "
@@ -504,9 +504,8 @@ def weight_set(signs: np.ndarray, bounds: Any, constraints: Any, *, orientation:
     linear = resolve_constraints(constraints, d, feature_names)
     if linear is not None and orientation < 0:
         linear = LinearConstraints(A=-linear.A, lb=linear.lb, ub=linear.ub)
-    chains = None if linear is None else chain_structure(linear)
-    if chains is not None and not isinstance(chains, str):  # orderings (rs.Increasing, ...) that bounds contradict
-        check_feasible(chains, lower, upper, feature_names)
+    if linear is not None:  # the priors' checks of the rows (orderings that bounds contradict)
+        check_rows(linear, lower, upper, feature_names)
     return WeightSet(lower=lower, upper=upper, linear=linear)
 
 
@@ -566,7 +565,7 @@ def constraints_to_json(constraints: Any) -> Any:
         return None
     out = []
     for c in constraints:
-        if isinstance(c, (Ordered, OrderingPrior)):
+        if isinstance(c, (Ordered, Prior)):
             out.append(c.to_dict())
             continue
         A = c.A.toarray() if sp.issparse(c.A) else np.atleast_2d(np.asarray(c.A, dtype=np.float64))
@@ -586,8 +585,9 @@ def constraints_from_json(spec: Any) -> Any:
         if "ordered" in c:
             out.append(ordered(c["ordered"]))
             continue
-        if prior_from_dict(c) is not None:
-            out.append(prior_from_dict(c))
+        prior = prior_from_dict(c)
+        if prior is not None:
+            out.append(prior)
             continue
         lb = np.asarray([-np.inf if v is None else v for v in c["lb"]], dtype=float)
         ub = np.asarray([np.inf if v is None else v for v in c["ub"]], dtype=float)

@@ -35,9 +35,10 @@ import numpy as np
 from scipy.optimize import LinearConstraint
 
 from .._validation import feature_index
+from .base import Prior, register_row_check
 
 __all__ = ["WORK_ROWS", "ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
-           "chain_structure", "chain_prox_into", "prior_from_dict"]
+           "chain_structure", "chain_prox_into", "check_chain_rows", "check_feasible"]
 
 #: the comparison operators :class:`Order` takes
 OPERATORS = (">=", "<=", "==")
@@ -62,12 +63,10 @@ def _feature_list(features: Any, what: str) -> tuple:
 
 
 @dataclass(frozen=True, eq=False)
-class OrderingPrior:
+class OrderingPrior(Prior):
     """A set of pairwise statements ``w_p ≤ w_q`` or ``w_p = w_q`` between named (or indexed) features."""
 
     features: tuple
-    #: the key of the prior in JSON (``to_dict``)
-    tag: ClassVar[str] = ""
 
     def pairs(self) -> list[tuple[Any, Any, str]]:  # pragma: no cover - every subclass overrides
         """``(p, q, kind)``: ``kind = "le"`` states ``w_p ≤ w_q``, ``"eq"`` states ``w_p = w_q``."""
@@ -161,21 +160,12 @@ class Order(OrderingPrior):
     def to_dict(self) -> dict:
         return {self.tag: [self.features[0], self.op, self.features[1]]}
 
+    @classmethod
+    def from_value(cls, value: Any) -> Order:
+        return cls(*value)
+
     def __repr__(self) -> str:
         return f"rs.Order({self.features[0]!r}, {self.op!r}, {self.features[1]!r})"
-
-
-def prior_from_dict(spec: Any) -> OrderingPrior | None:
-    """The prior a ``to_dict()`` wrote, or None when ``spec`` is not one."""
-    if not isinstance(spec, dict) or len(spec) != 1:
-        return None
-    (tag, value), = spec.items()
-    if tag == Order.tag:
-        return Order(*value)
-    for cls in (Increasing, Decreasing, Equal):
-        if tag == cls.tag:
-            return cls(value)
-    return None
 
 
 # --------------------------------------------------------------------------------------- chains
@@ -533,3 +523,12 @@ def check_feasible(chains: ChainStructure, lower: np.ndarray, upper: np.ndarray,
             if best > upper[up_h]:
                 raise ValueError(f"the orderings and bounds leave no value: {name(arg)} must be at least {best:g} "
                                  f"and at most {name(int(up_h))}, which must be at most {upper[up_h]:g}")
+
+
+@register_row_check
+def check_chain_rows(linear: Any, lower: np.ndarray, upper: np.ndarray,
+                     feature_names: np.ndarray | None = None) -> None:
+    """:func:`check_feasible` on the chains the normalized rows ``linear`` form (rows of another form: no check)."""
+    chains = chain_structure(linear)
+    if not isinstance(chains, str):  # orderings (rs.Increasing, ...) that bounds contradict
+        check_feasible(chains, lower, upper, feature_names)

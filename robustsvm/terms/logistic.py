@@ -44,6 +44,7 @@ class Logistic(Loss):
 
     name = "logistic"
     dual_upper = 1.0
+    margin_lipschitz = 1.0
     conic_argument = "margin"
     cone = "exponential"
     gives_probability = True

@@ -65,6 +65,9 @@ class Loss:
     gives_probability = False
     #: the cone the conic form needs beyond linear and quadratic pieces (None: an LP/QP solver takes it)
     cone = None
+    #: ``L = sup |ℓ(m) − ℓ(m′)| / |m − m′|``, the Lipschitz constant in the margin (None: not Lipschitz, as the
+    #: squared hinge); a set of distributions reads it (a Wasserstein ball needs ``L = 1``)
+    margin_lipschitz = None
 
     def value(self, margin: np.ndarray) -> np.ndarray:
         """Per-sample loss ``ℓ(m)``."""
@@ -130,6 +133,7 @@ class Hinge(Loss):
 
     name = "hinge"
     dual_upper = 1.0
+    margin_lipschitz = 1.0
     dual_diagonal = 0.0
     dual_term_degree = 1
 

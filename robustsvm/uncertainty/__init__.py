@@ -5,6 +5,7 @@ from .base import UncertaintySet, check_radius
 from .box import Box
 from .certificate import RobustCheck, robust_check
 from .coordinate_ellipsoid import CoordinateEllipsoid
+from .distributional import DISTRIBUTIONAL_TYPES, DistributionalSet
 from .ellipsoid import Ellipsoid
 from .from_data import Replicates, from_replicates
 from .heuristics import radius_upper_bound
@@ -15,12 +16,15 @@ from .polyhedron import Polyhedron
 from .serialize import SET_TYPES, uncertainty_from_dict
 from .spectrahedron import Spectrahedron
 from .sum import SetSum
+from .wasserstein import Wasserstein
 
 __all__ = [
     "Ball",
     "Box",
     "ConditionalGaussian",
     "CoordinateEllipsoid",
+    "DISTRIBUTIONAL_TYPES",
+    "DistributionalSet",
     "Ellipsoid",
     "Intersection",
     "MissingValues",
@@ -32,6 +36,7 @@ __all__ = [
     "RobustLayout",
     "Spectrahedron",
     "UncertaintySet",
+    "Wasserstein",
     "check_radius",
     "check_radius_applies",
     "fit_gaussian",

@@ -29,13 +29,12 @@ import numpy as np
 
 from . import serialize  # noqa: F401  (defines every set type)
 from .base import SET_TYPES
+from .pair import PairSet
 
 __all__ = ["parse_set", "set_kinds", "GRAMMAR"]
 
 #: one line for a usage message
 GRAMMAR = "KIND:RADIUS[:NAME=VALUE...], terms joined by & for an intersection, by + for a sum"
-#: set types that are built from other sets rather than named with a kind
-_COMPOSITE = {"Intersection", "SetSum"}
 #: a "+" that joins two terms: one followed by a kind's name (not the sign of an exponent, 1e+3)
 _PLUS = re.compile(r"\+(?=\s*[A-Za-z])")
 #: file suffixes an array parameter may be read from
@@ -43,8 +42,9 @@ _SUFFIXES = (".npy", ".csv", ".txt", ".json")
 
 
 def set_kinds() -> dict[str, type]:
-    """The kinds the grammar knows: lower-case class name → class, from :data:`SET_TYPES`."""
-    return {name.lower(): cls for name, cls in SET_TYPES.items() if name not in _COMPOSITE}
+    """The kinds the grammar knows: lower-case class name → class, from :data:`SET_TYPES` (not the sets built
+    from two others, :class:`~robustsvm.uncertainty.pair.PairSet`: ``&`` and ``+`` write those)."""
+    return {name.lower(): cls for name, cls in SET_TYPES.items() if not issubclass(cls, PairSet)}
 
 
 def _parameters(cls: type) -> list[str]:

@@ -25,7 +25,6 @@ import numpy as np
 from .base import UncertaintySet
 from .chance import check_level, chi2_radius
 from .coordinate_ellipsoid import CoordinateEllipsoid
-from .sum import SetSum
 
 __all__ = ["ConditionalGaussian", "MissingValues", "fit_gaussian", "missing_as_uncertainty"]
 
@@ -271,7 +270,7 @@ class MissingValues:
     level: float
 
     def with_noise(self, noise: Any) -> list | None:
-        """Each row's set with a measurement-noise set ``noise`` added: ``r V + E_i`` (a :class:`SetSum`).
+        """Each row's set with a measurement-noise set ``noise`` added: ``r V + E_i`` (their Minkowski sum).
 
         A row with missing values gets ``noise + E_i`` (``E_i`` its ellipsoid over the missing coordinates);
         a complete row gets ``noise`` itself. Rows that share an ellipsoid share their sum. With ``noise``
@@ -296,7 +295,7 @@ class MissingValues:
             return list(self.uncertainty)
         sums: dict[int, UncertaintySet] = {}
         rows = self.missing.any(axis=1)
-        return [sums.setdefault(id(e), SetSum(noise, e)) if incomplete else noise
+        return [sums.setdefault(id(e), noise + e) if incomplete else noise
                 for e, incomplete in zip(self.uncertainty, rows, strict=True)]
 
 

@@ -8,12 +8,9 @@ import numpy as np
 
 from . import ball, box, coordinate_ellipsoid, ellipsoid, intersection, polyhedron, spectrahedron  # noqa: F401  (define the set types)
 from .base import SET_TYPES
-from .wasserstein import Wasserstein
+from .distributional import DISTRIBUTIONAL_TYPES
 
 __all__ = ["DISTRIBUTIONAL_TYPES", "SET_TYPES", "uncertainty_from_dict"]
-
-#: the sets of distributions, which are not per-sample sets (not in ``SET_TYPES``) but are stored the same way
-DISTRIBUTIONAL_TYPES = {"Wasserstein": Wasserstein}
 
 #: how strict JSON stores the non-finite numbers a set may hold (``Ball(p=np.inf)``)
 _NON_FINITE = {"Infinity": np.inf, "-Infinity": -np.inf, "NaN": np.nan}
@@ -33,8 +30,8 @@ def _numbers(value: Any) -> Any:
 def uncertainty_from_dict(spec: Any) -> Any:
     """Rebuild an uncertainty set (or a list of them) from its ``to_dict()`` form.
 
-    The class is looked up by ``spec["type"]`` in :mod:`robustsvm.uncertainty` (a ``Wasserstein`` ball in
-    :data:`DISTRIBUTIONAL_TYPES`);
+    The class is looked up by ``spec["type"]`` in :data:`SET_TYPES` (a set of distributions in
+    :data:`DISTRIBUTIONAL_TYPES`, which the sets of distributions fill as they are defined);
     a class with a ``from_dict`` classmethod builds itself, an ``Intersection``
     from its two rebuilt components, any other is called with the remaining
     entries as keyword arguments (``Box(radius, widths)``, ``Ball(radius, p)``,

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._lazy import cvxpy as cp
+from ..terms.losses import LOSSES
+from .ball import Ball
+from .distributional import DistributionalSet
 
 __all__ = ["Wasserstein", "WorstCaseDistribution"]
 
@@ -42,7 +45,7 @@ class WorstCaseDistribution:
     cost: float
 
 
-class Wasserstein:
+class Wasserstein(DistributionalSet):
     """``rs.Wasserstein(eps, kappa=np.inf, norm=2)``: the distributional set of radius ``eps``.
 
     Parameters
@@ -55,9 +58,10 @@ class Wasserstein:
         The norm ``p`` of the feature transport ``‖x − x′‖_p``; the penalty on ``w`` is its dual norm.
     """
 
-    #: a distributional set: no per-sample set, no support function per sample
-    symmetric = True
-    dim = None
+    dual_module = "wasserstein"
+    title = "a Wasserstein ball"
+    route = "a Wasserstein ball with kappa = inf"
+    penalty = "eps·‖w‖_*"
 
     def __init__(self, eps: float, kappa: float = np.inf, norm: float = 2) -> None:
         try:
@@ -134,10 +138,29 @@ class Wasserstein:
         return cls(spec["eps"], spec.get("kappa", np.inf), spec.get("norm", 2))
 
     def check_loss(self, loss) -> None:
-        """Refuse a loss the reformulation does not hold for (it needs a 1-Lipschitz loss)."""
-        if loss.name not in ("hinge", "logistic"):
-            raise ValueError(f"a Wasserstein ball needs a 1-Lipschitz loss (rs.Hinge or rs.Logistic), got "
+        """Refuse a loss the reformulation does not hold for (it needs a 1-Lipschitz loss:
+        ``Loss.margin_lipschitz == 1``)."""
+        if getattr(loss, "margin_lipschitz", None) != 1:
+            fit = " or ".join(f"rs.{cls.__name__}" for cls in LOSSES.values() if cls.margin_lipschitz == 1)
+            raise ValueError(f"a Wasserstein ball needs a 1-Lipschitz loss ({fit}), got "
                              f"{type(loss).__name__}: its worst case over the ball is infinite or not this form")
+
+    # ------------------------------------------------------------------ the fixed penalty (κ = ∞)
+    def unit_set(self) -> Ball | None:
+        """``Ball(1, p)`` of the transport norm for ``κ = ∞`` (``σ = ‖·‖_*``: the term is ``Σ c_i ℓ(m_i) + Cε‖w‖_*``);
+        None for a finite κ (the label flips couple the samples)."""
+        return Ball(1.0, p=self.norm) if not np.isfinite(self.kappa) else None
+
+    def label(self) -> str:
+        return f"Wasserstein(norm={self.norm:g})"
+
+    def unit_gauge_cvx(self, e):
+        """``‖e‖_p``: the gauge of the unit ``p``-ball."""
+        return cp.norm(e, self.norm)
+
+    def critical_refusal(self) -> str:
+        return ("the critical radius of a Wasserstein ball is derived for kappa = inf (the penalty "
+                "eps·‖w‖_*); a finite kappa couples the samples through the label flips")
 
     # ------------------------------------------------------------------ values
     def dual_norm(self, w: np.ndarray) -> float:
