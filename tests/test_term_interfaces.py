@@ -72,6 +72,16 @@ def test_a_prior_registers_its_tag_and_its_rows_are_checked(monkeypatch):
                                                         lambda linear, lo, up, names: seen.append(linear.A.shape)])
         weight_set(np.zeros(3, dtype=np.int8), None, [prior])
         assert seen == [(1, 3)]
+        # every backend's data-free check meets a prior none of them knows: the first-order one refuses it by
+        # name and `auto` answers through a backend that reads its rows
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(80, 3))
+        y = np.where(X[:, 1] + 0.3 * rng.normal(size=80) > 0, 1.0, -1.0)
+        prob = rs.Problem(penalty=rs.L2(0.1), constraints=[prior])
+        reasons = rs.get_backend("ordered-dcd").check(prob)
+        assert reasons and "orderings only" in reasons[0] and "AtMost" in reasons[0]
+        sol = prob.solve(X, y)
+        assert sol.status == "optimal" and sol.w[1] <= 0.5 + 1e-7
     finally:
         PRIOR_TYPES.pop("at_most_for_test")
 

@@ -34,6 +34,7 @@ from ..certificates.duality import BoundTerms, admissible_multipliers, lagrangia
 from ..exceptions import UnsupportedModelError
 from ..model import Model
 from ..objective import objective_from_margins
+from ..priors.base import Prior
 from ..priors.constraints import Ordered
 from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
 from ._dcd_kernels import SUMS
@@ -69,7 +70,8 @@ State = namedtuple("State", ["v", "w", "sums"])
 #: per sample: labels ±1, loss coefficients, the step's curvature ``c_i(‖x_i‖²/λ2 + ρ) + δ``
 Samples = namedtuple("Samples", ["y", "c", "qdiag"])
 #: the weight set: bounds, the chains (:class:`ChainStructure`'s arrays), the free features and PAV's scratch
-Prior = namedtuple("Prior", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work", "uniform"])
+PriorArrays = namedtuple("PriorArrays", ["lower", "upper", "order", "group_ptr", "chain_ptr", "free", "work",
+                                         "uniform"])
 #: the scalars of one solve
 Params = namedtuple("Params", ["l2", "l1", "upper", "dii", "rho", "shrinking", "local", "block", "local_below"])
 #: the samples of an epoch come in a random order of blocks of this many rows (:func:`_shuffle_blocks`); chosen
@@ -85,6 +87,10 @@ def _needs_rows(problem) -> list[str]:
     out = []
     for j, c in enumerate(problem.constraints or []):
         if isinstance(c, (OrderingPrior, Ordered)):
+            continue
+        if isinstance(c, Prior):  # its rows exist once the data name the features: judged by its kind
+            out.append(f"ordered-dcd takes orderings only (rs.Increasing, rs.Decreasing, rs.Order, rs.Equal): "
+                       f"constraints[{j}] is {c!r}")
             continue
         A = c.A.toarray() if sp.issparse(c.A) else np.atleast_2d(np.asarray(c.A, dtype=np.float64))
         nz = (A != 0).sum(axis=1)
@@ -370,7 +376,7 @@ def solve_ordered_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: i
     smp = Samples(y, c, c * (sq / lam + rho) + prm.dii)
     f = model.feasible_set
     lower, upper = np.ascontiguousarray(f.lower, np.float64), np.ascontiguousarray(f.upper, np.float64)
-    prior = Prior(lower, upper, chains.order, chains.group_ptr, chains.chain_ptr, chains.free,
+    prior = PriorArrays(lower, upper, chains.order, chains.group_ptr, chains.chain_ptr, chains.free,
                   np.empty((WORK_ROWS, max(chains.n_groups, 1))), chains.uniform_bounds(lower, upper))
     st = State(np.zeros(d), np.zeros(d), np.zeros(3))
     _weights(st.v, st.w, prior, prm)
