@@ -71,6 +71,14 @@ TERMS = {
             "robustsvm/backends/ordered_dcd.py": BACKEND,  # ordered-dcd: the chains' prox and multipliers
         },
     ),
+    "the shape priors": Term(
+        modules=frozenset({"robustsvm.priors.shape"}),
+        names=frozenset({"ShapePrior", "Convex", "Concave"}),
+        references={
+            "robustsvm/__init__.py": PUBLIC,  # rs.Convex, rs.Concave
+            "robustsvm/priors/__init__.py": REGISTRATION,  # imports it: PRIOR_TYPES holds them
+        },
+    ),
 }
 
 
