@@ -37,7 +37,7 @@ def test_every_epoch_visits_each_active_sample_once(B):
     index = rng.permutation(n).astype(np.uint32)
     state = _order(B, 0)
     active = n
-    for epoch in range(12):
+    for _ in range(12):
         before_active = np.sort(index[:active])
         tail = index[active:].copy()
         kern.shuffle(index, active, state)

@@ -177,7 +177,7 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
             x ^= x >> np.uint64(27)
             r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
             q = np.int64((r * np.uint64(size)) >> np.uint64(32))  # the rotation
-            for u in range(size):
+            for _ in range(size):
                 index[p] = rows[first + q]
                 p += 1
                 q += 1

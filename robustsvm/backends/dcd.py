@@ -114,27 +114,19 @@ RHO_FACTOR = 0.03
 _REBUILD_FRACTION = 0.02
 
 
-#: the samples of one block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`) while the active rows
-#: hold at least :data:`ORDER_MIN_BYTES`; 0 visits them in a plain random permutation always (derivation §7)
+#: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always)
 ORDER_BLOCK = 32
-#: the bytes of the active rows (dense: ``d`` floats a row; sparse: the stored entries and their column indices)
-#: from which the epochs visit them by blocks: the per-core L2 cache of the benchmark machine (below it the rows
-#: stay in cache, where the block order only costs epochs)
+#: the bytes of the active rows from which they are visited by blocks (the L2 cache of the benchmark machine;
+#: below it the rows stay in cache, where blocks only cost epochs: derivation §7)
 ORDER_MIN_BYTES = 2**21
 
 
 def order_block(X) -> tuple[int, int]:
-    """The block length of the epochs' visiting order for ``X`` and the fewest active samples visited by blocks
-    (:func:`._dcd_kernels.shuffle`): :data:`ORDER_BLOCK` and the rows that fill :data:`ORDER_MIN_BYTES` (by the
-    mean bytes of a row of ``X``)."""
-    n, d = X.shape
-    if sp.issparse(X):
-        row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(n, 1)  # a stored entry and its int32 column index
-    else:
-        row_bytes = d * X.itemsize
-    if ORDER_BLOCK <= 0:
-        return 0, 0
-    return int(ORDER_BLOCK), int(np.ceil(ORDER_MIN_BYTES / max(row_bytes, 1.0)))
+    """:data:`ORDER_BLOCK` and the fewest active samples visited by blocks (:func:`._dcd_kernels.shuffle`): those
+    that fill :data:`ORDER_MIN_BYTES` at the mean bytes of a row (dense: ``d`` values; CSR: stored entries and
+    their int32 indices)."""
+    row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1] * X.itemsize
+    return (int(ORDER_BLOCK), int(np.ceil(ORDER_MIN_BYTES / max(row_bytes, 1.0)))) if ORDER_BLOCK > 0 else (0, 0)
 
 
 class _FeatureShrinking:
