@@ -116,17 +116,19 @@ _REBUILD_FRACTION = 0.02
 
 #: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always)
 ORDER_BLOCK = 32
-#: the bytes of the active rows from which they are visited by blocks (the L2 cache of the benchmark machine;
-#: below it the rows stay in cache, where blocks only cost epochs: derivation §7)
-ORDER_MIN_BYTES = 2**21
+#: the bytes of the active rows from which they are visited by blocks, dense and CSR (a CSR row is read from two
+#: arrays): 4× and 1× the L2 cache of the benchmark machine; below, blocks cost more epochs than the reads they save
+ORDER_MIN_BYTES = {"dense": 2**23, "sparse": 2**21}
 
 
 def order_block(X) -> tuple[int, int]:
     """:data:`ORDER_BLOCK` and the fewest active samples visited by blocks (:func:`._dcd_kernels.shuffle`): those
     that fill :data:`ORDER_MIN_BYTES` at the mean bytes of a row (dense: ``d`` values; CSR: stored entries and
-    their int32 indices)."""
-    row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sp.issparse(X) else X.shape[1] * X.itemsize
-    return (int(ORDER_BLOCK), int(np.ceil(ORDER_MIN_BYTES / max(row_bytes, 1.0)))) if ORDER_BLOCK > 0 else (0, 0)
+    their int32 indices). Derivation §7."""
+    sparse = sp.issparse(X)
+    row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sparse else X.shape[1] * X.itemsize
+    rows = np.ceil(ORDER_MIN_BYTES["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
+    return (int(ORDER_BLOCK), int(rows)) if ORDER_BLOCK > 0 else (0, 0)
 
 
 class _FeatureShrinking:
