@@ -54,7 +54,7 @@ from .dual_ascent import (
 from .registry import Backend, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
-__all__ = ["DEFAULTS", "NEEDS", "signs_certificate", "solve_dcd"]
+__all__ = ["DEFAULTS", "NEEDS", "order_block", "signs_certificate", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
@@ -340,7 +340,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     verbose : bool
         Print one line per certificate evaluation.
     random_state : int or None, default 0
-        Seed of the per-epoch permutations (a fixed default, so a solve is reproducible; None draws a fresh
+        Seed of the per-epoch orders (random permutations; by random blocks of rows once the active rows outgrow
+        the cache, :func:`order_block`; a fixed default, so a solve is reproducible; None draws a fresh
         seed).
     shrinking : bool, default True
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
