@@ -355,7 +355,7 @@ def run(args: argparse.Namespace) -> str:
         f" --processes {args.processes}" if args.processes else "") + command_option(args.cpu)
     elapsed = time.perf_counter() - t_start
     return "\n".join([
-        "## dcd against liblinear: KEEL dense sets and the Cora-shaped sparse data", "",
+        "## dcd against liblinear: KEEL dense sets, the Cora-shaped and two held-out sparse shapes", "",
         f"Command: `{command}` (total {elapsed:.0f} s); {header}.", "",
         "Model: hinge loss, mean reduction, λ = 1/n (C = 1), without and with a free intercept. `dcd` solves the "
         "sign-constrained model (signs +1/−1/free with probabilities 0.4/0.4/0.2) and `dcd (no signs)` the "
