@@ -130,21 +130,59 @@ def _unbounded(box, h):  # pragma: no cover - compiled
 
 @nb.njit(cache=True)
 def shuffle(index, active_size, rng):  # pragma: no cover - compiled
-    """Fisher-Yates shuffle of ``index[:active_size]`` driven by a xorshift64* generator.
+    """A fresh random order of the active samples ``index[:active_size]`` (a permutation of them, in place).
 
-    ``rng`` is a one-element uint64 state array (non-zero), advanced in place; the
-    bounded draw is Lemire's multiply-shift on the top 32 bits.
+    ``rng[0]`` is the state of a xorshift64* generator (non-zero), advanced in place; the bounded draw is
+    Lemire's multiply-shift on the top 32 bits. With ``rng[1] = B > 0`` (a two-element ``rng``) and more than
+    ``B`` active samples, the order is by blocks: the active samples sorted by row (a byte mark per row up to
+    the largest), cut into blocks of ``B`` consecutive active rows, the blocks visited in a uniformly random
+    order and each block from a uniformly random row on, cyclically (a rotation), so that a pass reads ``X``
+    in runs of ``B`` rows in storage order; otherwise (``B = 0`` or a one-element ``rng``) a Fisher–Yates
+    shuffle of ``index[:active_size]``. Derivation §7.
     """
     x = rng[0]
-    for k in range(active_size - 1, 0, -1):
+    k = active_size
+    B = np.int64(rng[1]) if rng.size > 2 else np.int64(0)
+    blocked = B > 0 and k > B and k >= np.int64(rng[2])
+    n_draws = (k + B - 1) // B if blocked else k  # the permuted items: blocks or samples
+    items = np.arange(n_draws).astype(index.dtype) if blocked else index[:k]
+    for t in range(n_draws - 1, 0, -1):  # Fisher–Yates over the items
         x ^= x >> np.uint64(12)
         x ^= x << np.uint64(25)
         x ^= x >> np.uint64(27)
         r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
-        j = np.int64((r * np.uint64(k + 1)) >> np.uint64(32))
-        t = index[k]
-        index[k] = index[j]
-        index[j] = t
+        j = np.int64((r * np.uint64(t + 1)) >> np.uint64(32))
+        tmp = items[t]
+        items[t] = items[j]
+        items[j] = tmp
+    if blocked:
+        top = 0
+        for s in range(k):
+            top = max(top, np.int64(index[s]))
+        mark = np.zeros(top + 1, dtype=np.bool_)
+        for s in range(k):
+            mark[index[s]] = True
+        rows = np.empty(k, dtype=index.dtype)  # the active rows in storage order
+        p = 0
+        for i in range(top + 1):
+            if mark[i]:
+                rows[p] = i
+                p += 1
+        p = 0
+        for t in range(n_draws):
+            first = items[t] * B
+            size = min(B, k - first)
+            x ^= x >> np.uint64(12)
+            x ^= x << np.uint64(25)
+            x ^= x >> np.uint64(27)
+            r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
+            q = np.int64((r * np.uint64(size)) >> np.uint64(32))  # the rotation
+            for _ in range(size):
+                index[p] = rows[first + q]
+                p += 1
+                q += 1
+                if q == size:
+                    q = 0
     rng[0] = x
 
 

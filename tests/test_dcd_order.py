@@ -1,0 +1,131 @@
+"""The visiting order of the dcd epochs: random blocks of consecutive active rows (``_dcd_kernels.shuffle``)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import robustsvm as rs
+from robustsvm.backends import _dcd_kernels as kern
+from robustsvm.backends import dcd
+
+from .conftest import make_classification
+
+
+def _order(B: int, min_active: int, seed: int = 12345) -> np.ndarray:
+    """The state array of the order: generator state, block length, fewest active samples visited by blocks."""
+    return np.array([seed, B, min_active], dtype=np.uint64)
+
+
+def _breaks(visit: np.ndarray) -> int:
+    """Where the next visited row is not the next active row in storage order."""
+    rank = np.empty(visit.max() + 1, dtype=np.int64)
+    rank[np.sort(visit)] = np.arange(visit.size)
+    r = rank[visit]
+    return int(np.sum(r[1:] != r[:-1] + 1))
+
+
+@pytest.mark.parametrize("B", [1, 7, 32])
+def test_every_epoch_visits_each_active_sample_once(B):
+    """Epoch after epoch, with samples set aside between them as the epochs do (swapped behind the active prefix),
+    the order is a permutation of the active samples: none skipped, none repeated, the inactive tail untouched."""
+    rng = np.random.default_rng(0)
+    n = 1000
+    index = rng.permutation(n).astype(np.uint32)
+    state = _order(B, 0)
+    active = n
+    for _ in range(12):
+        before_active = np.sort(index[:active])
+        tail = index[active:].copy()
+        kern.shuffle(index, active, state)
+        assert np.array_equal(np.sort(index[:active]), before_active)
+        assert np.array_equal(index[active:], tail)
+        for _ in range(int(rng.integers(0, 80))):  # samples set aside at random positions of the prefix
+            s = int(rng.integers(0, active))
+            active -= 1
+            index[s], index[active] = index[active], index[s]
+    assert active < n
+
+
+def test_the_block_order_reads_runs_of_consecutive_active_rows():
+    """With blocks of B, a pass breaks the storage order of the active rows at most twice a block (between blocks
+    and at a block's rotation); with more than two blocks, the block order and the rotations change between
+    epochs; below ``min_active`` samples, a plain permutation."""
+    rng = np.random.default_rng(1)
+    n, B = 5000, 32
+    active = 4000
+    index = rng.permutation(n).astype(np.uint32)
+    state = _order(B, 100)
+    kern.shuffle(index, active, state)
+    first = index[:active].copy()
+    assert _breaks(first) <= 2 * -(-active // B)
+    kern.shuffle(index, active, state)
+    assert _breaks(index[:active]) <= 2 * -(-active // B) and not np.array_equal(first, index[:active])
+    small = rng.permutation(n).astype(np.uint32)
+    kern.shuffle(small, 99, state)  # fewer active samples than min_active: Fisher–Yates
+    assert _breaks(small[:99]) > 80
+
+
+def test_a_one_element_state_is_the_plain_shuffle():
+    """Without a block length (a one-element state, as the other dual coordinate methods pass) the order is a
+    Fisher–Yates permutation, the same for a zero block length."""
+    index = np.arange(500, dtype=np.uint32)
+    other = index.copy()
+    kern.shuffle(index, 500, np.array([99], dtype=np.uint64))
+    kern.shuffle(other, 500, _order(0, 0, seed=99))
+    assert np.array_equal(index, other) and _breaks(index) > 400
+
+
+def test_the_block_order_is_chosen_from_the_shape():
+    """Dense: the rows that fill ``ORDER_MIN_BYTES["dense"]`` at ``8d`` bytes a row; sparse: the sparse bytes at
+    those of a row's stored entries and their indices."""
+    B, rows = dcd.order_block(np.zeros((10, 100)))
+    assert B == dcd.ORDER_BLOCK > 0 and rows == -(-dcd.ORDER_MIN_BYTES["dense"] // 800)
+    X = sp.random(1000, 5000, density=0.004, format="csr", random_state=0)  # 20 entries a row: 240 bytes
+    assert dcd.order_block(X) == (dcd.ORDER_BLOCK, -(-dcd.ORDER_MIN_BYTES["sparse"] // 240))
+
+
+def _solve(prob, X, y, solver="dcd", **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return prob.solve(X, y, solver=solver, **kw)
+
+
+@pytest.fixture
+def blocks_everywhere(monkeypatch):
+    """The block order on every epoch with more than one block of 8 active samples."""
+    monkeypatch.setattr(dcd, "ORDER_BLOCK", 8)
+    monkeypatch.setattr(dcd, "ORDER_MIN_BYTES", {"dense": 0, "sparse": 0})
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+@pytest.mark.parametrize("squared", [False, True], ids=["hinge", "squared"])
+def test_block_order_solves_are_certified_against_clarabel(blocks_everywhere, sparse, intercept, squared):
+    """With the block order on every epoch, each solve reaches its certified gap and agrees with Clarabel within
+    the sum of both certified gaps."""
+    X, y = make_classification(400, 12, seed=5, sparse=sparse, density=0.5)
+    signs = np.array([1, -1, 0] * 4)
+    loss = rs.SquaredHinge() if squared else rs.Hinge()
+    prob = rs.Problem(loss=loss, penalty=rs.L2(0.05), signs=signs, intercept=intercept)
+    a = _solve(prob, X, y, tol=1e-6, max_iter=5000)
+    ref = _solve(prob, X, y, solver="clarabel")
+    assert a.status == "optimal" and a.gap <= 1e-6 * abs(a.objective) * 1.0001
+    assert abs(a.objective - ref.objective) <= a.gap + ref.gap + 1e-9
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])
+def test_block_order_solves_repeat_exactly(blocks_everywhere, sparse):
+    """Two solves with the same seed give the same bits; another seed another path to the same optimum."""
+    X, y = make_classification(300, 10, seed=2, sparse=sparse, density=0.5)
+    prob = rs.Problem(penalty=rs.L2(0.01), signs=np.array([1, -1] * 5))
+    a = _solve(prob, X, y, tol=1e-8, max_iter=3000, random_state=4)
+    b = _solve(prob, X, y, tol=1e-8, max_iter=3000, random_state=4)
+    c = _solve(prob, X, y, tol=1e-8, max_iter=3000, random_state=5)
+    assert np.array_equal(a.w, b.w) and a.b == b.b and a.iterations == b.iterations
+    assert np.array_equal(a.history["gap"], b.history["gap"])
+    assert not np.array_equal(a.dual_alpha, c.dual_alpha)
+    assert abs(a.objective - c.objective) <= a.gap + c.gap
