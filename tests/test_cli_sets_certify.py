@@ -157,6 +157,37 @@ def test_fit_with_a_set_from_files_and_a_bad_set_on_the_command_line(set_files, 
     assert "unknown set kind 'cube'" in err and "box[widths], ball[p]" in err
 
 
+def test_a_wasserstein_ball_on_the_command_line(capsys, tmp_path):
+    """``wasserstein:EPS[:kappa=K][:norm=P]`` is read off the table of sets of distributions, is written alone,
+    and the fit is the model rs.Wasserstein gives in Python (objectives within the two certified gaps)."""
+    assert "wasserstein" in set_kinds()
+    ball = parse_set("Wasserstein:0.1:kappa=2:norm=inf")
+    assert (ball.eps, ball.kappa, ball.norm) == (0.1, 2.0, np.inf)
+    assert parse_set("wasserstein:0.05:1.5") == rs.Wasserstein(0.05, kappa=1.5)
+    for text, reason in (("wasserstein:0.1&box:0.1", "write it alone, not joined by &"),
+                         ("box:0.1+wasserstein:0.1", "write it alone, not joined by \\+"),
+                         ("wasserstein:0.1:eps=2", "no parameter 'eps'"),
+                         ("wasserstein:0.1:norm=3", "norm must be 1, 2 or inf")):
+        with pytest.raises(argparse.ArgumentTypeError, match=reason):
+            parse_uncertainty(text)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X @ np.array([1.0, -0.5, 0.2]) + 0.3 * rng.normal(size=60) > 0, 1, 0)
+    csv = tmp_path / "data.csv"
+    with csv.open("w") as fh:
+        fh.write("a,b,c,label\n")
+        for row, lab in zip(X, y, strict=True):
+            fh.write(",".join(f"{x:.17g}" for x in row) + f",{lab}\n")
+    assert main(["fit", str(csv), "--uncertainty", "wasserstein:0.05:norm=1", "--l2", "0.01", "--no-standardize",
+                 "--positive", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["model"]["uncertainty"]["type"] == "Wasserstein" and doc["solution"]["status"] == "optimal"
+    ref = rs.Problem(penalty=rs.L2(0.01), uncertainty=rs.Wasserstein(0.05, norm=1), positive_class=1).solve(
+        X, y, solver="clarabel")
+    got = doc["solution"]
+    assert abs(got["objective"] - ref.objective) <= got["gap"] + ref.gap + 1e-9
+
+
 # ------------------------------------------------------------------------------------------ certify
 LAM = 1e-2
 

@@ -7,14 +7,16 @@
     TERM  := KIND ":" RADIUS (":" PARAM)*
     PARAM := NAME "=" VALUE | VALUE              a bare VALUE fills the next parameter in order
     KIND  := box | ball | ellipsoid | polyhedron | spectrahedron    (the names of SET_TYPES, any case)
+           | wasserstein                                          (a set of distributions: written alone)
     VALUE := a number (inf allowed) | a file holding an array (.npy, .csv, .txt or .json)
 
-The kinds and their parameters come from :data:`robustsvm.uncertainty.SET_TYPES` and each class's
-constructor (its keyword parameters other than ``radius``), so a set type added to the package can
-be named here without touching this module. Examples: ``box:0.05``, ``box:0.05:widths=w.csv``,
-``ball:0.1:p=inf`` (or ``ball:0.1:inf``), ``ellipsoid:0.1:shape=M.npy``,
+The kinds and their parameters come from :data:`robustsvm.uncertainty.SET_TYPES` and
+:data:`~robustsvm.uncertainty.DISTRIBUTIONAL_TYPES` and each class's constructor (its parameters other than the
+radius), so a set type added to the package can be named here without touching this module. Examples:
+``box:0.05``, ``box:0.05:widths=w.csv``, ``ball:0.1:p=inf`` (or ``ball:0.1:inf``), ``ellipsoid:0.1:shape=M.npy``,
 ``polyhedron:1:G=G.csv:h=h.csv``, ``spectrahedron:0.5:A0=A0.npy:A=A.npy``, ``box:0.1&ball:0.2``,
-``box:0.05+ellipsoid:0.1:shape=M.npy`` (``+`` before a kind's name: ``1e+3`` stays a number).
+``box:0.05+ellipsoid:0.1:shape=M.npy`` (``+`` before a kind's name: ``1e+3`` stays a number),
+``wasserstein:0.05`` (``kappa=inf``, ``norm=2``) or ``wasserstein:0.05:kappa=2:norm=1``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import numpy as np
 
 from . import serialize  # noqa: F401  (defines every set type)
 from .base import SET_TYPES
+from .distributional import DISTRIBUTIONAL_TYPES
 from .pair import PairSet
 
 __all__ = ["parse_set", "set_kinds", "GRAMMAR"]
@@ -43,11 +46,19 @@ _SUFFIXES = (".npy", ".csv", ".txt", ".json")
 
 def set_kinds() -> dict[str, type]:
     """The kinds the grammar knows: lower-case class name → class, from :data:`SET_TYPES` (not the sets built
-    from two others, :class:`~robustsvm.uncertainty.pair.PairSet`: ``&`` and ``+`` write those)."""
-    return {name.lower(): cls for name, cls in SET_TYPES.items() if not issubclass(cls, PairSet)}
+    from two others, :class:`~robustsvm.uncertainty.pair.PairSet`: ``&`` and ``+`` write those) and the sets of
+    distributions of :data:`DISTRIBUTIONAL_TYPES`, whose radius is their constructor's first parameter."""
+    kinds = {name.lower(): cls for name, cls in SET_TYPES.items() if not issubclass(cls, PairSet)}
+    return kinds | {name.lower(): cls for name, cls in DISTRIBUTIONAL_TYPES.items()}
+
+
+def _distributional(cls: type) -> bool:
+    return cls in DISTRIBUTIONAL_TYPES.values()
 
 
 def _parameters(cls: type) -> list[str]:
+    if _distributional(cls):  # every constructor parameter after the radius
+        return [p for p in list(inspect.signature(cls.__init__).parameters)[2:]]
     return [p for p in cls._param_names() if p != "radius"]
 
 
@@ -123,7 +134,7 @@ def _term(text: str) -> Any:
     if missing:
         raise ValueError(f"{kind} needs {', '.join(missing)}: write {kind}:RADIUS:"
                          + ":".join(f"{n}=FILE" for n in missing))
-    return cls(radius=radius, **kwargs)
+    return cls(radius, **kwargs) if _distributional(cls) else cls(radius=radius, **kwargs)
 
 
 def _required(cls: type) -> list[str]:
@@ -147,6 +158,7 @@ def parse_set(text: str) -> Any:
     if any(not t for t in terms):
         raise ValueError(f"an empty term in {text!r}: write A&B with a set on each side")
     sets = [_sum(t) for t in terms]
+    _alone(sets, "&", text)
     out = sets[0]
     for s in sets[1:]:
         out = out & s
@@ -158,7 +170,17 @@ def _sum(text: str) -> Any:
     terms = [t.strip() for t in _PLUS.split(text)]
     if any(not t for t in terms) or text.rstrip().endswith("+"):
         raise ValueError(f"an empty term in {text!r}: write A+B with a set on each side")
-    out = _term(terms[0])
-    for t in terms[1:]:
-        out = out + _term(t)
+    sets = [_term(t) for t in terms]
+    _alone(sets, "+", text)
+    out = sets[0]
+    for s in sets[1:]:
+        out = out + s
     return out
+
+
+def _alone(sets: list, op: str, text: str) -> None:
+    """A set of distributions moves the whole sample, not each point: it joins no other set."""
+    alone = [s for s in sets if _distributional(type(s))]
+    if len(sets) > 1 and alone:
+        raise ValueError(f"{text!r}: {alone[0].title} moves the whole sample, not each point: write it alone, "
+                         f"not joined by {op} to other sets")
