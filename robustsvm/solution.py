@@ -99,7 +99,9 @@ class Solution:
         The bounded first-order attempt ``"auto"`` made before a second-order or conic choice.
     degenerate : dict or None
         The report of a solution whose decision is constant on its training data (``cause``, ``predicts``,
-        ``critical_radius``, ``critical_l1``, ``weight_resolution``); None when it is not.
+        ``critical_radius``, ``critical_l1``, ``weight_resolution``), or whose scores vary but classify the training
+        data no better than the constant classifier (``uninformative``, ``training_accuracy``,
+        ``constant_accuracy``); None when it is neither.
     """
 
     w: np.ndarray | None
@@ -216,7 +218,8 @@ class Solution:
 
         Solver, status, objective, gap, constraint violation, iterations and
         timings, the number of weights the certificate proves nonzero and the intercept, a
-        ``degenerate`` line when the decision is constant on the training data, and the class
+        ``degenerate`` line when the decision is constant on the training data or classifies it no better than
+        a constant one, and the class
         mapping: which label is +1 (predicted where ``x·w + b > 0``) and which −1;
         for a model with signs, the class they point to (``positive_class``).
         """
@@ -242,7 +245,9 @@ class Solution:
             within = f" (|w_h| > {resolution:.2g}, the certificate's resolution)" if np.isfinite(resolution) else ""
             lines.append(f"nonzeros    {self.nonzeros} of {self.w.shape[0]} weights{within}")
             lines.append(f"intercept   {self.b:.6g}")
-        if self.degenerate is not None:
+        if self.degenerate is not None and self.degenerate.get("uninformative"):
+            lines.append(f"degenerate  no better than a constant classifier: {self.degenerate['cause']}")
+        elif self.degenerate is not None:
             mapping = self.class_mapping
             what = "constant" if self.degenerate.get("proved", True) else "constant within the certificate"
             lines.append(f"degenerate  {what}: predicts {mapping[self.degenerate['predicts']]!r} for every "

@@ -7,7 +7,9 @@ may be 0 at the optimum. :func:`diagnose` reports a solution whose decision is c
 within ``δ`` of 0 while the exact conditions at ``w = 0`` (:mod:`robustsvm.certificates.critical`) do not prove
 ``w* ≠ 0``, and names the cause: the radius or λ1 beyond its critical value, or data for which the constant
 classifier is optimal. An objective below the constant classifier's proves ``w* ≠ 0`` first, in O(n)
-(:func:`improves_on_constant`).
+(:func:`improves_on_constant`). A solution whose scores vary but that classifies its training data no better than
+the constant classifier (one class for every sample is the extreme case) is reported too (:func:`uninformative`,
+``report["uninformative"]``), with what outweighs the data.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
 __all__ = ["announce", "compare_critical", "count_nonzeros", "diagnose", "explain_report", "explain_with_critical",
-           "improves_on_constant", "weight_resolution"]
+           "improves_on_constant", "uninformative", "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -68,7 +70,7 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
     constant = spread <= 1e-9 * max(1.0, abs(b))
     unresolved = math.isfinite(resolution) and float(np.linalg.norm(w)) <= resolution
     if not (constant or unresolved) or (not constant and improves_on_constant(model, objective)):
-        return None
+        return uninformative(model, decision + b, spread)
     report: dict[str, Any] = {"predicts": 1 if b > 0 else -1, "decision_spread": spread, "constant_decision": constant,
                               "weight_resolution": resolution if math.isfinite(resolution) else None,
                               "critical_radius": None, "critical_l1": None, "explained": False}
@@ -76,6 +78,38 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
     if explain:
         return explain_report(model, w, report)
     return report
+
+
+def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
+    """The report of a solution whose scores ``x_i·w + b`` vary but classify the training data no better than the
+    constant classifier: ``Σ_i c_i [y_i (x_i·w + b) > 0] ≤ max(Σ_{y=+1} c_i, Σ_{y=−1} c_i)``, accuracies weighted
+    by the model's ``c`` (sample and class weights) — one class for every sample is the extreme case. None
+    otherwise. Its scores may still rank the samples; as a classifier it is useless on these data. The cause names
+    what the data weigh less than: the penalty, the set, the class balance."""
+    c = np.asarray(model.c, dtype=np.float64)
+    total = float(c.sum())
+    if model.n < 2 or not total > 0:
+        return None
+    y = np.asarray(model.y, dtype=np.float64)
+    accuracy = float(c @ (y * scores > 0)) / total
+    share_pos = float(c @ (y > 0)) / total
+    constant = max(share_pos, 1.0 - share_pos)
+    if accuracy > constant * (1 + 1e-12):
+        return None
+    predicted_pos = float(c @ (scores > 0)) / total
+    weighted = not np.allclose(c, c[0])
+    what = "weighted training accuracy" if weighted else "training accuracy"
+    robust = model.layout is not None or model.distribution is not None
+    cause = (f"its {what} {accuracy:.4f} is no better than always predicting the larger class ({constant:.4f}); "
+             f"its scores vary (spread {spread:.3g}) and may still rank the samples. A smaller λ2 (here "
+             f"{float(model.l2):.3g})" + (", a smaller radius" if robust else "")
+             + (" or class weights that balance the classes (class_weight='balanced'; --class-weight balanced on the "
+                "command line)" if not weighted else "")
+             + " let the model separate the classes")
+    return {"predicts": 1 if predicted_pos >= 0.5 else -1, "decision_spread": spread, "constant_decision": False,
+            "uninformative": True, "training_accuracy": accuracy, "constant_accuracy": constant,
+            "weight_resolution": None, "critical_radius": None, "critical_l1": None, "explained": True,
+            "proved": True, "cause": cause}
 
 
 def improves_on_constant(model: Any, objective: float) -> bool:
@@ -188,6 +222,10 @@ def announce(sol: Any, model: Any, *, stacklevel: int = 1) -> Any:
         return sol
     label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
     label = label.item() if isinstance(label, np.generic) else label
+    if report.get("uninformative"):
+        warnings.warn(f"the model classifies its training data no better than a constant one: {report['cause']}",
+                      DegenerateSolutionWarning, stacklevel=stacklevel + 1)
+        return sol
     verb = "is" if report.get("proved") else "may be (its certificate cannot tell)"
     warnings.warn(f"the model {verb} constant on its training data (it predicts {label!r} for every sample): "
                   f"{report['cause']}", DegenerateSolutionWarning, stacklevel=stacklevel + 1)

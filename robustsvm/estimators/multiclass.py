@@ -8,12 +8,21 @@ signs and the uncertainty set are the same for every model unless given per clas
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-__all__ = ["PerClass", "for_class", "class_sample_weight"]
+from ..exceptions import DegenerateSolutionWarning
+
+__all__ = ["PerClass", "class_sample_weight", "for_class", "name_one_vs_rest", "one_vs_rest_reports",
+           "warn_if_uninformative"]
+
+#: how the solve path's warning on a binary model no better than a constant one begins
+#: (:func:`robustsvm.certificates.degenerate.announce`)
+_UNINFORMATIVE = "the model classifies its training data no better than a constant one"
 
 
 class PerClass(Mapping):
@@ -116,3 +125,42 @@ def weighted_by_class(class_weight: Any, y: Any, sample_weight: Any) -> Any:
     labels = np.asarray(y.compute() if hasattr(y, "compute") else y)
     weights = class_sample_weight(class_weight, np.unique(labels), labels)
     return weights if sample_weight is None else sample_weight * weights
+
+
+@contextmanager
+def one_vs_rest_reports(models: int) -> Iterator[None]:
+    """While ``models > 2`` one-vs-rest models are fitted: a model of one class against the rest that classifies no
+    better than a constant one is common and says nothing of the classifier (which takes the largest score), so
+    that report is not a warning there; :func:`warn_if_uninformative` judges the classifier as a whole."""
+    if models <= 2:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_UNINFORMATIVE, category=DegenerateSolutionWarning)
+        yield
+
+
+def name_one_vs_rest(solutions: list, classes: np.ndarray) -> None:
+    """Each one-vs-rest model's summary names its class; a binary report that it classifies no better than a
+    constant model is dropped (:func:`one_vs_rest_reports`); a constant model's report stays."""
+    for sol, c in zip(solutions, classes, strict=True):
+        sol.extra["one_vs_rest"] = _plain(c)
+        if sol.degenerate is not None and sol.degenerate.get("uninformative"):
+            sol.degenerate = None
+
+
+def warn_if_uninformative(estimator: Any, X: Any, y: np.ndarray, sample_weight: np.ndarray) -> None:
+    """A :class:`~robustsvm.DegenerateSolutionWarning` when a fitted classifier of more than two classes predicts
+    its training data no better than always predicting the (weighted) largest class."""
+    classes = estimator.classes_
+    total = float(np.sum(sample_weight))
+    if classes.size <= 2 or not total > 0:
+        return
+    accuracy = float(sample_weight @ (estimator.predict(X) == y)) / total
+    shares = np.array([float(sample_weight @ (y == c)) for c in classes]) / total
+    if accuracy <= shares.max() * (1 + 1e-12):
+        warnings.warn(f"the one-vs-rest classifier predicts its training data no better than always predicting "
+                      f"{_plain(classes[int(np.argmax(shares))])!r}: (weighted) training accuracy {accuracy:.4f} "
+                      f"against that class's share {shares.max():.4f}; a smaller l2 or radius, or "
+                      f"class_weight='balanced', lets the models separate the classes",
+                      DegenerateSolutionWarning, stacklevel=3)

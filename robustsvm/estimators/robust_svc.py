@@ -32,7 +32,7 @@ from ..terms.losses import LOSSES, Loss
 from ..terms.penalties import L1, L2
 from ..uncertainty import DistributionalSet, UncertaintySet, check_radius_applies, sample_radii
 from ..uncertainty.missing import ConditionalGaussian, check_incomplete, fit_gaussian, missing_as_uncertainty
-from . import calibration
+from . import calibration, multiclass
 from .multiclass import PerClass, class_sample_weight, for_class, weighted_by_class
 
 __all__ = ["RobustSVC"]
@@ -384,15 +384,16 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         weights = [(for_class(self.bounds, c, classes, name="bounds"), for_class(
             self.constraints, c, classes, name="constraints")) for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
-        for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
-            checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
-            solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
-                                              None if previous is None else previous[k], weights[k]))
+        with multiclass.one_vs_rest_reports(classes.size):
+            for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+                checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
+                solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
+                                                  None if previous is None else previous[k], weights[k]))
         self.classes_ = classes
         if classes.size > 2:  # each model's summary names its class
-            for sol, c in zip(solutions, classes, strict=True):
-                sol.extra["one_vs_rest"] = c.item() if isinstance(c, np.generic) else c
+            multiclass.name_one_vs_rest(solutions, classes)
         self._store(solutions)
+        multiclass.warn_if_uninformative(self, X, y, sw)
         if self.probability or self._loss().gives_probability:  # a logistic model's own σ(f(x)): no Platt scaling
             self.sigmoids_ = (self._platt_sigmoids(X_given, y_given, user_weight, radius) if self.probability
                               else [calibration.Sigmoid(-1.0, 0.0)] * len(solutions))
