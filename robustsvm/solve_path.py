@@ -441,9 +441,14 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     trial = None if own_budget or first_order else auto_probe(problem, shape, preds)
     record = None
     if trial is not None and trial.chosen == backend.name:
-        attempt, record = _attempt(problem, model, trial, options, defaults, quiet)
+        attempt, record, resume = _attempt(problem, model, trial, options, defaults, quiet)
         if attempt is not None:
             return announce_degenerate(attempt, model, stacklevel=stacklevel + 1) if warn else attempt
+        if resume is not None:  # its gap's decay says it finishes first: continued (from its dual point)
+            backend = registry.get_backend(trial.backend)
+            opts = _started(backend, {**defaults.get(backend.name, {}), **accepted_options(backend, options)},
+                            resume[0].dual_alpha if takes_dual_start(backend) else None)
+            opts["max_iter"] = resume[1]  # twice the forecast: a wrong one costs a bounded time
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
         sol = solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
         if record is not None:
@@ -508,22 +513,31 @@ def _started(backend: Backend, options: dict, dual_start: Any) -> dict:
     return options
 
 
-def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
-             defaults: Mapping[str, dict], quiet: bool = False) -> tuple[Solution | None, Attempt]:
-    """Run ``trial`` (a bounded first-order attempt); its solution when certified optimal, and its record."""
+def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any], defaults: Mapping[str, dict],
+             quiet: bool = False) -> tuple[Solution | None, Attempt, tuple[Solution, int] | None]:
+    """Run ``trial`` (a first-order probe): its solution when certified optimal, its record, and the probe's
+    solution with the epochs to continue for (twice the forecast) when :func:`robustsvm.backends.cost.probe_forecast`
+    says that backend finishes first."""
     backend = registry.get_backend(trial.backend)
-    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), "time_limit": trial.time_limit}
+    bound = {"time_limit": trial.time_limit} if trial.epochs is None else {"max_iter": int(trial.epochs)}
+    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), **bound}
     bounded = {"time_limit": trial.time_limit, "instead_of": trial.chosen, "predicted_seconds": trial.chosen_seconds}
     try:
         sol = solve_model(problem, backend, model, opts, warn=False, quiet=quiet)
     except _NUMERICAL_ERRORS as exc:
-        return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded)
+        return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded), None
     record = Attempt(solver=trial.backend, status=sol.status, iterations=sol.iterations, rel_gap=sol.rel_gap,
                      time=float(sol.time), **bounded)
     if sol.status == OPTIMAL:
         sol.auto_probe = record
-        return sol, record
-    return None, record
+        return sol, record, None
+    full = with_defaults(backend, accepted_options(backend, options))
+    left = cost.probe_forecast(sol.history, sol.iterations, float(sol.time), float(full.get("tol", 1e-4)))
+    warm = takes_dual_start(backend)  # else started again: the probe's epochs are run again
+    epochs = 2 * left * max(sol.iterations, 1) / max(float(sol.time), 1e-9) + (0 if warm else sol.iterations)
+    if left + (0.0 if warm else float(sol.time)) > cost.PROBE_CONTINUE * trial.chosen_seconds:
+        return None, record, None
+    return None, record, (sol, int(min(full.get("max_iter", cost.EPOCH_BUDGET), max(epochs, 10))))
 
 
 def _record(first: Solution | Exception, name: str, started: float | None) -> Attempt:
