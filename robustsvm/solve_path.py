@@ -18,8 +18,9 @@ takes these steps, in this module only:
    (:func:`to_solution`).
 
 ``"auto"`` picks the backend with the smallest predicted time among those that accept the model
-(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a bounded first-order attempt
-when that pick is a second-order or conic solve of a second or more (:func:`auto_probe`); a first answer short of
+(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a first-order probe when that
+pick is a second-order or conic solve and a first-order backend is predicted close to it (:func:`auto_probe`:
+certified, the probe is the answer; forecast to finish first, it is continued); a first answer short of
 its tolerance, or a backend that raises on the data (extreme scales), is solved again by the next accepting
 backend expected to certify, :data:`FALLBACK` last (:func:`fall_back`,
 :func:`robustsvm.backends.cost.fallback_order`), each attempt recorded in ``Solution.auto_attempts``.
@@ -129,11 +130,12 @@ def auto_predictions(problem: Any, data: Any) -> list[cost.Prediction]:
 
 
 def auto_probe(problem: Any, data: Any, predictions: list[cost.Prediction] | None = None) -> cost.Probe | None:
-    """The bounded first-order attempt ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
+    """The first-order probe ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
 
     See :func:`robustsvm.backends.cost.probe`: when the cheapest predicted backend is an interior point or a
-    conic solve of a second or more, the accepting first-order backend runs first for
-    ``PROBE_FRACTION`` of that predicted time; its answer is kept only when certified optimal.
+    conic solve of at least ``PROBE_MIN_SECONDS`` and a first-order backend is predicted close to it, that backend
+    runs first for the epochs of ``PROBE_FRACTION`` of that predicted time; its answer is kept when certified
+    optimal, and it is continued when :func:`robustsvm.backends.cost.probe_forecast` says it finishes first.
     """
     preds = auto_predictions(problem, data) if predictions is None else predictions
     if not preds:
