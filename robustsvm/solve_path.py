@@ -537,9 +537,11 @@ def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str
     left = cost.probe_forecast(sol.history, sol.iterations, float(sol.time), float(full.get("tol", 1e-4)))
     warm = takes_dual_start(backend)  # else started again: the probe's epochs are run again
     epochs = 2 * left * max(sol.iterations, 1) / max(float(sol.time), 1e-9) + (0 if warm else sol.iterations)
-    if left + (0.0 if warm else float(sol.time)) > cost.PROBE_CONTINUE * trial.chosen_seconds:
+    budget = full.get("max_iter", cost.EPOCH_BUDGET)
+    if left + (0.0 if warm else float(sol.time)) > cost.PROBE_CONTINUE * trial.chosen_seconds or \
+            epochs + (sol.iterations if warm else 0) > budget:
         return None, record, None
-    return None, record, (sol, int(min(full.get("max_iter", cost.EPOCH_BUDGET), max(epochs, 10))))
+    return None, record, (sol, int(max(epochs, 10)))
 
 
 def _record(first: Solution | Exception, name: str, started: float | None) -> Attempt:

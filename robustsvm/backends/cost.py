@@ -51,8 +51,8 @@ from . import registry
 from .logistic_newton import DENSE_HESSIAN_MAX_D
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
-           "FIRST_ORDER", "PROBE_CONTINUE", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS",
-           "PROBE_MIN_SECONDS",
+           "FIRST_ORDER", "PROBE_CONTINUE", "PROBE_EPOCH_SECONDS_PER_NNZ", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO",
+           "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
            "SPARSE_ROW_SETS", "CostInputs", "DataShape",
            "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
            "predict_all", "probe", "probe_forecast", "refresh_work", "register_cost_form", "reload_constants",
@@ -73,15 +73,20 @@ FIRST_ORDER = ("dcd", "robust-dcd")
 #: a chosen second-order or conic solve predicted to take at least this long may be preceded by a first-order
 #: probe (:func:`probe`) of ``PROBE_FRACTION`` of that prediction (shorter problems pay nothing: docs/auto.md)
 PROBE_MIN_SECONDS = 0.02
-PROBE_FRACTION = 0.1
+PROBE_FRACTION = 0.15
+#: the probe's epochs are costed at no less than this many seconds per stored entry: its first epochs run before
+#: shrinking drops any sample, so they cost more than the run's mean epoch that the fitted form predicts
+#: (measured 1.6–2.5 ns per entry on the 1,000 × 3,000 Box and the 20,000 × 100 Ball, dense)
+PROBE_EPOCH_SECONDS_PER_NNZ = 1.5e-9
 #: a probe with room for fewer predicted epochs than this is not made
-PROBE_MIN_EPOCHS = 20
+PROBE_MIN_EPOCHS = 30
 #: a probe is made only for a first-order backend whose own predicted time (its predicted epochs at its per-epoch
 #: cost, without the budget's cap or the charge of a fall-back) is at most this multiple of the choice's
 PROBE_MAX_OWN_RATIO = 1.2
 #: a probe that did not certify is continued (robust-dcd from its dual point, dcd from the start) when
-#: :func:`probe_forecast` gives it at most this fraction of the choice's predicted time still to run
-PROBE_CONTINUE = 0.8
+#: :func:`probe_forecast` gives it at most this fraction of the choice's predicted time still to run, and twice the
+#: forecast epochs fit in its epoch budget with the probe's
+PROBE_CONTINUE = 0.5
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
 #: the regressors of ``log E``, in the order of the fitted coefficients
@@ -486,7 +491,8 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     budget on the Box). So when the cheapest prediction is an interior point or a conic solve of at least
     :data:`PROBE_MIN_SECONDS` and a first-order backend is close to it (its predicted epochs at its per-epoch
     cost, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the choice's time), that
-    backend runs first for ``k = PROBE_FRACTION · T_chosen / t_epoch`` epochs (at least :data:`PROBE_MIN_EPOCHS`,
+    backend runs first for ``k = PROBE_FRACTION · T_chosen / t_epoch`` epochs (``t_epoch`` its predicted cost per
+    epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry; at least :data:`PROBE_MIN_EPOCHS`,
     else no probe; no wall-clock limit, which a loaded machine would reach early). A certified answer is
     returned; otherwise :func:`probe_forecast` reads the decay of its certified gap and decides whether it
     finishes first. The number of epochs is a function of the predictions, so the choice is the same on every
@@ -510,7 +516,8 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     if run_time(fastest) > PROBE_MAX_OWN_RATIO * best.seconds:
         return None
     limit = PROBE_FRACTION * best.seconds
-    epochs = int(min(limit / fastest.terms["per_epoch"], x.epoch_budget))
+    per_epoch = max(fastest.terms["per_epoch"], PROBE_EPOCH_SECONDS_PER_NNZ * x.nnz)
+    epochs = int(min(limit / per_epoch, x.epoch_budget))
     if epochs < PROBE_MIN_EPOCHS:
         return None
     return Probe(fastest.backend, float(limit), best.backend, float(best.seconds), epochs)
