@@ -45,7 +45,7 @@ def test_the_probe_rule():
     slow_ipm = [_prediction("feature-ipm", 10.0), _prediction("robust-dcd", 30.0, 0.01, epochs=800.0)]
     probe = cost.probe(slow_ipm, x)
     assert probe.backend == "robust-dcd" and probe.chosen == "feature-ipm"
-    assert probe.epochs == int(cost.PROBE_FRACTION * 10.0 / 0.01)
+    assert probe.epochs == int(cost.PROBE_FRACTION * 10.0 / max(0.01, cost.PROBE_EPOCH_SECONDS_PER_NNZ * shape.nnz))
     assert probe.time_limit == pytest.approx(cost.PROBE_FRACTION * 10.0)
     # epochs that take the ratio's limit still are probed; beyond it, not
     limit = cost.PROBE_MAX_OWN_RATIO * 10.0 / 0.01
@@ -127,7 +127,7 @@ def test_an_attempt_out_of_time_leaves_the_answer_to_the_choice(wdbc, monkeypatc
     assert sol.auto_probe is None
 
 
-def _same_shape_pair(n=800, d=400, seed=0):
+def _same_shape_pair(n=600, d=600, seed=0):
     """Two data sets of one shape and one mean squared row norm (the same cost inputs, so the same shape-only
     choice): Gaussian rows with noisy labels, and Gaussian rows moved away from a hyperplane (a wide margin,
     rescaled to the noisy rows' norm)."""
@@ -147,7 +147,7 @@ def test_the_probe_tells_apart_two_data_sets_of_one_shape():
     """Same shape, same row norm, same model: the shape-only rule picks feature-ipm on both. robust-dcd certifies
     the wide-margin data within the probe's epochs (a tenth of feature-ipm's predicted time: the fastest) and stops
     at its budget on the noisy data (feature-ipm the fastest certified): ``auto`` answers with each one's fastest."""
-    problem = rs.Problem(penalty=rs.L2(10 / 800), uncertainty=rs.Box(0.05))
+    problem = rs.Problem(penalty=rs.L2(10 / 600), uncertainty=rs.Box(0.05))
     (Xw, yw), (Xn, yn) = _same_shape_pair()
     shape_w, shape_n = cost.DataShape.of(Xw), cost.DataShape.of(Xn)
     assert shape_w.sq_norm == pytest.approx(shape_n.sq_norm)
@@ -170,7 +170,7 @@ def test_the_probe_tells_apart_two_data_sets_of_one_shape():
 
 
 def test_a_probe_that_is_forecast_to_finish_is_continued_from_its_dual_point(monkeypatch):
-    problem = rs.Problem(penalty=rs.L2(10 / 800), uncertainty=rs.Box(0.05))
+    problem = rs.Problem(penalty=rs.L2(10 / 600), uncertainty=rs.Box(0.05))
     (Xw, yw), _ = _same_shape_pair()
     alone = problem.solve(Xw, yw, solver="robust-dcd")
     assert alone.status == "optimal" and alone.iterations > 20
