@@ -370,8 +370,8 @@ def fragment(report: dict) -> str:
         "certified by the package; CPU seconds (single-threaded), the median of interleaved rounds in which "
         "`auto` and the fastest backends are run alike; the ratio is `auto`'s time (its choice, its attempts and "
         "fall-backs included) over the fastest certified backend's; `a → b`: `auto` chose `a`, `b` answered (its "
-        "bounded attempt or a fall-back). Backends predicted slower than 30× the best were not run (`skip`). The "
-        "model, its fit and the grid: [auto](auto.md).",
+        "probe, certified or continued, or a fall-back). Backends predicted slower than 30× the best were not run "
+        "(`skip`). The model, its fit and the grid: [auto](auto.md).",
         "",
         f"`auto` within 1.3× of the fastest certified backend on {int(np.sum(ratios <= 1.3))} of {ratios.size} "
         f"cells (median ratio {np.median(ratios):.2f}, worst {np.max(ratios):.2f}); a fall-back to Clarabel "
