@@ -200,3 +200,19 @@ def test_no_probe_on_millisecond_problems(d, monkeypatch):
             sol = problem.solve(X, y, solver="auto")
             assert sol.auto_probe is None and sol.status == "optimal"
     assert made == []
+
+
+def test_a_continued_probe_that_stops_short_leaves_the_answer_to_the_choice(wdbc, monkeypatch):
+    """A forecast that is wrong (here forced to a few epochs) costs a bounded continuation: ``max_iter`` twice the
+    forecast, then the chosen backend answers, every attempt recorded."""
+    X, y = wdbc
+    problem = rs.Problem(penalty=rs.L2(1e-4), uncertainty=rs.Box(0.05))
+    trial = cost.Probe("robust-dcd", 1.0, "feature-ipm", 100.0, epochs=5)
+    monkeypatch.setattr(solve_path, "choose_backend", lambda problem, data, distributed=None: "feature-ipm")
+    monkeypatch.setattr(solve_path, "auto_probe", lambda problem, data, predictions=None: trial)
+    monkeypatch.setattr(cost, "probe_forecast", lambda history, epochs, seconds, tol: 0.0)
+    sol = problem.solve(X, y, solver="auto")
+    assert sol.solver == "feature-ipm" and sol.status == "optimal"
+    assert [(a.solver, a.status) for a in sol.auto_attempts] == [("robust-dcd", "max_iter"), ("robust-dcd", "max_iter")]
+    assert sol.auto_attempts[1].iterations <= 10  # the continuation's bound: twice the forecast, at least 10
+    assert sol.objective - _reference(problem, X, y) <= sol.gap + 1e-9
