@@ -534,14 +534,14 @@ def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str
         sol.auto_probe = record
         return sol, record, None
     full = with_defaults(backend, accepted_options(backend, options))
-    left = cost.probe_forecast(sol.history, sol.iterations, float(sol.time), float(full.get("tol", 1e-4)))
-    warm = takes_dual_start(backend)  # else started again: the probe's epochs are run again
-    epochs = 2 * left * max(sol.iterations, 1) / max(float(sol.time), 1e-9) + (0 if warm else sol.iterations)
-    budget = full.get("max_iter", cost.EPOCH_BUDGET)
-    if left + (0.0 if warm else float(sol.time)) > cost.PROBE_CONTINUE * trial.chosen_seconds or \
-            epochs + (sol.iterations if warm else 0) > budget:
+    more = cost.probe_forecast(sol.history, 1, 1.0, float(full.get("tol", 1e-4)))  # epochs still to run
+    # at the probe's predicted cost per epoch (not its wall time: the decision is the same on every run)
+    per = trial.time_limit / trial.epochs if trial.epochs else float(sol.time) / max(sol.iterations, 1)
+    again = 0 if takes_dual_start(backend) else sol.iterations  # started again: the probe's epochs run again
+    if (more + again) * per > cost.PROBE_CONTINUE * trial.chosen_seconds or \
+            2 * more + sol.iterations > full.get("max_iter", cost.EPOCH_BUDGET):
         return None, record, None
-    return None, record, (sol, int(max(epochs, 10)))
+    return None, record, (sol, int(max(2 * more + again, 10)))
 
 
 def _record(first: Solution | Exception, name: str, started: float | None) -> Attempt:

@@ -532,7 +532,9 @@ def probe_forecast(history: Mapping[str, Any], epochs: int, seconds: float, tol:
     epoch on the tail of ill-conditioned data; the forecast fits the power law, the slower of the two from the
     same two points: ``g(e) = g₂ (e/e₂)^(−p)``, ``p = log(g₁/g₂) / log(e₂/e₁)``, through the last certificate
     ``(e₂, g₂)`` and the first one at or after half the probe ``(e₁, g₁)``, so the remaining epochs are
-    ``e₂ ((g₂/tol)^(1/p) − 1)``, each at the probe's measured time per epoch.
+    ``e₂ ((g₂/tol)^(1/p) − 1)``, each at ``seconds / epochs`` (``"auto"`` passes the probe's predicted cost
+    of an epoch, so that its decision does not depend on the machine's load; ``epochs=1, seconds=1`` gives the
+    epochs).
     """
     its = np.asarray(history.get("iteration", ()), dtype=float)
     gaps = np.asarray(history.get("rel_gap", ()), dtype=float)
