@@ -195,8 +195,8 @@ def fit(cells: list[dict], old: dict | None = None) -> tuple[dict, list[str]]:
 
 
 def simulate(cell: dict, table: dict) -> float | None:
-    """``"auto"``'s time in a measured cell under the constants ``table``, from the measured runs: its bounded
-    first-order attempt (the attempt's time when it certified within its limit, else the limit), its choice,
+    """``"auto"``'s time in a measured cell under the constants ``table``, from the measured runs: its first-order
+    probe (the run's time when it certified within the probe's epochs, else the probe's share of it), its choice,
     then the fall-back order (``cost.fallback_order``) until a run certified. None: a run it needs was not made."""
     x = inputs_of(cell)
     preds = cost.predict_all(cell["accepting"], x, table)
@@ -209,9 +209,13 @@ def simulate(cell: dict, table: dict) -> float | None:
         run = runs.get(trial.backend)
         if run is None:
             return None
-        if run["certified"] and run["time"] <= trial.time_limit:
+        epochs = trial.epochs if trial.epochs is not None else math.inf
+        used = run.get("passes", run.get("iterations", 0))  # in the unit of the budget (dcd: passes)
+        if run["certified"] and (trial.epochs is not None or run["time"] <= trial.time_limit) and used <= epochs:
             return run["time"]
-        spent, tried = trial.time_limit, [trial.backend]
+        # its probe's share of the run (the measured runs keep no gap history: a continued probe is not replayed)
+        share = min(1.0, epochs / max(used, 1))
+        spent, tried = share * run["time"] if trial.epochs is not None else trial.time_limit, [trial.backend]
     order = [preds[0].backend] + [b for b in cost.fallback_order(preds, (*tried, preds[0].backend))
                                   if b != preds[0].backend]
     for name in order:

@@ -51,7 +51,7 @@ from pinning import add_cpu_argument, command_option, describe, pin_run  # noqa:
 
 import robustsvm as rs  # noqa: E402
 from robustsvm.backends import cost  # noqa: E402
-from robustsvm.solve_path import choose_backend  # noqa: E402
+from robustsvm.solve_path import auto_probe, choose_backend  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results"
 OUT_JSON = RESULTS / "auto_grid.json"
@@ -85,6 +85,8 @@ MAX_IPM_SYSTEM = 3000          # feature-ipm: size of the dense factored system 
 MAX_CONIC_NNZ = 400_000        # clarabel: non-zeros of the data
 MAX_ELLIPSOID_DENSE = 500      # the ellipsoid's dense d x d shape matrix
 MAX_ELLIPSOID_EPOCH = 2e8      # robust-dcd on an ellipsoid: n d² work per epoch
+#: the millisecond shapes on which ``auto``'s own overhead is measured (no probe runs there)
+OVERHEAD_SHAPES = ((1000, 5, None), (1000, 20, None))
 #: print each run before it starts (--verbose)
 VERBOSE = False
 #: the timing rounds of a cell (``timed_runs``): at most MAX_ROUNDS, as many as fit in ROUND_BUDGET CPU seconds,
@@ -295,7 +297,7 @@ def warm_up() -> None:
 
 
 def overhead(shape=(1000, 5, None), pairs: int = 60) -> dict:
-    """``auto``'s own cost on the grid's smallest cells: the choice alone (``choose_backend``), and the median over
+    """``auto``'s own cost on millisecond cells: the choice alone (``choose_backend``), and the median over
     interleaved pairs of ``solver="auto"`` minus its choice named directly (both through ``Problem.solve``)."""
     X, y = make_data(*shape)
     out = []
@@ -303,6 +305,7 @@ def overhead(shape=(1000, 5, None), pairs: int = 60) -> dict:
         for lamn in LAMBDA_N:
             problem = rs.Problem(penalty=rs.L2(lamn / shape[0]), uncertainty=make_set(kind, shape[1]))
             pick = choose_backend(problem, X)
+            probe = auto_probe(problem, cost.DataShape.of(X)) is not None
             for name in ("auto", pick) * 2:  # warm
                 solve_once(problem, X, y, name)
             t = time.process_time()
@@ -315,7 +318,7 @@ def overhead(shape=(1000, 5, None), pairs: int = 60) -> dict:
                 ts = {name: solve_once(problem, X, y, name)[0] for name in order}
                 diff.append(ts["auto"] - ts[pick])
                 base.append(ts[pick])
-            out.append({"set": kind, "lambda_n": lamn, "pick": pick, "choose_ms": 1e3 * choose,
+            out.append({"set": kind, "lambda_n": lamn, "pick": pick, "probe": probe, "choose_ms": 1e3 * choose,
                         "solve_ms": 1e3 * float(np.median(base)), "auto_minus_pick_ms": 1e3 * float(np.median(diff))})
     return {"shape": list(shape), "cells": out}
 
@@ -323,11 +326,14 @@ def overhead(shape=(1000, 5, None), pairs: int = 60) -> dict:
 def overhead_line(o: dict) -> str:
     rel = [c["auto_minus_pick_ms"] / c["solve_ms"] for c in o["cells"]]
     choose = [c["choose_ms"] for c in o["cells"]]
+    ms = [c["auto_minus_pick_ms"] for c in o["cells"]]
     n, d = o["shape"][:2]
     return (f"`auto`'s own overhead on the {n:,} × {d:,} cells (solves of "
             f"{min(c['solve_ms'] for c in o['cells']):.1f}–{max(c['solve_ms'] for c in o['cells']):.1f} ms): the "
             f"choice takes {min(choose):.3f}–{max(choose):.3f} ms; `auto` minus its choice named directly, median "
-            f"of interleaved pairs: {100 * min(rel):+.1f} % to {100 * max(rel):+.1f} % of the solve.")
+            f"of interleaved pairs: {100 * min(rel):+.1f} % to {100 * max(rel):+.1f} % of the solve "
+            f"({min(ms):+.3f} to {max(ms):+.3f} ms); a probe on {sum(c.get('probe', False) for c in o['cells'])} "
+            "of them.")
 
 
 # ------------------------------------------------------------------------------------------------------ output
@@ -364,8 +370,8 @@ def fragment(report: dict) -> str:
         "certified by the package; CPU seconds (single-threaded), the median of interleaved rounds in which "
         "`auto` and the fastest backends are run alike; the ratio is `auto`'s time (its choice, its attempts and "
         "fall-backs included) over the fastest certified backend's; `a → b`: `auto` chose `a`, `b` answered (its "
-        "bounded attempt or a fall-back). Backends predicted slower than 30× the best were not run (`skip`). The "
-        "model, its fit and the grid: [auto](auto.md).",
+        "probe, certified or continued, or a fall-back). Backends predicted slower than 30× the best were not run "
+        "(`skip`). The model, its fit and the grid: [auto](auto.md).",
         "",
         f"`auto` within 1.3× of the fastest certified backend on {int(np.sum(ratios <= 1.3))} of {ratios.size} "
         f"cells (median ratio {np.median(ratios):.2f}, worst {np.max(ratios):.2f}); a fall-back to Clarabel "
@@ -391,8 +397,9 @@ def fragment(report: dict) -> str:
         lines.append(f"| {c['n']:,} × {c['d']:,} | {data} | {c['set']} | {c['lambda_n']:g} | {choice} | "
                      f"{auto['time']:.3g} | {fastest} | {c['ratio']:.2f} | {show('dcd')} | {show('robust-dcd')} | "
                      f"{show('feature-ipm')} | {show('clarabel')} |")
-    if report.get("overhead"):
-        lines += ["", overhead_line(report["overhead"])]
+    overheads = report.get("overhead") or []
+    for o in [overheads] if isinstance(overheads, dict) else overheads:
+        lines += ["", overhead_line(o)]
     fit = report.get("fit")
     if fit:
         lines += ["", f"Refit from this run: {fit}."]
@@ -493,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     report["cells"].sort(key=lambda c: (key[(c["n"], c["d"], c["density"])], SETS.index(c["set"]), c["lambda_n"]))
     if args.jobs > 1:
         warm_up()  # the overhead pairs and the re-runs below are in this process
-    report["overhead"] = overhead()
+    report["overhead"] = [overhead(shape) for shape in OVERHEAD_SHAPES]
     refit = not args.quick and not args.no_refit and not args.held_out
     RESULTS.mkdir(parents=True, exist_ok=True)
     json_path = RESULTS / "auto_grid_quick.json" if args.quick else RESULTS / "auto_heldout.json" \

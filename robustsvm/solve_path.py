@@ -18,8 +18,9 @@ takes these steps, in this module only:
    (:func:`to_solution`).
 
 ``"auto"`` picks the backend with the smallest predicted time among those that accept the model
-(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a bounded first-order attempt
-when that pick is a second-order or conic solve of a second or more (:func:`auto_probe`); a first answer short of
+(:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a first-order probe when that
+pick is a second-order or conic solve and a first-order backend is predicted close to it (:func:`auto_probe`:
+certified, the probe is the answer; forecast to finish first, it is continued); a first answer short of
 its tolerance, or a backend that raises on the data (extreme scales), is solved again by the next accepting
 backend expected to certify, :data:`FALLBACK` last (:func:`fall_back`,
 :func:`robustsvm.backends.cost.fallback_order`), each attempt recorded in ``Solution.auto_attempts``.
@@ -129,11 +130,12 @@ def auto_predictions(problem: Any, data: Any) -> list[cost.Prediction]:
 
 
 def auto_probe(problem: Any, data: Any, predictions: list[cost.Prediction] | None = None) -> cost.Probe | None:
-    """The bounded first-order attempt ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
+    """The first-order probe ``"auto"`` makes before its choice on in-memory ``data`` (None: none).
 
     See :func:`robustsvm.backends.cost.probe`: when the cheapest predicted backend is an interior point or a
-    conic solve of a second or more, the accepting first-order backend runs first for
-    ``PROBE_FRACTION`` of that predicted time; its answer is kept only when certified optimal.
+    conic solve of at least ``PROBE_MIN_SECONDS`` and a first-order backend is predicted close to it, that backend
+    runs first for the epochs of ``PROBE_FRACTION`` of that predicted time; its answer is kept when certified
+    optimal, and it is continued when :func:`robustsvm.backends.cost.probe_forecast` says it finishes first.
     """
     preds = auto_predictions(problem, data) if predictions is None else predictions
     if not preds:
@@ -442,9 +444,14 @@ def solve_normalized(problem: Any, model: Model, solver: str, *, option_defaults
     trial = None if own_budget or first_order else auto_probe(problem, shape, preds)
     record = None
     if trial is not None and trial.chosen == backend.name:
-        attempt, record = _attempt(problem, model, trial, options, defaults, quiet)
+        attempt, record, resume = _attempt(problem, model, trial, options, defaults, quiet)
         if attempt is not None:
             return announce_degenerate(attempt, model, stacklevel=stacklevel + 1) if warn else attempt
+        if resume is not None:  # its gap's decay says it finishes first: continued (from its dual point)
+            backend = registry.get_backend(trial.backend)
+            opts = _started(backend, {**defaults.get(backend.name, {}), **accepted_options(backend, options)},
+                            resume[0].dual_alpha if takes_dual_start(backend) else None)
+            opts["max_iter"] = resume[1]  # twice the forecast: a wrong one costs a bounded time
     if backend.name == FALLBACK:  # the solve of last resort: its answer, whatever its status
         sol = solve_model(problem, backend, model, opts, warn=warn, quiet=quiet, stacklevel=stacklevel + 1)
         if record is not None:
@@ -509,22 +516,33 @@ def _started(backend: Backend, options: dict, dual_start: Any) -> dict:
     return options
 
 
-def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any],
-             defaults: Mapping[str, dict], quiet: bool = False) -> tuple[Solution | None, Attempt]:
-    """Run ``trial`` (a bounded first-order attempt); its solution when certified optimal, and its record."""
+def _attempt(problem: Any, model: Model, trial: cost.Probe, options: Mapping[str, Any], defaults: Mapping[str, dict],
+             quiet: bool = False) -> tuple[Solution | None, Attempt, tuple[Solution, int] | None]:
+    """Run ``trial`` (a first-order probe): its solution when certified optimal, its record, and the probe's
+    solution with the epochs to continue for (twice the forecast) when :func:`robustsvm.backends.cost.probe_forecast`
+    says that backend finishes first."""
     backend = registry.get_backend(trial.backend)
-    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), "time_limit": trial.time_limit}
+    bound = {"time_limit": trial.time_limit} if trial.epochs is None else {"max_iter": int(trial.epochs)}
+    opts = {**defaults.get(backend.name, {}), **accepted_options(backend, options), **bound}
     bounded = {"time_limit": trial.time_limit, "instead_of": trial.chosen, "predicted_seconds": trial.chosen_seconds}
     try:
         sol = solve_model(problem, backend, model, opts, warn=False, quiet=quiet)
     except _NUMERICAL_ERRORS as exc:
-        return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded)
+        return None, Attempt(solver=trial.backend, status=f"error: {exc}", **bounded), None
     record = Attempt(solver=trial.backend, status=sol.status, iterations=sol.iterations, rel_gap=sol.rel_gap,
                      time=float(sol.time), **bounded)
     if sol.status == OPTIMAL:
         sol.auto_probe = record
-        return sol, record
-    return None, record
+        return sol, record, None
+    full = with_defaults(backend, accepted_options(backend, options))
+    more = cost.probe_forecast(sol.history, 1, 1.0, float(full.get("tol", 1e-4)))  # epochs still to run
+    # at the probe's predicted cost per epoch (not its wall time: the decision is the same on every run)
+    per = trial.time_limit / trial.epochs if trial.epochs else float(sol.time) / max(sol.iterations, 1)
+    again = 0 if takes_dual_start(backend) else sol.iterations  # started again: the probe's epochs run again
+    if (more + again) * per > cost.PROBE_CONTINUE * trial.chosen_seconds or \
+            2 * more + sol.iterations > full.get("max_iter", cost.EPOCH_BUDGET):
+        return None, record, None
+    return None, record, (sol, int(max(2 * more + again, 10)))
 
 
 def _record(first: Solution | Exception, name: str, started: float | None) -> Attempt:

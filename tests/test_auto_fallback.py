@@ -172,3 +172,4 @@ def test_a_wide_dense_nominal_model_is_answered_by_a_first_order_method_first():
         trial = solve_path.auto_probe(problem, shape)
         assert trial is not None and trial.backend in cost.FIRST_ORDER and trial.chosen == chosen
         assert 0 < trial.time_limit <= cost.PROBE_FRACTION * trial.chosen_seconds
+        assert trial.epochs >= cost.PROBE_MIN_EPOCHS

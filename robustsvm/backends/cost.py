@@ -51,11 +51,12 @@ from . import registry
 from .logistic_newton import DENSE_HESSIAN_MAX_D
 
 __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEATURES", "FALL_BACK_FRACTION",
-           "FIRST_ORDER", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO", "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
+           "FIRST_ORDER", "PROBE_CONTINUE", "PROBE_EPOCH_SECONDS_PER_NNZ", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO",
+           "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
            "SPARSE_ROW_SETS", "CostInputs", "DataShape",
            "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
-           "predict_all", "probe", "refresh_work", "register_cost_form", "reload_constants", "wide_path_available",
-           "wide_work"]
+           "predict_all", "probe", "probe_forecast", "refresh_work", "register_cost_form", "reload_constants",
+           "wide_path_available", "wide_work"]
 
 #: the in-memory backends ``"auto"`` compares, cheapest first on ties
 CANDIDATES = ("dcd", "robust-dcd", "feature-ipm", "logistic-newton", "clarabel")
@@ -69,17 +70,23 @@ FALL_BACK_FRACTION = 0.5
 EPOCH_BUDGET = 1000
 #: the first-order candidates (their cost is epochs × a per-epoch cost; the epochs are the uncertain part)
 FIRST_ORDER = ("dcd", "robust-dcd")
-#: a chosen second-order or conic solve predicted to take at least this long is preceded by a bounded
-#: first-order attempt (:func:`probe`) limited to ``PROBE_FRACTION`` of that prediction
-PROBE_MIN_SECONDS = 1.0
+#: a chosen second-order or conic solve predicted to take at least this long may be preceded by a first-order
+#: probe (:func:`probe`) of ``PROBE_FRACTION`` of that prediction (shorter problems pay nothing: docs/auto.md)
+PROBE_MIN_SECONDS = 0.02
 PROBE_FRACTION = 0.15
-#: an attempt with room for fewer predicted epochs than this is not made
-PROBE_MIN_EPOCHS = 20
-#: an attempt is made only for a first-order backend whose own predicted time (its predicted epochs at its
-#: per-epoch cost, without the budget's cap or the charge of a fall-back) is at most this multiple of the choice's
-#: (1.0 let through two attempts on the grid that never certify: 1,000 × 3,000 Box and 20,000 × 400 Ball at λn = 10,
-#: at 0.99 and 0.87 of the choice's predicted time; docs/auto.md)
-PROBE_MAX_OWN_RATIO = 0.8
+#: the probe's epochs are costed at no less than this many seconds per stored entry: its first epochs run before
+#: shrinking drops any sample, so they cost more than the run's mean epoch that the fitted form predicts
+#: (measured 1.6–2.5 ns per entry on the 1,000 × 3,000 Box and the 20,000 × 100 Ball, dense)
+PROBE_EPOCH_SECONDS_PER_NNZ = 1.5e-9
+#: a probe with room for fewer predicted epochs than this is not made
+PROBE_MIN_EPOCHS = 30
+#: a probe is made only for a first-order backend whose own predicted time (its predicted epochs at its per-epoch
+#: cost, without the budget's cap or the charge of a fall-back) is at most this multiple of the choice's
+PROBE_MAX_OWN_RATIO = 1.2
+#: a probe that did not certify is continued (robust-dcd from its dual point, dcd from the start) when
+#: :func:`probe_forecast` gives it at most this fraction of the choice's predicted time still to run, and twice the
+#: forecast epochs fit in its epoch budget with the probe's
+PROBE_CONTINUE = 0.5
 #: the file of fitted constants (rewritten by ``benchmarks/bench_auto.py``)
 CONSTANTS_FILE = Path(__file__).with_name("cost_constants.json")
 #: the regressors of ``log E``, in the order of the fitted coefficients
@@ -464,31 +471,34 @@ def fallback_order(predictions: list[Prediction], tried: tuple[str, ...] | list[
 
 @dataclass(frozen=True)
 class Probe:
-    """A bounded first attempt of ``"auto"``: ``backend`` run for at most ``time_limit`` seconds before
-    ``chosen`` (predicted to take ``chosen_seconds``)."""
+    """A bounded first attempt of ``"auto"``: ``backend`` run for at most ``epochs`` epochs of its budget (its
+    ``max_iter``; predicted to take ``time_limit`` seconds) before ``chosen`` (predicted to take ``chosen_seconds``).
+    Without ``epochs`` the attempt is bounded by ``time_limit`` seconds of wall time instead (not reproducible
+    on a loaded machine: ``"auto"``'s own probes give ``epochs``)."""
 
     backend: str
     time_limit: float
     chosen: str
     chosen_seconds: float
+    epochs: int | None = None
 
 
 def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
-    """The first-order attempt worth making before ``predictions[0]`` (cheapest first), or None.
+    """The first-order probe worth making before ``predictions[0]`` (cheapest first), or None.
 
-    The epoch count of a first-order backend depends on the data's conditioning, which the shape does not
-    tell (unit-norm, nearly separable rows need tens of epochs where noisy Gaussian rows of the same shape
-    need thousands). So when the cheapest prediction is an interior point or a conic solve of at least
-    :data:`PROBE_MIN_SECONDS`, the accepting first-order backend predicted fastest runs first for at most
-    ``PROBE_FRACTION · T_chosen`` seconds (its ``time_limit``; skipped when that is less than
-    :data:`PROBE_MIN_EPOCHS` predicted epochs): a certified answer is returned, otherwise the chosen backend
-    runs, and the attempt has cost about ``PROBE_FRACTION`` of its predicted time. The attempt is for the
-    first-order backend that would be the cheaper one were it not likely to stop short: the one whose predicted
-    epochs at its per-epoch cost (no budget cap, no fall-back charge) take least, and only when that time is
-    within :data:`PROBE_MAX_OWN_RATIO` of the chosen backend's. One predicted
-    slower on its own as well would have to beat its prediction by more than ``PROBE_MAX_OWN_RATIO /
-    PROBE_FRACTION`` to answer within the attempt; on the shape grid such attempts never did and only added
-    their time. Grids (``points > 1``) are not probed.
+    The epoch count of a first-order backend depends on the data's conditioning and on the set, which the shape
+    does not tell (on the same 1,000 × 1,000 data robust-dcd certifies the Ball in 241 epochs and stops at its
+    budget on the Box). So when the cheapest prediction is an interior point or a conic solve of at least
+    :data:`PROBE_MIN_SECONDS` and a first-order backend is close to it (its predicted epochs at its per-epoch
+    cost, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the choice's time), that
+    backend runs first for ``k = PROBE_FRACTION · T_chosen / t_epoch`` epochs (``t_epoch`` its predicted cost per
+    epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry; at least :data:`PROBE_MIN_EPOCHS`,
+    else no probe; no wall-clock limit, which a loaded machine would reach early). A certified answer is
+    returned; otherwise :func:`probe_forecast` reads the decay of its certified gap and decides whether it
+    finishes first. The number of epochs is a function of the predictions, so the choice is the same on every
+    run (the backends are seeded). Grids (``points > 1``) are not probed; a problem predicted to take less than
+    :data:`PROBE_MIN_SECONDS` is not either (the probe's fixed cost, a solve call and a certificate, would be a
+    visible part of it).
     """
     if not predictions or x.points > 1:
         return None
@@ -498,6 +508,7 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     first = [p for p in predictions if p.backend in FIRST_ORDER and p.terms.get("per_epoch", 0.0) > 0.0]
     if not first:
         return None
+
     def run_time(p: Prediction) -> float:  # its predicted epochs at its per-epoch cost: no budget cap, no fall-back
         return p.iterations * p.terms["per_epoch"]
 
@@ -505,6 +516,40 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     if run_time(fastest) > PROBE_MAX_OWN_RATIO * best.seconds:
         return None
     limit = PROBE_FRACTION * best.seconds
-    if PROBE_MIN_EPOCHS * fastest.terms["per_epoch"] > limit:
+    per_epoch = max(fastest.terms["per_epoch"], PROBE_EPOCH_SECONDS_PER_NNZ * x.nnz)
+    epochs = int(min(limit / per_epoch, x.epoch_budget))
+    if epochs < PROBE_MIN_EPOCHS:
         return None
-    return Probe(fastest.backend, float(limit), best.backend, float(best.seconds))
+    return Probe(fastest.backend, float(limit), best.backend, float(best.seconds), epochs)
+
+
+def probe_forecast(history: Mapping[str, Any], epochs: int, seconds: float, tol: float) -> float:
+    """The seconds a first-order backend stopped after ``epochs`` epochs (in ``seconds``) still needs to reach the
+    relative gap ``tol``, read from its certified gaps ``history`` (``iteration``, ``rel_gap``); ``inf`` when the
+    gap does not decrease.
+
+    The gap of a dual coordinate method decays geometrically on well-conditioned data and like a power of the
+    epoch on the tail of ill-conditioned data; the forecast fits the power law, the slower of the two from the
+    same two points: ``g(e) = g₂ (e/e₂)^(−p)``, ``p = log(g₁/g₂) / log(e₂/e₁)``, through the last certificate
+    ``(e₂, g₂)`` and the first one at or after half the probe ``(e₁, g₁)``, so the remaining epochs are
+    ``e₂ ((g₂/tol)^(1/p) − 1)``, each at ``seconds / epochs`` (``"auto"`` passes the probe's predicted cost
+    of an epoch, so that its decision does not depend on the machine's load; ``epochs=1, seconds=1`` gives the
+    epochs).
+    """
+    its = np.asarray(history.get("iteration", ()), dtype=float)
+    gaps = np.asarray(history.get("rel_gap", ()), dtype=float)
+    keep = np.isfinite(gaps) & (gaps > 0) & (its > 0)
+    its, gaps = its[keep], gaps[keep]
+    if its.size < 2 or epochs <= 0:
+        return math.inf
+    e2, g2 = its[-1], gaps[-1]
+    if g2 <= tol:
+        return 0.0
+    i = int(np.searchsorted(its, 0.5 * e2))
+    i = min(i, its.size - 2)
+    e1, g1 = its[i], gaps[i]
+    if e2 <= e1 or g1 <= g2:
+        return math.inf
+    p = math.log(g1 / g2) / math.log(e2 / e1)
+    remaining = e2 * ((g2 / tol) ** (1.0 / p) - 1.0)
+    return float(remaining * seconds / epochs)
