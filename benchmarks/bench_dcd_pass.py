@@ -62,11 +62,11 @@ def data(n: int, d: int = D, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = None) -> float:
     """CPU seconds of a solve of ``epochs`` epochs; ``block`` overrides the visiting order's block length (0: a
-    plain random permutation of the rows, :data:`robustsvm.backends.dcd.ORDER_BLOCK`)."""
-    from robustsvm.backends import dcd
+    plain random permutation of the rows, :data:`robustsvm.backends.dual_ascent.ORDER_BLOCK`)."""
+    from robustsvm.backends import dual_ascent
 
-    default = dcd.ORDER_BLOCK
-    dcd.ORDER_BLOCK = default if block is None else block
+    default = dual_ascent.ORDER_BLOCK
+    dual_ascent.ORDER_BLOCK = default if block is None else block
     problem = rs.Problem(penalty=rs.L2(1.0 / X.shape[0]), intercept=False)
     t = time.process_time()
     with warnings.catch_warnings():
@@ -74,7 +74,7 @@ def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = N
         sol = problem.solve(X, y, solver="dcd", tol=1e-15, max_iter=epochs, shrinking=False,
                             check_every=10**6, warn=False)
     elapsed = time.process_time() - t
-    dcd.ORDER_BLOCK = default
+    dual_ascent.ORDER_BLOCK = default
     if sol.iterations != epochs:
         raise RuntimeError(f"dcd ran {sol.iterations} epochs, not {epochs}")
     return elapsed

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.backends import _dcd_kernels as kern
-from robustsvm.backends import dcd
+from robustsvm.backends import dual_ascent
 
 from .conftest import make_classification
 
@@ -82,10 +82,10 @@ def test_a_one_element_state_is_the_plain_shuffle():
 def test_the_block_order_is_chosen_from_the_shape():
     """Dense: the rows that fill ``ORDER_MIN_BYTES["dense"]`` at ``8d`` bytes a row; sparse: the sparse bytes at
     those of a row's stored entries and their indices."""
-    B, rows = dcd.order_block(np.zeros((10, 100)))
-    assert B == dcd.ORDER_BLOCK > 0 and rows == -(-dcd.ORDER_MIN_BYTES["dense"] // 800)
+    B, rows = dual_ascent.order_block(np.zeros((10, 100)))
+    assert B == dual_ascent.ORDER_BLOCK > 0 and rows == -(-dual_ascent.ORDER_MIN_BYTES["dense"] // 800)
     X = sp.random(1000, 5000, density=0.004, format="csr", random_state=0)  # 20 entries a row: 240 bytes
-    assert dcd.order_block(X) == (dcd.ORDER_BLOCK, -(-dcd.ORDER_MIN_BYTES["sparse"] // 240))
+    assert dual_ascent.order_block(X) == (dual_ascent.ORDER_BLOCK, -(-dual_ascent.ORDER_MIN_BYTES["sparse"] // 240))
 
 
 def _solve(prob, X, y, solver="dcd", **kw):
@@ -97,8 +97,8 @@ def _solve(prob, X, y, solver="dcd", **kw):
 @pytest.fixture
 def blocks_everywhere(monkeypatch):
     """The block order on every epoch with more than one block of 8 active samples."""
-    monkeypatch.setattr(dcd, "ORDER_BLOCK", 8)
-    monkeypatch.setattr(dcd, "ORDER_MIN_BYTES", {"dense": 0, "sparse": 0})
+    monkeypatch.setattr(dual_ascent, "ORDER_BLOCK", 8)
+    monkeypatch.setattr(dual_ascent, "ORDER_MIN_BYTES", {"dense": 0, "sparse": 0})
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])

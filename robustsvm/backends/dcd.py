@@ -49,12 +49,13 @@ from .dual_ascent import (
     certified_result,
     compiled_entry,
     intercept_rho,
+    order_block,
     soft_margin_needs,
 )
 from .registry import Backend, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
-__all__ = ["DEFAULTS", "NEEDS", "order_block", "signs_certificate", "solve_dcd"]
+__all__ = ["DEFAULTS", "NEEDS", "signs_certificate", "solve_dcd"]
 
 #: ``tol`` and ``max_iter`` when the caller gives none (declared on the registration)
 DEFAULTS = {"tol": 1e-4, "max_iter": 1000}
@@ -112,23 +113,6 @@ CERT_PASSES = 2.0
 RHO_FACTOR = 0.03
 #: rebuild the restricted rows only when the newly frozen features hold at least this fraction of the stored entries
 _REBUILD_FRACTION = 0.02
-
-
-#: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always)
-ORDER_BLOCK = 32
-#: the bytes of the active rows from which they are visited by blocks, dense and CSR (a CSR row is read from two
-#: arrays): 4× and 1× the L2 cache of the benchmark machine; below, blocks cost more epochs than the reads they save
-ORDER_MIN_BYTES = {"dense": 2**23, "sparse": 2**21}
-
-
-def order_block(X) -> tuple[int, int]:
-    """:data:`ORDER_BLOCK` and the fewest active samples visited by blocks (:func:`._dcd_kernels.shuffle`): those
-    that fill :data:`ORDER_MIN_BYTES` at the mean bytes of a row (dense: ``d`` values; CSR: stored entries and
-    their int32 indices). Derivation §7."""
-    sparse = sp.issparse(X)
-    row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sparse else X.shape[1] * X.itemsize
-    rows = np.ceil(ORDER_MIN_BYTES["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
-    return (int(ORDER_BLOCK), int(rows)) if ORDER_BLOCK > 0 else (0, 0)
 
 
 class _FeatureShrinking:

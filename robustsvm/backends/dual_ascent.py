@@ -27,9 +27,26 @@ from . import _dcd_kernels as kern
 from . import _products_kernels as products
 from .registry import History, Needs, Result
 
-__all__ = ["MIN_PASS", "Ascent", "CertificateSchedule", "DualCertificate", "Products", "Shrinking", "argument_types",
-           "ascend", "best_intercept", "certified_result", "compiled_entry", "intercept_rho", "next_check",
-           "soft_margin_needs", "stalls"]
+__all__ = ["MIN_PASS", "ORDER_BLOCK", "ORDER_MIN_BYTES", "Ascent", "CertificateSchedule", "DualCertificate", "Products",
+           "Shrinking", "argument_types", "ascend", "best_intercept", "certified_result", "compiled_entry",
+           "intercept_rho", "next_check", "order_block", "soft_margin_needs", "stalls"]
+
+#: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always)
+ORDER_BLOCK = 32
+#: the bytes of the active rows from which they are visited by blocks, dense and CSR (a CSR row is read from two
+#: arrays): 4× and 1× the L2 cache of the benchmark machine; below, blocks cost more epochs than the reads they save
+ORDER_MIN_BYTES = {"dense": 2**23, "sparse": 2**21}
+
+
+def order_block(X) -> tuple[int, int]:
+    """:data:`ORDER_BLOCK` and the fewest active samples visited by blocks (:func:`._dcd_kernels.shuffle`): those
+    that fill :data:`ORDER_MIN_BYTES` at the mean bytes of a row (dense: ``d`` values; CSR: stored entries and
+    their int32 indices). Derivation §7."""
+    sparse = sp.issparse(X)
+    row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sparse else X.shape[1] * X.itemsize
+    rows = np.ceil(ORDER_MIN_BYTES["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
+    return (int(ORDER_BLOCK), int(rows)) if ORDER_BLOCK > 0 else (0, 0)
+
 
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning

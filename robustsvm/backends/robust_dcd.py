@@ -32,8 +32,7 @@ import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
 from ._box_sparse_kernels import epoch_sparse_box
-from .dcd import order_block
-from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho
+from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho, order_block
 from .registry import Backend, Result, register
 from .shared_set import (
     CERT_INNER,
