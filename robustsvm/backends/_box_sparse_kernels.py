@@ -145,11 +145,11 @@ def _row_move(row, dv, arrays, lam1, inv_lam, tau, band, sums):  # pragma: no co
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
-    """``scal = [u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]`` from the sums (at ``τ = 0``: ``u = δ sign(z)``)."""
-    scal[0] = uw
-    scal[1] = (z0 / (tau * tau) if tau > 0.0 else 0.0) + q1
-    scal[3] = max(ww, 0.0)
-    scal[4] = q1
+    """``scal``'s ``uw``, ``uu``, ``ww``, ``ua`` from the sums (at ``τ = 0``: ``u = δ sign(z)``)."""
+    scal[0].uw = uw
+    scal[0].uu = (z0 / (tau * tau) if tau > 0.0 else 0.0) + q1
+    scal[0].ww = max(ww, 0.0)
+    scal[0].ua = q1
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -207,7 +207,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0].uw + dii * ai
         PG = projected_gradient(ai, G, upper)
         if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
             active_size = drop_from_active(index, s, active_size)
@@ -221,7 +221,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
             if da != 0.0:
                 n_updates += 1
                 for attempt in range(2):  # the local step, then the safe one when the local gains less
-                    ww_old = scal[3]
+                    ww_old = scal[0].ww
                     b_old = b0 + rho * S
                     alpha[i] = ai + da if attempt == 0 else a_safe
                     dv = da * yi * ci
@@ -241,7 +241,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
                     _scalars(scal, tau, z0, q1, uw, ww)
                     if attempt == 1 or a_new == a_safe:
                         break
-                    if not worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                    if not worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[0].ww - ww_old, b_old, dv, prm):
                         break
                     da = a_safe - a_new
         s += 1

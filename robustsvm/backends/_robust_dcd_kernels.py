@@ -8,8 +8,8 @@ unit set ``V``, bounded below by the nominal-looking function
     v = Σ_i c_i y_i α_i x_i,   A = Σ_i c_i α_i r_i,
 
 with equality at the saddle point ``u*(v, A)``; then ``w_u`` is the exact minimizer ``w(α)``. The maintained
-state is ``v``, ``A``, ``u`` and ``w = w_u``, plus two scalars ``scal = [u·w, ‖u‖², θ]`` (θ warm-starts the
-ℓ1-ball projection). One coordinate step maximizes the concave quadratic minorant of ``D_u`` along α_i
+state is ``v``, ``A``, ``u`` and ``w = w_u``, plus the prox's scalars ``scal`` (a record of
+:data:`._shared_set_kernels.PROX`). One coordinate step maximizes the concave quadratic minorant of ``D_u`` along α_i
 (slope from the exact gradient, curvature ``c_i‖x_i − y_i r_i u‖²/λ2`` bounds ``D_u``'s), then moves ``v``
 and ``A`` and recomputes ``u`` and ``w`` (:func:`._shared_set_kernels.refresh`, the prox of each set).
 ``State.sums`` is a record of :data:`._dcd_kernels.SUMS`: the intercept multiplier ``b0``, ``S = Σ c_i y_i α_i`` and
@@ -52,12 +52,12 @@ def _steps(ai, G, ci, yi, ri, sqn_i, xu, xa, xua, scal, prm):  # pragma: no cove
     :func:`_worse_than_safe`). Without ``local`` the two steps are the same.
     """
     lam, rho, dii, upper = prm.lam, prm.rho, prm.dii, prm.upper
-    xt2 = max(sqn_i - 2.0 * yi * ri * xu + ri * ri * scal[1], 0.0)
+    xt2 = max(sqn_i - 2.0 * yi * ri * xu + ri * ri * scal[0].uu, 0.0)
     q_safe = ci * (xt2 / lam + rho) + dii
     a_safe = newton_step(ai, G, q_safe, upper)
     a_new = a_safe
     if prm.local:
-        xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[4], 0.0)
+        xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[0].ua, 0.0)
         a_new = newton_step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
     return q_safe, a_safe, a_new
 
@@ -179,7 +179,7 @@ def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, 
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0].uw + dii * ai
         PG = projected_gradient(ai, G, upper)
         if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
             active_size = drop_from_active(index, s, active_size)
@@ -191,7 +191,7 @@ def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, 
             q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
             da = a_new - ai
             if da != 0.0:
-                ww_old = scal[3]
+                ww_old = scal[0].ww
                 b_old = b0 + rho * S
                 alpha[i] = a_new
                 dv = da * yi * ci
@@ -202,7 +202,7 @@ def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, 
                 if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
                     refresh(setk, st, A, prm, inner)
                 if a_new != a_safe:
-                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[0].ww - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe
@@ -355,7 +355,7 @@ def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_s
         yi = y[i]
         ai = alpha[i]
         ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
+        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0].uw + dii * ai
         PG = projected_gradient(ai, G, upper)
         if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
             active_size = drop_from_active(index, s, active_size)
@@ -367,7 +367,7 @@ def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_s
             q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
             da = a_new - ai
             if da != 0.0:
-                ww_old = scal[3]
+                ww_old = scal[0].ww
                 b_old = b0 + rho * S
                 alpha[i] = a_new
                 dv = da * yi * ci
@@ -377,7 +377,7 @@ def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_s
                 A = _radius_mass(A, da, ci, ri)
                 shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
                 if a_new != a_safe:
-                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
+                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[0].ww - ww_old, b_old, dv, prm):
                         da2 = a_safe - a_new
                         dv2 = da2 * yi * ci
                         alpha[i] = a_safe

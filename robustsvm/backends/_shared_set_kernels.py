@@ -29,8 +29,9 @@ import numpy as np
 
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "bound_arrays",
-           "is_separable", "refresh", "refresh_separable", "set_arrays", "soft", "softclip"]
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
+           "bound_arrays", "is_separable", "prox_scalars", "refresh", "refresh_separable", "set_arrays", "soft",
+           "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -47,8 +48,18 @@ KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
                                      "chi", "cap", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
+#: the prox's scalars, ``State.scal`` (a one-record array, :func:`prox_scalars`): ``uw = u·w``, ``uu = ‖u‖²``,
+#: ``theta`` (the ℓ1-ball projection's last level, its warm start), ``hs = 2h*(v − Au)/λ2`` (written when a bound
+#: clips ``w``), ``ww`` (``‖w‖²``, or ``hs`` when a bound clips ``w``: ``−(λ2/2)Δww`` is the exact change of the
+#: dual) and ``ua = Σ_{w_h≠0} u_h²`` (the local curvature's term)
+PROX = np.dtype([(name, np.float64) for name in ("uw", "uu", "theta", "hs", "ww", "ua")])
 #: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
+
+
+def prox_scalars() -> np.ndarray:
+    """A zeroed one-record array of :data:`PROX`."""
+    return np.zeros(1, dtype=PROX)
 
 
 @nb.njit(cache=True)
@@ -136,18 +147,16 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
         w[h] = wh
         uw += u[h] * wh
         uu += u[h] * u[h]
-    scal[0] = uw
-    scal[1] = uu
+    scal[0].uw = uw
+    scal[0].uu = uu
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
 
-    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
-    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; when a bound clips ``w`` (box set or 2-ball)
-    ``scal[3]`` is ``2h*(v − Au)/λ2`` (= ‖w‖² when none does): ``−(λ2/2)Δscal[3]`` is the exact change of the
-    dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
+    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal`` (:data:`PROX`) of the :data:`State` ``st``; O(d)
+    for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
     :func:`refresh_separable`.
     """
     if is_separable(setk) and not refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
@@ -203,16 +212,15 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
         else:
             nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
         uw, uu = _ball2_shrink(z, w, u, tau, nz2)
-    scal[0] = uw
-    scal[1] = uu
+    scal[0].uw = uw
+    scal[0].uu = uu
     _refresh_tail(w, u, scal, False)
     return False
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
-    """The last two entries of ``scal``: ``‖w‖²`` (``scal[2] = 2h*(v − Au)/λ2`` when a bound clips ``w``) and
-    ``Σ_{w_h≠0} u_h²``."""
+    """``scal``'s ``ww`` (``hs`` when a bound clips ``w``) and ``ua``."""
     ww = 0.0
     ua = 0.0
     for h in range(w.size):
@@ -220,15 +228,15 @@ def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
     # where w sits at a nonzero bound h*(p) ≠ (λ2/2)‖w‖²: the entry is 2h*(v − Au)/λ2 instead
-    scal[3] = scal[2] if clipped else ww
-    scal[4] = ua
+    scal[0].ww = scal[0].hs if clipped else ww
+    scal[0].ua = ua
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
-    """:func:`refresh` without the last two entries of ``scal``, for the sets :func:`refresh_separable` does not
+    """:func:`refresh` without ``scal``'s ``ww`` and ``ua``, for the sets :func:`refresh_separable` does not
     take (the ellipsoid, the ℓ1 ball, a box or a 2-ball with bounds); returns whether a bound clips ``w`` (then
-    ``scal[2] = 2h*(v − Au)/λ2``).
+    ``scal``'s ``hs``).
 
     With bounds the unbounded prox runs first, counting the coordinates that leave the box (box set) or may
     leave it (2-ball, :func:`_ball2_z`); only when there are some does the bounded prox run
@@ -255,8 +263,8 @@ def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
             uw, uu = _ball2_shrink(z, w, u, tau, nz2)
     else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
         uw, uu = _refresh_linf(st, setk.sg, tau, prm)
-    st.scal[0] = uw
-    st.scal[1] = uu
+    st.scal[0].uw = uw
+    st.scal[0].uu = uu
     return clipped
 
 
@@ -306,7 +314,7 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
 def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
     """The box set's prox when a bound binds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)`` where
     the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
-    Branch-free, as the unbounded loop; writes ``scal[2] = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
+    Branch-free, as the unbounded loop; writes ``scal``'s ``hs = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
     ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u = st.v, st.z, st.w, st.u
     okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
@@ -343,7 +351,7 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
             uw += uh * wh
             uu += uh * uh
             hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[2] = 2.0 * hs * inv_lam
+    st.scal[0].hs = 2.0 * hs * inv_lam
     return uw, uu
 
 
@@ -423,7 +431,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             uu += uh * uh
     else:
         # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
-        theta = scal[2]
+        theta = scal[0].theta
         f = -1.0
         if theta > 0.0 and theta < amax:
             f = -tau
@@ -447,7 +455,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             if nt <= theta:
                 break
             theta = nt
-        scal[2] = theta
+        scal[0].theta = theta
         for h in range(d):
             zh = z[h]
             a = abs(zh)
