@@ -15,9 +15,9 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
-           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums", "epoch", "free_at", "is_dense",
-           "newton_step", "outside", "row_dot", "row_move", "row_parts", "run_epochs", "screen", "shuffle",
-           "weighted_quantile", "worse_than_safe"]
+           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "drop_from_active", "dual_sums",
+           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "leaves_active_set", "newton_step", "one_epoch",
+           "outside", "projected_gradient", "run_epochs", "screen", "shuffle", "weighted_quantile", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -156,90 +156,9 @@ def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragm
     return active_size, (max(pg[0], PG), min(pg[1], PG)), s + 1, abs(PG) > 1e-12
 
 
-def _dense_dot(P, Q, R, i, w, box, local):  # P = X
-    X = P
-    acc = 0.0
-    for h in range(X.shape[1]):
-        acc += X[i, h] * w[h]
-    return acc, 0.0, 0.0, X.shape[1]
-
-
-def _csr_dot(P, Q, R, i, w, box, local):  # indptr, indices, data
-    indptr, indices, data = P, Q, R
-    start, stop = indptr[i], indptr[i + 1]
-    acc = q_free = n_free = 0.0
-    for k in range(start, stop):
-        h = indices[k]
-        x = data[k]
-        wh = w[h]
-        acc += x * wh
-        if local:  # the indicator as a product, not a branch (the test is unpredictable)
-            f = free_at(box, h, wh)
-            q_free += x * x * f
-            n_free += f
-    return acc, q_free, n_free, stop - start
-
-
-def _dense_move(P, Q, R, i, delta, v, w, box, inv_lam, track):
-    X = P
-    for h in range(X.shape[1]):
-        vh = v[h] + delta * X[i, h]
-        v[h] = vh
-        w[h] = clipped_weight(box, h, vh, inv_lam)
-    return 0.0
-
-
-def _csr_move(P, Q, R, i, delta, v, w, box, inv_lam, track):
-    indptr, indices, data = P, Q, R
-    dw2 = 0.0
-    for k in range(indptr[i], indptr[i + 1]):
-        h = indices[k]
-        vh = v[h] + delta * data[k]
-        wh = clipped_weight(box, h, vh, inv_lam)
-        if track:
-            dw2 += wh * wh - w[h] * w[h]
-        v[h] = vh
-        w[h] = wh
-    return dw2
-
-
 def is_dense(rows) -> bool:
     """Whether ``rows`` (or its numba type) is :data:`DenseRows`."""
     return isinstance(rows, DenseRows) or getattr(rows, "instance_class", None) is DenseRows
-
-
-def row_parts(rows):
-    """The arrays of ``rows`` as three locals: ``(X, X, X)`` dense, ``(indptr, indices, data)`` CSR (an array read
-    from a named tuple inside a loop costs a reference count per read)."""
-    return (rows.X,) * 3 if is_dense(rows) else (rows.indptr, rows.indices, rows.data)
-
-
-def row_dot(P, Q, R, i, w, box, local):
-    """``(x_i·w, Σ_free x_ih², n_free, nnz(x_i))`` on the row of :func:`row_parts`; the free coordinates
-    (:func:`free_at`) are counted on CSR rows with ``local`` only (compiled, the loop is chosen once per type)."""
-    return (_dense_dot if P.ndim == 2 else _csr_dot)(P, Q, R, i, w, box, local)
-
-
-def row_move(P, Q, R, i, delta, v, w, box, inv_lam, track):
-    """``v += δ x_i`` and ``w = clip(v)/λ`` on the row; returns the change of ``‖w‖²`` (CSR rows with ``track``)."""
-    return (_dense_move if P.ndim == 2 else _csr_move)(P, Q, R, i, delta, v, w, box, inv_lam, track)
-
-
-@overload(row_parts, inline="always")
-def _row_parts(rows):  # pragma: no cover - compiled
-    if is_dense(rows):
-        return lambda rows: (rows.X, rows.X, rows.X)
-    return lambda rows: (rows.indptr, rows.indices, rows.data)
-
-
-@overload(row_dot, inline="always", jit_options={"fastmath": _FM})
-def _row_dot(P, Q, R, i, w, box, local):  # pragma: no cover - compiled
-    return _dense_dot if P.ndim == 2 else _csr_dot
-
-
-@overload(row_move, inline="always", jit_options={"fastmath": _FM})
-def _row_move(P, Q, R, i, delta, v, w, box, inv_lam, track):  # pragma: no cover - compiled
-    return _dense_move if P.ndim == 2 else _csr_move
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -253,48 +172,188 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-          pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` of dense C-ordered or CSR ``rows`` (O(nnz) per epoch).
+@nb.njit(cache=True, inline="always")
+def projected_gradient(alpha_i, G, upper):  # pragma: no cover - compiled
+    """The projected gradient of the dual at ``α_i ∈ [0, upper]``: ``min(G, 0)`` at 0, ``max(G, 0)`` at the upper
+    bound, ``G`` inside."""
+    if alpha_i == 0.0:
+        return min(G, 0.0)
+    if alpha_i == upper:
+        return max(G, 0.0)
+    return G
 
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` or :data:`DcdSigns`,
-    ``prm`` a :data:`DcdParams`. With ``local`` (CSR rows, signs only) a row with a coordinate clipped at the
-    current point tries the step with the curvature of the free coordinates, kept only if its exact dual gain is
-    at least the plain Newton step's guaranteed gain (:func:`worse_than_safe`; ``docs/derivations/dcd.md``).
-    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index`` are updated.
+
+@nb.njit(cache=True, inline="always")
+def leaves_active_set(alpha_i, G, upper, pg_max_old, pg_min_old):  # pragma: no cover - compiled
+    """liblinear's shrinking rule: a sample at a bound whose gradient points out of the box by more than the
+    previous epoch's largest projected-gradient violation is set aside."""
+    if alpha_i == 0.0:
+        return G > pg_max_old
+    if alpha_i == upper:
+        return G < pg_min_old
+    return False
+
+
+@nb.njit(cache=True, inline="always")
+def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
+    """Swap ``index[s]`` behind the active prefix; returns the new ``active_size``."""
+    active_size -= 1
+    i = index[s]
+    index[s] = index[active_size]
+    index[active_size] = i
+    return active_size
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+                pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
+
+    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
+    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a
+    :data:`DcdParams`.
+    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
+    are updated in place.
     """
+    X = rows.X
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums[0]
-    P, Q, R = row_parts(rows)
-    inv_lam, upper, dii, rho, local = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.local
-    b0, S, pg_old, pg, n_updates = state.b0, state.S, (pg_max_old, pg_min_old), (-np.inf, np.inf), 0
+    inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
+    d = X.shape[1]
+    b0 = state.b0
+    S = state.S
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
     shuffle(index, active_size, rng)
     s = 0
     while s < active_size:
         i = index[s]
-        acc, q_free, n_free, nnz = row_dot(P, Q, R, i, w, box, local)
-        yi, ai, ci = y[i], alpha[i], c[i]
+        acc = 0.0
+        for h in range(d):
+            acc += X[i, h] * w[h]
+        yi = y[i]
+        ai = alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, prm.shrinking, pg_old, pg)
-        if step:
-            a_safe = a_new = newton_step(ai, G, qdiag[i], upper)
-            if local and n_free < nnz:  # some coordinate clipped: the local curvature is below qdiag
-                a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
-            delta = (a_new - ai) * yi * ci
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            a_new = newton_step(ai, G, qdiag[i], upper)
+            delta = (a_new - ai) * yi * c[i]
             if delta != 0.0:
-                dw2 = row_move(P, Q, R, i, delta, v, w, box, inv_lam, a_new != a_safe)
-                if a_new != a_safe and worse_than_safe(ai, a_new, a_safe, G, ci, qdiag[i], dw2, b0 + rho * S,
-                                                       delta, 1.0 / inv_lam, dii, rho):
-                    delta2 = (a_safe - a_new) * yi * ci
-                    row_move(P, Q, R, i, delta2, v, w, box, inv_lam, False)
-                    delta += delta2
-                    a_new = a_safe
                 alpha[i] = a_new
                 S += delta
                 n_updates += 1
+                for h in range(d):
+                    vh = v[h] + delta * X[i, h]
+                    v[h] = vh
+                    w[h] = clipped_weight(box, h, vh, inv_lam)
+        s += 1
     state.S = S
-    return active_size, pg[0], pg[1], n_updates
+    return active_size, pg_max_new, pg_min_new, n_updates
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+                 pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
+
+    Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
+    (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
+    on a row with a coordinate clipped at the current point (on a row with none the local curvature is ``qdiag``
+    itself, and the plain step is taken without the check: late in a solve with frozen features, every row),
+    the α-step uses the curvature of the coordinates free at the current point, which is kept
+    only when its exact dual gain is at least what the step with the full curvature ``qdiag``
+    is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
+    as much as the plain Newton step's bound).
+    Same arguments, returns and in-place updates as :func:`epoch_dense`.
+    """
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    y, c, qdiag = samples.y, samples.c, samples.qdiag
+    v, w, state = st.v, st.w, st.sums[0]
+    inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
+    shrinking, local = prm.shrinking, prm.local
+    b0 = state.b0
+    S = state.S
+    pg_max_new = -np.inf
+    pg_min_new = np.inf
+    n_updates = 0
+    shuffle(index, active_size, rng)
+    s = 0
+    while s < active_size:
+        i = index[s]
+        start = indptr[i]
+        stop = indptr[i + 1]
+        acc = 0.0
+        q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
+        n_free = 0.0  # their number
+        for k in range(start, stop):
+            h = indices[k]
+            x = data[k]
+            wh = w[h]
+            acc += x * wh
+            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
+            # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
+            if local:
+                f = free_at(box, h, wh)
+                q_free += x * x * f
+                n_free += f
+        yi = y[i]
+        ai = alpha[i]
+        G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
+        PG = projected_gradient(ai, G, upper)
+        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
+            active_size = drop_from_active(index, s, active_size)
+            continue
+        pg_max_new = max(pg_max_new, PG)
+        pg_min_new = min(pg_min_new, PG)
+        if abs(PG) > 1e-12:
+            ci = c[i]
+            a_safe = newton_step(ai, G, qdiag[i], upper)
+            a_new = a_safe
+            if local and n_free < stop - start:  # some coordinate clipped: the local curvature is below qdiag
+                a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
+            delta = (a_new - ai) * yi * ci
+            if delta != 0.0:
+                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
+                if a_new != a_safe:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        wh = clipped_weight(box, h, vh, inv_lam)
+                        dw2 += wh * wh - w[h] * w[h]
+                        v[h] = vh
+                        w[h] = wh
+                else:
+                    for k in range(start, stop):
+                        h = indices[k]
+                        vh = v[h] + delta * data[k]
+                        v[h] = vh
+                        w[h] = clipped_weight(box, h, vh, inv_lam)
+                if local and a_new != a_safe:
+                    # exact gain of the dual against the gain the curvature-bound step is sure to make
+                    gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
+                            - (b0 + rho * S) * delta - 0.5 * rho * delta * delta)
+                    ds = a_safe - ai
+                    if gain < -ci * (G * ds + 0.5 * qdiag[i] * ds * ds):
+                        delta2 = (a_safe - a_new) * yi * ci
+                        for k in range(start, stop):
+                            h = indices[k]
+                            vh = v[h] + delta2 * data[k]
+                            v[h] = vh
+                            w[h] = clipped_weight(box, h, vh, inv_lam)
+                        delta += delta2
+                        a_new = a_safe
+                alpha[i] = a_new
+                S += delta
+                n_updates += 1
+        s += 1
+    state.S = S
+    return active_size, pg_max_new, pg_min_new, n_updates
 
 
 @nb.njit(cache=True)
@@ -371,6 +430,21 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
+def one_epoch(rows, *args):
+    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
+    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
+
+
+@overload(one_epoch)
+def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+               pg_min_old):  # pragma: no cover - compiled
+    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
+
+    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
+        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
+    return impl
+
+
 @nb.njit(cache=True)
 def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
     """Up to ``block.epochs`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
@@ -395,8 +469,8 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, av
     active_new = active
     while True:
         visited = active
-        active_new, pg_max_new, pg_min_new, _ = epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
-                                                      pg_max_old, pg_min_old)
+        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                          pg_max_old, pg_min_old)
         e += 1
         work += max(visited / max(n_total, 1), block.min_pass)
         if block.free:
