@@ -9,9 +9,8 @@ epoch (``docs/derivations/robust_dcd.md`` §8).
 from __future__ import annotations
 
 import numba as nb
-import numpy as np
 
-from ._dcd_kernels import shuffle
+from ._dcd_kernels import begin_epoch
 from ._robust_dcd_kernels import add_products, retry, take, visit
 from ._shared_set_kernels import refresh, soft
 
@@ -173,13 +172,12 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
     v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
     sg, delta, inv_lam = setk.sg, setk.delta, 1.0 / prm.lam
     arrays = (v, z, cand, flag, sg, delta)
-    b0, S, A, pg_old, pg, n_updates = state.b0, state.S, state.A, (pg_max_old, pg_min_old), (-np.inf, np.inf), 0
+    b0, S, A = state.b0, state.S, state.A
     tau = A * inv_lam
     lo, hi = tau / BAND, tau * BAND
     z0, q1, uw, ww, ncand = box_sums(z, delta, tau, cand, flag)
     _scalars(scal, tau, z0, q1, uw, ww)
-    shuffle(index, active_size, rng)
-    s = 0
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         start, stop = indptr[i], indptr[i + 1]

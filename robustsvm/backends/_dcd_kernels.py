@@ -15,9 +15,9 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
-           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "drop_from_active", "dual_sums",
-           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "leaves_active_set", "newton_step", "one_epoch",
-           "outside", "projected_gradient", "run_epochs", "screen", "shuffle", "weighted_quantile", "worse_than_safe"]
+           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums",
+           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "one_epoch",
+           "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "weighted_quantile", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -136,6 +136,14 @@ def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, inline="always")
+def begin_epoch(index, active_size, rng, pg_max_old, pg_min_old):  # pragma: no cover - compiled
+    """An epoch's start: ``index[:active_size]`` shuffled (:func:`shuffle`); returns the previous epoch's
+    projected-gradient range, this epoch's (empty), the update count and the first position for :func:`screen`."""
+    shuffle(index, active_size, rng)
+    return (pg_max_old, pg_min_old), (-np.inf, np.inf), 0, 0
+
+
+@nb.njit(cache=True, inline="always")
 def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragma: no cover - compiled
     """liblinear's test of the sample ``index[s]`` at ``α_i ∈ [0, upper]`` with the dual's slope ``G``.
 
@@ -172,38 +180,6 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-@nb.njit(cache=True, inline="always")
-def projected_gradient(alpha_i, G, upper):  # pragma: no cover - compiled
-    """The projected gradient of the dual at ``α_i ∈ [0, upper]``: ``min(G, 0)`` at 0, ``max(G, 0)`` at the upper
-    bound, ``G`` inside."""
-    if alpha_i == 0.0:
-        return min(G, 0.0)
-    if alpha_i == upper:
-        return max(G, 0.0)
-    return G
-
-
-@nb.njit(cache=True, inline="always")
-def leaves_active_set(alpha_i, G, upper, pg_max_old, pg_min_old):  # pragma: no cover - compiled
-    """liblinear's shrinking rule: a sample at a bound whose gradient points out of the box by more than the
-    previous epoch's largest projected-gradient violation is set aside."""
-    if alpha_i == 0.0:
-        return G > pg_max_old
-    if alpha_i == upper:
-        return G < pg_min_old
-    return False
-
-
-@nb.njit(cache=True, inline="always")
-def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
-    """Swap ``index[s]`` behind the active prefix; returns the new ``active_size``."""
-    active_size -= 1
-    i = index[s]
-    index[s] = index[active_size]
-    index[active_size] = i
-    return active_size
-
-
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
                 pg_min_old):  # pragma: no cover - compiled
@@ -220,28 +196,17 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
-    b0 = state.b0
-    S = state.S
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
+    b0, S = state.b0, state.S
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         acc = 0.0
         for h in range(d):
             acc += X[i, h] * w[h]
-        yi = y[i]
-        ai = alpha[i]
+        yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
+        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
+        if step:
             a_new = newton_step(ai, G, qdiag[i], upper)
             delta = (a_new - ai) * yi * c[i]
             if delta != 0.0:
@@ -252,9 +217,8 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
                     vh = v[h] + delta * X[i, h]
                     v[h] = vh
                     w[h] = clipped_weight(box, h, vh, inv_lam)
-        s += 1
     state.S = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -277,13 +241,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
-    b0 = state.b0
-    S = state.S
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
+    b0, S = state.b0, state.S
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         start = indptr[i]
@@ -302,16 +261,10 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 f = free_at(box, h, wh)
                 q_free += x * x * f
                 n_free += f
-        yi = y[i]
-        ai = alpha[i]
+        yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
+        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
+        if step:
             ci = c[i]
             a_safe = newton_step(ai, G, qdiag[i], upper)
             a_new = a_safe
@@ -351,9 +304,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 alpha[i] = a_new
                 S += delta
                 n_updates += 1
-        s += 1
     state.S = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
 
 @nb.njit(cache=True)

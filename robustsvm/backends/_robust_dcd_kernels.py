@@ -12,11 +12,10 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
-import numpy as np
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import is_dense, newton_step, screen, shuffle, worse_than_safe
+from ._dcd_kernels import begin_epoch, is_dense, newton_step, screen, worse_than_safe
 from ._shared_set_kernels import (
     bound_arrays,
     is_separable,
@@ -158,9 +157,8 @@ def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, 
     # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
     separable, kind, arrays, bounds, bounded = (is_separable(setk), setk.kind, set_arrays(setk), bound_arrays(setk),
                                                 setk.bounded)
-    b0, S, A, pg_old, pg, n_updates = state.b0, state.S, state.A, (pg_max_old, pg_min_old), (-np.inf, np.inf), 0
-    shuffle(index, active_size, rng)
-    s = 0
+    b0, S, A = state.b0, state.S, state.A
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
@@ -294,10 +292,9 @@ def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_s
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     scal, state = st.scal, st.sums[0]
-    b0, S, A, pg_old, pg, n_updates = state.b0, state.S, state.A, (pg_max_old, pg_min_old), (-np.inf, np.inf), 0
+    b0, S, A = state.b0, state.S, state.A
     nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
-    shuffle(index, active_size, rng)
-    s = 0
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
