@@ -109,10 +109,10 @@ def test_the_bounded_prox_is_exact_and_its_u_a_saddle_point(case, two):
     p = z - tau * st.u
     np.testing.assert_allclose(np.clip(kern.softclip(p, 0.0, arrays.sg, 1.0), lo, hi), st.w, atol=1e-10)
     conj = penalty_conjugate(p, 1.0, 0.0, lower=lo, upper=hi)
-    assert st.scal[3] == pytest.approx(2.0 * conj, rel=1e-10, abs=1e-13)
-    assert st.scal[0] == pytest.approx(st.u @ st.w, rel=1e-12, abs=1e-15)
-    assert st.scal[1] == pytest.approx(st.u @ st.u, rel=1e-12, abs=1e-15)
-    assert st.scal[4] == pytest.approx(st.u[st.w != 0] @ st.u[st.w != 0], rel=1e-12, abs=1e-15)
+    assert st.scal["ww"][0] == pytest.approx(2.0 * conj, rel=1e-10, abs=1e-13)
+    assert st.scal["uw"][0] == pytest.approx(st.u @ st.w, rel=1e-12, abs=1e-15)
+    assert st.scal["uu"][0] == pytest.approx(st.u @ st.u, rel=1e-12, abs=1e-15)
+    assert st.scal["ua"][0] == pytest.approx(st.u[st.w != 0] @ st.u[st.w != 0], rel=1e-12, abs=1e-15)
 
 
 def test_bounds_that_cannot_bind_give_the_unbounded_prox_bit_for_bit():
@@ -193,8 +193,8 @@ def test_the_sparse_epochs_candidate_list_follows_z(l1, kind):
         if max(np.linalg.norm(st.z), tau) < 1e-6:  # z = 0 up to the drift of the sums, τ = 0: u is arbitrary
             continue
         assert 1 / inv_m == pytest.approx(m, rel=1e-9, abs=1e-7)
-        for k in (0, 1, 3, 4):
-            assert st.scal[k] == pytest.approx(r.scal[k], rel=1e-9, abs=1e-7), (step, k)
+        for k in ("uw", "uu", "ww", "ua"):
+            assert st.scal[k][0] == pytest.approx(r.scal[k][0], rel=1e-9, abs=1e-7), (step, k)
     assert entered > 10 and left > 10 and remade > 3 and (empty == 0 if forced else empty > 10 or kind == "fixed")
 
 

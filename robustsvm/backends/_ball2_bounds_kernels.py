@@ -102,7 +102,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
     ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` over the candidates for ``s ≤ smax`` (the
     unbounded shrink ``1 − τ/‖z‖`` bounds ``s`` when no bound excludes 0; else ``smax = 1``), the last root kept
     in ``mu[0]``; ``u = w/‖w‖`` (``z_e/τ`` when ``w = 0``, :func:`_z_effective`); writes
-    ``scal[2] = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
+    ``scal``'s ``hs = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
     lo, hi = setk.lo, setk.hi
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
@@ -134,7 +134,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
         uw += uh * wh
         uu += uh * uh
         hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[2] = 2.0 * hs * inv_lam
+    st.scal[0].hs = 2.0 * hs * inv_lam
     return uw, uu
 
 
@@ -163,17 +163,17 @@ def ball2_list(st, setk, smax):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
     """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
-    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (``[u·w, ‖u‖², ·, ‖w‖², Σ_{w_h≠0} u_h²]``) and
+    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (:data:`._shared_set_kernels.PROX`) and
     returns ``(σ, 1/m)``."""
     nz = np.sqrt(nz2)
     tau = A / lam
     shrink = 1.0 - tau / nz if nz > tau else 0.0
     m = nz if nz > tau else tau
     inv_m = 1.0 / m if m > 0.0 else 0.0
-    scal[0] = shrink * nz2 * inv_m
-    scal[1] = nz2 * inv_m * inv_m
-    scal[3] = shrink * shrink * nz2
-    scal[4] = scal[1] if shrink > 0.0 else 0.0
+    scal[0].uw = shrink * nz2 * inv_m
+    scal[0].uu = nz2 * inv_m * inv_m
+    scal[0].ww = shrink * shrink * nz2
+    scal[0].ua = scal[0].uu if shrink > 0.0 else 0.0
     return shrink, inv_m
 
 
@@ -184,7 +184,7 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     ``rest2 = Σ_{h∉C} z_h²`` up to date on the touched coordinates.
 
     Compacts the list (drops the entries of flag 2), finds ``s`` (:func:`_ball2_level`) and writes
-    ``scal = [u·w, ‖u‖², ·, 2h*(v − Au)/λ2, Σ_{w_h≠0} u_h²]`` of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
+    ``scal`` (``ww = 2h*(v − Au)/λ2``) of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
     (``z_e/τ`` when ``w = 0``, :func:`_z_effective`), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates'
     terms. Returns ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends
     empty."""
@@ -221,14 +221,14 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     if nw2 > 0.0:
         inv_m = 1.0 / np.sqrt(nw2)
         hs = 0.5 * lam * s * s * rest2 + p - A * inv_m * q  # h*(v − Au), u = w/‖w‖
-        scal[0] = nw2 * inv_m
-        scal[1] = nw2 * inv_m * inv_m
-        scal[3] = 2.0 * hs / lam
-        scal[4] = scal[1]
+        scal[0].uw = nw2 * inv_m
+        scal[0].uu = nw2 * inv_m * inv_m
+        scal[0].ww = 2.0 * hs / lam
+        scal[0].ua = scal[0].uu
     else:
         inv_m = 1.0 / tau if tau > 0.0 else 0.0
-        scal[0] = 0.0
-        scal[1] = (rest2 + ze2) * inv_m * inv_m
-        scal[3] = 0.0
-        scal[4] = 0.0
+        scal[0].uw = 0.0
+        scal[0].uu = (rest2 + ze2) * inv_m * inv_m
+        scal[0].ww = 0.0
+        scal[0].ua = 0.0
     return s, inv_m, nc

@@ -1,17 +1,9 @@
 """Compiled inner loops of the dual coordinate-descent backend (numba).
 
 One call runs epochs of exact one-dimensional updates over the active samples, in a random order, with
-liblinear-style shrinking. The maintained vectors are
-
-    v = Σ_i c_i y_i α_i x_i               (the unconstrained dual image, λ·w before projection)
-    w_h = clip(v_h, λl_h, λu_h) / λ       (the feasible weights: signs are the bounds [0, ∞) / (−∞, 0])
-
-so that after every update the closed-form β is already applied on the touched coordinates (``box`` holds
-``λl`` and ``λu``, a large finite number for an absent side, or only the signs ``s_h`` as int8 when there are no
-other bounds: the epochs compile one variant for each). The derivation is in ``docs/derivations/dcd.md``.
-
-``st.sums`` is a one-record array of :data:`SUMS`: the intercept multiplier ``b0`` and ``S = Σ c_i y_i α_i``
-(and ``A`` for the robust epochs); the effective intercept seen by the updates is ``b0 + ρ S``.
+liblinear-style shrinking, maintaining ``v = Σ_i c_i y_i α_i x_i`` and ``w_h = clip(v_h, λl_h, λu_h)/λ`` (``box``:
+``λl``, ``λu``, or only the signs as int8; one compiled variant each). ``st.sums`` is a record of :data:`SUMS`;
+the intercept seen by the updates is ``b0 + ρ S``. The derivation is in ``docs/derivations/dcd.md``.
 """
 
 from __future__ import annotations
@@ -23,10 +15,9 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
-           "EpochBlock", "ShrinkState", "average_into", "dual_sums",
-           "clipped_weight", "drop_from_active", "epoch_dense", "epoch_sparse", "free_at", "leaves_active_set",
-           "newton_step", "one_epoch", "outside", "projected_gradient", "run_epochs", "shuffle", "unbounded",
-           "weighted_quantile"]
+           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums",
+           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "one_epoch",
+           "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "weighted_quantile", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -76,14 +67,6 @@ def _box_weight(box, h, vh, inv_lam):
     return min(max(vh, box.lo[h]), box.up[h]) * inv_lam
 
 
-def _signs_unbounded(box, h):
-    return box.sg[h] == 0
-
-
-def _box_unbounded(box, h):
-    return box.lo[h] != 0.0 and box.up[h] != 0.0
-
-
 def _signs_free_at(box, h, wh):
     return 1.0 if (wh != 0.0) | (box.sg[h] == 0) else 0.0
 
@@ -93,7 +76,7 @@ def _box_free_at(box, h, wh):
 
 
 def free_at(box, h, wh):
-    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or :func:`unbounded`), else 0.0; written with
+    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound), else 0.0; written with
     bitwise operators so that the compiled epochs multiply by it instead of branching on an unpredictable test."""
     return (_signs_free_at if isinstance(box, DcdSigns) else _box_free_at)(box, h, wh)
 
@@ -102,11 +85,6 @@ def clipped_weight(box, h, vh, inv_lam):
     """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
     (the same value; compiled, the choice is made once per type of ``box``)."""
     return (_signs_weight if isinstance(box, DcdSigns) else _box_weight)(box, h, vh, inv_lam)
-
-
-def unbounded(box, h):
-    """Whether feature ``h`` has no zero bound (``s_h = 0`` for a :data:`DcdSigns`): ``w_h = 0`` there is not a clip."""
-    return (_signs_unbounded if isinstance(box, DcdSigns) else _box_unbounded)(box, h)
 
 
 def _is_signs(box_type) -> bool:
@@ -121,11 +99,6 @@ def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
 @overload(free_at)
 def _free_at(box, h, wh):  # pragma: no cover - compiled
     return _signs_free_at if _is_signs(box) else _box_free_at
-
-
-@overload(unbounded)
-def _unbounded(box, h):  # pragma: no cover - compiled
-    return _signs_unbounded if _is_signs(box) else _box_unbounded
 
 
 @nb.njit(cache=True)
@@ -201,35 +174,48 @@ def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, inline="always")
-def projected_gradient(alpha_i, G, upper):  # pragma: no cover - compiled
-    """The projected gradient of the dual at ``α_i ∈ [0, upper]``: ``min(G, 0)`` at 0, ``max(G, 0)`` at the upper
-    bound, ``G`` inside."""
-    if alpha_i == 0.0:
-        return min(G, 0.0)
-    if alpha_i == upper:
-        return max(G, 0.0)
-    return G
+def begin_epoch(index, active_size, rng, pg_max_old, pg_min_old):  # pragma: no cover - compiled
+    """An epoch's start: ``index[:active_size]`` shuffled (:func:`shuffle`); returns the previous epoch's
+    projected-gradient range, this epoch's (empty), the update count and the first position for :func:`screen`."""
+    shuffle(index, active_size, rng)
+    return (pg_max_old, pg_min_old), (-np.inf, np.inf), 0, 0
 
 
 @nb.njit(cache=True, inline="always")
-def leaves_active_set(alpha_i, G, upper, pg_max_old, pg_min_old):  # pragma: no cover - compiled
-    """liblinear's shrinking rule: a sample at a bound whose gradient points out of the box by more than the
-    previous epoch's largest projected-gradient violation is set aside."""
-    if alpha_i == 0.0:
-        return G > pg_max_old
-    if alpha_i == upper:
-        return G < pg_min_old
-    return False
+def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragma: no cover - compiled
+    """liblinear's test of the sample ``index[s]`` at ``α_i ∈ [0, upper]`` with the dual's slope ``G``.
+
+    The projected gradient ``PG`` is ``min(G, 0)`` at 0, ``max(G, 0)`` at ``upper``, ``G`` inside. With
+    ``shrinking``, a sample at a bound whose gradient points out of the box beyond the previous epoch's range
+    ``pg_old = (max, min)`` is swapped behind the active prefix. Returns ``(active_size, pg, s_next, step)``:
+    the range ``pg`` of this epoch widened by ``PG``, the next position and whether to step (``|PG| > 1e-12``).
+    """
+    if ai == 0.0 or ai == upper:
+        low = ai == 0.0
+        PG = min(G, 0.0) if low else max(G, 0.0)
+        if shrinking and (G > pg_old[0] if low else G < pg_old[1]):
+            active_size -= 1
+            index[s], index[active_size] = index[active_size], index[s]
+            return active_size, pg, s, False
+    else:
+        PG = G
+    return active_size, (max(pg[0], PG), min(pg[1], PG)), s + 1, abs(PG) > 1e-12
 
 
-@nb.njit(cache=True, inline="always")
-def drop_from_active(index, s, active_size):  # pragma: no cover - compiled
-    """Swap ``index[s]`` behind the active prefix; returns the new ``active_size``."""
-    active_size -= 1
-    i = index[s]
-    index[s] = index[active_size]
-    index[active_size] = i
-    return active_size
+def is_dense(rows) -> bool:
+    """Whether ``rows`` (or its numba type) is :data:`DenseRows`."""
+    return isinstance(rows, DenseRows) or getattr(rows, "instance_class", None) is DenseRows
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii, rho):  # pragma: no cover
+    """Whether the local step ``a_new`` gains less than the safe step ``a_safe`` is guaranteed to,
+    ``−c_i(G Δ + ½ q_safe Δ²)`` with ``Δ = a_safe − α_i``: its exact gain counts ``−(λ/2)Δ‖w‖²`` (``d_ww``), the
+    intercept ``b_old`` and ρ (``dv`` the move of ``S``)."""
+    gain = (ci * ((a_new - ai) - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * d_ww
+            - b_old * dv - 0.5 * rho * dv * dv)
+    ds = a_safe - ai
+    return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -248,28 +234,17 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
     d = X.shape[1]
-    b0 = state.b0
-    S = state.S
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
+    b0, S = state.b0, state.S
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         acc = 0.0
         for h in range(d):
             acc += X[i, h] * w[h]
-        yi = y[i]
-        ai = alpha[i]
+        yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
+        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
+        if step:
             a_new = newton_step(ai, G, qdiag[i], upper)
             delta = (a_new - ai) * yi * c[i]
             if delta != 0.0:
@@ -280,9 +255,8 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
                     vh = v[h] + delta * X[i, h]
                     v[h] = vh
                     w[h] = clipped_weight(box, h, vh, inv_lam)
-        s += 1
     state.S = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -305,13 +279,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
     shrinking, local = prm.shrinking, prm.local
-    b0 = state.b0
-    S = state.S
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
+    b0, S = state.b0, state.S
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         start = indptr[i]
@@ -330,16 +299,10 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 f = free_at(box, h, wh)
                 q_free += x * x * f
                 n_free += f
-        yi = y[i]
-        ai = alpha[i]
+        yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
+        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
+        if step:
             ci = c[i]
             a_safe = newton_step(ai, G, qdiag[i], upper)
             a_new = a_safe
@@ -379,9 +342,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 alpha[i] = a_new
                 S += delta
                 n_updates += 1
-        s += 1
     state.S = S
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
 
 @nb.njit(cache=True)

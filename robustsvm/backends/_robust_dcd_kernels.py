@@ -1,23 +1,10 @@
 """Compiled epochs of the robust dual coordinate ascent (numba).
 
-The dual of the robust model (``docs/derivations/robust_dcd.md``) is, for any point ``u`` of the shared
-unit set ``V``, bounded below by the nominal-looking function
-
-    D_u(α) = Σ_i c_i (α_i − δ α_i²/4) − (λ2/2)‖w_u‖² [− S²/(2μ)],
-    w_u = T(v − A u)/λ2,   T(p)_h = clip_{s_h}(soft(p_h, λ1)),
-    v = Σ_i c_i y_i α_i x_i,   A = Σ_i c_i α_i r_i,
-
-with equality at the saddle point ``u*(v, A)``; then ``w_u`` is the exact minimizer ``w(α)``. The maintained
-state is ``v``, ``A``, ``u`` and ``w = w_u``, plus two scalars ``scal = [u·w, ‖u‖², θ]`` (θ warm-starts the
-ℓ1-ball projection). One coordinate step maximizes the concave quadratic minorant of ``D_u`` along α_i
-(slope from the exact gradient, curvature ``c_i‖x_i − y_i r_i u‖²/λ2`` bounds ``D_u``'s), then moves ``v``
-and ``A`` and recomputes ``u`` and ``w`` (:func:`._shared_set_kernels.refresh`, the prox of each set).
-``State.sums`` is a record of :data:`._dcd_kernels.SUMS`: the intercept multiplier ``b0``, ``S = Σ c_i y_i α_i`` and
-``A``.
-
-The compiled functions take the solve's arrays as a few named tuples (:data:`Samples`, and
-:data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``; the rows of ``X`` as
-:data:`._dcd_kernels.DenseRows` or ``CsrRows``).
+A coordinate step maximizes along α_i a concave quadratic minorant of the dual's lower bound ``D_u(α)`` at the
+current point ``u`` of the shared unit set, then moves ``v = Σ c_i y_i α_i x_i`` and ``A = Σ c_i α_i r_i`` and
+recomputes ``u`` and ``w = w_u`` (:func:`._shared_set_kernels.refresh`); ``docs/derivations/robust_dcd.md`` §1–3.
+The arrays travel as named tuples (:data:`Samples`, :data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``;
+the rows as :data:`._dcd_kernels.DenseRows` or ``CsrRows``).
 """
 
 from __future__ import annotations
@@ -25,15 +12,22 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
-import numpy as np
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import DenseRows, drop_from_active, leaves_active_set, newton_step, projected_gradient, shuffle
-from ._shared_set_kernels import bound_arrays, is_separable, refresh, refresh_separable, set_arrays, soft
+from ._dcd_kernels import begin_epoch, is_dense, newton_step, screen, worse_than_safe
+from ._shared_set_kernels import (
+    bound_arrays,
+    is_separable,
+    refresh,
+    refresh_clipped,
+    refresh_separable,
+    set_arrays,
+    soft,
+)
 
-__all__ = ["Samples", "epoch_refresh", "epoch_sparse_ball2", "move_row", "radius_mass", "row_products",
-           "safe_and_local_steps", "worse_than_safe"]
+__all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_ball2", "move_row", "retry",
+           "row_products", "take", "visit"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -43,73 +37,79 @@ _SMAX_MARGIN = 1.05
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _steps(ai, G, ci, yi, ri, sqn_i, xu, xa, xua, scal, prm):  # pragma: no cover - compiled
-    """The safe and the local step along α_i: ``(q_safe, a_safe, a_new)``.
+#: one visited sample as the step sees it: label, loss coefficient, radius, ``α_i``, the dual's slope ``G``, the
+#: safe curvature and the safe step (:func:`visit`)
+Step = namedtuple("Step", ["yi", "ci", "ri", "ai", "G", "q_safe", "a_safe"])
 
-    The safe curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ`` bounds ``D_u``'s; the local one counts only the
-    coordinates with ``w_h ≠ 0`` (used with L1 or signs, kept only if its exact gain is no worse, see
-    :func:`_worse_than_safe`). Without ``local`` the two steps are the same.
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg):  # pragma: no cover - compiled
+    """The robust coordinate step at ``i = index[s]``, ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)``, from the row's
+    ``products = (x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)``: the slope ``G``, liblinear's test
+    (:func:`._dcd_kernels.screen`) and the steps (the epochs read the samples' arrays from their named tuple once).
+
+    The safe curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ`` bounds ``D_u``'s; with ``local`` the step first tries
+    the curvature of the coordinates with ``w_h ≠ 0`` (:func:`retry`). Returns ``(active_size, pg, s_next, step,
+    a, da)``: the :data:`Step`, the step's ``α_i`` and its move (0 when there is none).
     """
+    xw, xu, xa, xua = products
+    yi, ci, ri, sqn_i, ai = sample
     lam, rho, dii, upper = prm.lam, prm.rho, prm.dii, prm.upper
-    xt2 = max(sqn_i - 2.0 * yi * ri * xu + ri * ri * scal[1], 0.0)
+    G = yi * (xw + b_eff) - 1.0 - ri * scal[0].uw + dii * ai
+    active_size, pg, s, go = screen(index, s, active_size, ai, G, upper, prm.shrinking, pg_old, pg)
+    if not go:
+        return active_size, pg, s, Step(yi, ci, ri, ai, G, 0.0, ai), ai, 0.0
+    xt2 = max(sqn_i - 2.0 * yi * ri * xu + ri * ri * scal[0].uu, 0.0)
     q_safe = ci * (xt2 / lam + rho) + dii
-    a_safe = newton_step(ai, G, q_safe, upper)
-    a_new = a_safe
+    a_safe = a_new = newton_step(ai, G, q_safe, upper)
     if prm.local:
-        xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[4], 0.0)
+        xl2 = max(xa - 2.0 * yi * ri * xua + ri * ri * scal[0].ua, 0.0)
         a_new = newton_step(ai, G, ci * (xl2 / lam + rho) + dii, upper)
-    return q_safe, a_safe, a_new
+    return active_size, pg, s, Step(yi, ci, ri, ai, G, q_safe, a_safe), a_new, a_new - ai
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, prm):  # pragma: no cover
-    """Whether the local step's exact dual gain is below the gain the safe step is guaranteed,
-    ``−c_i(G Δ + ½ q_safe Δ²)`` with ``Δ = a_safe − α_i`` (then the safe step is taken instead)."""
-    dii, lam, rho = prm.dii, prm.lam, prm.rho
-    gain = (ci * ((a_new - ai) - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * d_ww
-            - b_old * dv - 0.5 * rho * dv * dv)
-    ds = a_safe - ai
-    return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
+def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
+    """``α_i ← a`` (a move by ``da``): returns ``S``, ``A = Σ c_i α_i r_i`` (clipped at 0 against rounding) and the
+    move ``dv = da y_i c_i`` of ``S`` (and of ``v`` along ``x_i``)."""
+    alpha[i] = a
+    dv = da * stp.yi * stp.ci
+    if stp.ri != 0.0:
+        A = max(A + da * stp.ci * stp.ri, 0.0)
+    return S + dv, A, dv
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _radius_mass(A, da, ci, ri):  # pragma: no cover - compiled
-    """``A = Σ c_i α_i r_i`` after ``α_i`` moves by ``da`` (clipped at 0 against rounding)."""
-    if ri != 0.0:
-        A += da * ci * ri
-        if A < 0.0:
-            A = 0.0
-    return A
+def retry(stp, a, d_ww, b_old, dv, prm):  # pragma: no cover - compiled
+    """After the step to ``a`` (``d_ww`` the change of ``scal.ww``): ``(a_safe, a_safe − a)`` when ``a`` is the
+    local step and gains less than the safe step is guaranteed to (:func:`._dcd_kernels.worse_than_safe`), else
+    ``(a, 0)``."""
+    if a != stp.a_safe and worse_than_safe(stp.ai, a, stp.a_safe, stp.G, stp.ci, stp.q_safe, d_ww, b_old, dv,
+                                           prm.lam, prm.dii, prm.rho):
+        return stp.a_safe, stp.a_safe - a
+    return a, 0.0
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def add_products(acc, xh, wh, uh):  # pragma: no cover - compiled
+    """``acc = (x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` with the entry ``x_ih`` added."""
+    on = wh != 0.0
+    return acc[0] + xh * wh, acc[1] + xh * uh, acc[2] + xh * xh * on, acc[3] + xh * uh * on
 
 
 def _products_dense(rows, i, w, u):
-    X = rows.X
-    xw = xu = xa = xua = 0.0
+    X, acc = rows.X, (0.0, 0.0, 0.0, 0.0)
     for h in range(X.shape[1]):
-        xh = X[i, h]
-        wh = w[h]
-        xw += xh * wh
-        xu += xh * u[h]
-        on = wh != 0.0
-        xa += xh * xh * on
-        xua += xh * u[h] * on
-    return xw, xu, xa, xua
+        acc = add_products(acc, X[i, h], w[h], u[h])
+    return acc
 
 
 def _products_sparse(rows, i, w, u):
-    indices, data = rows.indices, rows.data
-    xw = xu = xa = xua = 0.0
+    indices, data, acc = rows.indices, rows.data, (0.0, 0.0, 0.0, 0.0)
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
         h = indices[k]
-        xh = data[k]
-        wh = w[h]
-        xw += xh * wh
-        xu += xh * u[h]
-        on = wh != 0.0
-        xa += xh * xh * on
-        xua += xh * u[h] * on
-    return xw, xu, xa, xua
+        acc = add_products(acc, data[k], w[h], u[h])
+    return acc
 
 
 def _move_dense(rows, i, dv, v):
@@ -127,95 +127,53 @@ def _move_sparse(rows, i, dv, v):
 def row_products(rows, i, w, u):
     """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row (the last two: the local
     curvature); compiled, the loop is chosen once per type of ``rows``."""
-    return (_products_dense if isinstance(rows, DenseRows) else _products_sparse)(rows, i, w, u)
+    return (_products_dense if is_dense(rows) else _products_sparse)(rows, i, w, u)
 
 
 def move_row(rows, i, dv, v):
     """``v += dv·x_i`` on a dense or a CSR row (its stored entries)."""
-    return (_move_dense if isinstance(rows, DenseRows) else _move_sparse)(rows, i, dv, v)
-
-
-def _dense(rows) -> bool:
-    return getattr(rows, "instance_class", None) is DenseRows
+    return (_move_dense if is_dense(rows) else _move_sparse)(rows, i, dv, v)
 
 
 @overload(row_products, inline="always", jit_options={"fastmath": _FM})
 def _row_products(rows, i, w, u):  # pragma: no cover - compiled
-    return _products_dense if _dense(rows) else _products_sparse
+    return _products_dense if is_dense(rows) else _products_sparse
 
 
 @overload(move_row, inline="always", jit_options={"fastmath": _FM})
 def _move_row(rows, i, dv, v):  # pragma: no cover - compiled
-    return _move_dense if _dense(rows) else _move_sparse
+    return _move_dense if is_dense(rows) else _move_sparse
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                   pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for dense C-ordered rows or CSR rows (the products touch the stored
-    entries of row i only), the prox refreshed after each step (:func:`._shared_set_kernels.refresh`, O(d); the
-    sets whose sparse step keeps it implicit have their own CSR epochs).
-
-    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``index`` and the :data:`State`
-    ``st`` are updated in place.
+    """One epoch over ``index[:active_size]`` of dense C-ordered or CSR rows, the prox refreshed after each step
+    (:func:`._shared_set_kernels.refresh`, O(d)). Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``;
+    ``alpha``, ``index`` and the :data:`State` ``st`` are updated in place.
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, w, u, scal, state = st.v, st.w, st.u, st.scal, st.sums[0]
-    upper, dii, rho, inner, shrinking = prm.upper, prm.dii, prm.rho, prm.inner, prm.shrinking
+    v, w, u, z, scal, state = st.v, st.w, st.u, st.z, st.scal, st.sums[0]
     # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
-    separable, kind, z, arrays, bounds, bounded = (is_separable(setk), setk.kind, st.z, set_arrays(setk),
-                                                   bound_arrays(setk), setk.bounded)
-    b0 = state.b0
-    S = state.S
-    A = state.A
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
-    shuffle(index, active_size, rng)
-    s = 0
+    separable, kind, arrays, bounds, bounded = (is_separable(setk), setk.kind, set_arrays(setk), bound_arrays(setk),
+                                                setk.bounded)
+    b0, S, A = state.b0, state.S, state.A
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
-        xw, xu, xa, xua = row_products(rows, i, w, u)
-        yi = y[i]
-        ai = alpha[i]
-        ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
-            ci = c[i]
-            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
-            da = a_new - ai
-            if da != 0.0:
-                ww_old = scal[3]
-                b_old = b0 + rho * S
-                alpha[i] = a_new
-                dv = da * yi * ci
-                S += dv
-                n_updates += 1
-                move_row(rows, i, dv, v)
-                A = _radius_mass(A, da, ci, ri)
-                if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-                    refresh(setk, st, A, prm, inner)
-                if a_new != a_safe:
-                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
-                        da2 = a_safe - a_new
-                        dv2 = da2 * yi * ci
-                        alpha[i] = a_safe
-                        S += dv2
-                        move_row(rows, i, dv2, v)
-                        A = _radius_mass(A, da2, ci, ri)
-                        if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds,
-                                                              bounded):
-                            refresh(setk, st, A, prm, inner)
-        s += 1
+        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
+                                               row_products(rows, i, w, u), b0 + prm.rho * S, scal, prm, pg_old, pg)
+        n_updates += da != 0.0
+        while da != 0.0:  # the local step, then the safe one when the local gains less
+            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
+            S, A, dv = take(alpha, i, stp, a, da, S, A)
+            move_row(rows, i, dv, v)
+            if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+                refresh_clipped(setk, st, A, prm, prm.inner)
+            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
     state.S = S
     state.A = A
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -334,63 +292,26 @@ def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_s
     """
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     scal, state = st.scal, st.sums[0]
-    upper, dii, rho, shrinking = prm.upper, prm.dii, prm.rho, prm.shrinking
-    b0 = state.b0
-    S = state.S
-    A = state.A
-    pg_max_new = -np.inf
-    pg_min_new = np.inf
-    n_updates = 0
+    b0, S, A = state.b0, state.S, state.A
     nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
-    shuffle(index, active_size, rng)
-    s = 0
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
         xw = shrink * xz + xc
         xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
-        if shrink <= 0.0:
-            xa = 0.0
-        xua = xu if shrink > 0.0 else 0.0
-        yi = y[i]
-        ai = alpha[i]
-        ri = r[i]
-        G = yi * (xw + b0 + rho * S) - 1.0 - ri * scal[0] + dii * ai
-        PG = projected_gradient(ai, G, upper)
-        if shrinking and leaves_active_set(ai, G, upper, pg_max_old, pg_min_old):
-            active_size = drop_from_active(index, s, active_size)
-            continue
-        pg_max_new = max(pg_max_new, PG)
-        pg_min_new = min(pg_min_new, PG)
-        if abs(PG) > 1e-12:
-            ci = c[i]
-            q_safe, a_safe, a_new = _steps(ai, G, ci, yi, ri, sqn[i], xu, xa, xua, scal, prm)
-            da = a_new - ai
-            if da != 0.0:
-                ww_old = scal[3]
-                b_old = b0 + rho * S
-                alpha[i] = a_new
-                dv = da * yi * ci
-                S += dv
-                n_updates += 1
-                nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
-                A = _radius_mass(A, da, ci, ri)
-                shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
-                if a_new != a_safe:
-                    if _worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, scal[3] - ww_old, b_old, dv, prm):
-                        da2 = a_safe - a_new
-                        dv2 = da2 * yi * ci
-                        alpha[i] = a_safe
-                        S += dv2
-                        nz2, ncand = _ball2_move(rows, i, dv2, st, setk, prm, nz2, ncand, smax)
-                        A = _radius_mass(A, da2, ci, ri)
-                        shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
-        s += 1
+        products = (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
+        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]), products,
+                                               b0 + prm.rho * S, scal, prm, pg_old, pg)
+        n_updates += da != 0.0
+        while da != 0.0:  # the local step, then the safe one when the local gains less
+            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
+            S, A, dv = take(alpha, i, stp, a, da, S, A)
+            nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
+            shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
     state.S = S
     state.A = A
     refresh(setk, st, A, prm, prm.inner)
-    return active_size, pg_max_new, pg_min_new, n_updates
+    return active_size, pg[0], pg[1], n_updates
 
-
-#: the step's pieces under public names, for the epochs of one set kept elsewhere (:mod:`._box_sparse_kernels`)
-radius_mass, safe_and_local_steps, worse_than_safe = _radius_mass, _steps, _worse_than_safe

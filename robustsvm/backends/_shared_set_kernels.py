@@ -1,23 +1,12 @@
 """The prox of the shared set's support function, compiled (numba): what every robust coordinate step recomputes.
 
-For a point ``u`` of the shared unit set ``V`` the dual of the robust model (``docs/derivations/robust_dcd.md``)
-is bounded below by ``D_u(α)``, with the minimizer ``w_u = T(v − A u)/λ2``, ``T(p)_h = clip_{s_h}(soft(p_h, λ1))``,
-``v = Σ_i c_i y_i α_i x_i`` and ``A = Σ_i c_i α_i r_i``; equality holds at the saddle point ``u*(v, A)``.
-:func:`refresh` computes ``u`` and ``w = w_u`` from ``v`` and ``A``:
-
-* ``kind`` 0, box ``σ_V(w) = Σ δ_h|w_h|`` (also ``Ball(p=∞)``, δ = 1): ``w = soft(z, τδ)``, clipped to
-  ``[lo, hi]`` when the model has bounds (the prox stays separable, ``docs/derivations/robust_dcd.md`` §
-  "Bounds"); the clip runs only when some ``w_h`` leaves its bounds;
-* ``kind`` 1, 2-ball ``σ_V = ‖·‖₂``: ``w = max(0, 1 − τ/‖z‖) z``; with bounds ``w = clip(s z, lo, hi)`` for the
-  root ``s`` of ``‖clip(s z, lo, hi)‖(1 − s) = τ s``, which involves only the coordinates a bound can clip
-  (:mod:`._ball2_bounds_kernels`, ``docs/derivations/robust_dcd.md`` § "Bounds"); the unbounded shrink when no
-  ``z_h`` leaves its bounds;
-* ``kind`` 2, ℓ1-ball ``σ_V = ‖·‖∞`` (``Ball(p=1)``): ``w = z − proj_{τB₁}(z)``;
-* ``kind`` 3, ellipsoid ``σ_V = ‖Lᵀ·‖₂``: ``u = Lμ`` improved by projected-gradient steps on ``‖μ‖ ≤ 1``
-  (not exact: every step still ascends ``D_u``, a lower bound of ``D``),
-
-with ``z = T(v)/λ2`` and ``τ = A/λ2``; for kinds 0–2 ``u = (z − w)/τ`` (the worst case of ``w`` when τ = 0).
-The arrays travel as the named tuples :data:`SetKernel`, :data:`State` and :data:`Params`.
+:func:`refresh` computes the point ``u`` of the unit set ``V`` and ``w = w_u = T(v − A u)/λ2`` from
+``v = Σ c_i y_i α_i x_i`` and ``A = Σ c_i α_i r_i``, with ``z = T(v)/λ2``, ``τ = A/λ2`` and, for kinds 0–2,
+``u = (z − w)/τ`` (``docs/derivations/robust_dcd.md`` §2, bounds §7): ``kind`` 0 the box (also ``Ball(p=∞)``),
+``w = soft(z, τδ)`` clipped to the bounds; 1 the 2-ball, ``w = max(0, 1 − τ/‖z‖) z`` or with bounds
+``clip(s z, lo, hi)`` (:mod:`._ball2_bounds_kernels`); 2 the ℓ1-ball, ``w = z − proj_{τB₁}(z)``; 3 the ellipsoid,
+``u = Lμ`` improved by projected-gradient steps (not exact: each still ascends ``D_u``). The arrays travel as the
+named tuples :data:`SetKernel`, :data:`State` and :data:`Params`.
 """
 
 from __future__ import annotations
@@ -29,8 +18,9 @@ import numpy as np
 
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "Params", "SetKernel", "State", "bound_arrays",
-           "is_separable", "refresh", "refresh_separable", "set_arrays", "soft", "softclip"]
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
+           "bound_arrays", "is_separable", "prox_scalars", "refresh", "refresh_clipped", "refresh_separable",
+           "set_arrays", "soft", "softclip"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -47,8 +37,18 @@ KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
                                      "chi", "cap", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
+#: the prox's scalars, ``State.scal`` (a one-record array, :func:`prox_scalars`): ``uw = u·w``, ``uu = ‖u‖²``,
+#: ``theta`` (the ℓ1-ball projection's last level, its warm start), ``hs = 2h*(v − Au)/λ2`` (written when a bound
+#: clips ``w``), ``ww`` (``‖w‖²``, or ``hs`` when a bound clips ``w``: ``−(λ2/2)Δww`` is the exact change of the
+#: dual) and ``ua = Σ_{w_h≠0} u_h²`` (the local curvature's term)
+PROX = np.dtype([(name, np.float64) for name in ("uw", "uu", "theta", "hs", "ww", "ua")])
 #: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
+
+
+def prox_scalars() -> np.ndarray:
+    """A zeroed one-record array of :data:`PROX`."""
+    return np.zeros(1, dtype=PROX)
 
 
 @nb.njit(cache=True)
@@ -71,6 +71,30 @@ def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     return out
 
 
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _mul_l(Lm, x, out):  # pragma: no cover - compiled
+    """``out = L x`` for the lower-triangular ``L``."""
+    for h in range(x.size):
+        acc = 0.0
+        for k in range(h + 1):
+            acc += Lm[h, k] * x[k]
+        out[h] = acc
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _mul_lt(Lm, x, out):  # pragma: no cover - compiled
+    """``out = Lᵀx`` for the lower-triangular ``L``; returns ``‖out‖²``."""
+    d = x.size
+    n2 = 0.0
+    for k in range(d):
+        acc = 0.0
+        for h in range(k, d):
+            acc += Lm[h, k] * x[h]
+        out[k] = acc
+        n2 += acc * acc
+    return n2
+
+
 @nb.njit(cache=True, fastmath=_FM)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Projected-gradient ascent on ``μ ↦ −h*(v − A Lμ)`` over ``‖μ‖ ≤ 1``, then ``u = Lμ`` and ``w = w_u``.
@@ -80,55 +104,35 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     moves μ by less than ``prm.inner_tol`` (Euclidean).
     """
     v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
-    sg, Lm, lnorm2 = setk.sg, setk.L, setk.lnorm2
-    lam, lam1, inner_tol = prm.lam, prm.lam1, prm.inner_tol
+    sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
-    inv_lam = 1.0 / lam
     g = np.empty(d)
     if A <= 0.0:
         for h in range(d):
             w[h] = soft(v[h], lam1, sg[h]) * inv_lam
-        nrm = 0.0
-        for k in range(d):
-            acc = 0.0
-            for h in range(k, d):
-                acc += Lm[h, k] * w[h]
-            g[k] = acc
-            nrm += acc * acc
-        nrm = np.sqrt(nrm)
+        nrm = np.sqrt(_mul_lt(Lm, w, g))
         for k in range(d):
             mu[k] = g[k] / nrm if nrm > 0.0 else 0.0
     else:
-        step = lam / (A * lnorm2)
+        step = prm.lam / (A * setk.lnorm2)
         for _ in range(inner):
-            for h in range(d):  # u = Lμ (L lower triangular)
-                acc = 0.0
-                for k in range(h + 1):
-                    acc += Lm[h, k] * mu[k]
-                u[h] = acc
+            _mul_l(Lm, mu, u)
             for h in range(d):
                 w[h] = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
+            _mul_lt(Lm, w, g)
             nrm = 0.0
-            for k in range(d):  # μ + step Lᵀw
-                acc = 0.0
-                for h in range(k, d):
-                    acc += Lm[h, k] * w[h]
-                g[k] = mu[k] + step * acc
+            for k in range(d):  # μ + step Lᵀw, projected on the unit ball
+                g[k] = mu[k] + step * g[k]
                 nrm += g[k] * g[k]
-            nrm = np.sqrt(nrm)
-            f = 1.0 / nrm if nrm > 1.0 else 1.0
+            f = 1.0 / np.sqrt(nrm) if nrm > 1.0 else 1.0
             moved = 0.0
             for k in range(d):
                 t = g[k] * f
                 moved += (t - mu[k]) * (t - mu[k])
                 mu[k] = t
-            if moved <= inner_tol * inner_tol:
+            if moved <= prm.inner_tol * prm.inner_tol:
                 break
-    for h in range(d):
-        acc = 0.0
-        for k in range(h + 1):
-            acc += Lm[h, k] * mu[k]
-        u[h] = acc
+    _mul_l(Lm, mu, u)
     uw = 0.0
     uu = 0.0
     for h in range(d):
@@ -136,25 +140,21 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
         w[h] = wh
         uw += u[h] * wh
         uu += u[h] * u[h]
-    scal[0] = uw
-    scal[1] = uu
+    scal[0].uw = uw
+    scal[0].uu = uu
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
 
-    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal = [u·w, ‖u‖², θ, ‖w‖², Σ_{w_h≠0} u_h²]``
-    (θ: the last ℓ1-projection level) of the :data:`State` ``st``; when a bound clips ``w`` (box set or 2-ball)
-    ``scal[3]`` is ``2h*(v − Au)/λ2`` (= ‖w‖² when none does): ``−(λ2/2)Δscal[3]`` is the exact change of the
-    dual. O(d) for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
+    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal`` (:data:`PROX`) of the :data:`State` ``st``; O(d)
+    for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
     :func:`refresh_separable`.
     """
-    if is_separable(setk) and not refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
-                                                      prm, bound_arrays(setk), setk.bounded):
-        return
-    clipped = _refresh_core(setk, st, A, prm, inner)
-    _refresh_tail(st.w, st.u, st.scal, clipped)
+    if not is_separable(setk) or refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
+                                                    prm, bound_arrays(setk), setk.bounded):
+        refresh_clipped(setk, st, A, prm, inner)
 
 
 @nb.njit(cache=True, inline="always")
@@ -180,8 +180,8 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
     """:func:`refresh` for the box (``kind`` 0) and the 2-ball (``kind`` 1), on the arrays of the :data:`State`
     and of the :data:`SetKernel` (``arrays = (sg, okp, okn, delta)``, ``bounds = (lo, hi, clo, chi)``) themselves.
     Returns True when ``bounded`` and a bound may bind (some ``w_h`` of the unbounded prox outside its bounds, or
-    for the 2-ball some ``z_h`` outside ``[clo_h, chi_h]``): the caller then runs :func:`refresh` with the clipped
-    prox; else the prox written is the bounded one too (``docs/derivations/robust_dcd.md`` §7).
+    for the 2-ball some ``z_h`` outside ``[clo_h, chi_h]``): the caller then runs :func:`refresh_clipped`; else the
+    prox written is the bounded one too (``docs/derivations/robust_dcd.md`` §7).
 
     The epochs call it at every coordinate step with arrays they unpacked once: each array read from a named
     tuple in compiled code takes a reference (an atomic increment, and a decrement when released), which a
@@ -203,16 +203,15 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
         else:
             nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
         uw, uu = _ball2_shrink(z, w, u, tau, nz2)
-    scal[0] = uw
-    scal[1] = uu
+    scal[0].uw = uw
+    scal[0].uu = uu
     _refresh_tail(w, u, scal, False)
     return False
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
-    """The last two entries of ``scal``: ``‖w‖²`` (``scal[2] = 2h*(v − Au)/λ2`` when a bound clips ``w``) and
-    ``Σ_{w_h≠0} u_h²``."""
+    """``scal``'s ``ww`` (``hs`` when a bound clips ``w``) and ``ua``."""
     ww = 0.0
     ua = 0.0
     for h in range(w.size):
@@ -220,44 +219,44 @@ def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
     # where w sits at a nonzero bound h*(p) ≠ (λ2/2)‖w‖²: the entry is 2h*(v − Au)/λ2 instead
-    scal[3] = scal[2] if clipped else ww
-    scal[4] = ua
+    scal[0].ww = scal[0].hs if clipped else ww
+    scal[0].ua = ua
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _refresh_core(setk, st, A, prm, inner):  # pragma: no cover
-    """:func:`refresh` without the last two entries of ``scal``, for the sets :func:`refresh_separable` does not
-    take (the ellipsoid, the ℓ1 ball, a box or a 2-ball with bounds); returns whether a bound clips ``w`` (then
-    ``scal[2] = 2h*(v − Au)/λ2``).
-
-    With bounds the unbounded prox runs first, counting the coordinates that leave the box (box set) or may
-    leave it (2-ball, :func:`_ball2_z`); only when there are some does the bounded prox run
-    (``docs/derivations/robust_dcd.md`` §7): bounds that do not bind cost a comparison per coordinate.
-    """
-    kind = setk.kind
+def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
+    """:func:`refresh` for the sets :func:`refresh_separable` does not take (the ellipsoid, the ℓ1 ball), and the
+    bounded prox of a box or a 2-ball where it found a bound that may bind (``docs/derivations/robust_dcd.md`` §7;
+    ``scal.ww`` is then ``hs``): bounds that do not bind cost a comparison per coordinate."""
+    kind, v, z, scal = setk.kind, st.v, st.z, st.scal
+    tau = A / prm.lam
     if kind == KIND_ELLIPSOID:
         _ellipsoid(setk, st, A, prm, inner)
-        return False
-    tau = A / prm.lam
-    clipped = False
-    v, z, w, u = st.v, st.z, st.w, st.u
-    if kind == KIND_BOX:
-        uw, uu = _box(v, z, w, u, setk.sg, setk.okp, setk.okn, setk.delta, tau, prm)
-        if _outside(w, setk.lo, setk.hi) > 0:
+    else:
+        if kind == KIND_BOX:
             uw, uu = _refresh_box_bounded(st, setk, tau, prm)
-            clipped = True
-    elif kind == KIND_BALL2:
-        nz2, out = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, True)
-        if out > 0:
+        elif kind == KIND_BALL2:
+            nz2, _ = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, False)
             uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
-            clipped = True
-        else:
-            uw, uu = _ball2_shrink(z, w, u, tau, nz2)
-    else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
-        uw, uu = _refresh_linf(st, setk.sg, tau, prm)
-    st.scal[0] = uw
-    st.scal[1] = uu
-    return clipped
+        else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
+            uw, uu = _refresh_linf(st, setk.sg, tau, prm)
+        scal[0].uw = uw
+        scal[0].uu = uu
+    _refresh_tail(st.w, st.u, scal, is_separable(setk))
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _z_of(p, okp, okn, lam1, inv_lam):  # pragma: no cover - compiled
+    """``z_h = T(p)_h/λ2`` branch-free (``okp``/``okn``: 1.0 where the sign allows a positive/negative weight)."""
+    return (okp * max(p - lam1, 0.0) + okn * min(p + lam1, 0.0)) * inv_lam
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _box_terms(p, okp, okn, dh, tau, inv_tau, lam1, inv_lam):  # pragma: no cover - compiled
+    """``(z_h, soft(z_h, τδ_h), clip(z_h/τ, −δ_h, δ_h))`` at ``τ > 0``, branch-free."""
+    zh = _z_of(p, okp, okn, lam1, inv_lam)
+    t = tau * dh
+    return zh, np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0), np.minimum(np.maximum(zh * inv_tau, -dh), dh)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -271,14 +270,8 @@ def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compi
     if tau > 0.0:
         inv_tau = 1.0 / tau
         for h in range(v.size):
-            p = v[h]
-            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-            z[h] = zh
-            t = tau * delta[h]
-            wh = np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0)
-            uh = np.minimum(np.maximum(zh * inv_tau, -delta[h]), delta[h])
-            w[h] = wh
-            u[h] = uh
+            zh, wh, uh = _box_terms(v[h], okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
+            z[h], w[h], u[h] = zh, wh, uh
             uw += uh * wh
             uu += uh * uh
     else:
@@ -306,7 +299,7 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
 def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
     """The box set's prox when a bound binds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)`` where
     the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
-    Branch-free, as the unbounded loop; writes ``scal[2] = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
+    Branch-free, as the unbounded loop; writes ``scal``'s ``hs = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
     ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
     v, z, w, u = st.v, st.z, st.w, st.u
     okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
@@ -319,23 +312,17 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
         inv_tau = 1.0 / tau
         for h in range(v.size):
             p = v[h]
-            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-            z[h] = zh
-            t = tau * delta[h]
-            wh = min(max(max(zh - t, 0.0) + min(zh + t, 0.0), lo[h]), hi[h])
-            uc = min(max(zh * inv_tau, -delta[h]), delta[h])
+            z[h], ws, uc = _box_terms(p, okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
             f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
-            uh = uc + abs(f) * (f * delta[h] - uc)
-            w[h] = wh
-            u[h] = uh
+            wh, uh = min(max(ws, lo[h]), hi[h]), uc + abs(f) * (f * delta[h] - uc)
+            w[h], u[h] = wh, uh
             uw += uh * wh
             uu += uh * uh
             hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
     else:
         for h in range(v.size):
             p = v[h]
-            zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-            z[h] = zh
+            zh = z[h] = _z_of(p, okp[h], okn[h], lam1, inv_lam)
             wh = min(max(zh, lo[h]), hi[h])
             uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
             w[h] = wh
@@ -343,7 +330,7 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
             uw += uh * wh
             uu += uh * uh
             hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[2] = 2.0 * hs * inv_lam
+    st.scal[0].hs = 2.0 * hs * inv_lam
     return uw, uu
 
 
@@ -359,9 +346,7 @@ def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compil
     nz2 = 0.0
     out = 0
     for h in range(v.size):
-        p = v[h]
-        zh = (okp[h] * max(p - lam1, 0.0) + okn[h] * min(p + lam1, 0.0)) * inv_lam
-        z[h] = zh
+        zh = z[h] = _z_of(v[h], okp[h], okn[h], lam1, inv_lam)
         nz2 += zh * zh
         if check:
             out += (zh > chi[h]) + (zh < clo[h])
@@ -390,7 +375,7 @@ def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
-    """:func:`_refresh_core` for the ℓ1 ball (``σ_V = ‖·‖∞``): ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
+    """:func:`refresh_clipped` for the ℓ1 ball (``σ_V = ‖·‖∞``): ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     d = v.size
@@ -423,7 +408,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             uu += uh * uh
     else:
         # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
-        theta = scal[2]
+        theta = scal[0].theta
         f = -1.0
         if theta > 0.0 and theta < amax:
             f = -tau
@@ -447,7 +432,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             if nt <= theta:
                 break
             theta = nt
-        scal[2] = theta
+        scal[0].theta = theta
         for h in range(d):
             zh = z[h]
             a = abs(zh)

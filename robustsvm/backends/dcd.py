@@ -254,7 +254,8 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     dii = arrays.diagonal
     # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
     local = LOCAL_STEP and sp.issparse(arrays.X) and bool(np.any(sg != 0)) and arrays.box is None
-    prm = kern.DcdParams(1.0 / lam, arrays.upper, dii, float(rho), bool(shrinking), local)
+    prm = kern.DcdParams(inv_lam=1.0 / lam, upper=arrays.upper, dii=dii, rho=float(rho), shrinking=bool(shrinking),
+                         local=local)
     features = None
     if sp.issparse(arrays.X):
         full = arrays.rows(parts)

@@ -315,14 +315,15 @@ class SharedSetArrays:
         # one comparison per coordinate in the sparse 2-ball step: smax|z_h| > cap_h (a superset of the candidates
         # where a free sign has two finite sides)
         cap = np.where(forced, -1.0, np.where(sg > 0, hi, np.where(sg < 0, -lo, np.minimum(hi, -lo))))
-        return kern.SetKernel(desc.kind, ksg, ((sg >= 0) & ~fixed).astype(np.float64),
-                              ((sg <= 0) & ~fixed).astype(np.float64), desc.delta, desc.L, float(desc.lnorm2), lo, hi,
-                              self.box is not None, clo, chi, cap, bool(forced.any()))
+        return kern.SetKernel(kind=desc.kind, sg=ksg, okp=((sg >= 0) & ~fixed).astype(np.float64),
+                              okn=((sg <= 0) & ~fixed).astype(np.float64), delta=desc.delta, L=desc.L,
+                              lnorm2=float(desc.lnorm2), lo=lo, hi=hi, bounded=self.box is not None, clo=clo, chi=chi,
+                              cap=cap, forced=bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
-        return kern.Params(self.l2, self.l1, self.upper, self.diagonal, float(rho), int(inner),
-                           float(inner_tol), bool(local), bool(shrinking))
+        return kern.Params(lam=self.l2, lam1=self.l1, upper=self.upper, dii=self.diagonal, rho=float(rho),
+                           inner=int(inner), inner_tol=float(inner_tol), local=bool(local), shrinking=bool(shrinking))
 
     # ------------------------------------------------------------------------------------------------- maths
     def weight(self, p: np.ndarray) -> np.ndarray:
@@ -398,8 +399,9 @@ class Workspace:
     features; ``mu_primal`` keeps the ellipsoid's parameter at the primal point of the last certificate."""
 
     def __init__(self, d: int) -> None:
-        self.state = kern.State(np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(d), np.zeros(5),
-                                dual_sums(), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int8))
+        self.state = kern.State(v=np.zeros(d), z=np.zeros(d), w=np.zeros(d), u=np.zeros(d), mu=np.zeros(d),
+                                scal=kern.prox_scalars(), sums=dual_sums(), cand=np.zeros(d, dtype=np.int64),
+                                flag=np.zeros(d, dtype=np.int8))
         self.mu_primal = self.state.mu
 
     def refresh(self, setk, prm, v: np.ndarray, A: float, inner: int) -> None:
