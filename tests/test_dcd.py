@@ -14,7 +14,7 @@ from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
 from robustsvm.backends._dcd_kernels import dual_sums
-from robustsvm.backends.dual_ascent import best_intercept
+from robustsvm.backends.dual_ascent import best_intercept, visiting_order
 
 from ._reference import Formulation, Reference, certified_reference
 from .conftest import make_classification
@@ -434,7 +434,7 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
         st = kern.DcdState(v0.copy(), np.clip(v0, lo, up) / lam, kern.dual_sums(0.1, float(np.sum(c * y * alpha0))))
         index = np.arange(n, dtype=np.int64)
         out = epoch(rows, kern.DcdSamples(y, c, qdiag), alpha, st, box, prm, index,
-                    np.array([12345], dtype=np.uint64), n, np.inf, -np.inf)
+                    visiting_order(12345), n, np.inf, -np.inf)
         assert out[3] > 0
         v_ref = np.asarray(X.T @ (c * y * alpha)).ravel()
         np.testing.assert_allclose(st.v, v_ref, rtol=0, atol=1e-12)

@@ -17,7 +17,9 @@ from .conftest import make_classification
 
 def _order(B: int, min_active: int, seed: int = 12345) -> np.ndarray:
     """The state array of the order: generator state, block length, fewest active samples visited by blocks."""
-    return np.array([seed, B, min_active], dtype=np.uint64)
+    out = np.zeros(1, dtype=kern.ORDER)
+    out[0] = (seed, B, min_active)
+    return out
 
 
 def _breaks(visit: np.ndarray) -> int:
@@ -69,13 +71,16 @@ def test_the_block_order_reads_runs_of_consecutive_active_rows():
     assert _breaks(small[:99]) > 80
 
 
-def test_a_one_element_state_is_the_plain_shuffle():
-    """Without a block length (a one-element state, as the other dual coordinate methods pass) the order is a
-    Fisher–Yates permutation, the same for a zero block length."""
+def test_an_order_without_data_is_the_plain_shuffle():
+    """Without data (as the distributed local solver builds it) the order has no block length: a Fisher–Yates
+    permutation, the same as with a block length the active set does not reach."""
+    plain = dual_ascent.visiting_order(99)
+    assert plain[0]["block"] == 0 and plain[0]["state"] % 2 == 1
+    state = int(plain[0]["state"])
     index = np.arange(500, dtype=np.uint32)
     other = index.copy()
-    kern.shuffle(index, 500, np.array([99], dtype=np.uint64))
-    kern.shuffle(other, 500, _order(0, 0, seed=99))
+    kern.shuffle(index, 500, plain)
+    kern.shuffle(other, 500, _order(8, 501, seed=state))
     assert np.array_equal(index, other) and _breaks(index) > 400
 
 

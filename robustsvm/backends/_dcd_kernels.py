@@ -14,8 +14,8 @@ import numba as nb
 import numpy as np
 from numba.extending import overload
 
-__all__ = ["SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "DenseRows",
-           "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums",
+__all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
+           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums",
            "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "one_epoch",
            "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "weighted_quantile", "worse_than_safe"]
 
@@ -47,6 +47,11 @@ ShrinkState = namedtuple("ShrinkState", ["active", "pg_max_old", "pg_min_old", "
 EpochBlock = namedtuple("EpochBlock", ["epochs", "n_total", "min_pass", "work_left", "since", "free", "avg_weight"])
 #: bounds beyond signs followed on the signs' path: ``lo_k ≤ v_h ≤ up_k`` at ``h = index[k]`` (:func:`outside`)
 BoundCheck = namedtuple("BoundCheck", ["index", "lo", "up"])
+
+
+#: the epochs' visiting order (:func:`shuffle`): the xorshift64* state (odd, advanced in place), the block length
+#: ``B`` (0: a plain permutation) and the fewest active samples visited by blocks
+ORDER = np.dtype([("state", np.uint64), ("block", np.int64), ("min_rows", np.int64)])
 
 
 def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
@@ -105,18 +110,19 @@ def _free_at(box, h, wh):  # pragma: no cover - compiled
 def shuffle(index, active_size, rng):  # pragma: no cover - compiled
     """A fresh random order of the active samples ``index[:active_size]`` (a permutation of them, in place).
 
-    ``rng[0]`` is the state of a xorshift64* generator (non-zero), advanced in place; the bounded draw is
-    Lemire's multiply-shift on the top 32 bits. With ``rng[1] = B > 0`` (a two-element ``rng``) and more than
-    ``B`` active samples, the order is by blocks: the active samples sorted by row (a byte mark per row up to
-    the largest), cut into blocks of ``B`` consecutive active rows, the blocks visited in a uniformly random
-    order and each block from a uniformly random row on, cyclically (a rotation), so that a pass reads ``X``
-    in runs of ``B`` rows in storage order; otherwise (``B = 0`` or a one-element ``rng``) a Fisher–Yates
+    ``rng`` is a one-record array of :data:`ORDER`: ``state`` is that of a xorshift64* generator (non-zero),
+    advanced in place; the bounded draw is Lemire's multiply-shift on the top 32 bits. With ``block = B > 0`` and
+    more than ``B`` (and at least ``min_rows``) active samples, the order is by blocks: the active samples sorted
+    by row (a byte mark per row up to the largest), cut into blocks of ``B`` consecutive active rows, the blocks
+    visited in a uniformly random order and each block from a uniformly random row on, cyclically (a rotation),
+    so that a pass reads ``X`` in runs of ``B`` rows in storage order; otherwise (``B = 0``) a Fisher–Yates
     shuffle of ``index[:active_size]``. Derivation §7.
     """
-    x = rng[0]
+    order = rng[0]
+    x = order.state
     k = active_size
-    B = np.int64(rng[1]) if rng.size > 2 else np.int64(0)
-    blocked = B > 0 and k > B and k >= np.int64(rng[2])
+    B = order.block
+    blocked = B > 0 and k > B and k >= order.min_rows
     n_draws = (k + B - 1) // B if blocked else k  # the permuted items: blocks or samples
     items = np.arange(n_draws).astype(index.dtype) if blocked else index[:k]
     for t in range(n_draws - 1, 0, -1):  # Fisher–Yates over the items
@@ -156,7 +162,7 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
                 q += 1
                 if q == size:
                     q = 0
-    rng[0] = x
+    order.state = x
 
 
 @nb.njit(cache=True)

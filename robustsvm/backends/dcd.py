@@ -49,8 +49,8 @@ from .dual_ascent import (
     certified_result,
     compiled_entry,
     intercept_rho,
-    order_block,
     soft_margin_needs,
+    visiting_order,
 )
 from .registry import Backend, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
@@ -326,7 +326,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         Print one line per certificate evaluation.
     random_state : int or None, default 0
         Seed of the per-epoch orders (random permutations; by random blocks of rows once the active rows outgrow
-        the cache, :func:`order_block`; a fixed default, so a solve is reproducible; None draws a fresh
+        the cache, :func:`.dual_ascent.order_block`; a fixed default, so a solve is reproducible; None draws a fresh
         seed).
     shrinking : bool, default True
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
@@ -378,9 +378,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     alpha = np.zeros(n)
     st = kern.DcdState(np.zeros(d), np.zeros(d), kern.dual_sums())  # v, w, (b0 intercept multiplier, S, A)
     index = np.flatnonzero(c > 0).astype(np.uint32)
-    # state of the kernels' xorshift generator (odd, hence non-zero), seeded from random_state
-    rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1,
-                          *order_block(arrays.X)], dtype=np.uint64)
+    rng_state = visiting_order(random_state, arrays.X)  # the epochs' order, seeded
     relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
     if relax is None and arrays.box is not None:
         np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds

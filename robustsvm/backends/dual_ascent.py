@@ -29,7 +29,7 @@ from .registry import History, Needs, Result
 
 __all__ = ["MIN_PASS", "ORDER_BLOCK", "ORDER_MIN_BYTES", "Ascent", "CertificateSchedule", "DualCertificate", "Products",
            "Shrinking", "argument_types", "ascend", "best_intercept", "certified_result", "compiled_entry",
-           "intercept_rho", "next_check", "order_block", "soft_margin_needs", "stalls"]
+           "intercept_rho", "next_check", "order_block", "soft_margin_needs", "stalls", "visiting_order"]
 
 #: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always)
 ORDER_BLOCK = 32
@@ -46,6 +46,15 @@ def order_block(X) -> tuple[int, int]:
     row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sparse else X.shape[1] * X.itemsize
     rows = np.ceil(ORDER_MIN_BYTES["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
     return (int(ORDER_BLOCK), int(rows)) if ORDER_BLOCK > 0 else (0, 0)
+
+
+def visiting_order(seed, X=None) -> np.ndarray:
+    """The epochs' visiting order as a one-record array of :data:`._dcd_kernels.ORDER`: the generator's state
+    drawn from ``seed`` (odd, hence non-zero) and, for data ``X``, the block length and threshold of
+    :func:`order_block` (without ``X``: a plain permutation every epoch)."""
+    out = np.zeros(1, dtype=kern.ORDER)
+    out[0] = (np.random.default_rng(seed).integers(1, 2**62) * 2 + 1, *(order_block(X) if X is not None else (0, 0)))
+    return out
 
 
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the

@@ -106,9 +106,21 @@ class Terms(NamedTuple):
     width: np.ndarray
 
 
+#: the scalars the epochs keep: ``S = Σ c_i y_i α_i``, the intercept ``b``, ``A = Σ c_i α_i r_i`` and ``σ(w)``
+#: (``Σ_h δ_h|w_h|`` for a Box set; ``‖T(v)‖²`` during a 2-ball epoch)
+SUMS = np.dtype([("S", np.float64), ("b", np.float64), ("A", np.float64), ("sigma", np.float64)])
+
+
+def intercept_sums(S: float = 0.0, b: float = 0.0, A: float = 0.0, sigma: float = 0.0) -> np.ndarray:
+    """A one-record array of :data:`SUMS`."""
+    out = np.zeros(1, dtype=SUMS)
+    out[0] = (S, b, A, sigma)
+    return out
+
+
 class State(NamedTuple):
-    """The dual point and its images: the logits ``t`` (``α = σ(t)``), ``v``, ``w(v, A)`` and
-    ``[S, b, A, σ(w)]`` (``A = Σ c_i α_i r_i``, ``σ(w) = Σ_h δ_h|w_h|`` for a Box set)."""
+    """The dual point and its images: the logits ``t`` (``α = σ(t)``), ``v``, ``w(v, A)`` and the record ``sb`` of
+    :data:`SUMS`."""
 
     t: np.ndarray
     v: np.ndarray
@@ -155,12 +167,12 @@ def _prox(v: float, l2: float, l1: float, lower: float, upper: float) -> float:
 @nb.njit(cache=True)
 def _refresh(terms: Terms, state: State) -> None:
     """Every ``w_h = w(v, A)_h`` and ``σ(w)`` after ``A`` changed."""
-    v, w, sb = state.v, state.w, state.sb
+    v, w, sb = state.v, state.w, state.sb[0]
     total = 0.0
     for h in range(w.size):
-        w[h] = _prox(v[h], terms.l2, terms.l1 + sb[2] * terms.width[h], terms.lower[h], terms.upper[h])
+        w[h] = _prox(v[h], terms.l2, terms.l1 + sb.A * terms.width[h], terms.lower[h], terms.upper[h])
         total += terms.width[h] * abs(w[h])
-    sb[3] = total
+    sb.sigma = total
 
 
 @nb.njit(cache=True)
@@ -183,24 +195,24 @@ def _logit_step(t: np.ndarray, i: int, m: float, q: float) -> float:
 
 
 @nb.njit(cache=True)
-def _ridge_intercept(sb: np.ndarray, delta: float, inv_mu: float) -> None:
+def _ridge_intercept(sb, delta: float, inv_mu: float) -> None:
     """A ridge intercept's ``S += Δ``, ``b = S/μ`` after a step ``Δ = c_i y_i Δα_i`` (nothing without one)."""
     if inv_mu > 0.0:
-        sb[0] += delta
-        sb[1] = sb[0] * inv_mu
+        sb.S += delta
+        sb.b = sb.S * inv_mu
 
 
 @nb.njit(cache=True)
 def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
     """One pass of Newton coordinate steps over the samples in ``order`` (``b``: the fixed free intercept)."""
     indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
-    t, v, w, sb, width = state.t, state.v, state.w, state.sb, terms.width
+    t, v, w, sb, width = state.t, state.v, state.w, state.sb[0], terms.width
     for i in order:
         if c[i] <= 0.0:
             continue
         start, end = indptr[i], indptr[i + 1]
         z = _row_dot(indices, data, start, end, w)
-        m = y[i] * (z + b + sb[1]) - r[i] * sb[3]  # the robust margin (σ(w) = 0 without a set)
+        m = y[i] * (z + b + sb.b) - r[i] * sb.sigma  # the robust margin (σ(w) = 0 without a set)
         step = _logit_step(t, i, m, c[i] * rows.curvature[i])
         delta = step * c[i] * y[i]
         if delta == 0.0:
@@ -209,42 +221,42 @@ def epoch(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -
         for k in range(start, end):
             v[indices[k]] += delta * data[k]
         if r[i] > 0.0:  # A moved: every threshold λ1 + Aδ_h did
-            sb[2] += step * c[i] * r[i]
+            sb.A += step * c[i] * r[i]
             _refresh(terms, state)
             continue
         for k in range(start, end):
             h = indices[k]
             old = abs(w[h])
-            w[h] = _prox(v[h], terms.l2, terms.l1 + sb[2] * width[h], terms.lower[h], terms.upper[h])
-            sb[3] += width[h] * (abs(w[h]) - old)
+            w[h] = _prox(v[h], terms.l2, terms.l1 + sb.A * width[h], terms.lower[h], terms.upper[h])
+            sb.sigma += width[h] * (abs(w[h]) - old)
 
 
 @nb.njit(cache=True)
 def epoch_ball(rows: Rows, terms: Terms, state: State, b: float, order: np.ndarray) -> None:
     """:func:`epoch` for a shared 2-ball on the signs' cone: ``w = T(v)·(1 − A/‖T(v)‖)₊/λ2``, ``T`` the
-    soft-threshold and sign clip; ``state.w`` holds ``T(v)`` and ``sb[3]`` holds ``‖T(v)‖²`` during the epoch."""
+    soft-threshold and sign clip; ``state.w`` holds ``T(v)`` and ``sb.sigma`` holds ``‖T(v)‖²`` during the epoch."""
     indptr, indices, data, y, c, r = rows.indptr, rows.indices, rows.data, rows.y, rows.c, rows.radius
-    t, v, tv, sb = state.t, state.v, state.w, state.sb
+    t, v, tv, sb = state.t, state.v, state.w, state.sb[0]
     for i in order:
         if c[i] <= 0.0:
             continue
         start, end = indptr[i], indptr[i + 1]
         z = _row_dot(indices, data, start, end, tv)
-        norm = np.sqrt(max(sb[3], 0.0))
-        shrink = max(0.0, 1.0 - sb[2] / norm) / terms.l2 if norm > 0.0 else 0.0
-        m = y[i] * (shrink * z + b + sb[1]) - r[i] * shrink * norm  # σ(w) = ‖w‖₂
+        norm = np.sqrt(max(sb.sigma, 0.0))
+        shrink = max(0.0, 1.0 - sb.A / norm) / terms.l2 if norm > 0.0 else 0.0
+        m = y[i] * (shrink * z + b + sb.b) - r[i] * shrink * norm  # σ(w) = ‖w‖₂
         step = _logit_step(t, i, m, c[i] * rows.curvature[i])
         delta = step * c[i] * y[i]
         if delta == 0.0:
             continue
         _ridge_intercept(sb, delta, terms.inv_mu)
-        sb[2] += step * c[i] * r[i]
+        sb.A += step * c[i] * r[i]
         for k in range(start, end):
             h = indices[k]
             v[h] += delta * data[k]
             old = tv[h]
             tv[h] = _prox(v[h], 1.0, terms.l1, terms.lower[h], terms.upper[h])
-            sb[3] += tv[h] * tv[h] - old * old
+            sb.sigma += tv[h] * tv[h] - old * old
 
 
 @nb.njit(cache=True)
@@ -273,7 +285,7 @@ def free_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, b: float) -> flo
 def _ball_weights(state: State, terms: Terms) -> np.ndarray:
     """``w = T(v)·(1 − A/‖T(v)‖)₊/λ2`` from the 2-ball epoch's ``T(v)``."""
     norm = float(np.linalg.norm(state.w))
-    return state.w * (max(0.0, 1.0 - float(state.sb[2]) / norm) / terms.l2 if norm > 0 else 0.0)
+    return state.w * (max(0.0, 1.0 - float(state.sb[0]["A"]) / norm) / terms.l2 if norm > 0 else 0.0)
 
 
 def _next_check(gaps: list, epochs: list, target: float) -> int:
@@ -375,10 +387,10 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     t = np.zeros(n)
     v = np.asarray(model.X.T @ (0.5 * rows.c * rows.y)).ravel()
     S = float(0.5 * rows.c @ rows.y)
-    state = State(t, v, np.zeros(d), np.array([S, S * inv_mu, float(0.5 * rows.c @ radius) + fixed, 0.0]))
+    state = State(t, v, np.zeros(d), intercept_sums(S, S * inv_mu, float(0.5 * rows.c @ radius) + fixed))
     if ball:
         state.w[:] = [_prox(v[h], 1.0, terms.l1, lower[h], upper[h]) for h in range(d)]
-        state.sb[3] = float(state.w @ state.w)
+        state.sb[0]["sigma"] = float(state.w @ state.w)
     else:
         _refresh(terms, state)
     run_epoch = epoch_ball if ball else epoch
@@ -396,7 +408,7 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
     for epochs in range(1, max_iter + 1):
         run_epoch(rows, terms, state, b, rng.permutation(n))
         if mode == "free":  # the multiplier's step b ← b + ρS
-            b += float(state.sb[1])
+            b += float(state.sb[0]["b"])
         if epochs < check_at and epochs < max_iter:
             continue
         w = _ball_weights(state, terms) if ball else state.w
@@ -404,8 +416,8 @@ def solve_logistic_dcd(model: Model, *, tol: float = DEFAULTS["tol"], max_iter: 
         # the certificate's primal point: w with its best intercept
         sigma = float(np.linalg.norm(w)) if ball else float(width @ np.abs(w))
         shifted = z - rows.y * radius * sigma  # y(z' + b) is the robust margin
-        b_best = free_intercept(shifted, rows.y, rows.c, b + float(state.sb[1])) if mode == "free" else \
-            float(state.sb[1])
+        b_best = free_intercept(shifted, rows.y, rows.c, b + float(state.sb[0]["b"])) if mode == "free" else \
+            float(state.sb[0]["b"])
         margins = objective_module.robust_margins(model, w, b_best, z=z)
         P, D, a = _certificate(model, w, b_best, margins, state.t, terms, radius, ball, fixed)
         gap = max(P - D, 0.0)

@@ -32,7 +32,15 @@ import scipy.sparse as sp
 
 from . import _robust_dcd_kernels as kern
 from ._box_sparse_kernels import epoch_sparse_box
-from .dual_ascent import Products, ascend, best_intercept, certified_result, compiled_entry, intercept_rho, order_block
+from .dual_ascent import (
+    Products,
+    ascend,
+    best_intercept,
+    certified_result,
+    compiled_entry,
+    intercept_rho,
+    visiting_order,
+)
 from .registry import Backend, Result, register
 from .shared_set import (
     CERT_INNER,
@@ -180,8 +188,7 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         st.sums["b0"] = best_intercept(zmarg, y, c, arrays.squared) - rho * st.sums["S"]
     work = Workspace(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
-    rng_state = np.array([np.random.default_rng(random_state).integers(1, 2**62) * 2 + 1, *order_block(arrays.X)],
-                         dtype=np.uint64)
+    rng_state = visiting_order(random_state, arrays.X)
     run_epoch = epoch_runner(arrays, alpha, st, setk, prm, index, rng_state, ops.parts if ops.sparse else None)
 
     def certify(b_eff: float):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..backends.dual_ascent import Products
+from ..backends.dual_ascent import Products, visiting_order
 from ..backends.robust_dcd import ELLIPSOID_MAX_FEATURES, INNER_TOL, epoch_runner  # the local solver and its limits
 from ..backends.shared_set import SharedSetArrays, Workspace
 
@@ -160,7 +160,7 @@ def local_ascent(block: Block, alpha: np.ndarray, start: LocalStart, *, epochs: 
     work.refresh(setk, prm, np.asarray(start.v, dtype=np.float64) / K, A_loc, inner)
     st.sums[0] = (start.b0, start.label_sum / K, A_loc)
     index = np.flatnonzero(a.c > 0).astype(np.int64)
-    rng_state = np.array([np.random.default_rng(seed).integers(1, 2**62) * 2 + 1], dtype=np.uint64)
+    rng_state = visiting_order(seed)
     run_epoch = epoch_runner(a, alpha, st, setk, prm, index, rng_state)
     cr = a.c * a.r
     moved0 = A_loc + float(cr @ alpha0)
