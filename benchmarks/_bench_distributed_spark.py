@@ -16,6 +16,7 @@ ratios of each round are reported with their spread.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -121,6 +122,7 @@ def spark_fit(X: np.ndarray, y: np.ndarray, cores: int):
 def bench_spark(folder: Path, X: np.ndarray, y: np.ndarray, rounds: int, command: str, machine: str) -> list[str]:
     """Interleaved rounds of dask-ipm (2 and 1 workers) and Spark (local[2], local[1]); a Markdown section."""
     n, d = X.shape
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     prob = problem()
     fits = {w: DaskFit(folder, w) for w in (2, 1)}
     spark_fit(X[:5000], y[:5000], 2)  # the JVM started and its code compiled, not timed
@@ -149,7 +151,7 @@ def bench_spark(folder: Path, X: np.ndarray, y: np.ndarray, rounds: int, command
             fit.close()
     best = min(row[3] for row in rows)
     lines = [f"## Distributed: dask-ipm against Spark MLlib `LinearSVC` on {n:,} × {d} (the model Spark has)", "",
-             f"Command: `{command}`. Machine: {machine}; shared and loaded while it ran (so: ratios of "
+             f"Command: `{command}`. Machine: {machine}; load average at the start {load} (ratios of "
              "interleaved rounds, with their spread). Model: hinge, L2(λ = 1e-4), free intercept, mean loss — "
              "Spark's objective `λ·½‖w‖² + (1/n) Σ hinge` with `regParam = λ`, `standardization=False` "
              "(Spark's default standardises the features and penalises those coefficients: another model), "
