@@ -153,3 +153,12 @@ def test_benchmark_page_from_committed_fragments_only(tmp_path):
                                    check=True).stdout
         first = next(line for line in committed.splitlines() if line.startswith("#"))
         assert first in page, fragment
+
+
+def test_no_control_characters_in_the_pages():
+    """A backslash escape lost on the way to a page (``\\a`` of ``\\approx`` written as a bell) breaks its formula
+    in the browser but not the build: no page may hold a control character other than tab and newline."""
+    bad = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+    found = [f"{page.relative_to(ROOT)}:{n}" for page in sorted(DOCS.rglob("*.md"))
+             for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if bad.search(line)]
+    assert not found, f"control characters in {found}"
