@@ -24,8 +24,8 @@ from .. import objective as objective_module
 from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
-__all__ = ["announce", "compare_critical", "count_nonzeros", "diagnose", "explain_report", "explain_with_critical",
-           "improves_on_constant", "uninformative", "weight_resolution"]
+__all__ = ["UNINFORMATIVE", "announce", "compare_critical", "count_nonzeros", "diagnose", "explain_report",
+           "explain_with_critical", "improves_on_constant", "uninformative", "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -38,6 +38,8 @@ _FLOOR = 1e-8
 #: limit the report names the certificate's resolution and points to :func:`robustsvm.critical_radius` /
 #: :func:`robustsvm.critical_l1`
 EXPLAIN_MAX_FEATURES = 2_000
+#: how the warning on a model no better than a constant one begins (:func:`uninformative`)
+UNINFORMATIVE = "the model classifies its training data no better than a constant one"
 EXPLAIN_MAX_ENTRIES = 200_000
 
 
@@ -223,7 +225,7 @@ def announce(sol: Any, model: Any, *, stacklevel: int = 1) -> Any:
     label = model.classes[1] if report["predicts"] > 0 else model.classes[0]
     label = label.item() if isinstance(label, np.generic) else label
     if report.get("uninformative"):
-        warnings.warn(f"the model classifies its training data no better than a constant one: {report['cause']}",
+        warnings.warn(f"{UNINFORMATIVE}: {report['cause']}",
                       DegenerateSolutionWarning, stacklevel=stacklevel + 1)
         return sol
     verb = "is" if report.get("proved") else "may be (its certificate cannot tell)"

@@ -15,14 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from ..certificates.degenerate import UNINFORMATIVE
 from ..exceptions import DegenerateSolutionWarning
 
 __all__ = ["PerClass", "class_sample_weight", "for_class", "name_one_vs_rest", "one_vs_rest_reports",
            "warn_if_uninformative"]
-
-#: how the solve path's warning on a binary model no better than a constant one begins
-#: (:func:`robustsvm.certificates.degenerate.announce`)
-_UNINFORMATIVE = "the model classifies its training data no better than a constant one"
 
 
 class PerClass(Mapping):
@@ -136,7 +133,7 @@ def one_vs_rest_reports(models: int) -> Iterator[None]:
         yield
         return
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_UNINFORMATIVE, category=DegenerateSolutionWarning)
+        warnings.filterwarnings("ignore", message=UNINFORMATIVE, category=DegenerateSolutionWarning)
         yield
 
 

@@ -11,18 +11,36 @@ objects, so hand-written rows of the same form are checked the same way.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from scipy.optimize import LinearConstraint
 
-__all__ = ["PRIOR_TYPES", "Prior", "check_rows", "prior_from_dict", "register_row_check"]
+__all__ = ["PRIOR_TYPES", "Prior", "check_rows", "feature_keys", "prior_from_dict", "register_row_check"]
 
 #: the one table of priors, JSON tag → class; every subclass with a ``tag`` is added when defined
 PRIOR_TYPES: dict[str, type] = {}
 #: ``check(linear, lower, upper, feature_names)`` of each prior module, run on the normalized rows
 _ROW_CHECKS: list[Callable[..., None]] = []
+
+
+def feature_keys(features: Any, what: str, minimum: int) -> tuple:
+    """The feature names (str) or indices (int) a prior ``what`` lists, as a tuple of plain Python values; at least
+    ``minimum`` of them. Raises ``TypeError``/``ValueError`` naming the prior."""
+    if isinstance(features, (str, bytes)) or not isinstance(features, Sequence | np.ndarray):
+        raise TypeError(f"{what} takes a list of feature names or indices, got {features!r}")
+    keys = tuple(k.item() if isinstance(k, np.generic) else k for k in features)
+    if len(keys) < minimum:
+        raise ValueError(f"{what} needs at least {_COUNT.get(minimum, minimum)} features, got {list(keys)!r}")
+    for k in keys:
+        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (str, int, np.integer)):
+            raise TypeError(f"{what} takes feature names (str) or indices (int), got {k!r}")
+    return keys
+
+
+#: how an error spells a small count
+_COUNT = {2: "two", 3: "three"}
 
 
 class Prior:

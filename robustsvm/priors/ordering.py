@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import LinearConstraint
 
 from .._validation import feature_index
-from .base import Prior, register_row_check
+from .base import Prior, feature_keys, register_row_check
 
 __all__ = ["WORK_ROWS", "ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
            "chain_structure", "chain_prox_into", "check_chain_rows", "check_feasible"]
@@ -44,22 +44,6 @@ __all__ = ["WORK_ROWS", "ChainPrior", "ChainStructure", "Decreasing", "Equal", "
 OPERATORS = (">=", "<=", "==")
 #: rows of :func:`chain_prox_into`'s scratch array
 WORK_ROWS = 7
-
-
-def _key(k: Any) -> Any:
-    return k.item() if isinstance(k, np.generic) else k
-
-
-def _feature_list(features: Any, what: str) -> tuple:
-    if isinstance(features, (str, bytes)) or not isinstance(features, Sequence | np.ndarray):
-        raise TypeError(f"{what} takes a list of feature names or indices, got {features!r}")
-    keys = tuple(_key(k) for k in features)
-    if len(keys) < 2:
-        raise ValueError(f"{what} needs at least two features, got {list(keys)!r}")
-    for k in keys:
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (str, int, np.integer)):
-            raise TypeError(f"{what} takes feature names (str) or indices (int), got {k!r}")
-    return keys
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +96,7 @@ class ChainPrior(OrderingPrior):
     rising: ClassVar[bool] = True
 
     def __init__(self, features: Sequence[Any]) -> None:
-        object.__setattr__(self, "features", _feature_list(features, f"rs.{type(self).__name__}"))
+        object.__setattr__(self, "features", feature_keys(features, f"rs.{type(self).__name__}", 2))
 
     def pairs(self) -> list[tuple[Any, Any, str]]:
         f = self.features
@@ -150,7 +134,7 @@ class Order(OrderingPrior):
     def __init__(self, left: Any, op: str, right: Any) -> None:
         if not isinstance(op, str) or op not in OPERATORS:
             raise ValueError(f"rs.Order takes an operator among {list(OPERATORS)}, got {op!r}")
-        object.__setattr__(self, "features", _feature_list([left, right], "rs.Order"))
+        object.__setattr__(self, "features", feature_keys([left, right], "rs.Order", 2))
         object.__setattr__(self, "op", op)
 
     def pairs(self) -> list[tuple[Any, Any, str]]:

@@ -22,22 +22,9 @@ import numpy as np
 from scipy.optimize import LinearConstraint
 
 from .._validation import feature_index
-from .base import Prior
+from .base import Prior, feature_keys
 
 __all__ = ["Concave", "Convex", "ShapePrior"]
-
-
-def _features(features: Any, what: str) -> tuple:
-    if isinstance(features, (str, bytes)) or not isinstance(features, Sequence | np.ndarray):
-        raise TypeError(f"{what} takes a list of feature names or indices, got {features!r}")
-    keys = tuple(k.item() if isinstance(k, np.generic) else k for k in features)
-    if len(keys) < 3:
-        raise ValueError(f"{what} needs at least three features (a shape is a statement on triples), got "
-                         f"{list(keys)!r}")
-    for k in keys:
-        if isinstance(k, (bool, np.bool_)) or not isinstance(k, (str, int, np.integer)):
-            raise TypeError(f"{what} takes feature names (str) or indices (int), got {k!r}")
-    return keys
 
 
 def _positions(at: Any, m: int, what: str) -> tuple[float, ...] | None:
@@ -65,7 +52,7 @@ class ShapePrior(Prior):
 
     def __init__(self, features: Sequence[Any], at: Sequence[float] | None = None) -> None:
         what = f"rs.{type(self).__name__}"
-        keys = _features(features, what)
+        keys = feature_keys(features, what, 3)
         object.__setattr__(self, "features", keys)
         object.__setattr__(self, "at", _positions(at, len(keys), what))
 

@@ -58,7 +58,7 @@ def _distributional(cls: type) -> bool:
 
 def _parameters(cls: type) -> list[str]:
     if _distributional(cls):  # every constructor parameter after the radius
-        return [p for p in list(inspect.signature(cls.__init__).parameters)[2:]]
+        return list(inspect.signature(cls.__init__).parameters)[2:]
     return [p for p in cls._param_names() if p != "radius"]
 
 
