@@ -62,6 +62,12 @@ class Prior:
         """``{tag: value}``, which :meth:`from_value` reads back."""
         raise NotImplementedError
 
+    def __eq__(self, other: object) -> bool:  # the same statement: the same class and the same JSON form
+        return type(other) is type(self) and other.to_dict() == self.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
     @classmethod
     def from_value(cls, value: Any) -> Prior:
         """The prior whose :meth:`to_dict` is ``{tag: value}``."""

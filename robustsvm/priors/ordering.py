@@ -77,12 +77,6 @@ class OrderingPrior(Prior):
     def to_dict(self) -> dict:
         return {self.tag: list(self.features)}
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, OrderingPrior) and type(other) is type(self) and other.to_dict() == self.to_dict()
-
-    def __hash__(self) -> int:
-        return hash(repr(self))
-
     def __repr__(self) -> str:
         return f"rs.{type(self).__name__}({list(self.features)!r})"
 

@@ -95,12 +95,6 @@ class ShapePrior(Prior):
             return cls(value.get("features"), at=value.get("at"))
         return cls(value)
 
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.to_dict() == self.to_dict()
-
-    def __hash__(self) -> int:
-        return hash(repr(self))
-
     def __repr__(self) -> str:
         at = "" if self.at is None else f", at={list(self.at)!r}"
         return f"rs.{type(self).__name__}({list(self.features)!r}{at})"
