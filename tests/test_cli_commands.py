@@ -423,3 +423,17 @@ def test_printed_models_list_signs_sets_and_intercept():
     text = repr(rs.Problem(signs=pd.Series({"x": -1, "y": 0}), uncertainty=[rs.Box(0.1)] * 2 + [rs.Ball(0.3)]))
     assert "signs={-1: ['x']}" in text and "intercept=free" in text
     assert "uncertainty=[3 sets: 2 x Box(radius=0.1), 1 x Ball(radius=0.3, p=2)]" in text
+
+
+def test_uncertainty_help_names_every_kind_the_parser_reads(capsys):
+    """The --uncertainty help is the grammar's own list: every set kind the parser accepts (a set of
+    distributions included) and both ways of joining terms appear in `fit --help`."""
+    from robustsvm.uncertainty.grammar import set_kinds
+
+    with pytest.raises(SystemExit):
+        cli.main(["fit", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert set_kinds(), "the grammar reads no set kinds"
+    for kind in set_kinds():
+        assert kind in text, kind
+    assert "& for an intersection" in text and "+ for a sum" in text

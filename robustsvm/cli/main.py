@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..terms.losses import LOSSES
+from ..uncertainty.grammar import GRAMMAR, describe_kinds
 from . import data as cli_data
 from . import table_model
 from .data import load_data
@@ -73,9 +74,9 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
                    help="bounds on the weights of the model's features (standardized unless --no-standardize), "
                         "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs")
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
-                   help="the set around every sample: box:R, ball:R:p=P, ellipsoid:R:shape=FILE, "
-                        "polyhedron:R:G=FILE:h=FILE, spectrahedron:R:A0=FILE:A=FILE, or A&B (an intersection); "
-                        "FILE is .npy, .csv, .txt or .json")
+                   help=f"the set around every sample, {GRAMMAR}; KIND[PARAMETERS] is one of {describe_kinds()} "
+                        "(e.g. box:0.05, ball:0.1:p=inf, box:0.05+ellipsoid:0.1:shape=M.npy, wasserstein:0.05); "
+                        "a file parameter is .npy, .csv, .txt or .json")
     icpt = g.add_mutually_exclusive_group()
     # default None (a free b): argparse would not see a conflict between --no-intercept and a value equal to
     # the default

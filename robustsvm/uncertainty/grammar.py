@@ -34,7 +34,7 @@ from .base import SET_TYPES
 from .distributional import DISTRIBUTIONAL_TYPES
 from .pair import PairSet
 
-__all__ = ["parse_set", "set_kinds", "GRAMMAR"]
+__all__ = ["parse_set", "set_kinds", "describe_kinds", "GRAMMAR"]
 
 #: one line for a usage message
 GRAMMAR = "KIND:RADIUS[:NAME=VALUE...], terms joined by & for an intersection, by + for a sum"
