@@ -134,6 +134,33 @@ def check_finite(X: Any, feature_names: Any = None, *, name: str = "X") -> None:
                      + " (impute or drop them first)")
 
 
+def numeric_columns(X: Any, *, name: str = "X") -> Any:
+    """Return ``X`` unchanged after checking that a DataFrame ``X`` has numbers (or booleans) in every column.
+
+    Raises a ``ValueError`` naming the columns of text, categories or dates and one value of each: NumPy's own
+    error names only the value. Arrays and sparse matrices pass through (their conversion names the problem).
+    """
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return X
+    bad = [(col, kind) for col, kind in zip(X.columns, dtypes, strict=True)
+           if getattr(kind, "kind", "O") not in "biuf"]
+    if bad:
+        shown = "; ".join(f"{str(col)!r} ({kind}, e.g. {_first_value(X[col])!r})" for col, kind in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise ValueError(
+            f"{name} has columns that are not numbers: {shown}{more}. Encode them first, e.g. "
+            "sklearn.preprocessing.OneHotEncoder in a ColumnTransformer (with .set_output(transform='pandas') so "
+            "that signs and bounds can name the dummies), or drop them; the command line's `robustsvm fit` codes "
+            "text columns itself")
+    return X
+
+
+def _first_value(series: Any) -> Any:
+    values = series.dropna()
+    return values.iloc[0] if len(values) else None
+
+
 def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: N802 - X is the data matrix
             feature_names: Any = None):
     """Return ``X`` as a float64 ndarray or CSR matrix, after checking it.
@@ -158,7 +185,7 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: 
         data = X.data
     else:
         if hasattr(X, "to_numpy"):
-            X = X.to_numpy()
+            X = numeric_columns(X, name=name).to_numpy()
         X = real_array(X, name=name, what="a rectangular array of numbers",
                        complex_hint=f"pass real features (for instance {name}.real)", numbers="numbers")
         data = X
@@ -279,7 +306,8 @@ def feature_index(key: Any, d: int, feature_names: np.ndarray | None = None, *, 
         if names is None:
             raise ValueError(
                 f"{name} names feature {key!r}, but no feature names are known: pass a "
-                "pandas DataFrame or feature_names="
+                "pandas DataFrame or feature_names= (in a scikit-learn Pipeline, "
+                "pipeline.set_output(transform='pandas') passes the names on)"
             )
         hits = np.flatnonzero(names == str(key))
         if hits.size == 0:

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import solve_path
-from .._validation import check_finite
+from .._validation import check_finite, numeric_columns
 from ..distributed.data import is_dask_array
 from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
@@ -350,7 +350,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return self._fit_dask(X, y, sample_weight, radius, feature_names)
         if feature_names is not None:
             raise ValueError("feature_names applies to a dask array X; give a DataFrame for names in memory")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
+        X, y = validate_data(self, numeric_columns(X), y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
         X_given = X
         if self.missing == "error" or hasattr(X, "tocsr"):
@@ -494,7 +494,6 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         iterations = [sol.iterations for sol in solutions]
         self.n_iter_ = iterations[0] if len(iterations) == 1 else np.asarray(iterations)
 
-    # -------------------------------------------------------------- predict
     def decision_function(self, X: Any) -> np.ndarray:
         """``f(x) = x·w + b`` (or ``Σ_j a_j k(x, x_j) + b``); positive for ``classes_[1]``.
 
@@ -505,7 +504,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "solution_")
         if is_dask_array(X) and hasattr(self, "coef_") and len(self.solutions_) == 1:  # lazy, one task per chunk
             return self.solution_.decision_function(X)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False, ensure_all_finite=False)
+        X = validate_data(self, numeric_columns(X), accept_sparse="csr", dtype=np.float64, reset=False,
+                          ensure_all_finite=False)
         if hasattr(self, "imputation_") and not hasattr(X, "tocsr") and np.isnan(X).any():
             X = self.imputation_.impute(X)  # conditional means under the fitted Gaussian (column means: "mean")
         check_finite(X, getattr(self, "feature_names_in_", None))
