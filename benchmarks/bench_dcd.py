@@ -288,9 +288,9 @@ def cora_processes(args: argparse.Namespace, repeats: int, processes: int) -> di
             last = dict(ms[-1])
             last["time"] = float(np.median([m["time"] for m in ms]))
             last["iterations"] = int(np.median([m["iterations"] for m in ms]))
-            for key in ("epoch_pass", "rest_time"):
-                if key in last:
-                    last[key] = float(np.median([m[key] for m in ms]))
+            for split in ("epoch_pass", "rest_time"):
+                if split in last:
+                    last[split] = float(np.median([m[split] for m in ms]))
             last["status"] = next((m["status"] for m in ms if m["status"] != "optimal"), "optimal")
             for worst in ("max_rel_gap", "max_passes"):
                 if worst in last:
