@@ -247,6 +247,20 @@ def _cora_small(seed: int = 0):
     return ds.X, y, signs
 
 
+def test_epoch_time_is_reported_within_the_solve():
+    """``extra["time_epochs"]`` is the CPU time of the compiled epochs: positive and within the solve's CPU time."""
+    import time
+
+    X, y, signs = _cora_small()
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0 / y.size), signs=signs, intercept=False)
+    prob.solve(X, y, solver="dcd", random_state=0)  # compiled
+    t0 = time.process_time()
+    sol = prob.solve(X, y, solver="dcd", random_state=0)
+    cpu = time.process_time() - t0
+    assert sol.status == "optimal" and sol.extra["passes"] > 0
+    assert 0.0 < sol.extra["time_epochs"] <= cpu
+
+
 @pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
 def test_frozen_features_keep_the_certificate(intercept, monkeypatch):
     import robustsvm.backends.dcd as dcd_mod
