@@ -1,9 +1,5 @@
-"""The sparse epoch of ``robust-dcd`` for the box set without bounds, in O(nnz(x_i) + |C|) per step.
-
-The epoch keeps the sums ``Z0 = Σ_{h∉S1} z_h²``, ``Q1 = Σ_{S1} δ_h²``, ``u·w`` and ``‖w‖²`` over the coordinates
-``S1 = {h : |z_h| > τδ_h}`` exact as the shrink level ``τ`` and the row's ``z_h`` move, scanning only the candidates
-``C`` whose ``|z_h|/δ_h`` lies within a factor :data:`BAND` of ``τ``; ``w`` and ``u`` are rebuilt at the end of the
-epoch (``docs/derivations/robust_dcd.md`` §8).
+"""The sparse box epoch of ``robust-dcd``, O(nnz(x_i) + |C|) per step: the sums ``Z0 = Σ_{h∉S1} z_h²``,
+``Q1 = Σ_{S1} δ_h²``, ``u·w``, ``‖w‖²`` kept over the band of candidates C (``docs/derivations/robust_dcd.md`` §8).
 """
 
 from __future__ import annotations
@@ -15,8 +11,7 @@ from ._shared_set_kernels import refresh, soft
 
 __all__ = ["BAND", "box_sums", "epoch_sparse_box"]
 
-#: no contraction into fused multiply-adds: ``|z_h| − τδ_h > 0`` must be decided the same way in every function
-#: (a coordinate at the threshold classified one way by the sums and the other by the move would corrupt them)
+#: no fused multiply-adds: ``|z_h| − τδ_h > 0`` decided the same way everywhere (§8)
 _FM = {"reassoc", "nsz", "arcp"}
 
 #: the candidates' band: ``|z_h|/δ_h`` within a factor ``BAND`` of the shrink level
@@ -25,8 +20,7 @@ BAND = 1.02
 
 @nb.njit(cache=True, fastmath=_FM)
 def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
-    """``(Z0, Q1, uw, ww, ncand)`` at ``τ`` in one O(d) pass, and the candidate list ``cand[:ncand]`` (``flag`` 1
-    on it, 0 elsewhere) of the band ``τ/BAND ≤ |z_h|/δ_h ≤ BAND·τ``."""
+    """``(Z0, Q1, uw, ww, ncand)`` at ``τ`` and the list ``cand[:ncand]`` of ``τ/BAND ≤ |z_h|/δ_h ≤ BAND·τ``."""
     lo = tau / BAND
     hi = tau * BAND
     z0 = 0.0
@@ -55,8 +49,7 @@ def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pragma: no cover - compiled
-    """The sums after ``τ`` moves from ``tau_o`` to ``tau_n`` inside the band (``z`` fixed); drops the entries
-    flagged 2 (out of the band) from the list."""
+    """The sums after ``τ`` moves inside the band; drops the list's entries flagged 2."""
     dt = tau_n - tau_o
     ww -= dt * (2.0 * uw - dt * q1)
     uw -= dt * q1
@@ -74,7 +67,7 @@ def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pra
         now = a > tau_n * dh
         if was != now:
             e = a - tau_n * dh
-            if was:  # leaves S1: the update above counted it at tau_n as if it stayed
+            if was:  # leaves S1: counted at tau_n above as if it stayed
                 q1 -= dh * dh
                 uw -= dh * e
                 ww -= e * e
@@ -103,10 +96,8 @@ def _coordinate(a, dh, tau, sign, z0, q1, uw, ww):  # pragma: no cover - compile
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _row_move(row, dv, arrays, lam1, inv_lam, tau, band, sums):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries ``row = (indices, data, start, stop)`` of row i,
-    with the ``sums = (Z0, Q1, uw, ww, ncand)`` at ``τ`` and the candidates' list of the ``band = (lo, hi)``
-    following each moved coordinate; ``arrays = (v, z, cand, flag, sg, delta)``, unpacked once per epoch (an
-    array read from a named tuple costs a reference count at every step)."""
+    """``v += dv·x_i``, ``z = T(v)/λ2`` on ``row = (indices, data, start, stop)``, the ``sums`` and the list following
+    each coordinate; ``arrays = (v, z, cand, flag, sg, delta)``."""
     indices, data, start, stop = row
     v, z, cand, flag, sg, delta = arrays
     lo, hi = band

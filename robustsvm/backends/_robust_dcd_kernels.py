@@ -1,10 +1,5 @@
-"""Compiled epochs of the robust dual coordinate ascent (numba).
-
-A coordinate step maximizes along α_i a concave quadratic minorant of the dual's lower bound ``D_u(α)`` at the
-current point ``u`` of the shared unit set, then moves ``v = Σ c_i y_i α_i x_i`` and ``A = Σ c_i α_i r_i`` and
-recomputes ``u`` and ``w = w_u`` (:func:`._shared_set_kernels.refresh`); ``docs/derivations/robust_dcd.md`` §1–3.
-The arrays travel as named tuples (:data:`Samples`, :data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``;
-the rows as :data:`._dcd_kernels.DenseRows` or ``CsrRows``).
+"""Compiled epochs of the robust dual coordinate ascent (numba): a step along α_i maximizes a concave quadratic
+minorant of ``D_u(α)``, then moves ``v``, ``A`` and the set's prox (``docs/derivations/robust_dcd.md`` §1–3).
 """
 
 from __future__ import annotations
@@ -12,10 +7,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
-from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, is_dense, newton_step, screen, worse_than_safe
+from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
 from ._shared_set_kernels import (
     bound_arrays,
     is_separable,
@@ -31,27 +25,20 @@ __all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_bal
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
-#: the sparse 2-ball with bounds lists the candidates for the scales up to this factor times the current one
+#: the sparse 2-ball lists the candidates for the scales up to this factor times the current one
 _SMAX_MARGIN = 1.05
 #: per sample: labels ±1, loss coefficients, radii, squared row norms
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 
-
-#: one visited sample as the step sees it: label, loss coefficient, radius, ``α_i``, the dual's slope ``G``, the
-#: safe curvature and the safe step (:func:`visit`)
+#: one visited sample: label, loss coefficient, radius, ``α_i``, slope ``G``, safe curvature and step
 Step = namedtuple("Step", ["yi", "ci", "ri", "ai", "G", "q_safe", "a_safe"])
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg):  # pragma: no cover - compiled
-    """The robust coordinate step at ``i = index[s]``, ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)``, from the row's
-    ``products = (x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)``: the slope ``G``, liblinear's test
-    (:func:`._dcd_kernels.screen`) and the steps (the epochs read the samples' arrays from their named tuple once).
-
-    The safe curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ`` bounds ``D_u``'s; with ``local`` the step first tries
-    the curvature of the coordinates with ``w_h ≠ 0`` (:func:`retry`). Returns ``(active_size, pg, s_next, step,
-    a, da)``: the :data:`Step`, the step's ``α_i`` and its move (0 when there is none).
-    """
+    """The step at ``index[s]`` from ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)`` and the row's ``products``: safe
+    curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ``, or the local one first (§3). Returns ``(active_size, pg,
+    s_next, Step, α_i new, its move)``."""
     xw, xu, xa, xua = products
     yi, ci, ri, sqn_i, ai = sample
     lam, rho, dii, upper = prm.lam, prm.rho, prm.dii, prm.upper
@@ -70,8 +57,7 @@ def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg)
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
-    """``α_i ← a`` (a move by ``da``): returns ``S``, ``A = Σ c_i α_i r_i`` (clipped at 0 against rounding) and the
-    move ``dv = da y_i c_i`` of ``S`` (and of ``v`` along ``x_i``)."""
+    """``α_i ← a``; returns ``S``, ``A`` (at least 0) and ``dv = da y_i c_i``, the move of ``S`` and of ``v``."""
     alpha[i] = a
     dv = da * stp.yi * stp.ci
     if stp.ri != 0.0:
@@ -81,9 +67,7 @@ def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def retry(stp, a, d_ww, b_old, dv, prm):  # pragma: no cover - compiled
-    """After the step to ``a`` (``d_ww`` the change of ``scal.ww``): ``(a_safe, a_safe − a)`` when ``a`` is the
-    local step and gains less than the safe step is guaranteed to (:func:`._dcd_kernels.worse_than_safe`), else
-    ``(a, 0)``."""
+    """``(a_safe, a_safe − a)`` when the local step ``a`` gained less than the safe step's bound, else ``(a, 0)``."""
     if a != stp.a_safe and worse_than_safe(stp.ai, a, stp.a_safe, stp.G, stp.ci, stp.q_safe, d_ww, b_old, dv,
                                            prm.lam, prm.dii, prm.rho):
         return stp.a_safe, stp.a_safe - a
@@ -124,25 +108,9 @@ def _move_sparse(rows, i, dv, v):
         v[indices[k]] += dv * data[k]
 
 
-def row_products(rows, i, w, u):
-    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row (the last two: the local
-    curvature); compiled, the loop is chosen once per type of ``rows``."""
-    return (_products_dense if is_dense(rows) else _products_sparse)(rows, i, w, u)
-
-
-def move_row(rows, i, dv, v):
-    """``v += dv·x_i`` on a dense or a CSR row (its stored entries)."""
-    return (_move_dense if is_dense(rows) else _move_sparse)(rows, i, dv, v)
-
-
-@overload(row_products, inline="always", jit_options={"fastmath": _FM})
-def _row_products(rows, i, w, u):  # pragma: no cover - compiled
-    return _products_dense if is_dense(rows) else _products_sparse
-
-
-@overload(move_row, inline="always", jit_options={"fastmath": _FM})
-def _move_row(rows, i, dv, v):  # pragma: no cover - compiled
-    return _move_dense if is_dense(rows) else _move_sparse
+#: ``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row, and ``v += dv·x_i``
+row_products = by_type(is_dense, _products_dense, _products_sparse, inline="always", jit_options={"fastmath": _FM})
+move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
