@@ -31,13 +31,7 @@ def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
     for h in range(z.size):
         a = abs(z[h])
         dh = delta[h]
-        e = a - tau * dh
-        if e > 0.0:
-            q1 += dh * dh
-            uw += dh * e
-            ww += e * e
-        else:
-            z0 += a * a
+        z0, q1, uw, ww = _coordinate(a, dh, tau, 1.0, z0, q1, uw, ww)
         if lo * dh <= a <= hi * dh:
             cand[ncand] = h
             ncand += 1

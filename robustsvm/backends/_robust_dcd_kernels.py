@@ -10,15 +10,7 @@ import numba as nb
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
-from ._shared_set_kernels import (
-    bound_arrays,
-    is_separable,
-    refresh,
-    refresh_clipped,
-    refresh_separable,
-    set_arrays,
-    soft,
-)
+from ._shared_set_kernels import refresh, refresh_unpacked, soft, unpacked
 
 __all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_ball2", "move_row", "retry",
            "row_products", "take", "visit"]
@@ -148,9 +140,7 @@ def epoch(rows, samples, alpha, st, setk, prm, order, start, products, move, fin
 
 @nb.njit(cache=True, inline="always")
 def _refresh_start(rows, st, setk, prm, A):  # pragma: no cover - compiled
-    """The arrays :func:`._shared_set_kernels.refresh_separable` reads, unpacked once per epoch."""
-    return (is_separable(setk), setk.kind, set_arrays(setk), bound_arrays(setk), setk.bounded, st.v, st.z, st.w,
-            st.u, st.scal), 0.0
+    return unpacked(setk, st), 0.0
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -160,11 +150,8 @@ def _refresh_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - co
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _refresh_move(rows, i, dv, st, setk, prm, A, fixed, carry):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and the set's prox at the new ``A`` (O(d))."""
-    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = fixed
-    move_row(rows, i, dv, v)
-    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-        refresh_clipped(setk, st, A, prm, prm.inner)
+    move_row(rows, i, dv, fixed[5])
+    refresh_unpacked(setk, st, A, prm, prm.inner, fixed)
     return carry
 
 

@@ -12,8 +12,8 @@ import numpy as np
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
-           "bound_arrays", "is_separable", "prox_scalars", "refresh", "refresh_clipped", "refresh_separable",
-           "set_arrays", "soft", "softclip"]
+           "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "refresh_unpacked", "soft", "softclip",
+           "unpacked"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -126,27 +126,22 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """``u`` (the saddle point but for the ellipsoid), ``w = w_u``, ``z`` and ``scal`` from ``st.v`` and ``A``."""
-    if not is_separable(setk) or refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
-                                                    prm, bound_arrays(setk), setk.bounded):
+    refresh_unpacked(setk, st, A, prm, inner, unpacked(setk, st))
+
+
+@nb.njit(cache=True, inline="always")
+def unpacked(setk, st):  # pragma: no cover - compiled
+    """What :func:`refresh_unpacked` reads, unpacked once (an array read from a named tuple costs a reference count)."""
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.okp, setk.okn, setk.delta),
+            (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def refresh_unpacked(setk, st, A, prm, inner, fixed):  # pragma: no cover - compiled
+    """:func:`refresh` with the arrays of :func:`unpacked`."""
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = fixed
+    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
         refresh_clipped(setk, st, A, prm, inner)
-
-
-@nb.njit(cache=True, inline="always")
-def is_separable(setk):  # pragma: no cover - compiled
-    """Whether :func:`refresh_separable` takes the set (a box or a 2-ball)."""
-    return setk.kind == KIND_BOX or setk.kind == KIND_BALL2
-
-
-@nb.njit(cache=True, inline="always")
-def set_arrays(setk):  # pragma: no cover - compiled
-    """``(sg, okp, okn, delta)``."""
-    return setk.sg, setk.okp, setk.okn, setk.delta
-
-
-@nb.njit(cache=True, inline="always")
-def bound_arrays(setk):  # pragma: no cover - compiled
-    """``(lo, hi, clo, chi)``."""
-    return setk.lo, setk.hi, setk.clo, setk.chi
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -204,7 +199,7 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
             uw, uu = _refresh_linf(st, setk.sg, tau, prm)
         scal[0].uw = uw
         scal[0].uu = uu
-    _refresh_tail(st.w, st.u, scal, is_separable(setk))
+    _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
