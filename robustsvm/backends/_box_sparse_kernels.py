@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numba as nb
 
-from ._robust_dcd_kernels import add_products, epoch
+from ._dcd_kernels import begin_epoch
+from ._robust_dcd_kernels import add_products, retry, take, visit
 from ._shared_set_kernels import refresh, soft
 
 __all__ = ["BAND", "box_sums", "epoch_sparse_box"]
@@ -126,27 +127,12 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box_start(rows, st, setk, prm, A):  # pragma: no cover - compiled
-    """``(fixed, carry)`` of the epoch: the arrays, unpacked once, and ``(τ, band, Z0, Q1, uw, ww, ncand)`` made at
-    the current level."""
-    z, delta, inv_lam = st.z, setk.delta, 1.0 / prm.lam
-    tau = A * inv_lam
-    z0, q1, uw, ww, ncand = box_sums(z, delta, tau, st.cand, st.flag)
-    _scalars(st.scal, tau, z0, q1, uw, ww)
-    arrays = (st.v, z, st.cand, st.flag, setk.sg, delta)
-    return (rows.indptr, rows.indices, rows.data, arrays, inv_lam), (tau, tau / BAND, tau * BAND, z0, q1, uw, ww,
-                                                                       ncand)
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - compiled
-    """The row's products of :func:`._robust_dcd_kernels.visit` from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
+def _products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - compiled
+    """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
     ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
-    indptr, indices, data, arrays, _ = fixed
-    z, delta, tau = arrays[1], arrays[5], carry[0]
     acc = (0.0, 0.0, 0.0, 0.0)
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    for k in range(indptr[i], indptr[i + 1]):
+    for k in range(start, stop):
         h = indices[k]
         zh = z[h]
         dh = delta[h]
@@ -159,30 +145,45 @@ def _box_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - compil
     return acc
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box_move(rows, i, dv, st, setk, prm, A, fixed, carry):  # pragma: no cover - compiled
-    """The sums after a step: ``τ`` moved inside the band (:func:`_tau_move`), or the sums and the list remade at
-    the new level when it leaves the band or is 0, and the row's coordinates (:func:`_row_move`)."""
-    indptr, indices, data, arrays, inv_lam = fixed
-    tau, lo, hi, z0, q1, uw, ww, ncand = carry
-    z, cand, flag, delta = arrays[1], arrays[2], arrays[3], arrays[5]
-    tau_n = A * inv_lam
-    inside = lo <= tau_n <= hi and tau > 0.0
-    if inside:
-        z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-    z0, q1, uw, ww, ncand = _row_move((indices, data, indptr[i], indptr[i + 1]), dv, arrays, prm.lam1, inv_lam,
-                                      tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
-    if not inside:
-        lo, hi = tau_n / BAND, tau_n * BAND
-        z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
-    _scalars(st.scal, tau_n, z0, q1, uw, ww)
-    return tau_n, lo, hi, z0, q1, uw, ww, ncand
-
-
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                      pg_min_old):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.epoch` on CSR rows for the box without bounds: O(nnz(x_i) + |C|) per step,
-    ``w`` and ``u`` rebuilt once per epoch."""
-    return epoch(rows, samples, alpha, st, setk, prm, (index, rng, active_size, pg_max_old, pg_min_old),
-                 _box_start, _box_products, _box_move, refresh)
+    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds, O(nnz(x_i) + |C|) per step
+    (§8)."""
+    indptr, indices, data = rows.indptr, rows.indices, rows.data
+    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
+    v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
+    sg, delta, inv_lam = setk.sg, setk.delta, 1.0 / prm.lam
+    arrays = (v, z, cand, flag, sg, delta)
+    b0, S, A = state.b0, state.S, state.A
+    tau = A * inv_lam
+    lo, hi = tau / BAND, tau * BAND
+    z0, q1, uw, ww, ncand = box_sums(z, delta, tau, cand, flag)
+    _scalars(scal, tau, z0, q1, uw, ww)
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
+    while s < active_size:
+        i = index[s]
+        start, stop = indptr[i], indptr[i + 1]
+        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
+                                               _products(indices, data, start, stop, z, delta, tau), b0 + prm.rho * S,
+                                               scal, prm, pg_old, pg)
+        n_updates += da != 0.0
+        while da != 0.0:  # the local step, then the safe one when the local gains less
+            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
+            S, A, dv = take(alpha, i, stp, a, da, S, A)
+            tau_n = A * inv_lam
+            inside = lo <= tau_n <= hi and tau > 0.0
+            if inside:
+                z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
+            z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, prm.lam1, inv_lam, tau_n,
+                                              (lo, hi), (z0, q1, uw, ww, ncand))
+            if not inside:  # the level left the band (or is 0)
+                lo, hi = tau_n / BAND, tau_n * BAND
+                z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
+            tau = tau_n
+            _scalars(scal, tau, z0, q1, uw, ww)
+            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
+    state.S = S
+    state.A = A
+    refresh(setk, st, A, prm, prm.inner)
+    return active_size, pg[0], pg[1], n_updates

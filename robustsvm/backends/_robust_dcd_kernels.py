@@ -10,7 +10,7 @@ import numba as nb
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
 from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
-from ._shared_set_kernels import refresh, refresh_unpacked, soft, unpacked
+from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_ball2", "move_row", "retry",
            "row_products", "take", "visit"]
@@ -105,76 +105,37 @@ row_products = by_type(is_dense, _products_dense, _products_sparse, inline="alwa
 move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def epoch(rows, samples, alpha, st, setk, prm, order, start, products, move, finish):  # pragma: no cover - compiled
-    """One epoch over ``index[:active]`` with ``order = (index, rng, active, pg_max_old, pg_min_old)``: visit, step,
-    move the row and the set's maintained sums, the safe step when the local one gains less (§3).
-
-    The set's pieces are compiled functions inlined here, one variant per entry point: ``start(rows, st, setk, prm,
-    A) → (fixed, carry)``, ``products(rows, i, st, setk, fixed, carry)`` (:func:`visit`'s), ``move(rows, i, dv, st,
-    setk, prm, A, fixed, carry) → carry`` and ``finish(setk, st, A, prm, inner)`` once at the end. Returns
-    ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``index`` and ``st`` are updated in place.
-    """
-    index, rng, active_size, pg_max_old, pg_min_old = order
+@nb.njit(cache=True, fastmath=_FM)
+def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+                  pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` of dense or CSR rows, the prox refreshed after each step (O(d), §3);
+    returns ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``, ``index`` and ``st`` updated in place."""
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    scal, state = st.scal, st.sums[0]
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
+    state = st.sums[0]
     b0, S, A = state.b0, state.S, state.A
-    fixed, carry = start(rows, st, setk, prm, A)
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
-                                               products(rows, i, st, setk, fixed, carry), b0 + prm.rho * S, scal, prm,
-                                               pg_old, pg)
+                                               row_products(rows, i, w, u), b0 + prm.rho * S, scal, prm, pg_old, pg)
         n_updates += da != 0.0
         while da != 0.0:  # the local step, then the safe one when the local gains less
             ww_old, b_old = scal[0].ww, b0 + prm.rho * S
             S, A, dv = take(alpha, i, stp, a, da, S, A)
-            carry = move(rows, i, dv, st, setk, prm, A, fixed, carry)
+            move_row(rows, i, dv, v)
+            if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+                refresh_clipped(setk, st, A, prm, prm.inner)
             a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
     state.S = S
     state.A = A
-    finish(setk, st, A, prm, prm.inner)
     return active_size, pg[0], pg[1], n_updates
 
 
-@nb.njit(cache=True, inline="always")
-def _refresh_start(rows, st, setk, prm, A):  # pragma: no cover - compiled
-    return unpacked(setk, st), 0.0
-
-
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _refresh_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - compiled
-    return row_products(rows, i, fixed[7], fixed[8])
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _refresh_move(rows, i, dv, st, setk, prm, A, fixed, carry):  # pragma: no cover - compiled
-    move_row(rows, i, dv, fixed[5])
-    refresh_unpacked(setk, st, A, prm, prm.inner, fixed)
-    return carry
-
-
-@nb.njit(cache=True, inline="always")
-def _keep(setk, st, A, prm, inner):  # pragma: no cover - compiled
-    """Nothing to rebuild: the refresh after each step kept ``w`` and ``u``."""
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                  pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch` on dense or CSR rows, the prox refreshed after each step (O(d),
-    :func:`._shared_set_kernels.refresh`)."""
-    return epoch(rows, samples, alpha, st, setk, prm, (index, rng, active_size, pg_max_old, pg_min_old),
-                 _refresh_start, _refresh_products, _refresh_move, _keep)
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_move(rows, i, dv, st, setk, prm, A, fixed, carry):  # pragma: no cover - compiled
-    """``v += dv·x_i``, ``z = T(v)/λ2`` and ``‖z‖²`` on the stored entries of row i, the candidates for the scales
-    up to ``smax`` following each touched coordinate (flag 2: listed, no longer one), then the scale
-    (:func:`_ball2_level_of`); ``carry = (nz2, ncand, s, 1/m, smax)`` (§3, §7)."""
-    nz2, ncand, shrink, _, smax = carry
+def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
+    """``v += dv·x_i``, ``z = T(v)/λ2`` and ``‖z‖²`` (``Σ_{h∉C} z_h²`` with bounds) on the stored entries of row i,
+    the candidates for the scales up to ``smax`` following each coordinate (flag 2: listed, no longer one)."""
     indices, data = rows.indices, rows.data
     v, z, cand, flag = st.v, st.z, st.cand, st.flag
     sg, cap, bounded = setk.sg, setk.cap, setk.bounded
@@ -201,29 +162,28 @@ def _ball2_move(rows, i, dv, st, setk, prm, A, fixed, carry):  # pragma: no cove
                     cand[ncand] = h
                     ncand += 1
                 flag[h] = 1
-    return _ball2_level_of(st, setk, prm, A, max(nz2, 0.0), ncand, shrink, smax)
+    return max(nz2, 0.0), ncand
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
-    """``(s, nz2, ncand, 1/m, smax)`` after a step: :func:`._ball2_bounds_kernels.ball2_scalars` while no
-    coordinate is a candidate, else :func:`._ball2_bounds_kernels.ball2_candidates`; a root above ``smax``
-    remakes the list for ``smax = min(1, 1.05 s)`` (O(d), rare)."""
+    """``(s, 1/m, nz2, ncand, smax)`` after a step (:func:`._ball2_bounds_kernels.ball2_scalars` while no coordinate
+    is a candidate); a root above ``smax`` remakes the list for ``smax = min(1, 1.05 s)`` (§7)."""
     while True:
         if ncand > 0:
             shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
         else:
             shrink, inv_m = ball2_scalars(nz2, A, prm.lam, st.scal)
         if shrink <= smax:
-            return nz2, ncand, shrink, inv_m, smax
+            return shrink, inv_m, nz2, ncand, smax
         smax = min(1.0, _SMAX_MARGIN * shrink)
         nz2, ncand = ball2_list(st, setk, smax)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_start(rows, st, setk, prm, A):  # pragma: no cover - compiled
-    """``(0, (nz2, ncand, s, 1/m, smax))`` from ``z`` as the last refresh left it; with bounds the list is made
-    for ``smax = 1``, then for ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
+def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
+    """``(nz2, ncand, s, 1/m, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
+    ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
     z = st.z
     nz2 = 0.0
     for h in range(z.size):
@@ -232,22 +192,21 @@ def _ball2_start(rows, st, setk, prm, A):  # pragma: no cover - compiled
     smax = 1.0
     if setk.bounded:
         rest2, ncand = ball2_list(st, setk, 1.0)
-        rest2, ncand, shrink, _, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
+        shrink, inv_m, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
         smax = min(1.0, _SMAX_MARGIN * shrink)
         rest2, ncand = ball2_list(st, setk, smax)
         if ncand > 0:  # else the same sum as without bounds (the same rounding: the signs' path)
             nz2 = rest2
-    return 0, _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+    shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
+    return nz2, ncand, shrink, inv_m, smax
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - compiled
-    """:func:`visit`'s products from ``z`` on the stored entries of row i: ``w = s z`` except at the candidates
-    (flag 1), where ``w_h = clip(s z_h, lo_h, hi_h)``; ``u = w/‖w‖`` (``z_e/τ`` when ``w = 0``, §7)."""
-    _, ncand, shrink, inv_m, _ = carry
+def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
+    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on row i: ``w = s z`` but at the candidates, where
+    ``w_h = clip(s z_h, lo_h, hi_h)`` (§7)."""
     indices, data = rows.indices, rows.data
     z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
-    listed = ncand > 0
     xz = 0.0
     xa = 0.0
     xc = 0.0
@@ -264,15 +223,36 @@ def _ball2_products(rows, i, st, setk, fixed, carry):  # pragma: no cover - comp
             xc += xh * (wc - t)
             xa += xh * xh * (1.0 * (wc != 0.0) - 1.0 * (zh != 0.0))
             xe += xh * zh * (min(max(zh, lo[h]), hi[h]) == 0.0)
-    xw = shrink * xz + xc
-    xu = (xw if listed and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
-    return (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
+    return xz, xc, xa, xe
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                       pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds): ``z`` and
+                        pg_min_old):  # pragma: no cover - compiled
+    """:func:`epoch_refresh` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds): ``z`` and
     ``‖z‖²`` kept on the touched coordinates, ``w`` and ``u`` rebuilt once per epoch (§3, §7)."""
-    return epoch(rows, samples, alpha, st, setk, prm, (index, rng, active_size, pg_max_old, pg_min_old),
-                 _ball2_start, _ball2_products, _ball2_move, refresh)
+    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
+    scal, state = st.scal, st.sums[0]
+    b0, S, A = state.b0, state.S, state.A
+    nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
+    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
+    while s < active_size:
+        i = index[s]
+        xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
+        xw = shrink * xz + xc
+        xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
+        products = (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
+        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]), products,
+                                               b0 + prm.rho * S, scal, prm, pg_old, pg)
+        n_updates += da != 0.0
+        while da != 0.0:  # the local step, then the safe one when the local gains less
+            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
+            S, A, dv = take(alpha, i, stp, a, da, S, A)
+            nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
+            shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
+    state.S = S
+    state.A = A
+    refresh(setk, st, A, prm, prm.inner)
+    return active_size, pg[0], pg[1], n_updates
+
