@@ -1,13 +1,5 @@
-"""The 2-ball's prox with bounds on the weights, compiled (numba): the scale's root over the candidates only.
-
-With bounds ``lo ≤ w ≤ hi`` the prox of ``τ‖·‖₂`` at ``z`` is ``w = clip(s z, lo, hi)`` for the root ``s ∈ (0, 1)``
-of ``‖clip(s z, lo, hi)‖(1 − s) = τ s`` (``docs/derivations/robust_dcd.md`` §7). For ``s ≤ smax`` a coordinate can
-be clipped only if ``smax·z_h ∉ [lo_h, hi_h]`` or its bounds exclude 0: those are the *candidates* C, and
-``‖clip(s z)‖² = s² Σ_{h∉C} z_h² + Σ_{h∈C} clip(s z_h)²`` costs O(|C|). :func:`ball2_list` lists them (O(d)),
-:func:`refresh_ball2_bounded` is the dense refresh's prox when some ``z_h`` leaves its bounds, and
-:func:`ball2_candidates` the sparse epoch's O(|C|) step (it keeps the list up to date on the touched
-coordinates, :mod:`._robust_dcd_kernels`). The arrays are those of :mod:`._shared_set_kernels` (``SetKernel``,
-``State``, ``Params``).
+"""The 2-ball's prox with bounds, compiled (numba): ``w = clip(s z, lo, hi)`` at the root ``s`` of
+``‖clip(s z, lo, hi)‖(1 − s) = τ s``, found over the candidates C only (``docs/derivations/robust_dcd.md`` §7).
 """
 
 from __future__ import annotations
@@ -22,15 +14,13 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _z_effective(zh, lo, hi):  # pragma: no cover - compiled
-    """``z_h``, or 0 where the bound on its side is 0 (a weight fixed at 0: ``clip(s z_h) = 0`` for every s): the
-    coordinates of the 2-ball's ``u = z_e/τ`` when ``w = 0`` (the saddle point, ``‖z_e‖ ≤ τ``)."""
+    """``z_h``, or 0 where the bound on its side is 0 (``u = z_e/τ`` when ``w = 0``)."""
     return zh if min(max(zh, lo), hi) != 0.0 else 0.0
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
-    """One candidate at the scale ``s``, ``c = clip(s z_h, lo, hi)``: ``(c², c² if clipped,
-    v_h c − λ1|c| − (λ2/2)c²)``."""
+    """``(c², c² if clipped, v_h c − λ1|c| − (λ2/2)c²)`` at ``c = clip(s z_h, lo, hi)``."""
     t = s * zh
     c = min(max(t, lo), hi)
     c2 = c * c
@@ -39,8 +29,7 @@ def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
-    """``(‖clip(s z, lo, hi)‖², Σ_clipped bound², Σ_C v_h w_h − λ1|w_h| − (λ2/2)w_h², Σ_C w_h²)`` from the
-    candidates ``cand[:nc]`` and ``rest2 = Σ_{h∉C} z_h²``: ``‖clip(s z)‖² = s² rest2 + Σ_{h∈C} clip(s z_h)²``."""
+    """The sums of :func:`_clip_terms` over ``cand[:nc]``, ``s² rest2`` added to the first."""
     n2 = s * s * rest2
     c2 = 0.0
     p = 0.0
@@ -57,15 +46,8 @@ def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no co
 
 @nb.njit(cache=True, fastmath=_FM)
 def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragma: no cover - compiled
-    """The bounded 2-ball's scale ``s`` at ``w = clip(s z, lo, hi)`` and :func:`_clipped_norm` there, in O(|C|)
-    per evaluation; ``first`` is that evaluation at the start ``s ∈ (0, 1)``, ``pen = (λ2, λ1)``.
-
-    ``s = 1`` when ``τ = 0``; ``s = 0`` (``w = 0``) when no bound excludes 0 and ``‖z_e‖ ≤ τ``
-    (``‖z_e‖² = rest2 + ze2``, :func:`_z_effective`); with no candidate the unbounded shrink ``1 − τ/‖z‖``;
-    otherwise the root ``s ∈ (0, 1)`` of ``G(s) = ‖clip(s z, lo, hi)‖(1 − s)/s − τ`` (decreasing) to
-    ``|G| ≤ 1e-13(τ + g)``: safeguarded Newton inside the bracket ``G(a) > 0 > G(b)``, bisection when a step
-    leaves it. Coordinates outside ``cand[:nc]`` count as never clipped: the root is the prox's scale when it is at
-    most the ``smax`` the list was made for (:func:`ball2_list`), and above the prox's scale otherwise."""
+    """The scale ``s`` (1 at ``τ = 0``, 0 when ``‖z_e‖ ≤ τ``) and :func:`_clipped_norm` there: safeguarded Newton on
+    ``G(s) = ‖clip(s z)‖(1 − s)/s − τ`` from ``first``, its value at the start ``s`` (``robust_dcd.md`` §7)."""
     lo, hi, forced = setk.lo, setk.hi, setk.forced
     lam, lam1 = pen
     if tau <= 0.0:
@@ -98,11 +80,8 @@ def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragm
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
-    """The 2-ball's prox when some ``z_h`` is outside its bounds (:func:`_ball2_z`, ``z`` written):
-    ``w = clip(s z, lo, hi)`` at the scale of :func:`_ball2_level` over the candidates for ``s ≤ smax`` (the
-    unbounded shrink ``1 − τ/‖z‖`` bounds ``s`` when no bound excludes 0; else ``smax = 1``), the last root kept
-    in ``mu[0]``; ``u = w/‖w‖`` (``z_e/τ`` when ``w = 0``, :func:`_z_effective`); writes
-    ``scal``'s ``hs = 2h*(v − Au)/λ2`` and returns ``(u·w, ‖u‖²)``."""
+    """``w = clip(s z, lo, hi)``, ``u = w/‖w‖`` (``z_e/τ`` at ``w = 0``) over all of ``z`` (the root kept in
+    ``mu[0]``); writes ``hs``, returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
     lo, hi = setk.lo, setk.hi
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
@@ -140,11 +119,8 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
 
 @nb.njit(cache=True, fastmath=_FM)
 def ball2_list(st, setk, smax):  # pragma: no cover - compiled
-    """The candidates for the scales ``s ≤ smax``: ``flag`` 1 and listed in ``cand[:nc]`` where
-    ``smax·|z_h| > cap_h`` (every coordinate whose bounds exclude 0, and all those ``s z_h`` can leave
-    ``[lo_h, hi_h]`` at: the sign puts ``z_h`` on the side of ``cap_h``, or ``cap_h`` is the nearer side),
-    ``flag`` 0 elsewhere; returns ``(Σ_{h∉C} z_h², nc)``. Outside the list ``s z_h ∈ [lo_h, hi_h]`` for every
-    ``s ∈ [0, smax]``."""
+    """The candidates for the scales ``s ≤ smax`` (``smax·|z_h| > cap_h``) in ``cand[:nc]`` with ``flag`` 1, else
+    ``flag`` 0; returns ``(Σ_{h∉C} z_h², nc)``."""
     z, cand, flag, cap = st.z, st.cand, st.flag, setk.cap
     rest2 = 0.0
     nc = 0
@@ -162,9 +138,8 @@ def ball2_list(st, setk, smax):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
-    """The 2-ball's state from ``‖z‖²`` alone: ``w = σ z``, ``u = z/m`` with ``σ = max(0, 1 − τ/‖z‖)``,
-    ``m = max(‖z‖, τ)``, ``τ = A/λ2``; writes ``scal`` (:data:`._shared_set_kernels.PROX`) and
-    returns ``(σ, 1/m)``."""
+    """``scal`` of ``w = σ z``, ``u = z/m`` from ``‖z‖²`` (``σ = max(0, 1 − τ/‖z‖)``, ``m = max(‖z‖, τ)``); returns
+    ``(σ, 1/m)``."""
     nz = np.sqrt(nz2)
     tau = A / lam
     shrink = 1.0 - tau / nz if nz > tau else 0.0
@@ -179,15 +154,8 @@ def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cover - compiled
-    """The bounded 2-ball's scalars in O(|C|) for the sparse epoch, which keeps ``z``, the candidate list
-    ``cand[:ncand]`` with ``flag`` (1: a candidate, 2: listed but no longer one, 0: not listed) and
-    ``rest2 = Σ_{h∉C} z_h²`` up to date on the touched coordinates.
-
-    Compacts the list (drops the entries of flag 2), finds ``s`` (:func:`_ball2_level`) and writes
-    ``scal`` (``ww = 2h*(v − Au)/λ2``) of ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``
-    (``z_e/τ`` when ``w = 0``, :func:`_z_effective`), where ``h*`` is ``(λ2/2)s² rest2`` plus the candidates'
-    terms. Returns ``(s, 1/‖w‖ (1/τ when w = 0), ncand)``, or those of :func:`ball2_scalars` when the list ends
-    empty."""
+    """The sparse epoch's scalars in O(|C|): compacts the list (drops flag 2), finds ``s`` and writes ``scal`` of
+    ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``; returns ``(s, 1/‖w‖ (1/τ at w = 0), ncand)`` (§7)."""
     z, v, cand, flag, scal = st.z, st.v, st.cand, st.flag, st.scal
     lo, hi, lam, lam1 = setk.lo, setk.hi, prm.lam, prm.lam1
     tau = A / lam

@@ -1,9 +1,5 @@
-"""The sparse epoch of ``robust-dcd`` for the box set without bounds, in O(nnz(x_i) + |C|) per step.
-
-The epoch keeps the sums ``Z0 = Σ_{h∉S1} z_h²``, ``Q1 = Σ_{S1} δ_h²``, ``u·w`` and ``‖w‖²`` over the coordinates
-``S1 = {h : |z_h| > τδ_h}`` exact as the shrink level ``τ`` and the row's ``z_h`` move, scanning only the candidates
-``C`` whose ``|z_h|/δ_h`` lies within a factor :data:`BAND` of ``τ``; ``w`` and ``u`` are rebuilt at the end of the
-epoch (``docs/derivations/robust_dcd.md`` §8).
+"""The sparse box epoch of ``robust-dcd``, O(nnz(x_i) + |C|) per step: the sums ``Z0 = Σ_{h∉S1} z_h²``,
+``Q1 = Σ_{S1} δ_h²``, ``u·w``, ``‖w‖²`` kept over the band of candidates C (``docs/derivations/robust_dcd.md`` §8).
 """
 
 from __future__ import annotations
@@ -16,8 +12,7 @@ from ._shared_set_kernels import refresh, soft
 
 __all__ = ["BAND", "box_sums", "epoch_sparse_box"]
 
-#: no contraction into fused multiply-adds: ``|z_h| − τδ_h > 0`` must be decided the same way in every function
-#: (a coordinate at the threshold classified one way by the sums and the other by the move would corrupt them)
+#: no fused multiply-adds: ``|z_h| − τδ_h > 0`` decided the same way everywhere (§8)
 _FM = {"reassoc", "nsz", "arcp"}
 
 #: the candidates' band: ``|z_h|/δ_h`` within a factor ``BAND`` of the shrink level
@@ -26,8 +21,7 @@ BAND = 1.02
 
 @nb.njit(cache=True, fastmath=_FM)
 def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
-    """``(Z0, Q1, uw, ww, ncand)`` at ``τ`` in one O(d) pass, and the candidate list ``cand[:ncand]`` (``flag`` 1
-    on it, 0 elsewhere) of the band ``τ/BAND ≤ |z_h|/δ_h ≤ BAND·τ``."""
+    """``(Z0, Q1, uw, ww, ncand)`` at ``τ`` and the list ``cand[:ncand]`` of ``τ/BAND ≤ |z_h|/δ_h ≤ BAND·τ``."""
     lo = tau / BAND
     hi = tau * BAND
     z0 = 0.0
@@ -38,13 +32,7 @@ def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
     for h in range(z.size):
         a = abs(z[h])
         dh = delta[h]
-        e = a - tau * dh
-        if e > 0.0:
-            q1 += dh * dh
-            uw += dh * e
-            ww += e * e
-        else:
-            z0 += a * a
+        z0, q1, uw, ww = _coordinate(a, dh, tau, 1.0, z0, q1, uw, ww)
         if lo * dh <= a <= hi * dh:
             cand[ncand] = h
             ncand += 1
@@ -56,8 +44,7 @@ def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pragma: no cover - compiled
-    """The sums after ``τ`` moves from ``tau_o`` to ``tau_n`` inside the band (``z`` fixed); drops the entries
-    flagged 2 (out of the band) from the list."""
+    """The sums after ``τ`` moves inside the band; drops the list's entries flagged 2."""
     dt = tau_n - tau_o
     ww -= dt * (2.0 * uw - dt * q1)
     uw -= dt * q1
@@ -75,7 +62,7 @@ def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pra
         now = a > tau_n * dh
         if was != now:
             e = a - tau_n * dh
-            if was:  # leaves S1: the update above counted it at tau_n as if it stayed
+            if was:  # leaves S1: counted at tau_n above as if it stayed
                 q1 -= dh * dh
                 uw -= dh * e
                 ww -= e * e
@@ -104,10 +91,8 @@ def _coordinate(a, dh, tau, sign, z0, q1, uw, ww):  # pragma: no cover - compile
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _row_move(row, dv, arrays, lam1, inv_lam, tau, band, sums):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries ``row = (indices, data, start, stop)`` of row i,
-    with the ``sums = (Z0, Q1, uw, ww, ncand)`` at ``τ`` and the candidates' list of the ``band = (lo, hi)``
-    following each moved coordinate; ``arrays = (v, z, cand, flag, sg, delta)``, unpacked once per epoch (an
-    array read from a named tuple costs a reference count at every step)."""
+    """``v += dv·x_i``, ``z = T(v)/λ2`` on ``row = (indices, data, start, stop)``, the ``sums`` and the list following
+    each coordinate; ``arrays = (v, z, cand, flag, sg, delta)``."""
     indices, data, start, stop = row
     v, z, cand, flag, sg, delta = arrays
     lo, hi = band
@@ -143,8 +128,8 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - compiled
-    """The row's products of :func:`._robust_dcd_kernels.visit` from ``z`` and ``τ`` on its stored entries:
-    ``w_h = soft(z_h, τδ_h)``, ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
+    """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
+    ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
     acc = (0.0, 0.0, 0.0, 0.0)
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
     for k in range(start, stop):
@@ -163,10 +148,8 @@ def _products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                      pg_min_old):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds: O(nnz(x_i) + |C|) per step.
-
-    Same arguments, returns and in-place updates; ``st.cand`` and ``st.flag`` hold the candidates' list.
-    """
+    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds, O(nnz(x_i) + |C|) per step
+    (§8)."""
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
@@ -194,7 +177,7 @@ def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_siz
                 z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
             z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, prm.lam1, inv_lam, tau_n,
                                               (lo, hi), (z0, q1, uw, ww, ncand))
-            if not inside:  # the level left the band (or is 0): remake the sums and the list at it
+            if not inside:  # the level left the band (or is 0)
                 lo, hi = tau_n / BAND, tau_n * BAND
                 z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
             tau = tau_n

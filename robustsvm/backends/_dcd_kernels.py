@@ -1,9 +1,5 @@
-"""Compiled inner loops of the dual coordinate-descent backend (numba).
-
-One call runs epochs of exact one-dimensional updates over the active samples, in a random order, with
-liblinear-style shrinking, maintaining ``v = Σ_i c_i y_i α_i x_i`` and ``w_h = clip(v_h, λl_h, λu_h)/λ`` (``box``:
-``λl``, ``λu``, or only the signs as int8; one compiled variant each). ``st.sums`` is a record of :data:`SUMS`;
-the intercept seen by the updates is ``b0 + ρ S``. The derivation is in ``docs/derivations/dcd.md``.
+"""Compiled epochs of the dual coordinate-descent backend (numba): exact one-dimensional steps in a random order
+with liblinear's shrinking, keeping ``v = Σ c_i y_i α_i x_i``, ``w = clip(v, λl, λu)/λ`` (``docs/derivations/dcd.md``).
 """
 
 from __future__ import annotations
@@ -15,42 +11,30 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
-           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "clipped_weight", "dual_sums",
-           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "one_epoch",
+           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "by_type", "clipped_weight", "dual_sums",
+           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "of_type", "one_epoch",
            "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "weighted_quantile", "worse_than_safe"]
 
-#: the rows of a dense C-ordered ``X`` (the compiled epochs read ``rows.X``)
+#: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
-#: the rows of a CSR ``X``
 CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
-#: per sample: labels ±1, loss coefficients, the diagonal ``Q_ii`` of the dual
+#: per sample: labels ±1, loss coefficients, the dual's diagonal ``Q_ii``
 DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
-#: the maintained scalars of a dual coordinate method, as the named fields of one record: the intercept multiplier
-#: ``b0``, ``S = Σ c_i y_i α_i`` and the radius mass ``A = Σ c_i α_i r_i`` (0 for the nominal model)
+#: the maintained scalars: intercept multiplier ``b0``, ``S = Σ c_i y_i α_i``, radius mass ``A = Σ c_i α_i r_i``
 SUMS = np.dtype([("b0", np.float64), ("S", np.float64), ("A", np.float64)])
-#: the maintained vectors ``v``, ``w`` and ``sums`` (:data:`SUMS`)
 DcdState = namedtuple("DcdState", ["v", "w", "sums"])
-#: the bounds on ``w`` times λ: ``lo ≤ λw ≤ up`` (±1e300 for an absent side; a sign is a zero bound)
+#: ``lo ≤ λw ≤ up`` (±1e300 for an absent side), or the signs only (int8, 0 = free), read with a sign test
 DcdBox = namedtuple("DcdBox", ["lo", "up"])
-#: sign constraints only (``s_h`` as int8, 0 = free): the bounds ``[0, ∞)`` / ``(−∞, 0]`` of :data:`DcdBox` in one
-#: byte per feature, which the epochs read with a sign test instead of a two-sided clip
 DcdSigns = namedtuple("DcdSigns", ["sg"])
-#: the scalars of one solve: ``1/λ``, the dual box's end and diagonal term of the loss (``Loss.dual_upper``,
-#: ``Loss.dual_diagonal``), ρ, and the switches
+#: ``1/λ``, the dual box's end and diagonal term (``Loss.dual_upper``, ``Loss.dual_diagonal``), ρ, the switches
 DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
-#: liblinear's shrinking state between epochs (:class:`.dual_ascent.Shrinking`): the active prefix of ``index``,
-#: the previous epoch's projected-gradient range and the range below which the active set looks solved
+#: liblinear's shrinking between epochs (:class:`.dual_ascent.Shrinking`)
 ShrinkState = namedtuple("ShrinkState", ["active", "pg_max_old", "pg_min_old", "pg_eps"])
-#: one compiled block of epochs (:func:`run_epochs`): at most ``epochs`` epochs over ``n_total`` samples, an epoch
-#: counting at least ``min_pass`` passes, ``work_left`` passes of budget, ``since`` epochs since the last
-#: certificate, whether the intercept is free and the weight of the newest iterate in the average
+#: one compiled block of epochs (:func:`run_epochs`)
 EpochBlock = namedtuple("EpochBlock", ["epochs", "n_total", "min_pass", "work_left", "since", "free", "avg_weight"])
-#: bounds beyond signs followed on the signs' path: ``lo_k ≤ v_h ≤ up_k`` at ``h = index[k]`` (:func:`outside`)
+#: bounds beyond signs followed on the signs' path: ``lo_k ≤ v_h ≤ up_k`` at ``h = index[k]``
 BoundCheck = namedtuple("BoundCheck", ["index", "lo", "up"])
-
-
-#: the epochs' visiting order (:func:`shuffle`): the xorshift64* state (odd, advanced in place), the block length
-#: ``B`` (0: a plain permutation) and the fewest active samples visited by blocks
+#: the visiting order (:func:`shuffle`): xorshift64* state, block length ``B`` (0: a permutation), fewest rows
 ORDER = np.dtype([("state", np.uint64), ("block", np.int64), ("min_rows", np.int64)])
 
 
@@ -62,6 +46,20 @@ def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
+
+
+def of_type(cls):
+    """A test of whether a value or its numba type is of the named tuple ``cls``."""
+    return lambda x: isinstance(x, cls) or getattr(x, "instance_class", None) is cls
+
+
+def by_type(test, first, other, **options):
+    """A function calling ``first(x, ...)`` when ``test(x)``, else ``other(x, ...)``; compiled, the choice is made once
+    per type of ``x`` (``options``: those of :func:`numba.extending.overload`)."""
+    def chosen(x, *args):
+        return (first if test(x) else other)(x, *args)
+    overload(chosen, strict=False, **options)(lambda x, *args: first if test(x) else other)
+    return chosen
 
 
 def _signs_weight(box, h, vh, inv_lam):
@@ -80,44 +78,28 @@ def _box_free_at(box, h, wh):
     return 1.0 if (wh != 0.0) | ((box.lo[h] != 0.0) & (box.up[h] != 0.0)) else 0.0
 
 
-def free_at(box, h, wh):
-    """1.0 when coordinate ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound), else 0.0; written with
-    bitwise operators so that the compiled epochs multiply by it instead of branching on an unpredictable test."""
-    return (_signs_free_at if isinstance(box, DcdSigns) else _box_free_at)(box, h, wh)
+#: ``w_h = clip(v_h, λl_h, λu_h)/λ`` (:data:`DcdBox`), ``v_h/λ if s_h v_h ≥ 0 else 0`` (:data:`DcdSigns`)
+clipped_weight = by_type(of_type(DcdSigns), _signs_weight, _box_weight)
+#: 1.0 when ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound), else 0.0 (a factor, not a branch)
+free_at = by_type(of_type(DcdSigns), _signs_free_at, _box_free_at)
+#: whether ``rows`` (or its numba type) is :data:`DenseRows`
+is_dense = of_type(DenseRows)
 
 
-def clipped_weight(box, h, vh, inv_lam):
-    """``w_h = clip(v_h, λl_h, λu_h)/λ`` for a :data:`DcdBox`, ``v_h/λ if s_h v_h ≥ 0 else 0`` for a :data:`DcdSigns`
-    (the same value; compiled, the choice is made once per type of ``box``)."""
-    return (_signs_weight if isinstance(box, DcdSigns) else _box_weight)(box, h, vh, inv_lam)
-
-
-def _is_signs(box_type) -> bool:
-    return getattr(box_type, "instance_class", None) is DcdSigns
-
-
-@overload(clipped_weight)
-def _clipped_weight(box, h, vh, inv_lam):  # pragma: no cover - compiled
-    return _signs_weight if _is_signs(box) else _box_weight
-
-
-@overload(free_at)
-def _free_at(box, h, wh):  # pragma: no cover - compiled
-    return _signs_free_at if _is_signs(box) else _box_free_at
+@nb.njit(cache=True, inline="always")
+def _draw(x, bound):  # pragma: no cover - compiled
+    """One xorshift64* step from the state ``x`` and a draw in ``[0, bound)`` (Lemire's multiply-shift)."""
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
+    return x, np.int64((r * np.uint64(bound)) >> np.uint64(32))
 
 
 @nb.njit(cache=True)
 def shuffle(index, active_size, rng):  # pragma: no cover - compiled
-    """A fresh random order of the active samples ``index[:active_size]`` (a permutation of them, in place).
-
-    ``rng`` is a one-record array of :data:`ORDER`: ``state`` is that of a xorshift64* generator (non-zero),
-    advanced in place; the bounded draw is Lemire's multiply-shift on the top 32 bits. With ``block = B > 0`` and
-    more than ``B`` (and at least ``min_rows``) active samples, the order is by blocks: the active samples sorted
-    by row (a byte mark per row up to the largest), cut into blocks of ``B`` consecutive active rows, the blocks
-    visited in a uniformly random order and each block from a uniformly random row on, cyclically (a rotation),
-    so that a pass reads ``X`` in runs of ``B`` rows in storage order; otherwise (``B = 0``) a Fisher–Yates
-    shuffle of ``index[:active_size]``. Derivation §7.
-    """
+    """A random order of ``index[:active_size]`` in place: Fisher–Yates, or random blocks of ``B`` consecutive
+    active rows each rotated at random (``dcd.md`` §7); ``rng`` is an :data:`ORDER` record, advanced in place."""
     order = rng[0]
     x = order.state
     k = active_size
@@ -126,11 +108,7 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
     n_draws = (k + B - 1) // B if blocked else k  # the permuted items: blocks or samples
     items = np.arange(n_draws).astype(index.dtype) if blocked else index[:k]
     for t in range(n_draws - 1, 0, -1):  # Fisher–Yates over the items
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
-        j = np.int64((r * np.uint64(t + 1)) >> np.uint64(32))
+        x, j = _draw(x, t + 1)
         tmp = items[t]
         items[t] = items[j]
         items[j] = tmp
@@ -151,11 +129,7 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
         for t in range(n_draws):
             first = items[t] * B
             size = min(B, k - first)
-            x ^= x >> np.uint64(12)
-            x ^= x << np.uint64(25)
-            x ^= x >> np.uint64(27)
-            r = (x * np.uint64(2685821657736338717)) >> np.uint64(32)
-            q = np.int64((r * np.uint64(size)) >> np.uint64(32))  # the rotation
+            x, q = _draw(x, size)  # the rotation
             for _ in range(size):
                 index[p] = rows[first + q]
                 p += 1
@@ -181,21 +155,15 @@ def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, inline="always")
 def begin_epoch(index, active_size, rng, pg_max_old, pg_min_old):  # pragma: no cover - compiled
-    """An epoch's start: ``index[:active_size]`` shuffled (:func:`shuffle`); returns the previous epoch's
-    projected-gradient range, this epoch's (empty), the update count and the first position for :func:`screen`."""
+    """Shuffle ``index[:active_size]``; returns the old and the new (empty) gradient ranges, 0 updates, position 0."""
     shuffle(index, active_size, rng)
     return (pg_max_old, pg_min_old), (-np.inf, np.inf), 0, 0
 
 
 @nb.njit(cache=True, inline="always")
 def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragma: no cover - compiled
-    """liblinear's test of the sample ``index[s]`` at ``α_i ∈ [0, upper]`` with the dual's slope ``G``.
-
-    The projected gradient ``PG`` is ``min(G, 0)`` at 0, ``max(G, 0)`` at ``upper``, ``G`` inside. With
-    ``shrinking``, a sample at a bound whose gradient points out of the box beyond the previous epoch's range
-    ``pg_old = (max, min)`` is swapped behind the active prefix. Returns ``(active_size, pg, s_next, step)``:
-    the range ``pg`` of this epoch widened by ``PG``, the next position and whether to step (``|PG| > 1e-12``).
-    """
+    """liblinear's test of ``index[s]`` with slope ``G``: shrink it (swap it behind the active prefix) when at a bound
+    beyond ``pg_old``; returns ``(active_size, pg widened by PG, s_next, |PG| > 1e-12)`` (``dcd.md`` §2)."""
     if ai == 0.0 or ai == upper:
         low = ai == 0.0
         PG = min(G, 0.0) if low else max(G, 0.0)
@@ -208,16 +176,10 @@ def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragm
     return active_size, (max(pg[0], PG), min(pg[1], PG)), s + 1, abs(PG) > 1e-12
 
 
-def is_dense(rows) -> bool:
-    """Whether ``rows`` (or its numba type) is :data:`DenseRows`."""
-    return isinstance(rows, DenseRows) or getattr(rows, "instance_class", None) is DenseRows
-
-
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii, rho):  # pragma: no cover
-    """Whether the local step ``a_new`` gains less than the safe step ``a_safe`` is guaranteed to,
-    ``−c_i(G Δ + ½ q_safe Δ²)`` with ``Δ = a_safe − α_i``: its exact gain counts ``−(λ/2)Δ‖w‖²`` (``d_ww``), the
-    intercept ``b_old`` and ρ (``dv`` the move of ``S``)."""
+    """Whether the local step's exact gain is below the safe step's bound ``−c_i(G Δ + ½ q_safe Δ²)``
+    (``robust_dcd.md`` §3)."""
     gain = (ci * ((a_new - ai) - 0.5 * dii * (a_new * a_new - ai * ai)) - 0.5 * lam * d_ww
             - b_old * dv - 0.5 * rho * dv * dv)
     ds = a_safe - ai
@@ -227,14 +189,8 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
                 pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a dense C-ordered ``rows.X``.
-
-    ``samples`` is a :data:`DcdSamples`, ``st`` a :data:`DcdState`, ``box`` a :data:`DcdBox` (or a
-    :data:`DcdSigns` when the only bounds are signs: one compiled variant per type), ``prm`` a
-    :data:`DcdParams`.
-    Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``; ``alpha``, ``st`` and ``index``
-    are updated in place.
-    """
+    """One epoch over ``index[:active_size]`` of a dense ``rows.X``; returns ``(active_size, pg_max, pg_min,
+    n_updates)``, ``alpha``, ``st`` and ``index`` updated in place (``dcd.md`` §2)."""
     X = rows.X
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums[0]
@@ -268,18 +224,8 @@ def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
                  pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` for a CSR ``X`` (``rows`` a :data:`CsrRows`).
-
-    Touches only the stored entries of each visited row: O(nnz) per epoch. With ``local``
-    (sign constraints present, no other bounds: the gain check reads the dual's ``(λ/2)‖w‖²``),
-    on a row with a coordinate clipped at the current point (on a row with none the local curvature is ``qdiag``
-    itself, and the plain step is taken without the check: late in a solve with frozen features, every row),
-    the α-step uses the curvature of the coordinates free at the current point, which is kept
-    only when its exact dual gain is at least what the step with the full curvature ``qdiag``
-    is guaranteed to gain; otherwise that step is taken instead (so every step gains at least
-    as much as the plain Newton step's bound).
-    Same arguments, returns and in-place updates as :func:`epoch_dense`.
-    """
+    """:func:`epoch_dense` on CSR rows, O(nnz) per epoch; with ``local`` the local-curvature step where a
+    coordinate of the row is clipped, kept only when it gains the safe step's bound (``dcd.md`` §2)."""
     indptr, indices, data = rows.indptr, rows.indices, rows.data
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums[0]
@@ -354,17 +300,8 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
 
 @nb.njit(cache=True)
 def weighted_quantile(t, c, target):  # pragma: no cover - compiled
-    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target`` (the largest ``t_i`` if none).
-
-    Quickselect with a three-way partition around a median-of-three pivot, keeping the
-    weight of the elements already known to lie below the searched range: O(n) expected,
-    no sort. Works on copies of ``t`` and ``c``.
-
-    The partial sums are formed in a different order at each level, so where ``Σ_{t_i ≤ τ} c_i`` equals
-    ``target`` up to rounding (equal weights ``1/n`` and a target that is a sum of them) one level can find the
-    target reached below a pivot and a later one not: the searched range then empties. The pivot of the last
-    level that found it reached (the smallest ``τ`` known to reach it) is returned then, not the largest ``t_i``.
-    """
+    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target``, by quickselect (``dcd.md`` §4); the
+    smallest pivot found to reach it when rounding empties the searched range."""
     tt = t.copy()
     cc = c.copy()
     lo = 0
@@ -426,34 +363,16 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
-def one_epoch(rows, *args):
-    """:func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows`` (compiled: once per type)."""
-    return (epoch_dense if isinstance(rows, DenseRows) else epoch_sparse)(rows, *args)
-
-
-@overload(one_epoch)
-def _one_epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-               pg_min_old):  # pragma: no cover - compiled
-    fn = epoch_dense if getattr(rows, "instance_class", None) is DenseRows else epoch_sparse
-
-    def impl(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old):
-        return fn(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old, pg_min_old)
-    return impl
+#: :func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows``
+one_epoch = by_type(is_dense, lambda rows, *args: epoch_dense(rows, *args),
+                    lambda rows, *args: epoch_sparse(rows, *args))
 
 
 @nb.njit(cache=True)
 def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
-    """Up to ``block.epochs`` epochs in one call, each followed by what the epoch loop does after it (``dual_ascent``).
-
-    ``shrink`` is liblinear's shrinking state (a :data:`ShrinkState`), ``block`` an :data:`EpochBlock`. After each
-    epoch: the pass count ``max(visited/n_total, min_pass)``, the intercept multiplier step ``b0 += ρ S`` (free
-    intercept), the check ``v ∉ [lo, up]`` on ``rx`` (a :data:`BoundCheck` of the bounds beyond signs,
-    :func:`outside`), the average ``avg ← (1 − a) avg + a w`` (skipped after an epoch that failed the check) and the
-    shrinking rule. Stops after the epoch that fails the check, that makes the active set look solved (once
-    ``since`` plus the epochs run reach 2), that spends ``work_left`` passes, or the last.
-    Returns ``(epochs, looked_solved, passes, active_after_epoch, bound_binds, shrink)`` with the new
-    :data:`ShrinkState`.
-    """
+    """Up to ``block.epochs`` epochs, each followed by ``b0 += ρ S``, the check of ``rx`` (:func:`outside`), the
+    average ``avg ← (1 − a) avg + a w`` and the shrinking rule; stops when a bound binds, the active set looks
+    solved, the budget is spent. Returns ``(epochs, looked_solved, passes, active, bound_binds, shrink)``."""
     n_total = block.n_total
     state = st.sums[0]
     w = st.w

@@ -1,10 +1,5 @@
-"""Compiled epochs of the robust dual coordinate ascent (numba).
-
-A coordinate step maximizes along α_i a concave quadratic minorant of the dual's lower bound ``D_u(α)`` at the
-current point ``u`` of the shared unit set, then moves ``v = Σ c_i y_i α_i x_i`` and ``A = Σ c_i α_i r_i`` and
-recomputes ``u`` and ``w = w_u`` (:func:`._shared_set_kernels.refresh`); ``docs/derivations/robust_dcd.md`` §1–3.
-The arrays travel as named tuples (:data:`Samples`, :data:`._shared_set_kernels.SetKernel`, ``State``, ``Params``;
-the rows as :data:`._dcd_kernels.DenseRows` or ``CsrRows``).
+"""Compiled epochs of the robust dual coordinate ascent (numba): a step along α_i maximizes a concave quadratic
+minorant of ``D_u(α)``, then moves ``v``, ``A`` and the set's prox (``docs/derivations/robust_dcd.md`` §1–3).
 """
 
 from __future__ import annotations
@@ -12,46 +7,30 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
-from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, is_dense, newton_step, screen, worse_than_safe
-from ._shared_set_kernels import (
-    bound_arrays,
-    is_separable,
-    refresh,
-    refresh_clipped,
-    refresh_separable,
-    set_arrays,
-    soft,
-)
+from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
+from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_ball2", "move_row", "retry",
            "row_products", "take", "visit"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
-#: the sparse 2-ball with bounds lists the candidates for the scales up to this factor times the current one
+#: the sparse 2-ball lists the candidates for the scales up to this factor times the current one
 _SMAX_MARGIN = 1.05
 #: per sample: labels ±1, loss coefficients, radii, squared row norms
 Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 
-
-#: one visited sample as the step sees it: label, loss coefficient, radius, ``α_i``, the dual's slope ``G``, the
-#: safe curvature and the safe step (:func:`visit`)
+#: one visited sample: label, loss coefficient, radius, ``α_i``, slope ``G``, safe curvature and step
 Step = namedtuple("Step", ["yi", "ci", "ri", "ai", "G", "q_safe", "a_safe"])
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg):  # pragma: no cover - compiled
-    """The robust coordinate step at ``i = index[s]``, ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)``, from the row's
-    ``products = (x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)``: the slope ``G``, liblinear's test
-    (:func:`._dcd_kernels.screen`) and the steps (the epochs read the samples' arrays from their named tuple once).
-
-    The safe curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ`` bounds ``D_u``'s; with ``local`` the step first tries
-    the curvature of the coordinates with ``w_h ≠ 0`` (:func:`retry`). Returns ``(active_size, pg, s_next, step,
-    a, da)``: the :data:`Step`, the step's ``α_i`` and its move (0 when there is none).
-    """
+    """The step at ``index[s]`` from ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)`` and the row's ``products``: safe
+    curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ``, or the local one first (§3). Returns ``(active_size, pg,
+    s_next, Step, α_i new, its move)``."""
     xw, xu, xa, xua = products
     yi, ci, ri, sqn_i, ai = sample
     lam, rho, dii, upper = prm.lam, prm.rho, prm.dii, prm.upper
@@ -70,8 +49,7 @@ def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg)
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
-    """``α_i ← a`` (a move by ``da``): returns ``S``, ``A = Σ c_i α_i r_i`` (clipped at 0 against rounding) and the
-    move ``dv = da y_i c_i`` of ``S`` (and of ``v`` along ``x_i``)."""
+    """``α_i ← a``; returns ``S``, ``A`` (at least 0) and ``dv = da y_i c_i``, the move of ``S`` and of ``v``."""
     alpha[i] = a
     dv = da * stp.yi * stp.ci
     if stp.ri != 0.0:
@@ -81,9 +59,7 @@ def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def retry(stp, a, d_ww, b_old, dv, prm):  # pragma: no cover - compiled
-    """After the step to ``a`` (``d_ww`` the change of ``scal.ww``): ``(a_safe, a_safe − a)`` when ``a`` is the
-    local step and gains less than the safe step is guaranteed to (:func:`._dcd_kernels.worse_than_safe`), else
-    ``(a, 0)``."""
+    """``(a_safe, a_safe − a)`` when the local step ``a`` gained less than the safe step's bound, else ``(a, 0)``."""
     if a != stp.a_safe and worse_than_safe(stp.ai, a, stp.a_safe, stp.G, stp.ci, stp.q_safe, d_ww, b_old, dv,
                                            prm.lam, prm.dii, prm.rho):
         return stp.a_safe, stp.a_safe - a
@@ -124,39 +100,19 @@ def _move_sparse(rows, i, dv, v):
         v[indices[k]] += dv * data[k]
 
 
-def row_products(rows, i, w, u):
-    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row (the last two: the local
-    curvature); compiled, the loop is chosen once per type of ``rows``."""
-    return (_products_dense if is_dense(rows) else _products_sparse)(rows, i, w, u)
-
-
-def move_row(rows, i, dv, v):
-    """``v += dv·x_i`` on a dense or a CSR row (its stored entries)."""
-    return (_move_dense if is_dense(rows) else _move_sparse)(rows, i, dv, v)
-
-
-@overload(row_products, inline="always", jit_options={"fastmath": _FM})
-def _row_products(rows, i, w, u):  # pragma: no cover - compiled
-    return _products_dense if is_dense(rows) else _products_sparse
-
-
-@overload(move_row, inline="always", jit_options={"fastmath": _FM})
-def _move_row(rows, i, dv, v):  # pragma: no cover - compiled
-    return _move_dense if is_dense(rows) else _move_sparse
+#: ``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row, and ``v += dv·x_i``
+row_products = by_type(is_dense, _products_dense, _products_sparse, inline="always", jit_options={"fastmath": _FM})
+move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                   pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` of dense C-ordered or CSR rows, the prox refreshed after each step
-    (:func:`._shared_set_kernels.refresh`, O(d)). Returns ``(active_size, pg_max_new, pg_min_new, n_updates)``;
-    ``alpha``, ``index`` and the :data:`State` ``st`` are updated in place.
-    """
+    """One epoch over ``index[:active_size]`` of dense or CSR rows, the prox refreshed after each step (O(d), §3);
+    returns ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``, ``index`` and ``st`` updated in place."""
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, w, u, z, scal, state = st.v, st.w, st.u, st.z, st.scal, st.sums[0]
-    # the arrays of refresh_separable read from the named tuples once per epoch, not at every step
-    separable, kind, arrays, bounds, bounded = (is_separable(setk), setk.kind, set_arrays(setk), bound_arrays(setk),
-                                                setk.bounded)
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
+    state = st.sums[0]
     b0, S, A = state.b0, state.S, state.A
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
@@ -178,11 +134,8 @@ def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
-    """``v += dv·x_i`` and ``z = T(v)/λ2`` on the stored entries of row i; returns the updated ``‖z‖²`` and
-    ``ncand``. With bounds the sum is ``Σ_{h∉C} z_h²`` and a touched coordinate enters the candidates for the
-    scales up to ``smax`` (``smax·|z_h| > cap_h``, :func:`._ball2_bounds_kernels.ball2_list`; appended to
-    ``cand`` unless listed) or leaves them (flag 2, dropped from the list by
-    :func:`._ball2_bounds_kernels.ball2_candidates`)."""
+    """``v += dv·x_i``, ``z = T(v)/λ2`` and ``‖z‖²`` (``Σ_{h∉C} z_h²`` with bounds) on the stored entries of row i,
+    the candidates for the scales up to ``smax`` following each coordinate (flag 2: listed, no longer one)."""
     indices, data = rows.indices, rows.data
     v, z, cand, flag = st.v, st.z, st.cand, st.flag
     sg, cap, bounded = setk.sg, setk.cap, setk.bounded
@@ -214,11 +167,8 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cov
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
-    """``(s, 1/m, nz2, ncand, smax)`` after a step: :func:`._ball2_bounds_kernels.ball2_scalars` while no
-    coordinate is a candidate (also with bounds: then ``w = s z`` exactly, the signs' step), else
-    :func:`._ball2_bounds_kernels.ball2_candidates` (``nz2`` is then ``Σ_{h∉C} z_h²``; ``1/m`` is ``1/‖w‖``
-    while the list is not empty). Either root is at least the prox's scale, and equal to it when at most
-    ``smax``; above, the list is remade for ``smax = min(1, 1.05 s)`` (O(d), rare: ``s`` moves little per step)."""
+    """``(s, 1/m, nz2, ncand, smax)`` after a step (:func:`._ball2_bounds_kernels.ball2_scalars` while no coordinate
+    is a candidate); a root above ``smax`` remakes the list for ``smax = min(1, 1.05 s)`` (§7)."""
     while True:
         if ncand > 0:
             shrink, inv_m, ncand = ball2_candidates(st, setk, prm, A, nz2, ncand, s_last)
@@ -232,9 +182,8 @@ def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no c
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
-    """The sparse 2-ball epoch's scalars from ``z`` as the last refresh left it: ``(nz2, ncand, s, 1/m, smax)``;
-    with bounds the candidate list is made (O(d)) for ``smax = 1``, then again for ``smax = min(1, 1.05 s)`` at the
-    scale ``s`` found, and ``nz2 = Σ_{h∉C} z_h²``."""
+    """``(nz2, ncand, s, 1/m, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
+    ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
     z = st.z
     nz2 = 0.0
     for h in range(z.size):
@@ -254,10 +203,8 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
-    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on the stored entries of row i (the third for
-    ``s > 0``): ``w = s z`` except at the candidates (flag 1, only while the list is not empty: ``listed``), where
-    ``w_h = clip(s z_h, lo_h, hi_h)``; ``z_e`` is 0 where the bound on the side of ``z_h`` is 0 (for ``u = z_e/τ``
-    when ``w = 0``)."""
+    """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on row i: ``w = s z`` but at the candidates, where
+    ``w_h = clip(s z_h, lo_h, hi_h)`` (§7)."""
     indices, data = rows.indices, rows.data
     z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
     xz = 0.0
@@ -282,14 +229,8 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
 @nb.njit(cache=True, fastmath=_FM)
 def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
                         pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_refresh` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds).
-
-    ``w = σ z`` and ``u = z/m`` depend on the shrink level only through two scalars of ``‖z‖``, so the epoch
-    keeps ``z = T(v)/λ2`` and ``‖z‖²`` up to date on the touched coordinates and never forms ``w`` or ``u``;
-    they are rebuilt (O(d)) once at the end of the epoch. With bounds ``w = clip(s z, lo, hi)`` differs from
-    ``s z`` only at the candidates C (``._ball2_bounds_kernels.ball2_candidates``, ``docs/derivations/robust_dcd.md``
-    §7): the epoch also keeps their list and ``Σ_{h∉C} z_h²``, and the scale's root costs O(|C|).
-    """
+    """:func:`epoch_refresh` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds): ``z`` and
+    ``‖z‖²`` kept on the touched coordinates, ``w`` and ``u`` rebuilt once per epoch (§3, §7)."""
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
     scal, state = st.scal, st.sums[0]
     b0, S, A = state.b0, state.S, state.A

@@ -1,12 +1,5 @@
-"""The prox of the shared set's support function, compiled (numba): what every robust coordinate step recomputes.
-
-:func:`refresh` computes the point ``u`` of the unit set ``V`` and ``w = w_u = T(v − A u)/λ2`` from
-``v = Σ c_i y_i α_i x_i`` and ``A = Σ c_i α_i r_i``, with ``z = T(v)/λ2``, ``τ = A/λ2`` and, for kinds 0–2,
-``u = (z − w)/τ`` (``docs/derivations/robust_dcd.md`` §2, bounds §7): ``kind`` 0 the box (also ``Ball(p=∞)``),
-``w = soft(z, τδ)`` clipped to the bounds; 1 the 2-ball, ``w = max(0, 1 − τ/‖z‖) z`` or with bounds
-``clip(s z, lo, hi)`` (:mod:`._ball2_bounds_kernels`); 2 the ℓ1-ball, ``w = z − proj_{τB₁}(z)``; 3 the ellipsoid,
-``u = Lμ`` improved by projected-gradient steps (not exact: each still ascends ``D_u``). The arrays travel as the
-named tuples :data:`SetKernel`, :data:`State` and :data:`Params`.
+"""The prox of the shared set's support function, compiled (numba): ``u ∈ V`` and ``w = T(v − A u)/λ2`` from ``v`` and
+``A`` (``docs/derivations/robust_dcd.md`` §2, bounds §7), for the box, the 2-ball, the ℓ1-ball and the ellipsoid.
 """
 
 from __future__ import annotations
@@ -19,30 +12,21 @@ import numpy as np
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
-           "bound_arrays", "is_separable", "prox_scalars", "refresh", "refresh_clipped", "refresh_separable",
-           "set_arrays", "soft", "softclip"]
+           "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "refresh_unpacked", "soft", "softclip",
+           "unpacked"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
-#: the set and signs: ``kind``, signs ``sg`` (int8; 2 where bounds ``[0, 0]`` fix the weight at 0),
-#: ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is allowed), box widths ``delta``, ellipsoid factor ``L``
-#: and ``‖L‖²``, and the bounds ``lo ≤ w ≤ hi`` beyond the signs (±1e300 where a side is free; read only when
-#: ``bounded``), with ``clo``/``chi`` the bounds widened to ∓1e300 where they exclude 0 (``z_h ∉ [clo_h, chi_h]``:
-#: a bound can clip ``s z_h`` for some ``s ≤ 1``), ``cap`` the 2-ball's candidate test ``smax|z_h| > cap_h`` (the
-#: bound on the side the sign allows, the nearer one for a free sign, −1 where the bounds exclude 0) and ``forced``
-#: (some bound excludes 0); the maintained vectors, the 2-ball's candidate list ``cand`` (int64) and its ``flag``
-#: (int8), ``sums`` (a record of :data:`._dcd_kernels.SUMS`: ``b0``, ``S``, ``A``)
+#: the set, signs and bounds (:meth:`.shared_set.SharedSetArrays.set_kernel` says what each holds)
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
                                      "chi", "cap", "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
-#: the prox's scalars, ``State.scal`` (a one-record array, :func:`prox_scalars`): ``uw = u·w``, ``uu = ‖u‖²``,
-#: ``theta`` (the ℓ1-ball projection's last level, its warm start), ``hs = 2h*(v − Au)/λ2`` (written when a bound
-#: clips ``w``), ``ww`` (``‖w‖²``, or ``hs`` when a bound clips ``w``: ``−(λ2/2)Δww`` is the exact change of the
-#: dual) and ``ua = Σ_{w_h≠0} u_h²`` (the local curvature's term)
+#: ``State.scal``: ``u·w``, ``‖u‖²``, the ℓ1 level θ, ``hs = 2h*(v − Au)/λ2``, ``ww`` (``‖w‖²``, ``hs`` when a bound
+#: clips ``w``) and ``Σ_{w_h≠0} u_h²``
 PROX = np.dtype([(name, np.float64) for name in ("uw", "uu", "theta", "hs", "ww", "ua")])
-#: the scalars of one solve (``inner``/``inner_tol``: the ellipsoid's projected-gradient steps on ``u``)
+#: the scalars of one solve (``inner``, ``inner_tol``: the ellipsoid's steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
 
 
@@ -53,8 +37,7 @@ def prox_scalars() -> np.ndarray:
 
 @nb.njit(cache=True)
 def soft(p, lam1, s):  # pragma: no cover - compiled
-    """``clip_s(soft(p, λ1))``: the soft threshold at λ1 followed by the sign clip (s ∈ {−1, 0, 1}; the kernels'
-    s = 2 marks a weight fixed at 0 by bounds ``[0, 0]``: 0 on both sides)."""
+    """``clip_s(soft(p, λ1))`` for a sign ``s ∈ {−1, 0, 1}`` (2: a weight fixed at 0)."""
     if p > lam1:
         return p - lam1 if 0 <= s <= 1 else 0.0
     if p < -lam1:
@@ -97,12 +80,8 @@ def _mul_lt(Lm, x, out):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
-    """Projected-gradient ascent on ``μ ↦ −h*(v − A Lμ)`` over ``‖μ‖ ≤ 1``, then ``u = Lμ`` and ``w = w_u``.
-
-    Gradient ``A Lᵀ w_u``, Lipschitz constant ``A²‖L‖²/λ2``: step ``λ2/(A‖L‖²)`` on ``Lᵀw``. With ``A = 0``,
-    μ is the maximizer of ``μ·Lᵀw`` (the worst case of ``w``). At most ``inner`` steps; stops when the step
-    moves μ by less than ``prm.inner_tol`` (Euclidean).
-    """
+    """At most ``inner`` projected-gradient steps ``μ ← proj(μ + λ2 Lᵀw/(A‖L‖²))`` on ``‖μ‖ ≤ 1``, then ``u = Lμ``,
+    ``w = w_u`` (``robust_dcd.md`` §2)."""
     v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
     sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
@@ -146,48 +125,29 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
-    """Recompute ``u`` (a point of V, the saddle point for kinds 0–2) and ``w = w_u`` from ``st.v`` and ``A``.
+    """``u`` (the saddle point but for the ellipsoid), ``w = w_u``, ``z`` and ``scal`` from ``st.v`` and ``A``."""
+    refresh_unpacked(setk, st, A, prm, inner, unpacked(setk, st))
 
-    Writes ``z = T(v)/λ2`` (kinds 0–2), ``w``, ``u`` and ``scal`` (:data:`PROX`) of the :data:`State` ``st``; O(d)
-    for kinds 0–2, O(inner·d²) for the ellipsoid. The box and the 2-ball without bounds go to
-    :func:`refresh_separable`.
-    """
-    if not is_separable(setk) or refresh_separable(setk.kind, st.v, st.z, st.w, st.u, st.scal, set_arrays(setk), A,
-                                                    prm, bound_arrays(setk), setk.bounded):
+
+@nb.njit(cache=True, inline="always")
+def unpacked(setk, st):  # pragma: no cover - compiled
+    """What :func:`refresh_unpacked` reads, unpacked once (an array read from a named tuple costs a reference count)."""
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.okp, setk.okn, setk.delta),
+            (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def refresh_unpacked(setk, st, A, prm, inner, fixed):  # pragma: no cover - compiled
+    """:func:`refresh` with the arrays of :func:`unpacked`."""
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = fixed
+    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
         refresh_clipped(setk, st, A, prm, inner)
-
-
-@nb.njit(cache=True, inline="always")
-def is_separable(setk):  # pragma: no cover - compiled
-    """Whether :func:`refresh_separable` is the set's refresh: a box or a 2-ball (with bounds: while none binds)."""
-    return setk.kind == KIND_BOX or setk.kind == KIND_BALL2
-
-
-@nb.njit(cache=True, inline="always")
-def set_arrays(setk):  # pragma: no cover - compiled
-    """``(sg, okp, okn, delta)`` of a :data:`SetKernel`, for :func:`refresh_separable`."""
-    return setk.sg, setk.okp, setk.okn, setk.delta
-
-
-@nb.njit(cache=True, inline="always")
-def bound_arrays(setk):  # pragma: no cover - compiled
-    """``(lo, hi, clo, chi)`` of a :data:`SetKernel`, for :func:`refresh_separable`."""
-    return setk.lo, setk.hi, setk.clo, setk.chi
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
-    """:func:`refresh` for the box (``kind`` 0) and the 2-ball (``kind`` 1), on the arrays of the :data:`State`
-    and of the :data:`SetKernel` (``arrays = (sg, okp, okn, delta)``, ``bounds = (lo, hi, clo, chi)``) themselves.
-    Returns True when ``bounded`` and a bound may bind (some ``w_h`` of the unbounded prox outside its bounds, or
-    for the 2-ball some ``z_h`` outside ``[clo_h, chi_h]``): the caller then runs :func:`refresh_clipped`; else the
-    prox written is the bounded one too (``docs/derivations/robust_dcd.md`` §7).
-
-    The epochs call it at every coordinate step with arrays they unpacked once: each array read from a named
-    tuple in compiled code takes a reference (an atomic increment, and a decrement when released), which a
-    refresh that unpacks ``st`` and ``setk`` pays at every step (about as much as the step's arithmetic on
-    WDBC's 30 features).
-    """
+    """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
+    :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
     sg, okp, okn, delta = arrays
     lo, hi, clo, chi = bounds
     tau = A / prm.lam
@@ -211,23 +171,20 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
-    """``scal``'s ``ww`` (``hs`` when a bound clips ``w``) and ``ua``."""
+    """``scal``'s ``ww`` (``hs`` when ``clipped``) and ``ua``."""
     ww = 0.0
     ua = 0.0
     for h in range(w.size):
         wh = w[h]
         ww += wh * wh
         ua += u[h] * u[h] * (wh != 0.0)
-    # where w sits at a nonzero bound h*(p) ≠ (λ2/2)‖w‖²: the entry is 2h*(v − Au)/λ2 instead
     scal[0].ww = scal[0].hs if clipped else ww
     scal[0].ua = ua
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
-    """:func:`refresh` for the sets :func:`refresh_separable` does not take (the ellipsoid, the ℓ1 ball), and the
-    bounded prox of a box or a 2-ball where it found a bound that may bind (``docs/derivations/robust_dcd.md`` §7;
-    ``scal.ww`` is then ``hs``): bounds that do not bind cost a comparison per coordinate."""
+    """:func:`refresh` of the ellipsoid, the ℓ1-ball, and of a box or a 2-ball whose bounds may bind."""
     kind, v, z, scal = setk.kind, st.v, st.z, st.scal
     tau = A / prm.lam
     if kind == KIND_ELLIPSOID:
@@ -242,12 +199,12 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
             uw, uu = _refresh_linf(st, setk.sg, tau, prm)
         scal[0].uw = uw
         scal[0].uu = uu
-    _refresh_tail(st.w, st.u, scal, is_separable(setk))
+    _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _z_of(p, okp, okn, lam1, inv_lam):  # pragma: no cover - compiled
-    """``z_h = T(p)_h/λ2`` branch-free (``okp``/``okn``: 1.0 where the sign allows a positive/negative weight)."""
+    """``z_h = T(p)_h/λ2`` branch-free."""
     return (okp * max(p - lam1, 0.0) + okn * min(p + lam1, 0.0)) * inv_lam
 
 
@@ -261,9 +218,7 @@ def _box_terms(p, okp, okn, dh, tau, inv_tau, lam1, inv_lam):  # pragma: no cove
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compiled
-    """The box prox without bounds: ``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` when τ = 0),
-    branch-free (vectorizable). Returns ``(u·w, ‖u‖²)``. When no ``w_h`` leaves its bounds (:func:`_outside`)
-    this is the bounded prox and its saddle point too (``docs/derivations/robust_dcd.md`` §7)."""
+    """``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` at τ = 0); returns ``(u·w, ‖u‖²)``."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     uw = 0.0
     uu = 0.0
@@ -288,7 +243,7 @@ def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compi
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _outside(w, lo, hi):  # pragma: no cover - compiled
-    """The number of ``w_h`` outside ``[lo_h, hi_h]``: a comparison per coordinate."""
+    """The number of ``w_h`` outside ``[lo_h, hi_h]``."""
     out = 0
     for h in range(w.size):
         out += (w[h] > hi[h]) + (w[h] < lo[h])
@@ -297,10 +252,8 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
-    """The box set's prox when a bound binds: ``w = clip(soft(z, τδ), lo, hi)``, ``u_h = δ_h sign(w_h)`` where
-    the bounds exclude 0 and ``clip(z_h/τ, −δ_h, δ_h)`` elsewhere (the saddle point; δ sign(w) when τ = 0).
-    Branch-free, as the unbounded loop; writes ``scal``'s ``hs = 2h*(v − Au)/λ2`` (the penalty's box conjugate,
-    ``h*(p) = Σ p_h w_h − λ1|w_h| − (λ2/2)w_h²``) and returns ``(u·w, ‖u‖²)``."""
+    """``w = clip(soft(z, τδ), lo, hi)`` and its saddle point ``u`` (``robust_dcd.md`` §7); writes ``hs``, returns
+    ``(u·w, ‖u‖²)``."""
     v, z, w, u = st.v, st.z, st.w, st.u
     okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
@@ -336,12 +289,7 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compiled
-    """``z = T(v)/λ2`` (branch-free) and ``(‖z‖², out)``, ``out`` the number of candidates
-    ``z_h ∉ [clo_h, chi_h]`` when ``check`` (a constant at each call: 0 without it, and ``clo``, ``chi`` unread).
-
-    ``clip(s z, lo, hi)`` for ``s ∈ [0, 1]`` can differ from ``s z`` only at the candidates: outside them
-    ``lo_h ≤ 0 ≤ hi_h`` and ``z_h ∈ [lo_h, hi_h]`` (``clo``/``chi`` are the bounds, with ∓∞ where the bounds
-    exclude 0, which makes such coordinates candidates always)."""
+    """``z = T(v)/λ2`` and ``(‖z‖², out)``, ``out`` the number of ``z_h ∉ [clo_h, chi_h]`` when ``check``."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     nz2 = 0.0
     out = 0
@@ -355,8 +303,7 @@ def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compil
 
 @nb.njit(cache=True, fastmath=_FM)
 def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
-    """The 2-ball prox without an active bound: ``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns
-    ``(u·w, ‖u‖²)``."""
+    """``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns ``(u·w, ‖u‖²)``."""
     nz = np.sqrt(nz2)
     s = 1.0 - tau / nz if nz > tau else 0.0
     m = nz if nz > tau else tau
@@ -375,7 +322,7 @@ def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
 
 @nb.njit(cache=True, fastmath=_FM)
 def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
-    """:func:`refresh_clipped` for the ℓ1 ball (``σ_V = ‖·‖∞``): ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
+    """The ℓ1-ball's ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     d = v.size

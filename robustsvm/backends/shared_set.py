@@ -301,7 +301,10 @@ class SharedSetArrays:
 
     @cached_property
     def set_kernel(self) -> kern.SetKernel:
-        """The set and the signs for the compiled kernels (:data:`._robust_dcd_kernels.SetKernel`)."""
+        """The set, signs and bounds for the compiled kernels (:data:`._shared_set_kernels.SetKernel`): ``kind``,
+        signs ``sg`` (int8), ``okp``/``okn`` (1.0 where a positive/negative ``w_h`` is allowed), box widths ``delta``,
+        the ellipsoid's ``L`` and ``‖L‖²``, the bounds ``lo ≤ w ≤ hi`` (±1e300 where free; read when ``bounded``),
+        ``clo``/``chi``, ``cap`` and ``forced`` (some bound excludes 0)."""
         sg, desc = self.sg, self.description
         d = sg.size
         lo, hi = (np.full(d, -_HUGE), np.full(d, _HUGE)) if self.box is None else (
