@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._ipm_kernels import margin_products, row_margins, transposed_margins, transposed_product
+from ._ipm_kernels import margin_products, row_margins, scaled_rows, transposed_margins, transposed_product
 
 __all__ = ["Design"]
 
@@ -131,15 +131,12 @@ class Design:
         buf = np.empty((rows, D), dtype=dtype)
         swr = (sw * self._yr).astype(dtype, copy=False)
         swd = sw.astype(dtype, copy=False)
-        extra = None if v is None else (self.y * v / sw).astype(dtype, copy=False)
+        extra = np.zeros(0, dtype=dtype) if v is None else (self.y * v / sw).astype(dtype, copy=False)
         C = np.zeros((D, D))
         for lo in range(0, n, rows):
             hi = min(n, lo + rows)
             b = buf[:hi - lo]
-            np.multiply(source[lo:hi], swd[lo:hi, None], out=b[:, :d])
-            b[:, d], b[:, d + 1] = swr[lo:hi], swd[lo:hi]
-            if extra is not None:
-                b[:, d + 2] = extra[lo:hi]
+            scaled_rows(source, swd, swr, extra, lo, b)
             C += b.T @ b
         return C
 

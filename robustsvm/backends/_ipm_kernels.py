@@ -15,7 +15,8 @@ import numpy as np
 _FM = {"nnan", "nsz", "arcp", "contract", "reassoc"}
 
 __all__ = ["cho_solve_batch", "margin_products", "normal_matrices", "purified_multipliers", "row_margins",
-           "sample_complementarity", "sample_rho", "sample_steps", "transposed_margins", "transposed_product"]
+           "sample_complementarity", "sample_rho", "sample_steps", "scaled_rows", "transposed_margins",
+           "transposed_product"]
 
 
 @nb.njit(cache=True)
@@ -255,3 +256,21 @@ def transposed_margins(X: np.ndarray, y: np.ndarray, r: np.ndarray, v: np.ndarra
     out[d] = tr
     out[d + 1] = ty
     return out
+
+
+@nb.njit(cache=True)
+def scaled_rows(X: np.ndarray, sw: np.ndarray, swr: np.ndarray, extra: np.ndarray, lo: int,
+                out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Rows ``lo, lo + 1, …`` of ``√w_i ã_i = (√w_i x_i, √w_i y_i r_i, √w_i)`` written into ``out`` (one row each,
+    in the precision of ``out``), with the column ``extra_i`` appended when ``extra`` is not empty: the block
+    whose product ``outᵀout`` the weighted Gram matrix sums."""
+    d = X.shape[1]
+    for k in range(out.shape[0]):
+        i = lo + k
+        s = sw[i]
+        for j in range(d):
+            out[k, j] = X[i, j] * s
+        out[k, d] = swr[i]
+        out[k, d + 1] = s
+        if extra.size:
+            out[k, d + 2] = extra[i]
