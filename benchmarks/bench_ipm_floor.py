@@ -162,7 +162,7 @@ def auto_rows(title: str, X, y, *, tol: float) -> list[str]:
 
 
 #: the parts of a solve :func:`profile_rows` reports: the functions (by name) whose own CPU time each part sums
-PARTS = {"Gram": ("_gram_blocks",), "passes": ("dot", "tdot", "dot_coarse", "tdot_coarse", "dot_tdot",
+PARTS = {"Gram": ("_gram_blocks", "scaled_rows"), "passes": ("dot", "tdot", "dot_coarse", "tdot_coarse", "dot_tdot",
                                                "transposed_product", "row_margins", "transposed_margins",
                                                "margin_products"),
          "per-sample kernels": ("sample_rho", "sample_steps", "sample_complementarity", "purified_multipliers"),
