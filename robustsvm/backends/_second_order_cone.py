@@ -101,12 +101,6 @@ def _nt_scaling(s: np.ndarray, z: np.ndarray):  # pragma: no cover - compiled
     return v, beta, valid
 
 
-def _jnorm(a: np.ndarray) -> np.ndarray:
-    """``sqrt(aᵀ J a) = sqrt(a₀² − ‖ā‖²)``, factored as ``(a₀ − ‖ā‖)(a₀ + ‖ā‖)`` against cancellation."""
-    tail = np.sqrt(_dot(a[:, 1:], a[:, 1:]))
-    return np.sqrt(np.maximum((a[:, 0] - tail) * (a[:, 0] + tail), 0.0))
-
-
 class NTScaling:
     """The Nesterov-Todd scalings ``W = β (2 v vᵀ − J)`` of pairs ``s, z`` inside the cone (one per row).
 
@@ -125,12 +119,6 @@ class NTScaling:
         self.Jv = v.copy()
         self.Jv[:, 1:] = -v[:, 1:]
         self.lam = self.apply(z)
-
-    @staticmethod
-    def _reflect(x: np.ndarray) -> np.ndarray:
-        out = x.copy()
-        out[:, 0] = -out[:, 0]
-        return out  # −J x
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         """``W x = β (2 v (vᵀx) − J x)``."""
