@@ -155,30 +155,33 @@ def sample_complementarity(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: 
 
 @nb.njit(cache=True)
 def purified_multipliers(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: np.ndarray, beta: np.ndarray,
-                         c: np.ndarray):  # pragma: no cover - compiled
+                         c: np.ndarray, write: bool = True):  # pragma: no cover - compiled
     """The margin multipliers rounded to the bound their sample's pair points to, and the complementarity
-    ``Σ s_i α_i [+ ξ_i β_i]`` of the samples left as they are (arrays of shape (P, n) → (P, n), (P,)).
+    ``Σ s_i α_i [+ ξ_i β_i]`` of the samples left as they are (arrays of shape (P, n) → (P, n), (P,); without
+    ``write`` the first is empty, (P, 0)).
 
     ``α_i → 0`` where ``s_i > α_i/c_i`` (the margin's slack outweighs the multiplier: a sample off the margin),
     for the hinge ``α_i → c_i`` where ``ξ_i > β_i/c_i`` (a sample inside the loss); ``β`` is not read for the
     squared hinge, whose ``α`` has no upper bound.
     """
     P, n = s.shape
-    out = np.empty((P, n))
+    out = np.empty((P, n if write else 0))
     kept = np.zeros(P)
     for p in range(P):
         acc = 0.0
         for i in range(n):
             a = alpha[p, i]
+            v = a
             if s[p, i] * c[i] > a:
-                out[p, i] = 0.0
+                v = 0.0
             elif not squared and xi[p, i] * c[i] > beta[p, i]:
-                out[p, i] = c[i]
+                v = c[i]
             else:
-                out[p, i] = a
                 acc += s[p, i] * a
                 if not squared:
                     acc += xi[p, i] * beta[p, i]
+            if write:
+                out[p, i] = v
         kept[p] = acc
     return out, kept
 

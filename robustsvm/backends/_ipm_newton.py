@@ -276,13 +276,18 @@ class Batch:
             total += rowdot(it.x @ self.lay.H.T, it.zeta)
         return total
 
-    def purified(self, it: Iterate) -> tuple[np.ndarray, np.ndarray]:
-        """The margin multipliers rounded to their bounds (:func:`._ipm_kernels.purified_multipliers`) and the
-        complementarity the rounding leaves, ``Σ_kept (s_i α_i + ξ_i β_i) + uᵀν + qᵀζ``: the first-order gap of
-        the certificate at the rounded multipliers, which :mod:`.feature_ipm` compares with the tolerance."""
+    def rounding_gap(self, it: Iterate) -> np.ndarray:
+        """The complementarity that rounding the margin multipliers to their bounds (:meth:`purified`) leaves,
+        ``Σ_kept (s_i α_i + ξ_i β_i) + uᵀν + qᵀζ`` per point: the first-order gap of the certificate at the
+        rounded multipliers, which :mod:`.feature_ipm` compares with the tolerance."""
         beta = it.alpha if self.squared else it.beta
-        alpha, kept = purified_multipliers(self.squared, it.s, it.alpha, it.xi, beta, self.c)
-        return alpha, kept + self._feature_gap(it)
+        return purified_multipliers(self.squared, it.s, it.alpha, it.xi, beta, self.c, False)[1] + self._feature_gap(it)
+
+    def purified(self, it: Iterate, j: int) -> np.ndarray:
+        """Point ``j``'s margin multipliers rounded to their bounds (:func:`._ipm_kernels.purified_multipliers`)."""
+        rows = slice(j, j + 1)
+        beta = it.alpha if self.squared else it.beta
+        return purified_multipliers(self.squared, it.s[rows], it.alpha[rows], it.xi[rows], beta[rows], self.c)[0][0]
 
 
 class _Factor:

@@ -273,11 +273,11 @@ def _certify_due(batch: Batch, it, active: np.ndarray, outcomes: list[_Outcome],
 
     First at the multipliers rounded to their bounds (:meth:`.Batch.purified`), once the predicted certified gap
     ``P − D`` is at most ``_CERTIFY_FROM · tol · |objective|``: before their first certificate the complementarity
-    the rounding leaves, after it that certificate's gap shrunk in proportion to ``degree·μ``. Then at the
-    iterate's own multipliers once ``degree·μ`` is near the tolerance, unless the rounded ones gave a gap below
-    ``degree·μ`` at this iteration.
+    the rounding leaves (:meth:`.Batch.rounding_gap`), after it that certificate's gap shrunk in proportion to
+    ``degree·μ``. Then at the iterate's own multipliers once ``degree·μ`` is near the tolerance, unless the
+    rounded ones gave a gap below ``degree·μ`` at this iteration.
     """
-    purified, left = batch.purified(it)
+    left = batch.rounding_gap(it)
     near = _CERTIFY_FROM * tol * np.abs(batch.value(it))
     measure = mu * batch.degree
     raw = (measure <= near) | last
@@ -285,7 +285,7 @@ def _certify_due(batch: Batch, it, active: np.ndarray, outcomes: list[_Outcome],
     predicted = np.array([left[j] if ratio[j] is None else ratio[j] * measure[j] for j in range(active.size)])
     for j in np.flatnonzero(((predicted <= near) | raw) & ~done):
         p = active[j]
-        gap = certify(p, it.x[j], purified[j]) if predicted[j] <= near[j] else math.inf
+        gap = certify(p, it.x[j], batch.purified(it, j)) if predicted[j] <= near[j] else math.inf
         if gap < math.inf:
             outcomes[p].rounding = gap / max(measure[j], np.finfo(float).tiny)
         if raw[j] and outcomes[p].cert_gap() > tol and gap > measure[j]:  # the iterate's own may do better
