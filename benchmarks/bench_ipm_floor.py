@@ -162,10 +162,12 @@ def auto_rows(title: str, X, y, *, tol: float) -> list[str]:
 
 
 #: the parts of a solve :func:`profile_rows` reports: the functions (by name) whose own CPU time each part sums
-PARTS = {"Gram": ("_gram_blocks",), "passes": ("dot", "tdot", "dot_coarse", "tdot_coarse", "transposed_product"),
-         "per-sample kernels": ("sample_rho", "sample_steps", "sample_complementarity"),
+PARTS = {"Gram": ("_gram_blocks", "scaled_rows"), "passes": ("dot", "tdot", "dot_coarse", "tdot_coarse", "dot_tdot",
+                                               "transposed_product", "row_margins", "transposed_margins",
+                                               "margin_products"),
+         "per-sample kernels": ("sample_rho", "sample_steps", "sample_complementarity", "purified_multipliers"),
          "cone": ("NTScaling", "jordan", "jordan_solve", "max_step", "apply", "apply_inverse",
-                  "inverse_squared_congruence"),
+                  "inverse_squared_congruence", "_nt_scaling", "_jordan_solve", "_max_step", "_reflection"),
          "certificate": ("dual_certificate", "trivial_certificate")}
 
 

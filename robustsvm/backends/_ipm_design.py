@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._ipm_kernels import transposed_product
+from ._ipm_kernels import margin_products, row_margins, scaled_rows, transposed_margins, transposed_product
 
 __all__ = ["Design"]
 
@@ -40,6 +40,8 @@ class Design:
         self._single = None
         self._yr = y * r
         self._upper = self._position = None
+        #: dense, row-major, double precision: the compiled row passes apply
+        self._rows = not self.sparse and X.flags.c_contiguous and X.dtype == np.float64
         self.counts = {"gram_float64": 0, "gram_float32": 0, "passes": 0, "passes_float32": 0}
 
     @property
@@ -129,15 +131,12 @@ class Design:
         buf = np.empty((rows, D), dtype=dtype)
         swr = (sw * self._yr).astype(dtype, copy=False)
         swd = sw.astype(dtype, copy=False)
-        extra = None if v is None else (self.y * v / sw).astype(dtype, copy=False)
+        extra = np.zeros(0, dtype=dtype) if v is None else (self.y * v / sw).astype(dtype, copy=False)
         C = np.zeros((D, D))
         for lo in range(0, n, rows):
             hi = min(n, lo + rows)
             b = buf[:hi - lo]
-            np.multiply(source[lo:hi], swd[lo:hi, None], out=b[:, :d])
-            b[:, d], b[:, d + 1] = swr[lo:hi], swd[lo:hi]
-            if extra is not None:
-                b[:, d + 2] = extra[lo:hi]
+            scaled_rows(source, swd, swr, extra, lo, b)
             C += b.T @ b
         return C
 
@@ -147,24 +146,14 @@ class Design:
         if self._single is None or self.sparse or Z.shape[0] != 1:
             return self.dot(Z)
         self.counts["passes_float32"] += 1
-        d = self.d
-        out = (self._single @ Z[0, :d].astype(np.float32)).astype(np.float64)[None]
-        out *= self.y
-        out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
-        return out
+        return row_margins(self._single, self.y, self.r, np.ascontiguousarray(Z[0]))[None]
 
     def tdot_coarse(self, V: np.ndarray) -> np.ndarray:
         """:meth:`tdot` from the single-precision copy of ``X`` when there is one."""
         if self._single is None or self.sparse or V.shape[0] != 1:
             return self.tdot(V)
         self.counts["passes_float32"] += 1
-        d = self.d
-        out = np.empty((1, d + 2))
-        yv = V[0] * self.y
-        out[0, :d] = yv.astype(np.float32) @ self._single
-        out[0, d] = V[0] @ self.r
-        out[0, d + 1] = yv.sum()
-        return out
+        return transposed_margins(self._single, self.y, self.r, np.ascontiguousarray(V[0]))[None]
 
     def dot(self, Z: np.ndarray) -> np.ndarray:
         """``A z_p`` for each row of ``Z`` (P, D) → (P, n)."""
@@ -172,10 +161,21 @@ class Design:
         if self.sparse:
             return (self._A @ Z.T).T
         d = self.d
+        if Z.shape[0] == 1 and self._rows:
+            return row_margins(self.X, self.y, self.r, np.ascontiguousarray(Z[0]))[None]
         out = (self.X @ Z[0, :d])[None] if Z.shape[0] == 1 else (self.X @ Z[:, :d].T).T
         out *= self.y
         out += Z[:, d:d + 1] * self.r + Z[:, d + 1:] * self.y
         return out
+
+    def dot_tdot(self, Z: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`dot` of ``Z`` and :meth:`tdot` of ``V``; for one point of dense row-major data from one read of
+        the rows (:func:`._ipm_kernels.margin_products`)."""
+        if Z.shape[0] != 1 or not self._rows:
+            return self.dot(Z), self.tdot(V)
+        self.counts["passes"] += 1
+        az, atv = margin_products(self.X, self.y, self.r, np.ascontiguousarray(Z[0]), np.ascontiguousarray(V[0]))
+        return az[None], atv[None]
 
     def tdot(self, V: np.ndarray) -> np.ndarray:
         """``Aᵀ v_p`` for each row of ``V`` (P, n) → (P, D)."""

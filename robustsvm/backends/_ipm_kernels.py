@@ -14,7 +14,8 @@ import numpy as np
 #: reassociation, contraction and no NaN: the per-sample loops read interior iterates only (finite, positive)
 _FM = {"nnan", "nsz", "arcp", "contract", "reassoc"}
 
-__all__ = ["cho_solve_batch", "normal_matrices", "sample_complementarity", "sample_rho", "sample_steps",
+__all__ = ["cho_solve_batch", "margin_products", "normal_matrices", "purified_multipliers", "row_margins",
+           "sample_complementarity", "sample_rho", "sample_steps", "scaled_rows", "transposed_margins",
            "transposed_product"]
 
 
@@ -153,6 +154,39 @@ def sample_complementarity(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: 
 
 
 @nb.njit(cache=True)
+def purified_multipliers(squared: bool, s: np.ndarray, alpha: np.ndarray, xi: np.ndarray, beta: np.ndarray,
+                         c: np.ndarray, write: bool = True):  # pragma: no cover - compiled
+    """The margin multipliers rounded to the bound their sample's pair points to, and the complementarity
+    ``Σ s_i α_i [+ ξ_i β_i]`` of the samples left as they are (arrays of shape (P, n) → (P, n), (P,); without
+    ``write`` the first is empty, (P, 0)).
+
+    ``α_i → 0`` where ``s_i > α_i/c_i`` (the margin's slack outweighs the multiplier: a sample off the margin),
+    for the hinge ``α_i → c_i`` where ``ξ_i > β_i/c_i`` (a sample inside the loss); ``β`` is not read for the
+    squared hinge, whose ``α`` has no upper bound.
+    """
+    P, n = s.shape
+    out = np.empty((P, n if write else 0))
+    kept = np.zeros(P)
+    for p in range(P):
+        acc = 0.0
+        for i in range(n):
+            a = alpha[p, i]
+            v = a
+            if s[p, i] * c[i] > a:
+                v = 0.0
+            elif not squared and xi[p, i] * c[i] > beta[p, i]:
+                v = c[i]
+            else:
+                acc += s[p, i] * a
+                if not squared:
+                    acc += xi[p, i] * beta[p, i]
+            if write:
+                out[p, i] = v
+        kept[p] = acc
+    return out, kept
+
+
+@nb.njit(cache=True)
 def transposed_product(X: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """``Xᵀv`` for a C-ordered ``X`` (n, d): one pass over the rows, ``out += v_i x_i`` (in cache); faster here than
     BLAS's transposed matrix-vector product on row-major data."""
@@ -165,3 +199,81 @@ def transposed_product(X: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: n
         for j in range(d):
             out[j] += vi * X[i, j]
     return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def row_margins(X: np.ndarray, y: np.ndarray, r: np.ndarray, z: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``A z = y ∘ (X z_x + z_b) + r z_r`` for ``z = (z_x, z_r, z_b)``, one pass over the rows of ``X`` (double or
+    single precision; each row's product accumulates in the precision of ``X``, the result is double)."""
+    n, d = X.shape
+    zx = z[:d].astype(X.dtype)
+    zr, zb = z[d], z[d + 1]
+    out = np.empty(n)
+    for i in range(n):
+        acc = X.dtype.type(0.0)
+        for j in range(d):
+            acc += X[i, j] * zx[j]
+        out[i] = y[i] * (acc + zb) + r[i] * zr
+    return out
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def margin_products(X: np.ndarray, y: np.ndarray, r: np.ndarray, z: np.ndarray,
+                    v: np.ndarray):  # pragma: no cover - compiled
+    """``A z`` and ``Aᵀ v`` (``A`` with rows ``a_i = (y_i x_i, r_i, y_i)``) from one read of each row of ``X``:
+    ``(A z)_i = y_i (x_i·z_x + z_b) + r_i z_r`` and ``Aᵀ v = Σ_i v_i a_i``, in double precision."""
+    n, d = X.shape
+    out = np.empty(n)
+    t = np.zeros(d + 2)
+    zr, zb = z[d], z[d + 1]
+    for i in range(n):
+        yv = y[i] * v[i]
+        acc = 0.0
+        for j in range(d):
+            xij = X[i, j]
+            acc += xij * z[j]
+            t[j] += yv * xij
+        out[i] = y[i] * (acc + zb) + r[i] * zr
+        t[d] += v[i] * r[i]
+        t[d + 1] += yv
+    return out, t
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def transposed_margins(X: np.ndarray, y: np.ndarray, r: np.ndarray, v: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """``Aᵀ v = (Xᵀ(y∘v), rᵀv, yᵀv)`` in one pass over the rows of ``X``; the ``Xᵀ`` part accumulates in the
+    precision of ``X`` (single precision: the products that only steer), the result is double."""
+    n, d = X.shape
+    acc = np.zeros(d, dtype=X.dtype)
+    tr = 0.0
+    ty = 0.0
+    for i in range(n):
+        yv = y[i] * v[i]
+        c = X.dtype.type(yv)
+        for j in range(d):
+            acc[j] += c * X[i, j]
+        tr += r[i] * v[i]
+        ty += yv
+    out = np.empty(d + 2)
+    out[:d] = acc
+    out[d] = tr
+    out[d + 1] = ty
+    return out
+
+
+@nb.njit(cache=True)
+def scaled_rows(X: np.ndarray, sw: np.ndarray, swr: np.ndarray, extra: np.ndarray, lo: int,
+                out: np.ndarray) -> None:  # pragma: no cover - compiled
+    """Rows ``lo, lo + 1, …`` of ``√w_i ã_i = (√w_i x_i, √w_i y_i r_i, √w_i)`` written into ``out`` (one row each,
+    in the precision of ``out``), with the column ``extra_i`` appended when ``extra`` is not empty: the block
+    whose product ``outᵀout`` the weighted Gram matrix sums."""
+    d = X.shape[1]
+    for k in range(out.shape[0]):
+        i = lo + k
+        s = sw[i]
+        for j in range(d):
+            out[k, j] = X[i, j] * s
+        out[k, d] = swr[i]
+        out[k, d + 1] = s
+        if extra.size:
+            out[k, d + 2] = extra[i]

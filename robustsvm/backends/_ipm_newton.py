@@ -18,7 +18,14 @@ import scipy.sparse as sp
 
 from . import _second_order_cone as soc
 from ._ipm_design import Design
-from ._ipm_kernels import cho_solve_batch, normal_matrices, sample_complementarity, sample_rho, sample_steps
+from ._ipm_kernels import (
+    cho_solve_batch,
+    normal_matrices,
+    purified_multipliers,
+    sample_complementarity,
+    sample_rho,
+    sample_steps,
+)
 from ._ipm_reduced import ReducedFactor, reduced_diagonal
 from ._ipm_wide import WideFactor
 
@@ -206,6 +213,14 @@ class Batch:
         z[:, self.lay.d] *= self.rscale
         return self.design.dot_coarse(z) if coarse else self.design.dot(z)
 
+    def g_gt(self, x: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``G_p x_p`` and ``G_pᵀ v_p`` in double precision, from one pass over the data where it can
+        (:meth:`Design.dot_tdot`)."""
+        z = x @ self.lay.T
+        z[:, self.lay.d] *= self.rscale
+        gx, atv = self.design.dot_tdot(z, v)
+        return gx, self.from_a(atv)
+
     def gt(self, v: np.ndarray, coarse: bool = False) -> np.ndarray:
         """``G_pᵀ v_p`` (``coarse``: from the single-precision copy of the data, :meth:`Design.tdot_coarse`)."""
         return self.from_a(self.design.tdot_coarse(v) if coarse else self.design.tdot(v))
@@ -248,13 +263,31 @@ class Batch:
 
     def gap_measure(self, it: Iterate) -> np.ndarray:
         """``(sᵀα + ξᵀβ + uᵀν + qᵀζ)/degree`` of each point."""
-        m = self.lay.m
-        total = rowdot(it.s, it.alpha) + rowdot(it.x[:, :m], it.nu)
+        total = rowdot(it.s, it.alpha) + self._feature_gap(it)
         if not self.squared:
             total += rowdot(it.xi, it.beta)
+        return total / self.degree
+
+    def _feature_gap(self, it: Iterate) -> np.ndarray:
+        """``uᵀν + qᵀζ``: the complementarity of the feature-space blocks."""
+        m = self.lay.m
+        total = rowdot(it.x[:, :m], it.nu)
         if self.lay.cone:
             total += rowdot(it.x @ self.lay.H.T, it.zeta)
-        return total / self.degree
+        return total
+
+    def rounding_gap(self, it: Iterate) -> np.ndarray:
+        """The complementarity that rounding the margin multipliers to their bounds (:meth:`purified`) leaves,
+        ``Σ_kept (s_i α_i + ξ_i β_i) + uᵀν + qᵀζ`` per point: the first-order gap of the certificate at the
+        rounded multipliers, which :mod:`.feature_ipm` compares with the tolerance."""
+        beta = it.alpha if self.squared else it.beta
+        return purified_multipliers(self.squared, it.s, it.alpha, it.xi, beta, self.c, False)[1] + self._feature_gap(it)
+
+    def purified(self, it: Iterate, j: int) -> np.ndarray:
+        """Point ``j``'s margin multipliers rounded to their bounds (:func:`._ipm_kernels.purified_multipliers`)."""
+        rows = slice(j, j + 1)
+        beta = it.alpha if self.squared else it.beta
+        return purified_multipliers(self.squared, it.s[rows], it.alpha[rows], it.xi[rows], beta[rows], self.c)[0][0]
 
 
 class _Factor:
@@ -451,16 +484,15 @@ def start(batch: Batch) -> Iterate:
     if lay.cone:
         x[:, lay.t] = np.linalg.norm(x[:, :lay.m] @ lay.H[1:, :lay.m].T, axis=1) + 1.0
     it.x = x
-    it.gx = batch.g(x)
-    it.xi = np.maximum(1.0 - it.gx, 0.0) + 1.0
-    it.s = it.gx + it.xi - 1.0
     if batch.squared:
         it.alpha = np.repeat(c[None], P, axis=0)
         it.beta = None
     else:
         it.alpha = np.repeat(0.5 * c[None], P, axis=0)
         it.beta = it.alpha.copy()
-    it.gta = batch.gt(it.alpha)
+    it.gx, it.gta = batch.g_gt(x, it.alpha)
+    it.xi = np.maximum(1.0 - it.gx, 0.0) + 1.0
+    it.s = it.gx + it.xi - 1.0
     mu0 = rowdot(it.s, it.alpha) / c.size
     it.nu = mu0[:, None] / x[:, :lay.m]
     it.zeta = None

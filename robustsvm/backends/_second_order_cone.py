@@ -3,11 +3,13 @@
 Jordan product, its inverse, the Nesterov-Todd scaling and the largest step that stays in the cone: what
 :mod:`.feature_ipm` needs for its one cone block (the epigraph ``t ≥ ‖N u‖₂`` of a 2-ball or ellipsoid
 support function). Every function works on a batch: arrays of shape ``(P, k)`` hold ``P`` points of the
-cone, one per row. The formulas are in ``docs/derivations/feature_ipm.md``.
+cone, one per row; the row loops are compiled (one call per operation, not one NumPy temporary per term). The
+formulas are in ``docs/derivations/feature_ipm.md``.
 """
 
 from __future__ import annotations
 
+import numba as nb
 import numpy as np
 
 __all__ = ["NTScaling", "identity", "jordan", "jordan_solve", "max_step"]
@@ -34,23 +36,69 @@ def jordan(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def jordan_solve(lam: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The ``x`` with ``λ ∘ x = r`` for ``λ`` inside the cone, row by row.
 
-    ``x₀ = (λ₀ r₀ − λ̄ᵀ r̄)/(λ₀² − ‖λ̄‖²)`` and ``x̄ = (r̄ − x₀ λ̄)/λ₀``.
+    ``x₀ = (λ₀ r₀ − λ̄ᵀ r̄)/(λ₀² − ‖λ̄‖²)`` and ``x̄ = (r̄ − x₀ λ̄)/λ₀``. A row on the cone's boundary (``det = 0``)
+    has no solution: it gets inf/NaN, without a floating-point warning, and its point no step (the caller flags it,
+    see :attr:`NTScaling.valid`).
     """
-    det = lam[:, 0] ** 2 - _dot(lam[:, 1:], lam[:, 1:])
-    out = np.empty_like(r)
-    # a row on the cone's boundary (det = 0) has no solution: it gets inf/NaN, and its point no step (the caller
-    # flags it, see NTScaling.valid), without a floating-point warning
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x0 = (lam[:, 0] * r[:, 0] - _dot(lam[:, 1:], r[:, 1:])) / det
-        out[:, 0] = x0
-        out[:, 1:] = (r[:, 1:] - x0[:, None] * lam[:, 1:]) / lam[:, :1]
+    return _jordan_solve(np.ascontiguousarray(lam, dtype=np.float64), np.ascontiguousarray(r, dtype=np.float64))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _jordan_solve(lam: np.ndarray, r: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    P, k = r.shape
+    out = np.empty((P, k))
+    for p in range(P):
+        det = lam[p, 0] * lam[p, 0]
+        num = lam[p, 0] * r[p, 0]
+        for j in range(1, k):
+            det -= lam[p, j] * lam[p, j]
+            num -= lam[p, j] * r[p, j]
+        x0 = num / det
+        out[p, 0] = x0
+        for j in range(1, k):
+            out[p, j] = (r[p, j] - x0 * lam[p, j]) / lam[p, 0]
     return out
 
 
-def _jnorm(a: np.ndarray) -> np.ndarray:
-    """``sqrt(aᵀ J a) = sqrt(a₀² − ‖ā‖²)``, factored as ``(a₀ − ‖ā‖)(a₀ + ‖ā‖)`` against cancellation."""
-    tail = np.sqrt(_dot(a[:, 1:], a[:, 1:]))
-    return np.sqrt(np.maximum((a[:, 0] - tail) * (a[:, 0] + tail), 0.0))
+@nb.njit(cache=True, error_model="numpy")
+def _nt_scaling(s: np.ndarray, z: np.ndarray):  # pragma: no cover - compiled
+    """Per row, the scaling's ``v`` and ``β`` and whether the pair is inside the cone (else ``v = e``, ``β = 1``):
+    with ``s̄ = s/‖s‖_J``, ``z̄ = z/‖z‖_J``, ``γ = √((1 + s̄ᵀz̄)/2)``, ``w̄ = (s̄ + J z̄)/(2γ)``,
+    ``v = (w̄ + e)/√(2(w̄₀ + 1))`` and ``β = √(‖s‖_J/‖z‖_J)``; ``‖a‖_J = √((a₀ − ‖ā‖)(a₀ + ‖ā‖))``."""
+    P, k = s.shape
+    v = np.empty((P, k))
+    beta = np.empty(P)
+    valid = np.empty(P, dtype=np.bool_)
+    for p in range(P):
+        ts = 0.0
+        tz = 0.0
+        for j in range(1, k):
+            ts += s[p, j] * s[p, j]
+            tz += z[p, j] * z[p, j]
+        ts, tz = np.sqrt(ts), np.sqrt(tz)
+        ns = np.sqrt(max((s[p, 0] - ts) * (s[p, 0] + ts), 0.0))
+        nz = np.sqrt(max((z[p, 0] - tz) * (z[p, 0] + tz), 0.0))
+        sz = 0.0
+        for j in range(k):
+            sz += (s[p, j] / ns) * (z[p, j] / nz)
+        gamma = np.sqrt(max((1.0 + sz) / 2.0, 0.0))
+        w0 = (s[p, 0] / ns + z[p, 0] / nz) / (2.0 * gamma)
+        norm = np.sqrt(2.0 * (w0 + 1.0))
+        v[p, 0] = (w0 + 1.0) / norm
+        ok = ns > 0 and nz > 0 and np.isfinite(v[p, 0])
+        for j in range(1, k):
+            v[p, j] = (s[p, j] / ns - z[p, j] / nz) / (2.0 * gamma) / norm
+            ok = ok and np.isfinite(v[p, j])
+        b = np.sqrt(ns / nz)
+        ok = ok and np.isfinite(b)
+        valid[p] = ok
+        if ok:
+            beta[p] = b
+        else:
+            v[p, :] = 0.0
+            v[p, 0] = 1.0
+            beta[p] = 1.0
+    return v, beta, valid
 
 
 class NTScaling:
@@ -61,44 +109,24 @@ class NTScaling:
     """
 
     def __init__(self, s: np.ndarray, z: np.ndarray) -> None:
-        ns, nz = _jnorm(s), _jnorm(z)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            sb, zb = s / ns[:, None], z / nz[:, None]
-            gamma = np.sqrt(np.maximum((1.0 + _dot(sb, zb)) / 2.0, 0.0))
-            wb = sb.copy()
-            wb[:, 0] += zb[:, 0]
-            wb[:, 1:] -= zb[:, 1:]
-            wb /= 2.0 * gamma[:, None]
-            v = wb.copy()
-            v[:, 0] += 1.0
-            v /= np.sqrt(2.0 * (wb[:, 0] + 1.0))[:, None]
-            beta = np.sqrt(ns / nz)
+        v, beta, valid = _nt_scaling(np.ascontiguousarray(s, dtype=np.float64),
+                                     np.ascontiguousarray(z, dtype=np.float64))
         #: rows whose pair is inside the cone in floating point; a point that rounding put on the boundary
         #: (the apex, when w → 0) has no scaling, and gets the identity so that the arrays stay finite
-        self.valid = (ns > 0) & (nz > 0) & np.isfinite(beta) & np.all(np.isfinite(v), axis=1)
-        if not np.all(self.valid):
-            v[~self.valid] = 0.0
-            v[~self.valid, 0] = 1.0
-            beta = np.where(self.valid, beta, 1.0)
+        self.valid = valid
         self.beta = beta
         self.v = v
         self.Jv = v.copy()
         self.Jv[:, 1:] = -v[:, 1:]
         self.lam = self.apply(z)
 
-    @staticmethod
-    def _reflect(x: np.ndarray) -> np.ndarray:
-        out = x.copy()
-        out[:, 0] = -out[:, 0]
-        return out  # −J x
-
     def apply(self, x: np.ndarray) -> np.ndarray:
         """``W x = β (2 v (vᵀx) − J x)``."""
-        return self.beta[:, None] * (2.0 * _dot(self.v, x)[:, None] * self.v + self._reflect(x))
+        return _reflection(self.v, np.ascontiguousarray(x, dtype=np.float64), self.beta, False)
 
     def apply_inverse(self, x: np.ndarray) -> np.ndarray:
         """``W⁻¹ x = (2 J v (vᵀ J x) − J x)/β``."""
-        return (2.0 * _dot(self.Jv, x)[:, None] * self.Jv + self._reflect(x)) / self.beta[:, None]
+        return _reflection(self.Jv, np.ascontiguousarray(x, dtype=np.float64), self.beta, True)
 
     def inverse_squared_congruence(self, H: np.ndarray, HtH: np.ndarray) -> np.ndarray:
         """``Hᵀ W⁻² H`` (P, k, k) for a fixed map ``H`` ((q, k), with ``HtH = HᵀH``) from the rank-two form of
@@ -122,27 +150,62 @@ class NTScaling:
         return M / (self.beta ** 2)[:, None, None]
 
 
+@nb.njit(cache=True)
+def _reflection(u: np.ndarray, x: np.ndarray, beta: np.ndarray, inverse: bool) -> np.ndarray:  # pragma: no cover
+    """Row by row ``(2 u (uᵀx) − J x)`` times ``β`` (``inverse``: divided by ``β``)."""
+    P, k = x.shape
+    out = np.empty((P, k))
+    for p in range(P):
+        ux = 0.0
+        for j in range(k):
+            ux += u[p, j] * x[p, j]
+        scale = 1.0 / beta[p] if inverse else beta[p]
+        out[p, 0] = scale * (2.0 * ux * u[p, 0] - x[p, 0])
+        for j in range(1, k):
+            out[p, j] = scale * (2.0 * ux * u[p, j] + x[p, j])
+    return out
+
+
 def max_step(x: np.ndarray, dx: np.ndarray) -> np.ndarray:
     """Per row, the largest ``a ≥ 0`` (∞ if none) with ``x + a dx`` in the cone, for ``x`` inside it.
 
     The boundary is the smallest positive root of ``(x₀ + a dx₀)² − ‖x̄ + a dx̄‖² = 0`` on the branch
     ``x₀ + a dx₀ ≥ 0``.
     """
-    qa = dx[:, 0] ** 2 - _dot(dx[:, 1:], dx[:, 1:])
-    qb = x[:, 0] * dx[:, 0] - _dot(x[:, 1:], dx[:, 1:])
-    qc = x[:, 0] ** 2 - _dot(x[:, 1:], x[:, 1:])
-    with np.errstate(divide="ignore", invalid="ignore"):
-        limit = np.where(dx[:, 0] < 0, -x[:, 0] / dx[:, 0], np.inf)
-        # the roots of qa a² + 2 qb a + qc in the cancellation-free form
+    return _max_step(np.ascontiguousarray(x, dtype=np.float64), np.ascontiguousarray(dx, dtype=np.float64))
+
+
+@nb.njit(cache=True, error_model="numpy")
+def _max_step(x: np.ndarray, dx: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """:func:`max_step` row by row: the roots of ``qa a² + 2 qb a + qc`` in the cancellation-free form, the
+    branch limit ``−x₀/dx₀``; NaN propagates as in ``np.minimum``."""
+    P, k = x.shape
+    out = np.empty(P)
+    inf = np.inf
+    for p in range(P):
+        qa = dx[p, 0] * dx[p, 0]
+        qb = x[p, 0] * dx[p, 0]
+        qc = x[p, 0] * x[p, 0]
+        for j in range(1, k):
+            qa -= dx[p, j] * dx[p, j]
+            qb -= x[p, j] * dx[p, j]
+            qc -= x[p, j] * x[p, j]
+        limit = -x[p, 0] / dx[p, 0] if dx[p, 0] < 0 else inf
         disc = qb * qb - qa * qc
-        sq = np.sqrt(np.maximum(disc, 0.0))
+        sq = np.sqrt(max(disc, 0.0)) if disc == disc else np.nan
         q = -(qb + np.copysign(sq, qb))
-        r1 = np.where(q != 0, q / qa, np.inf)
-        r2 = np.where(q != 0, qc / q, np.inf)
-        linear = np.abs(qa) <= 1e-300
-        r_lin = np.where(qb < 0, -qc / (2.0 * qb), np.inf)
-    r1 = np.where(linear, r_lin, np.where(disc >= 0, r1, np.inf))
-    r2 = np.where(linear, np.inf, np.where(disc >= 0, r2, np.inf))
-    r1 = np.where(r1 > 0, r1, np.inf)
-    r2 = np.where(r2 > 0, r2, np.inf)
-    return np.minimum(limit, np.minimum(r1, r2))
+        if abs(qa) <= 1e-300:
+            r1 = -qc / (2.0 * qb) if qb < 0 else inf
+            r2 = inf
+        elif disc >= 0:
+            r1 = q / qa if q != 0 else inf
+            r2 = qc / q if q != 0 else inf
+        else:
+            r1 = r2 = inf
+        r1 = r1 if r1 > 0 else inf
+        r2 = r2 if r2 > 0 else inf
+        if limit != limit:
+            out[p] = limit
+        else:
+            out[p] = min(limit, min(r1, r2))
+    return out

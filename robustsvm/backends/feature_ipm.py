@@ -99,10 +99,17 @@ def _check(lam2: np.ndarray, lam1: np.ndarray, rscale: np.ndarray, max_iter: int
 class _Outcome:
     """What the batch solve found for one point: its best certificate, status and multipliers."""
 
-    __slots__ = ("alpha", "cert", "iterations", "message", "status")
+    __slots__ = ("alpha", "cert", "iterations", "message", "rounding", "status")
 
     def __init__(self) -> None:
         self.cert, self.status, self.message, self.iterations, self.alpha = None, "max_iter", "", 0, None
+        #: the gap ``P − D`` of the last certificate at rounded multipliers over the iterate's ``degree·μ`` then
+        #: (None before the first): the certified gaps that follow are predicted to shrink with ``degree·μ``
+        self.rounding = None
+
+    def cert_gap(self) -> float:
+        """The relative gap of the best certificate so far (∞ before the first)."""
+        return math.inf if self.cert is None else self.cert.rel_gap
 
     def take(self, cert: DualCertificate, alpha: np.ndarray) -> None:
         """Keep the better primal point and the larger dual value of ``cert`` and the best so far."""
@@ -130,7 +137,7 @@ class _Precision:
     def resync(self, batch: Batch, it) -> None:
         """Recompute ``Gx`` and ``Gᵀα`` from the data; judge the drift of the carried ``Gᵀα``."""
         carried = it.gta
-        it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
+        it.gx, it.gta = batch.g_gt(it.x, it.alpha)
         if self.used and not self.precise:
             rx = batch.residuals(it)[0]
             drift = np.linalg.norm(it.gta - carried, axis=1)
@@ -164,13 +171,15 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
 
     n_cert = [0]
 
-    def certify(p: int, x: np.ndarray, alpha: np.ndarray) -> None:
+    def certify(p: int, x: np.ndarray, alpha: np.ndarray) -> float:
+        """Certify point ``p`` at ``x`` and the multipliers ``alpha``; the gap ``P − D`` of this certificate."""
         n_cert[0] += 1
         alpha_full = np.zeros(n)
         alpha_full[keep] = alpha / c[keep]
         b_iter = float(x[layout.b]) if layout.b is not None else 0.0
-        outcomes[p].take(dual_certificate(points[p], ops, alpha_full, work, b_hint=b_iter,
-                                          points=[layout.weights(x)]), alpha)
+        cert = dual_certificate(points[p], ops, alpha_full, work, b_hint=b_iter, points=[layout.weights(x)])
+        outcomes[p].take(cert, alpha)
+        return cert.gap
 
     trivial = np.zeros(P, dtype=bool)
     for p in range(P):
@@ -189,7 +198,7 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         mu_now = batch.gap_measure(it)
         coarse = precision.coarse(batch, it, mu_now)
         if precision.switched and iteration % _RESYNC:  # the first double-precision step starts from exact products
-            it.gx, it.gta = batch.g(it.x), batch.gt(it.alpha)
+            it.gx, it.gta = batch.g_gt(it.x, it.alpha)
             res = batch.residuals(it)
         newton = Newton(batch, it, coarse=coarse, res=res)
         for j in np.flatnonzero(newton.failed):  # no step from here: the last iterate is certified as it is
@@ -229,16 +238,8 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
         if iteration % _RESYNC == 0:
             precision.resync(batch, it)
         mu_new = batch.gap_measure(it)
-        # certify (O(nd) per point) once a point's own gap, degree·μ, is near the tolerance, and at the end
-        due = (mu_new * batch.degree <= _CERTIFY_FROM * tol * np.abs(batch.value(it))) | (iteration == max_iter)
-        done = newton.failed.copy()
-        for j in np.flatnonzero(due & ~done):
-            p = active[j]
-            certify(p, it.x[j], it.alpha[j])
-            outcomes[p].iterations = iteration
-            if outcomes[p].cert.rel_gap <= tol:
-                outcomes[p].status = "optimal"
-                done[j] = True
+        done = _certify_due(batch, it, active, outcomes, certify, mu_new, tol, iteration, newton.failed.copy(),
+                            last=iteration == max_iter)
         stalled = (a < 1e-10) & ~done
         for j in np.flatnonzero(stalled):
             p = active[j]
@@ -263,6 +264,37 @@ def _solve_batch(arrays: SharedSetArrays, lam2, lam1, rscale, primals, tol, max_
     _finish(outcomes, it_all, iteration, tol, certify)
     counts = {**design.counts, "certificates": n_cert[0], "points": P}
     return outcomes, keep, counts
+
+
+def _certify_due(batch: Batch, it, active: np.ndarray, outcomes: list[_Outcome], certify, mu: np.ndarray, tol: float,
+                 iteration: int, done: np.ndarray, *, last: bool) -> np.ndarray:
+    """Certify (O(nd) per point) the active points whose gap is near the tolerance (all at the ``last`` iteration);
+    ``done`` marks, in addition to the given ones, those that met ``tol``.
+
+    First at the multipliers rounded to their bounds (:meth:`.Batch.purified`), once the predicted certified gap
+    ``P − D`` is at most ``_CERTIFY_FROM · tol · |objective|``: before their first certificate the complementarity
+    the rounding leaves (:meth:`.Batch.rounding_gap`), after it that certificate's gap shrunk in proportion to
+    ``degree·μ``. Then at the iterate's own multipliers once ``degree·μ`` is near the tolerance, unless the
+    rounded ones gave a gap below ``degree·μ`` at this iteration.
+    """
+    left = batch.rounding_gap(it)
+    near = _CERTIFY_FROM * tol * np.abs(batch.value(it))
+    measure = mu * batch.degree
+    raw = (measure <= near) | last
+    ratio = [outcomes[p].rounding for p in active]
+    predicted = np.array([left[j] if ratio[j] is None else ratio[j] * measure[j] for j in range(active.size)])
+    for j in np.flatnonzero(((predicted <= near) | raw) & ~done):
+        p = active[j]
+        gap = certify(p, it.x[j], batch.purified(it, j)) if predicted[j] <= near[j] else math.inf
+        if gap < math.inf:
+            outcomes[p].rounding = gap / max(measure[j], np.finfo(float).tiny)
+        if raw[j] and outcomes[p].cert_gap() > tol and gap > measure[j]:  # the iterate's own may do better
+            certify(p, it.x[j], it.alpha[j])
+        outcomes[p].iterations = iteration
+        if outcomes[p].cert.rel_gap <= tol:
+            outcomes[p].status = "optimal"
+            done[j] = True
+    return done
 
 
 def _finish(outcomes: list[_Outcome], it_all, iteration: int, tol: float, certify) -> None:
