@@ -5,21 +5,26 @@ The model and the algorithm are ``feature-ipm``'s (:mod:`robustsvm.backends.feat
 whose per-sample variables are eliminated, so each iteration factors the ``k × k`` matrix
 ``K = Q + Tᵀ(Aᵀ diag(1/e) A)T + diag(ν/u) + Hᵀ W⁻² H`` with ``A = [y∘X, r, y]``. Here the rows and their
 variables stay on the workers (:mod:`._ipm_rows`); the client holds ``x``, ``ν``, ``ζ`` and ``Gᵀα`` and per
-iteration runs three rounds:
+iteration runs two rounds, three when the step it tries is refused:
 
 1. *Newton*: each partition takes the last step, returns the upper triangle of its ``Aᵀ diag(1/e) A``
-   (``(d+2)(d+3)/2`` numbers) and ``Aᵀ(ρ/e)``; the client factors ``K`` and solves the predictor;
+   (``(d+2)(d+3)/2`` numbers, in single precision while the gap is far) and ``Aᵀ(ρ/e)``; the client factors
+   ``K`` and solves the predictor;
 2. *predictor*: each partition forms its part of the affine step and returns its largest step, three
    coefficients of the gap measure along it and two vectors ``Aᵀ(ρ₀/e)``, ``Aᵀ(ρ₁/e)``; the client picks the
    centering ``σ`` and solves the corrector;
-3. *corrector*: each partition forms the combined step and returns its largest step.
+3. *corrector and the next Newton system*: each partition forms the combined step and returns its largest
+   step ``a_k``; when the step ``a_try`` the client sends is at most ``0.99 a_k`` it also takes it and forms
+   the next round 1 in the same task. The client keeps ``a_try`` when every partition (and its own variables)
+   took it; else it takes ``min(1, 0.99 min_k a_k)`` and runs round 1 on its own.
 
-Certificate (two rounds, once the interior point's own gap ``degree·μ`` is near the tolerance): the
-partitions return the class images ``Σ c α̃ y x`` and the scalars of the dual point ``α̃ = clip(α/c)``; the
-client builds the dual value ``D_u(α̃)`` of :func:`robustsvm.backends.shared_set.dual_certificate` (the free
-intercept's class balance, the saddle point ``u`` of the set) and two primal candidates, ``w = M u`` of the
-iterate and ``w(α̃)``, whose objectives the partitions sum (:func:`.model.margin_terms_many`). The fit stops
-when that relative gap is at most ``tol``, else at ``max_iter`` or ``time_limit`` with that status.
+Certificate (in those rounds, once the interior point's own gap ``degree·μ`` is near the tolerance): the
+Newton round's partitions also return the class images ``Σ c α̃ y x`` and the scalars of the dual point
+``α̃ = clip(α/c)``; the client builds the dual value ``D_u(α̃)`` of
+:func:`robustsvm.backends.shared_set.dual_certificate` (the free intercept's class balance, the saddle point
+``u`` of the set) and two primal candidates, ``w = M u`` of the iterate and ``w(α̃)``, whose objectives the
+partitions sum in the predictor's round (:func:`.model.margin_terms_many`). The fit stops when that relative
+gap is at most ``tol``, else at ``max_iter`` or ``time_limit`` with that status.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ _RESYNC, _CERTIFY_FROM, _STEP = 5, 3.0, 0.99
 _CERTIFY_AHEAD = 30.0
 #: the step tried in the fused round: this fraction of the affine step times the last corrector's ratio to it
 _TRY = 0.97
+#: the client factors larger Newton matrices on its BLAS pool (:func:`_one_blas_thread`)
+_CLIENT_THREADS_FROM = 512
 #: single precision for the Gram matrix while ``degree·μ`` exceeds this multiple of tol·|objective| ...
 _COARSE = 30.0
 #: ... and until the carried ``Gᵀα`` drifts from the recomputed one by this fraction of the stationarity residual
@@ -197,12 +204,12 @@ class _Newton:
         diag = qdiag.copy()
         diag[:m] += nu / x[:m]
         K = batch.normal_matrices(gram[None], diag[None])  # Tᵀ(Aᵀdiag(1/e)A)T + diag
-        self.W = self.Winv2 = None
+        self.W = self.HWH = None
         apex = False
-        if lay.cone:
+        if lay.cone:  # Hᵀ W⁻² H from the rank-two form of W⁻² (O(k q + k²), not two dense k × q × k products)
             self.W = soc.NTScaling(q[None], zeta[None])
-            self.Winv2 = self.W.inverse_squared()
-            K += lay.H.T @ self.Winv2 @ lay.H
+            self.HWH = self.W.inverse_squared_congruence(lay.H, lay.HtH)[0]
+            K += self.HWH
             apex = not bool(self.W.valid[0])
             rx -= zeta @ lay.H
         self.rx, self.diag = rx, diag
@@ -224,7 +231,7 @@ class _Newton:
         gg_dx = rhs - self.diag * dx  # Gᵀdiag(1/e)G Δx without forming it again
         dzeta = None
         if lay.cone:
-            gg_dx -= (self.Winv2[0] @ (lay.H @ dx)) @ lay.H
+            gg_dx -= self.HWH @ dx
             dzeta = W.apply_inverse(kappa - W.apply_inverse((lay.H @ dx)[None]))[0]
         return dx, (rhs_u - self.nu * dx[:m]) / x[:m], dzeta, g_rho - gg_dx
 
@@ -368,16 +375,19 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
                   f"{'' if ahead else '  (step refused: a round more)'}")
 
 
-def _one_blas_thread():
-    """The client's k × k factorizations on one BLAS thread (``threadpoolctl``, when installed).
+def _one_blas_thread(k: int):
+    """The client's ``k × k`` factorizations on one BLAS thread (``threadpoolctl``, when installed) when ``k``
+    is at most :data:`_CLIENT_THREADS_FROM`; larger ones on the BLAS pool.
 
-    They are small (k ≤ 2d + 2), and a BLAS pool of one thread per core on the client, competing with the
-    workers for the same cores, made each 102 × 102 Cholesky factorization take 0.2 s on a loaded two-core
-    machine: a quarter of a fit's wall time.
+    A BLAS pool of one thread per core on the client, competing with the workers for the same cores, made each
+    102 × 102 Cholesky factorization take 0.2 s on a loaded two-core machine: a quarter of a fit's wall time. The
+    workers wait while the client factors, so a large matrix (wide data: k ≈ d) uses the cores they leave idle.
     """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl comes with the parallel extra
+        return contextlib.nullcontext()
+    if k > _CLIENT_THREADS_FROM:
         return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
 
@@ -396,7 +406,7 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     tol : float, default 1e-6
         Stop when the certified relative duality gap ``(P − D)/|P|`` is at most ``tol``.
     max_iter : int, default 100
-        Interior-point iterations (three rounds each).
+        Interior-point iterations (two or three rounds each).
     time_limit : float, optional
         Seconds; the fit stops with status ``"time_limit"`` (certified at the last iterate) after it.
     verbose : bool
@@ -425,7 +435,7 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     data = run.data
     rounds0, bytes0 = data.rounds, data.bytes_received
     try:
-        with _one_blas_thread():
+        with _one_blas_thread(run.lay.k):
             status, message, iterations = _solve(run, tol, max_iter, time_limit, verbose, hist)
     except WorkerLostError as exc:
         if run.cert is None:
