@@ -59,8 +59,6 @@ _RESYNC, _CERTIFY_FROM, _STEP = 5, 3.0, 0.99
 _CERTIFY_AHEAD = 30.0
 #: the step tried in the fused round: this fraction of the affine step times the last corrector's ratio to it
 _TRY = 0.97
-#: the client factors larger Newton matrices on its BLAS pool (:func:`_one_blas_thread`)
-_CLIENT_THREADS_FROM = 512
 #: single precision for the Gram matrix while ``degree·μ`` exceeds this multiple of tol·|objective| ...
 _COARSE = 30.0
 #: ... and until the carried ``Gᵀα`` drifts from the recomputed one by this fraction of the stationarity residual
@@ -375,19 +373,16 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
                   f"{'' if ahead else '  (step refused: a round more)'}")
 
 
-def _one_blas_thread(k: int):
-    """The client's ``k × k`` factorizations on one BLAS thread (``threadpoolctl``, when installed) when ``k``
-    is at most :data:`_CLIENT_THREADS_FROM`; larger ones on the BLAS pool.
+def _one_blas_thread():
+    """The client's ``k × k`` factorizations on one BLAS thread (``threadpoolctl``, when installed).
 
-    A BLAS pool of one thread per core on the client, competing with the workers for the same cores, made each
-    102 × 102 Cholesky factorization take 0.2 s on a loaded two-core machine: a quarter of a fit's wall time. The
-    workers wait while the client factors, so a large matrix (wide data: k ≈ d) uses the cores they leave idle.
+    A BLAS pool of one thread per core on the client, competing with the workers and other processes for the
+    same cores, made each 102 × 102 Cholesky factorization take 0.2 s on a loaded two-core machine (a quarter of
+    a fit's wall time), and each 602 × 602 one 0.13 s against 5 ms on one thread.
     """
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:  # pragma: no cover - threadpoolctl comes with the parallel extra
-        return contextlib.nullcontext()
-    if k > _CLIENT_THREADS_FROM:
         return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
 
@@ -435,7 +430,7 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     data = run.data
     rounds0, bytes0 = data.rounds, data.bytes_received
     try:
-        with _one_blas_thread(run.lay.k):
+        with _one_blas_thread():
             status, message, iterations = _solve(run, tol, max_iter, time_limit, verbose, hist)
     except WorkerLostError as exc:
         if run.cert is None:
