@@ -29,7 +29,6 @@ gap is at most ``tol``, else at ``max_iter`` or ``time_limit`` with that status.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 
@@ -44,7 +43,7 @@ from ..certificates.duality import class_balance
 from ..exceptions import UnsupportedModelError
 from ..uncertainty import Ellipsoid
 from . import _ipm_rows as rows
-from .data import WorkerLostError
+from .data import WorkerLostError, one_blas_thread
 from .model import DISTRIBUTED, DistributedModel, as_distributed, check_limits, dask_ipm_refusal, margin_terms_many
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_dask_ipm"]
@@ -373,20 +372,6 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
                   f"{'' if ahead else '  (step refused: a round more)'}")
 
 
-def _one_blas_thread():
-    """The client's ``k × k`` factorizations on one BLAS thread (``threadpoolctl``, when installed).
-
-    A BLAS pool of one thread per core on the client, competing with the workers and other processes for the
-    same cores, made each 102 × 102 Cholesky factorization take 0.2 s on a loaded two-core machine (a quarter of
-    a fit's wall time), and each 602 × 602 one 0.13 s against 5 ms on one thread.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with the parallel extra
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
-
-
 def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
                    time_limit=None, verbose=False, random_state=None,
                    client=None) -> Result:
@@ -430,7 +415,7 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
     data = run.data
     rounds0, bytes0 = data.rounds, data.bytes_received
     try:
-        with _one_blas_thread():
+        with one_blas_thread():  # the client's factorizations
             status, message, iterations = _solve(run, tol, max_iter, time_limit, verbose, hist)
     except WorkerLostError as exc:
         if run.cert is None:
