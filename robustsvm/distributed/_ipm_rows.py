@@ -59,10 +59,12 @@ class RowState:
         return self.cached if self.cached is not None else self._build(block)
 
     # products with A = [y∘X, r, y] over the kept rows
-    def dot(self, block: Block, z: np.ndarray) -> np.ndarray:
+    def dot(self, block: Block, z: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """``A z`` over the kept rows (``coarse``: from the single-precision copy of the rows when the Gram
+        matrix made one, for the predictor's step, which only steers)."""
         out = np.empty(self.c.size)
         for j0, j1, des in self.designs(block):
-            out[j0:j1] = des.dot(z[None])[0]
+            out[j0:j1] = (des.dot_coarse(z[None]) if coarse else des.dot(z[None]))[0]
         return out
 
     def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray, coarse: bool = False) -> tuple:
@@ -174,9 +176,9 @@ def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> np.ndarr
 
 
 def _direction(block: Block, st: RowState, z: np.ndarray, rho: np.ndarray, rhs_s: np.ndarray,
-               rhs_xi: np.ndarray | None) -> tuple:
+               rhs_xi: np.ndarray | None, coarse: bool = False) -> tuple:
     """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``Δ(gx), Δα, Δs, Δξ, Δβ``."""
-    dgx = st.dot(block, z)
+    dgx = st.dot(block, z, coarse)
     da = (rho - dgx) / st.e
     ds = (rhs_s - st.s * da) / st.alpha
     if st.squared:
@@ -200,21 +202,22 @@ def _max_step(st: RowState, step: tuple) -> float:
 
 
 def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = False, points: list | None = None,
-                   loss=None, c_scale: float = 1.0):
+                   loss=None, c_scale: float = 1.0, coarse: bool = False):
     """The affine step for ``z = TᵀΔx_aff``: its largest step, the coefficients of the gap measure along it
     (``Σ(s + a Δs)(α + a Δα) + …`` as a polynomial in ``a``) and ``Aᵀ(ρ₀/e)``, ``Aᵀ(ρ₁/e)`` with
     ``ρ_corrector = ρ₀ + σμ ρ₁`` (the corrector's right-hand side is linear in its target ``σμ``).
 
     ``ahead``: the state is the one the last :func:`corrector_and_newton` stepped to (every partition took its
     step). ``points``: the primal candidates ``(w, b, shifts)`` of a certificate, priced in the same pass
-    (:func:`.model.margin_terms_many`, returned as ``"priced"``).
+    (:func:`.model.margin_terms_many`, returned as ``"priced"``). ``coarse``: ``A z`` in single precision (the
+    affine step only steers: the centering and the corrector's second-order term).
     """
     st = copy.copy(st.ahead if ahead else st)
     st.ahead = None
     rhs_s = -st.s * st.alpha
     rhs_xi = None if st.squared else -st.xi * st.beta
     rho = _rho(st, rhs_s, rhs_xi)
-    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi, coarse)
     ds, da, dxi, db, _ = st.aff
     coef = [float(st.s @ st.alpha), float(st.s @ da + ds @ st.alpha), float(ds @ da)]
     if not st.squared:

@@ -320,7 +320,7 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
         cone_rhs = -soc.jordan(W.lam, W.lam)[0] if lay.cone else None
         dx_a, dnu_a, dzeta_a, _ = newton.direction(run.gt(_add(out, "g_rho")), -x[:m] * nu, cone_rhs)
         out = run.round(rows.predictor_step, run.tz(dx_a), ahead, None if pending is None else pending["points"],
-                        model.loss, model.c_scale)
+                        model.loss, model.c_scale, not prec.precise)
         if pending is not None:
             cert = run.certificate(pending, [p["priced"] for p in out])
             hist.record(iteration, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, mu=mu_now)
