@@ -233,7 +233,7 @@ class _Newton:
         apex = False
         if lay.cone:
             self.W = soc.NTScaling(q[None], zeta[None])
-            self.rank_two = _add_cone_block(K, self.W, lay, hth)
+            self.rank_two = _add_cone_block(K[0], self.W, lay, hth)
             apex = not bool(self.W.valid[0])
             rx -= zeta @ lay.H
         self.rx, self.diag = rx, diag
