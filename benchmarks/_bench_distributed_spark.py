@@ -12,6 +12,9 @@ partitioned and held on the workers, :func:`robustsvm.distributed.model.distribu
 DataFrame assembled, cached and counted). Rounds are interleaved in one process (``dask-ipm`` with 2 and 1
 workers, Spark ``local[2]`` and ``local[1]``), so the machine's load touches every configuration alike; the
 ratios of each round are reported with their spread.
+
+Where a ``dask-ipm`` fit's time goes: the client's CPU seconds, the busiest worker's compute seconds (Dask's task
+stream) and the rest of the wall time per round (scheduling, transfer, waiting), medians over the rounds.
 """
 
 from __future__ import annotations
