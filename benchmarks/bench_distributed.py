@@ -21,11 +21,18 @@ against Spark MLlib ``LinearSVC`` in ``local[2]`` and ``local[1]`` on dense tall
 nominal hinge + L2(1e-4) with a free intercept, interleaved rounds (``--rounds``), loading excluded for both
 (needs the ``bench-spark`` extra: ``pip install -e .[bench-spark]`` and Java 17).
 
-Writes ``benchmarks/results/distributed.md`` (``distributed_spark.md`` with ``--spark``). Run::
+Two workers against one and wide dense data (``--scaling``, ``benchmarks/_bench_distributed_scaling.py``):
+``dask-cocoa`` with 2 and 1 workers on the Cora-shaped set × 10 (the same two partitions, interleaved rounds,
+beside the bare products' own speed-up), and ``dask-ipm`` on wide dense 4,000 × 1,500 (``Ball(0.1)``, signs on
+half the features) against in-memory ``feature-ipm`` and ``robust-dcd``.
+
+Writes ``benchmarks/results/distributed.md`` (``distributed_spark.md`` with ``--spark``,
+``distributed_scaling.md`` with ``--scaling``). Run::
 
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py            # 4e6 x 50 on disk (1.6 GB)
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --quick    # 2e5 x 20
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --spark --rows 200000 --rounds 3
+    nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --scaling --rounds 3
 """
 
 from __future__ import annotations
@@ -252,6 +259,24 @@ def against_spark(args) -> int:
     return 0
 
 
+def scaling(args) -> int:
+    """Two workers against one on the sparse wide case, and dask-ipm on wide dense data."""
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from benchmarks._bench_distributed_scaling import scaling_section
+
+    command = (f"python benchmarks/bench_distributed.py --scaling --rounds {args.rounds}"
+               + (" --quick" if args.quick else ""))
+    lines = scaling_section(args.rounds, command, machine(), quick=args.quick)
+    output = args.output if args.output != OUTPUT else OUTPUT.with_name("distributed_scaling.md")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="reduced sizes (checks the machinery)")
@@ -259,11 +284,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", default="1GB", help="each worker's memory_limit")
     parser.add_argument("--scratch", default=None, help="folder for the generated files (a temporary one)")
     parser.add_argument("--spark", action="store_true", help="only dask-ipm against Spark LinearSVC")
+    parser.add_argument("--scaling", action="store_true",
+                        help="only 2 against 1 workers (sparse wide) and dask-ipm on wide dense data")
     parser.add_argument("--rows", type=int, default=400_000, help="rows of the --spark data (100 features)")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the --spark comparison")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of --spark and --scaling")
     args = parser.parse_args(argv)
     if args.spark:
         return against_spark(args)
+    if args.scaling:
+        return scaling(args)
     args.command = "python benchmarks/bench_distributed.py" + (" --quick" if args.quick else "")
     lines = ["## Distributed fits (Dask)", "", *tall(args), *wide(args)]
     args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -174,8 +174,9 @@ def test_a_first_order_backend_likely_to_stop_short_is_charged_the_fall_back():
 
 def test_distributed_data_follow_the_documented_rule_and_stand_ins_cost_the_candidates(monkeypatch):
     """A Dask array goes to the distributed backend the documented rule names (``dask-ipm`` for dense data with at
-    most 512 features, ``dask-cocoa`` otherwise: ``docs/distributed.md``), whatever the cost forms predict; a
-    distributed candidate is costed by its in-memory counterpart's form until it registers its own."""
+    most 2048 features and twice as many rows, ``dask-cocoa`` otherwise: ``docs/distributed.md``), whatever the
+    cost forms predict; a distributed candidate is costed by its in-memory counterpart's form until it registers
+    its own."""
     toy = registry.Backend(name="toy-distributed-ipm", solve=lambda model, **o: None,
                            needs=registry.Needs(sets="any"), summary="a stand-in")
     registry.register(toy)
@@ -184,9 +185,9 @@ def test_distributed_data_follow_the_documented_rule_and_stand_ins_cost_the_cand
         monkeypatch.setitem(cost.STAND_INS, "toy-distributed-ipm", "feature-ipm")
         problem, shape = _issue_case(rs.Box(0.05))
         dask_shape = cost.DataShape(n=shape.n, d=shape.d, nnz=shape.nnz, distributed=True)
-        assert shape.d <= 512 and solve_path.choose_backend(problem, dask_shape) == "dask-ipm"
+        assert shape.d <= 2048 and solve_path.choose_backend(problem, dask_shape) == "dask-ipm"
         sparse = cost.DataShape(n=shape.n, d=shape.d, nnz=shape.nnz // 10, sparse=True, distributed=True)
-        wide = cost.DataShape(n=shape.n, d=600, nnz=shape.n * 600, distributed=True)
+        wide = cost.DataShape(n=shape.n, d=2100, nnz=shape.n * 2100, distributed=True)
         assert solve_path.choose_backend(problem, sparse) == solve_path.choose_backend(problem, wide) == "dask-cocoa"
         assert solve_path.choose_backend(problem, shape) == "feature-ipm"  # in memory: the usual candidates
         x = cost.cost_inputs(problem, shape)

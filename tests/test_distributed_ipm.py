@@ -125,6 +125,28 @@ def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
     np.testing.assert_allclose(sum(o[0] for o in parts.map(_row_sums, np.ones(5))), X.sum(), rtol=1e-12)
 
 
+def test_dask_ipm_on_rows_streamed_from_disk_agrees_with_feature_ipm(client, tmp_path):
+    """Rows read from disk at every pass (no single-precision copy, every round's state kept with the tried
+    step's): the fit certifies the optimum feature-ipm certifies in memory."""
+    from dataclasses import replace
+
+    from robustsvm.distributed.ipm import solve_dask_ipm
+    from robustsvm.distributed.model import distributed_model
+
+    X, y = _tall(1200, 5, seed=8)
+    da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(300, 5)))
+    Xd = da.from_npy_stack(str(tmp_path), mmap_mode="r")
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-2), uncertainty=rs.Ball(0.05), signs=[1, 0, 0, 0, -1])
+    streamed = replace(distributed_model(problem, Xd, y, client=client),
+                       data=partition(Xd, y, client=client, hold=False))
+    assert all(streamed.data.map(_on_disk))
+    res = solve_dask_ipm(streamed, tol=1e-7)
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-9)
+    assert res.status == "optimal" and res.gap <= 1e-7 * abs(res.primal_objective) + 1e-12
+    assert abs(res.primal_objective - ref.objective) <= res.gap + ref.gap + 1e-10
+    assert res.w[0] >= 0 >= res.w[4]
+
+
 def test_mapped_files_that_fit_are_read_once_into_the_workers_memory(client, tmp_path):
     X, y = _tall(1000, 5, seed=4)
     da.to_npy_stack(str(tmp_path), da.from_array(X, chunks=(250, 5)))
@@ -448,20 +470,24 @@ def test_auto_sends_tall_dense_data_to_dask_ipm_and_wide_or_sparse_data_to_dask_
     from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, choose_distributed_backend
 
     box = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Box(0.1))
-    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=50)) == "dask-ipm"
-    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=True, d=50)) == "dask-cocoa"
-    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, d=DASK_IPM_MAX_FEATURES + 1)) \
-        == "dask-cocoa"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, n=10_000, d=50)) == "dask-ipm"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=True, n=10_000, d=50)) == "dask-cocoa"
+    # wide dense data: dask-ipm while the rows are at least twice the features and d ≤ 2048
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, n=4000, d=1500)) == "dask-ipm"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, n=2999, d=1500)) == "dask-cocoa"
+    assert choose_distributed_backend(box, SimpleNamespace(is_sparse=False, n=10 ** 7,
+                                                           d=DASK_IPM_MAX_FEATURES + 1)) == "dask-cocoa"
     one_ball = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=1))
-    assert choose_distributed_backend(one_ball, SimpleNamespace(is_sparse=False, d=50)) == "dask-cocoa"
+    assert choose_distributed_backend(one_ball, SimpleNamespace(is_sparse=False, n=10_000, d=50)) == "dask-cocoa"
     with pytest.raises(rs.UnsupportedModelError, match="no distributed backend solves this model"):
         choose_distributed_backend(rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0), uncertainty=rs.Ball(0.1, p=3)),
-                                   SimpleNamespace(is_sparse=False, d=50))
+                                   SimpleNamespace(is_sparse=False, n=10_000, d=50))
 
 
 def test_auto_follows_the_rule_before_the_rows_are_partitioned():
     """``choose_backend`` on a dask array not partitioned yet (the shape alone) applies the documented rule:
-    ``dask-ipm`` for dense data with at most 512 features only, whatever the cost model would predict."""
+    ``dask-ipm`` for dense data with at most 2048 features and twice as many rows only, whatever the cost model
+    would predict."""
     import scipy.sparse as sp
 
     from robustsvm import solve_path
@@ -493,10 +519,10 @@ def test_a_model_dask_cocoa_refuses_on_wide_sparse_data_is_not_sent_to_dask_ipm(
 def test_dask_ipm_named_on_wide_sparse_data_refuses_before_it_starts_naming_dask_cocoa(client):
     import scipy.sparse as sp
 
-    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES
+    from robustsvm.distributed.model import DASK_IPM_MAX_FEATURES, DASK_IPM_MAX_SPARSE_FEATURES
 
     rng = np.random.default_rng(21)
-    d = DASK_IPM_MAX_FEATURES + 88
+    d = DASK_IPM_MAX_SPARSE_FEATURES + 88
     chunks = [sp.random(60, d, density=0.02, format="csr", random_state=k) for k in range(3)]
     Xd = da.concatenate([da.from_array(c, chunks=c.shape, asarray=False) for c in chunks], axis=0)
     y = np.where(rng.random(180) > 0.5, 1, -1)
@@ -504,6 +530,51 @@ def test_dask_ipm_named_on_wide_sparse_data_refuses_before_it_starts_naming_dask
     with pytest.raises(rs.UnsupportedModelError, match="solver='dask-cocoa' solves it") as info:
         problem.solve(Xd, y, "dask-ipm", client=client)
     assert f"{d} × {d}" in str(info.value)
+    dense = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0))  # dense data beyond the client's Newton matrix
+    Xw = da.zeros((60, DASK_IPM_MAX_FEATURES + 1), chunks=(30, DASK_IPM_MAX_FEATURES + 1))
+    with pytest.raises(rs.UnsupportedModelError, match="solver='dask-cocoa' solves it"):
+        dense.solve(Xw, y[:60], "dask-ipm", client=client)
+
+
+def test_dask_ipm_certifies_wide_dense_data_as_feature_ipm_does(client):
+    """Dense data with more than 512 features (the former limit) and twice as many rows: ``auto`` chooses dask-ipm,
+    which certifies the robust, sign-constrained model; its certified interval meets feature-ipm's."""
+    rng = np.random.default_rng(5)
+    n, d = 1400, 600
+    X = rng.standard_normal((n, d))
+    w0 = rng.standard_normal(d) / np.sqrt(d)
+    y = np.where(X @ w0 + 0.5 * rng.standard_normal(n) > 0, 1, -1)
+    signs = np.zeros(d, dtype=int)
+    signs[: d // 2] = np.where(w0[: d // 2] > 0, 1, -1)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1.0 / n), uncertainty=rs.Ball(0.1), signs=signs)
+    sol = problem.solve(da.from_array(X, chunks=(n // 2, d)), y, "auto", client=client, tol=1e-6)
+    assert sol.solver == "dask-ipm" and sol.status == "optimal"
+    assert sol.gap <= 1e-6 * abs(sol.objective) + 1e-12
+    ref = problem.solve(X, y, "feature-ipm", tol=1e-8)
+    _agree(sol, ref)
+    assert np.all(sol.w[signs > 0] >= 0) and np.all(sol.w[signs < 0] <= 0)
+
+
+@pytest.mark.parametrize("tried", [0.97, 1e6], ids=["tried-step", "always-refused"])
+def test_fused_rounds_cut_rounds_and_a_refused_step_costs_a_round_not_the_answer(client, monkeypatch, tried):
+    """The corrector's round forms the next Newton system at a tried step: fewer than three rounds per
+    iteration when the step is taken; when every tried step is refused (the step then taken by a round of its
+    own) the fit still certifies the same optimum, in three rounds per iteration."""
+    from robustsvm.distributed import ipm
+
+    monkeypatch.setattr(ipm, "_TRY", tried)
+    X, y = make_classification(1600, 8, seed=3)
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Box(0.02), signs=[1, 0, 0, -1, 0, 0,
+                                                                                                 0, 0])
+    sol = problem.solve(da.from_array(X, chunks=(800, 8)), y, "dask-ipm", client=client, tol=1e-6)
+    assert sol.status == "optimal" and sol.gap <= 1e-6 * abs(sol.objective) + 1e-12
+    _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-9))
+    if tried < 1:  # three rounds per iteration and four more without the fused round
+        assert sol.extra["rounds"] < 3 * sol.iterations, (sol.extra["rounds"], sol.iterations)
+    else:  # the start, the first Newton round, then three per iteration
+        assert sol.extra["rounds"] >= 3 * sol.iterations + 2, (sol.extra["rounds"], sol.iterations)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_the_fit_snippet_of_the_docs_runs_pasted_into_a_script(tmp_path):

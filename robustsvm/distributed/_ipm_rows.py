@@ -16,8 +16,10 @@ import numpy as np
 
 from ..backends.building_blocks import Design
 from .data import Block
+from .model import margin_terms_many
 
-__all__ = ["RowState", "advance_and_newton", "certificate_sums", "corrector_step", "predictor_step", "start"]
+__all__ = ["RowState", "advance_and_newton", "certificate_sums", "corrector_and_newton", "corrector_step",
+           "predictor_step", "start"]
 
 
 class RowState:
@@ -36,6 +38,8 @@ class RowState:
         self.e = self.rxi = self.rs = None
         self.aff = self.step = None  # (ds, dα, dξ, dβ, dgx) of the predictor / the corrector
         self.rho0 = self.rho1 = None
+        #: the state stepped by the step a fused round tried (:func:`corrector_and_newton`)
+        self.ahead = None
 
     def _build(self, block: Block):
         """``(j0, j1, Design)`` over the kept rows, a slice of rows at a time."""
@@ -55,25 +59,36 @@ class RowState:
         return self.cached if self.cached is not None else self._build(block)
 
     # products with A = [y∘X, r, y] over the kept rows
-    def dot(self, block: Block, z: np.ndarray) -> np.ndarray:
+    def dot(self, block: Block, z: np.ndarray, coarse: bool = False) -> np.ndarray:
+        """``A z`` over the kept rows (``coarse``: from the single-precision copy of the rows when the Gram
+        matrix made one, for the predictor's step, which only steers)."""
         out = np.empty(self.c.size)
         for j0, j1, des in self.designs(block):
-            out[j0:j1] = des.dot(z[None])[0]
+            out[j0:j1] = (des.dot_coarse(z[None]) if coarse else des.dot(z[None]))[0]
         return out
 
-    def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray) -> tuple:
-        """The upper triangle of ``Aᵀ diag(weights) A`` (None: not formed) and ``A_ᵀ v`` for each row of ``V``."""
+    def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray, coarse: bool = False) -> tuple:
+        """The upper triangle of ``Aᵀ diag(weights) A`` (None: not formed) and ``Aᵀ v`` for each row of ``V``.
+
+        ``coarse``: the Gram matrix and the first product in single precision (accumulated in double; for the
+        Newton matrix while the gap is far, as ``feature-ipm`` does). The other products are in double precision,
+        one pass per row of ``V`` (one matrix-vector product each: a product with several rows at once went
+        through a strided matrix product several times slower).
+        """
         D = None
         gram, prods = None, None
+        coarse = coarse and self.cached is not None  # rows read from disk at every pass are not copied
         for j0, j1, des in self.designs(block):
             D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
+            rest = V
             if weights is not None:  # the Gram matrix and the first product in one pass where it pays
-                part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1])
+                part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1], coarse)
                 gram = part[0] if gram is None else gram + part[0]
-                if V.shape[0] > 1:
-                    p = np.vstack([p, des.tdot(V[1:, j0:j1])])
+                rest = V[1:]
             else:
-                p = des.tdot(V[:, j0:j1])
+                p = np.zeros((0, D))
+            if rest.shape[0]:
+                p = np.vstack([p] + [des.tdot(v[None, j0:j1]) for v in rest])
             prods = p if prods is None else prods + p
         if D is None:  # a partition without weighted rows adds nothing
             return None, None
@@ -103,14 +118,10 @@ def start(block: Block, state, z0: np.ndarray, c_scale: float, radius: float, sq
     return st, {"ta": None if prods is None else prods[0], **_sums(st)}
 
 
-def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray | None):
-    """Take the step ``a`` of the last corrector (0 in the first round), recompute ``g x`` from ``z = Tᵀx``
-    when ``z_sync`` is given, and form the Newton system's sums: the Gram matrix with weights ``1/e`` and
-    ``Aᵀ(ρ/e)`` for the predictor (``rhs_s = −sα``, ``rhs_ξ = −ξβ``), with ``Aᵀα`` after a resync.
-
-    Every round works on a copy of the state (its arrays are replaced, never written): a round run again, or
-    recomputed from its lineage after a worker is lost, starts from the same state.
-    """
+def _advance(st: RowState, a: float) -> RowState:
+    """A copy of the state that has taken the step ``a`` of its last corrector (its arrays replaced, never
+    written: a round run again, or recomputed from its lineage after a worker is lost, starts from the same
+    state)."""
     st = copy.copy(st)
     if st.step is not None and a > 0:
         ds, da, dxi, db, dgx = st.step
@@ -120,7 +131,14 @@ def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray 
         if db is not None:
             st.beta = st.beta + a * db
         st.gx = st.gx + a * dgx
-    st.step = st.aff = None
+    st.step = st.aff = st.ahead = None
+    return st
+
+
+def _newton(block: Block, st: RowState, z_sync: np.ndarray | None, coarse: bool, upper: float | None) -> dict:
+    """The Newton system's sums at the state (updated in place: a fresh copy): the Gram matrix with weights
+    ``1/e`` and ``Aᵀ(ρ/e)`` for the predictor (``rhs_s = −sα``, ``rhs_ξ = −ξβ``), with ``Aᵀα`` after a resync
+    (``g x`` recomputed from ``z_sync = Tᵀx``) and the certificate's sums when ``upper`` is given."""
     if z_sync is not None:
         st.gx = st.dot(block, z_sync)
     if st.squared:
@@ -132,10 +150,22 @@ def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray 
     st.rs = st.gx + st.xi - 1.0 - st.s
     rho = _rho(st, -st.s * st.alpha, None if st.squared else -st.xi * st.beta)
     V = np.vstack([rho / st.e, st.alpha]) if z_sync is not None else (rho / st.e)[None]
-    gram, prods = st.gram_and_tdot(block, 1.0 / st.e, V)
+    gram, prods = st.gram_and_tdot(block, 1.0 / st.e, V, coarse)
     out = {"gram": gram, "g_rho": None if prods is None else prods[0],
            "ta": None if prods is None or z_sync is None else prods[1], **_sums(st)}
-    return st, out
+    if upper is not None:
+        out["cert"] = _certificate(block, st, upper)
+    return out
+
+
+def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray | None, coarse: bool = False,
+                       upper: float | None = None, ahead: bool = False):
+    """Take the step ``a`` of the last corrector (0 in the first round) and form the Newton system's sums
+    (:func:`_newton`; single precision for the Gram matrix when ``coarse``, the certificate's sums at
+    ``α̃ = clip(α/c, 0, upper)`` when ``upper`` is given). ``ahead``: start from the state a fused round
+    stepped to (``a`` is then 0)."""
+    st = _advance(st.ahead if ahead else st, a)
+    return st, _newton(block, st, z_sync, coarse, upper)
 
 
 def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> np.ndarray:
@@ -146,9 +176,9 @@ def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> np.ndarr
 
 
 def _direction(block: Block, st: RowState, z: np.ndarray, rho: np.ndarray, rhs_s: np.ndarray,
-               rhs_xi: np.ndarray | None) -> tuple:
+               rhs_xi: np.ndarray | None, coarse: bool = False) -> tuple:
     """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``Δ(gx), Δα, Δs, Δξ, Δβ``."""
-    dgx = st.dot(block, z)
+    dgx = st.dot(block, z, coarse)
     da = (rho - dgx) / st.e
     ds = (rhs_s - st.s * da) / st.alpha
     if st.squared:
@@ -171,15 +201,23 @@ def _max_step(st: RowState, step: tuple) -> float:
     return best
 
 
-def predictor_step(block: Block, st: RowState, z: np.ndarray):
+def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = False, points: list | None = None,
+                   loss=None, c_scale: float = 1.0, coarse: bool = False):
     """The affine step for ``z = TᵀΔx_aff``: its largest step, the coefficients of the gap measure along it
     (``Σ(s + a Δs)(α + a Δα) + …`` as a polynomial in ``a``) and ``Aᵀ(ρ₀/e)``, ``Aᵀ(ρ₁/e)`` with
-    ``ρ_corrector = ρ₀ + σμ ρ₁`` (the corrector's right-hand side is linear in its target ``σμ``)."""
-    st = copy.copy(st)
+    ``ρ_corrector = ρ₀ + σμ ρ₁`` (the corrector's right-hand side is linear in its target ``σμ``).
+
+    ``ahead``: the state is the one the last :func:`corrector_and_newton` stepped to (every partition took its
+    step). ``points``: the primal candidates ``(w, b, shifts)`` of a certificate, priced in the same pass
+    (:func:`.model.margin_terms_many`, returned as ``"priced"``). ``coarse``: ``A z`` in single precision (the
+    affine step only steers: the centering and the corrector's second-order term).
+    """
+    st = copy.copy(st.ahead if ahead else st)
+    st.ahead = None
     rhs_s = -st.s * st.alpha
     rhs_xi = None if st.squared else -st.xi * st.beta
     rho = _rho(st, rhs_s, rhs_xi)
-    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi, coarse)
     ds, da, dxi, db, _ = st.aff
     coef = [float(st.s @ st.alpha), float(st.s @ da + ds @ st.alpha), float(ds @ da)]
     if not st.squared:
@@ -195,12 +233,14 @@ def predictor_step(block: Block, st: RowState, z: np.ndarray):
         st.rho0 = _rho(st, base_s, base_xi)
         st.rho1 = 1.0 / st.alpha - 1.0 / st.beta
     _, prods = st.gram_and_tdot(block, None, np.vstack([st.rho0 / st.e, st.rho1 / st.e]))
-    return st, {"max_step": _max_step(st, st.aff), "gap_coef": coef,
-                "g_rho": None if prods is None else prods}
+    out = {"max_step": _max_step(st, st.aff), "gap_coef": coef, "g_rho": None if prods is None else prods}
+    if points is not None:
+        out["priced"] = margin_terms_many(block, points, loss, c_scale)
+    return st, out
 
 
-def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
-    """The combined step for ``z = TᵀΔx`` and the target ``σμ``: kept for the next round; returns its largest
+def _corrector(block: Block, st: RowState, z: np.ndarray, target: float) -> tuple[RowState, float]:
+    """A copy of the state holding the combined step for ``z = TᵀΔx`` and the target ``σμ``, and its largest
     step on these rows."""
     st = copy.copy(st)
     ds, da, dxi, db, _ = st.aff
@@ -209,10 +249,35 @@ def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
     rho = st.rho0 + target * st.rho1
     st.step = _direction(block, st, z, rho, rhs_s, rhs_xi)
     st.aff = st.rho0 = st.rho1 = None  # the predictor's arrays are not needed any more
-    return st, {"max_step": _max_step(st, st.step)}
+    return st, _max_step(st, st.step)
 
 
-def certificate_sums(block: Block, st: RowState, upper: float):
+def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
+    """The combined step for ``z = TᵀΔx`` and the target ``σμ``: kept for the next round; returns its largest
+    step on these rows."""
+    st, top = _corrector(block, st, z, target)
+    return st, {"max_step": top}
+
+
+def corrector_and_newton(block: Block, st: RowState, z: np.ndarray, target: float, a_try: float, step: float,
+                         z_sync: np.ndarray | None, coarse: bool, upper: float | None):
+    """:func:`corrector_step`, and when the step ``a_try`` keeps these rows inside (``a_try ≤ step ·`` their
+    largest step), the next iteration's :func:`advance_and_newton` at ``a_try`` in the same round.
+
+    The state keeps the combined step (the client takes another common step through :func:`advance_and_newton`
+    when a partition or its own variables refuse ``a_try``) and, as ``ahead``, the state stepped by ``a_try``.
+    Returns the largest step and the Newton sums (``"newton"``, None when refused).
+    """
+    st, top = _corrector(block, st, z, target)
+    if not a_try <= step * top:
+        return st, {"max_step": top, "newton": None}
+    nxt = _advance(st, a_try)
+    out = _newton(block, nxt, z_sync, coarse, upper)
+    st.ahead = nxt
+    return st, {"max_step": top, "newton": out}
+
+
+def _certificate(block: Block, st: RowState, upper: float) -> dict:
     """The sums of the dual certificate at ``α̃ = clip(α/c, 0, upper)``: per class (``y = +1``, ``y = −1``)
     ``Aᵀ(c α̃)`` (the class images ``Σ c α̃ y x``, ``Σ c α̃ r``, ``Σ c α̃ y``) and ``Σ c α̃``, ``Σ c α̃²``."""
     at = np.clip(st.alpha / st.c, 0.0, upper)
@@ -221,4 +286,10 @@ def certificate_sums(block: Block, st: RowState, upper: float):
     _, prods = st.gram_and_tdot(block, None, np.vstack([np.where(pos, ca, 0.0), np.where(pos, 0.0, ca)]))
     m1 = [float(ca[pos].sum()), float(ca[~pos].sum())]
     m2 = [float((ca * at)[pos].sum()), float((ca * at)[~pos].sum())]
-    return st, {"images": prods, "m1": np.array(m1), "m2": np.array(m2)}
+    return {"images": prods, "m1": np.array(m1), "m2": np.array(m2)}
+
+
+def certificate_sums(block: Block, st: RowState, upper: float, ahead: bool = False):
+    """:func:`_certificate` of the current multipliers (those of the state ahead when ``ahead``), as a round of
+    its own."""
+    return st, _certificate(block, st.ahead if ahead else st, upper)

@@ -27,6 +27,7 @@ from ..backends.shared_set import SharedSetArrays, shared_set_needs
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
 from ._local import ELLIPSOID_MAX_FEATURES, Block, BlockSums, block_losses, block_sums, local_ascent, make_block
+from .data import one_blas_thread
 from .model import DISTRIBUTED, check_limits
 
 __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result",
@@ -281,9 +282,10 @@ def solve_dask_cocoa(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     rounds = DaskRounds(model, spec)
     rounds0, resubmitted0 = model.data.rounds, model.data.resubmitted
     try:
-        run = run_rounds(rounds, spec, [BlockSums.zeros(model.d) for _ in range(K)], penalty=model.penalty.value,
-                         scale=model.c_sum, rho=rho, tol=tol, max_iter=max_iter, time_limit=time_limit,
-                         epochs=epochs, seed=int(random_state or 0), verbose=verbose)
+        with one_blas_thread():  # the client's certificate between rounds (data.one_blas_thread)
+            run = run_rounds(rounds, spec, [BlockSums.zeros(model.d) for _ in range(K)],
+                             penalty=model.penalty.value, scale=model.c_sum, rho=rho, tol=tol, max_iter=max_iter,
+                             time_limit=time_limit, epochs=epochs, seed=int(random_state or 0), verbose=verbose)
     finally:
         rounds.states = rounds.pending = None  # the workers free the dual blocks
     return cocoa_result(run, tol=tol, intercept=model.intercept, t_start=t_start, multipliers=None,

@@ -252,28 +252,51 @@ def violation(model: DistributedModel, w: np.ndarray, b: float = 0.0) -> float:
 
 
 # ------------------------------------------------------------------------------------------------ choice
-#: the most features for which ``solver="auto"`` sends dense data on a cluster to ``dask-ipm``
-DASK_IPM_MAX_FEATURES = 512
+#: the most features of dense data ``dask-ipm`` takes: its client factors a ``k × k`` Newton matrix, ``k ≤ 2d + 2``
+DASK_IPM_MAX_FEATURES = 2048
+#: the most features of sparse data ``dask-ipm`` takes (its dense ``d × d`` reductions against sparse rows)
+DASK_IPM_MAX_SPARSE_FEATURES = 512
+#: ``solver="auto"`` sends dense data to ``dask-ipm`` while ``d`` is at most this fraction of the rows ``n``
+DASK_IPM_ROWS_PER_FEATURE = 2
+
+
+def _is_sparse(model: Any) -> bool:
+    return bool(model.is_sparse if hasattr(model, "is_sparse") else model.sparse)
 
 
 def dask_ipm_refusal(model: Any) -> str | None:
     """Why ``dask-ipm`` refuses the data of ``model`` before it starts (None: it takes them): sparse data with more
-    than :data:`DASK_IPM_MAX_FEATURES` features, whose dense ``d × d`` reductions outgrow a worker's memory."""
-    sparse = model.is_sparse if hasattr(model, "is_sparse") else model.sparse
-    if sparse and model.d > DASK_IPM_MAX_FEATURES:
+    than :data:`DASK_IPM_MAX_SPARSE_FEATURES` features, dense data with more than :data:`DASK_IPM_MAX_FEATURES`
+    (its dense ``d × d`` reductions and the client's Newton matrix outgrow a worker and the client)."""
+    sparse = _is_sparse(model)
+    limit = DASK_IPM_MAX_SPARSE_FEATURES if sparse else DASK_IPM_MAX_FEATURES
+    if model.d > limit:
         return (f"dask-ipm reduces the rows to dense {model.d} × {model.d} matrices, too large for the workers on "
-                f"sparse data with more than {DASK_IPM_MAX_FEATURES} features; solver='dask-cocoa' solves it")
+                f"{'sparse' if sparse else 'dense'} data with more than {limit} features; solver='dask-cocoa' "
+                "solves it")
     return None
 
 
+def dask_ipm_suits(model: Any) -> bool:
+    """Whether ``solver="auto"`` sends the data to ``dask-ipm`` first: dense, at most
+    :data:`DASK_IPM_MAX_FEATURES` features and ``n ≥`` :data:`DASK_IPM_ROWS_PER_FEATURE` ``· d`` rows.
+
+    Then the upper triangle of the ``(d+2)²`` Gram matrix a partition returns per round, ``(d+2)(d+3)/2``
+    numbers, is at most a quarter of the data's ``n·d`` numbers (half a partition's on two workers), and the
+    client's ``O(d³)`` factorization stays below the workers' ``O(n d²)`` products (``docs/distributed.md``).
+    """
+    return (not _is_sparse(model) and model.d <= DASK_IPM_MAX_FEATURES
+            and model.n >= DASK_IPM_ROWS_PER_FEATURE * model.d)
+
+
 def choose_distributed_backend(problem: Any, model: Any) -> str:
-    """What ``solver="auto"`` stands for on a dask array: ``"dask-ipm"`` for tall dense data (at most
-    :data:`DASK_IPM_MAX_FEATURES` features: a few dozen ``d × d`` reductions), ``"dask-cocoa"`` for wide or
-    sparse data (``d`` numbers per partition per round); the other one when the first refuses the model (never
+    """What ``solver="auto"`` stands for on a dask array: ``"dask-ipm"`` for dense data it suits
+    (:func:`dask_ipm_suits`: a few dozen ``d × d`` reductions, cheap against the rows), ``"dask-cocoa"`` for wide
+    or sparse data (``d`` numbers per partition per round); the other one when the first refuses the model (never
     ``dask-ipm`` on data it refuses, :func:`dask_ipm_refusal`).
 
     ``model`` is the :class:`DistributedModel`, or the data's :class:`~robustsvm.backends.cost.DataShape`
-    (``d`` and ``sparse``) when the choice is made before the rows are partitioned.
+    (``n``, ``d`` and ``sparse``) when the choice is made before the rows are partitioned.
 
     Raises
     ------
@@ -283,9 +306,7 @@ def choose_distributed_backend(problem: Any, model: Any) -> str:
     from ..backends import registry
 
     wide = dask_ipm_refusal(model)
-    sparse = model.is_sparse if hasattr(model, "is_sparse") else model.sparse
-    tall = not sparse and model.d <= DASK_IPM_MAX_FEATURES
-    order = ["dask-ipm", "dask-cocoa"] if tall else ["dask-cocoa", "dask-ipm"]
+    order = ["dask-ipm", "dask-cocoa"] if dask_ipm_suits(model) else ["dask-cocoa", "dask-ipm"]
     reasons = [] if wide is None else [wide]
     for name in order if wide is None else ["dask-cocoa"]:
         try:
