@@ -4,10 +4,10 @@
 
 The grid times a long cell in few rounds; this script re-times one cell (the same data generator, seed and set as
 the grid's, ``--held-out`` for the held-out grid's seed) in ``--rounds`` rounds, the order of the solvers reversed
-every other round, after one untimed warm-up solve each. Times are CPU seconds of ``Problem.solve`` with BLAS and
-numba single-threaded; each ratio is the median over the rounds of ``time / time of the first --against backend``
-within a round. Writes ``benchmarks/results/auto_cell.md`` (``--output``; ``--append`` adds a section) and prints
-it.
+every other round, after one untimed warm-up solve each. Times are CPU seconds of one solve
+(``bench_auto.solve_once``) with BLAS and numba single-threaded, pinned to one CPU (``benchmarks/pinning.py``);
+each ratio is the median over the rounds of ``time / time of the first --against backend`` within a round. Writes
+``benchmarks/results/auto_cell.md`` (``--output``; ``--append`` adds a section) and prints it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ for _k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_
 import argparse  # noqa: E402
 import platform  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import bench_auto  # noqa: E402
+import pinning  # noqa: E402
 
 import robustsvm as rs  # noqa: E402
 
@@ -45,9 +45,10 @@ def time_cell(n: int, d: int, kind: str, lambda_n: float, solvers: list[str], ro
     times: dict[str, list[float]] = {s: [] for s in solvers}
     for r in range(rounds):
         for s in solvers if r % 2 == 0 else solvers[::-1]:
-            start = time.process_time()
-            answers[s] = problem.solve(X, y, solver=s)
-            times[s].append(time.process_time() - start)
+            seconds, answers[s] = bench_auto.solve_once(problem, X, y, s)
+            if isinstance(answers[s], Exception):
+                raise answers[s]
+            times[s].append(seconds)
     return {"times": times, "answers": answers}
 
 
@@ -67,8 +68,9 @@ def report(args: argparse.Namespace, cell: dict, load: tuple[float, float, float
     return "\n".join([
         f"## auto on one cell, more rounds: {args.n:,} × {args.d:,} dense, {args.set}, λn = {args.lambda_n:g}", "",
         f"Command: `python benchmarks/bench_auto_cell.py {args.n} {args.d} {args.set} {args.lambda_n:g} {seed}"
-        f"--against {against} --rounds {args.rounds}{append}`; {platform.machine()}, {os.cpu_count()} cores, load "
-        f"average at start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}. The cell's data and set as in "
+        f"--against {against} --rounds {args.rounds}{append}{pinning.command_option(args.cpu)}`; {platform.machine()}, "
+        f"{os.cpu_count()} cores, load average at start {load[0]:.2f}, {load[1]:.2f}, {load[2]:.2f}, "
+        f"{pinning.describe(args.cpu)}. The cell's data and set as in "
         "`bench_auto.py`; CPU "
         "seconds, single-threaded, medians over the rounds; the ratio is against the first backend after `auto` "
         "(median of the per-round ratios, smallest and largest in brackets).", "",
@@ -88,7 +90,9 @@ def main() -> None:
     parser.add_argument("--held-out", action="store_true", help="the held-out grid's data seed")
     parser.add_argument("--output", type=Path, default=OUT)
     parser.add_argument("--append", action="store_true", help="add this cell's section to the output file")
+    pinning.add_cpu_argument(parser)
     args = parser.parse_args()
+    args.cpu = pinning.pin_run(args.cpu, quick=False)
     load = os.getloadavg()
     seed = bench_auto.HELD_OUT_SEED if args.held_out else bench_auto.DATA_SEED
     cell = time_cell(args.n, args.d, args.set, args.lambda_n, ["auto", *args.against], args.rounds, seed)
