@@ -428,3 +428,30 @@ def test_bounds_on_a_categorical_column_bound_each_level(table, capsys):
     assert -0.05 - 1e-9 <= w[names.index("therapy=yes")] <= 1e-9
     assert all(-1e-9 <= w[names.index(f)] <= 0.02 + 1e-9 for f in ("grade=II", "grade=III"))
     assert w[names.index("therapy=yes")] == pytest.approx(-0.05, abs=1e-6)  # the bound binds: therapy protects
+
+
+@pytest.mark.parametrize("weights", ["balanced", "relapse=1,none=3"])
+def test_fit_reports_the_accuracy_under_the_class_weights(table, weights):
+    """With --class-weight, ``fit`` also reports the accuracy under those weights (balanced: the mean recall, as
+    scikit-learn's balanced accuracy) and the constant classifier's, computed here from the raw labels."""
+    root, frame = table
+    out = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--l2", L2, "--impute",
+              "median", "--class-weight", weights, "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    est = rs.RobustSVC(l2=L2, class_weight="balanced" if weights == "balanced" else {"relapse": 1.0, "none": 3.0})
+    Z = design(frame, impute=True)
+    predicted = est.fit(Z, frame["outcome"]).predict(Z)
+    truth = frame["outcome"].to_numpy()
+    if weights == "balanced":
+        expected, constant = balanced_accuracy_score(truth, predicted), 0.5
+    else:
+        c = np.where(truth == "relapse", 1.0, 3.0)
+        expected = float(c @ (predicted == truth)) / c.sum()
+        constant = max(c[truth == "relapse"].sum(), c[truth == "none"].sum()) / c.sum()
+    assert doc["weighted_training_accuracy"] == pytest.approx(expected, abs=1e-12)
+    assert doc["weighted_constant_accuracy"] == pytest.approx(constant, abs=1e-12)
+    assert doc["training_accuracy"] == pytest.approx(float(np.mean(predicted == truth)), abs=1e-12)
+    text = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--l2", L2, "--impute",
+               "median", "--class-weight", weights)
+    assert f"weighted by the class weights {expected:.4f}" in text.stdout

@@ -197,7 +197,10 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
-    accuracy = float(np.mean(sol.predict(X) == y))
+    correct = sol.predict(X) == y
+    accuracy = float(np.mean(correct))
+    weights = None if fitted.class_weight is None else table_model.row_weights(fitted.class_weight, y)
+    weighted = None if weights is None else _weighted_accuracy(correct, y, weights)
     path = sol.to_json(args.output, X, y) if args.output else None
     if args.json:
         solution = solution_to_dict(sol, X, y)
@@ -205,11 +208,16 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         _print_json({"data": {**_data_json(X, description, names), "preprocessing": solution.pop("preprocessing")},
                      "model": _model_json(problem),
                      "classes": {"+1": sol.class_mapping[1], "-1": sol.class_mapping[-1]},
-                     "solution": solution, "training_accuracy": accuracy, "degenerate": sol.degenerate,
+                     "solution": solution, "training_accuracy": accuracy,
+                     "weighted_training_accuracy": None if weighted is None else weighted[0],
+                     "weighted_constant_accuracy": None if weighted is None else weighted[1],
+                     "degenerate": sol.degenerate,
                      "warnings": notes, "output": None if path is None else str(path)})
     else:
         print(sol.summary())
         print(f"training accuracy {accuracy:.4f}")
+        if weighted is not None:
+            print(f"weighted by the class weights {weighted[0]:.4f} (always the larger class: {weighted[1]:.4f})")
         if sol.w is not None and args.show_weights:
             order = np.argsort(-np.abs(sol.w), kind="stable")[: args.show_weights]
             for h in order:
@@ -217,6 +225,17 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         if path is not None:
             print(f"solution written to {path}")
     return 0 if sol.status == "optimal" else 3 if args.strict else 0
+
+
+def _weighted_accuracy(correct: Any, y: Any, weights: Any) -> tuple[float, float]:
+    """``(Σ c_i [ŷ_i = y_i] / Σ c_i, max_k Σ_{y_i = k} c_i / Σ c_i)``: the accuracy under the row weights ``c`` of
+    ``--class-weight`` (balanced: the mean of the classes' recalls) and that of the constant classifier."""
+    import numpy as np
+
+    total = float(weights.sum())
+    labels = np.asarray(y)
+    constant = max(float(weights[labels == k].sum()) for k in np.unique(labels)) / total
+    return float(weights @ correct) / total, constant
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
