@@ -455,3 +455,19 @@ def test_fit_reports_the_accuracy_under_the_class_weights(table, weights):
     text = run("fit", root / "patients.csv", "--target", "outcome", "--drop", "pid", "--l2", L2, "--impute",
                "median", "--class-weight", weights)
     assert f"weighted by the class weights {expected:.4f}" in text.stdout
+
+
+@pytest.mark.parametrize("command", ["fit", "cv"])
+def test_labels_of_one_or_three_classes_are_refused_naming_the_column_and_counts(table, tmp_path, command):
+    _, frame = table
+    three = frame.copy()
+    three.loc[three.index[:15], "outcome"] = "unknown"
+    one = frame.assign(outcome="relapse")
+    for name, data, words in (("three", three, "holds 3 classes"), ("one", one, "holds one class")):
+        path = tmp_path / f"{name}.csv"
+        data.to_csv(path, index=False)
+        out = run(command, path, "--target", "outcome", "--drop", "pid", "--impute", "median")
+        assert out.returncode == 1 and "Traceback" not in out.stderr
+        assert f"the label column 'outcome' {words}" in out.stderr
+        for label, count in data["outcome"].value_counts().items():
+            assert f"'{label}' ({count} rows)" in out.stderr

@@ -276,6 +276,7 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
     args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
+    _two_classes(prepared.y, target)
     X, names = prepared.X, rules.feature_names
     if target is not None:
         what = f"{what}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
@@ -286,6 +287,25 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
                                         lambda text: _label(text, prepared.y, target, "--class-weight"))
     return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
                     warnings=prepared.warnings, class_weight=weights)
+
+
+def _two_classes(y: Any, target: str | None) -> None:
+    """Refuse labels of one class or of more than two, naming the column and each label's count."""
+    import numpy as np
+
+    labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
+    if labels.size == 2:
+        return
+    where = f"the label column {target!r}" if target is not None else "the data set's labels"
+    listed = ", ".join(f"{str(label)!r} ({int(count)} rows)"
+                       for label, count in zip(labels[:10], counts[:10], strict=True))
+    more = f" and {labels.size - 10} more" if labels.size > 10 else ""
+    if labels.size < 2:
+        raise ValueError(f"{where} holds one class, {listed}: a classifier needs rows of two")
+    raise ValueError(f"{where} holds {labels.size} classes, {listed}{more}; the command line compares two: keep "
+                     "the rows of two of them (or recode the column to two labels, e.g. one class against the "
+                     "rest), or fit every class against the rest in Python with RobustSVC, which does so for more "
+                     "classes")
 
 
 def _label(text: str, y: Any, target: str | None, option: str = "--positive") -> Any:
