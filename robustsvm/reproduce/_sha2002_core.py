@@ -104,7 +104,7 @@ def exact_hard_margin(K: np.ndarray, s: np.ndarray, intercept: bool = False,
         raise ValueError("K must have a positive diagonal")
     nqp = NQP(A=A / np.outer(dsc, dsc), b=-1.0 / dsc, c=np.full(len(s), np.inf))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("ignore", UserWarning)  # an inaccurate end is read off res.v and the KKT residual
         res = solve_nqp_cvxpy(nqp, equality=s / dsc if intercept else None)
     if not np.all(np.isfinite(res.v)):
         raise RuntimeError(f"Clarabel found no solution of the hard-margin dual ({res.message})")
