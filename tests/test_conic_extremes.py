@@ -105,3 +105,30 @@ def test_clarabel_recovers_on_hard_squared_hinge_models(sonar, reduction, kind, 
     # SCS's point is feasible (no constraint but the model's own): its objective bounds the optimum from above
     assert sol.objective - sol.gap <= other.objective + 1e-12 * scale
     assert sol.objective <= other.objective + 1e-6 * scale
+
+
+def test_a_failed_conic_solve_names_features_whose_scales_differ(monkeypatch):
+    """When the conic solver fails, the error names the columns with the largest and smallest max |x| (computed
+    here) if they differ by more than a factor of 1,000, and advises standardizing; equal scales add nothing."""
+    import robustsvm.backends.conic as conic_backend
+    from robustsvm._lazy import cvxpy as cp
+
+    def failing(self, *args, **kwargs):
+        raise cp.error.SolverError("numerical trouble")
+
+    monkeypatch.setattr(conic_backend.ConicProgram, "solve", failing)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 4))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    scaled = X * [1.0, 5e3, 1e-2, 1.0]
+    top, bottom = np.abs(scaled).max(axis=0)[1], np.abs(scaled).max(axis=0)[2]
+    problem = rs.Problem(uncertainty=rs.Ball(0.1, p=3))
+    with pytest.raises(rs.SolverError) as info:
+        problem.solve(scaled, y, solver="clarabel", feature_names=["a", "b", "c", "d"])
+    text = str(info.value)
+    assert "numerical trouble" in text and f"differ by a factor of {top / bottom:.3g}" in text
+    assert f"{top:.4g} in feature 1 (b)" in text and f"{bottom:.4g} in feature 2 (c)" in text
+    assert "StandardScaler" in text
+    with pytest.raises(rs.SolverError) as info:
+        problem.solve(X, y, solver="clarabel")
+    assert "scales differ" not in str(info.value)
