@@ -331,6 +331,16 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
     return float(best), float(best_theta)
 
 
+def _unpenalized_note(model: Any) -> str:
+    """Why a model without a penalty is not certified (empty for a penalized model): its bound needs
+    ``T(Σ_i a_i y_i x̃_i) = 0`` exactly (docs/certificates.md), which rounding never gives."""
+    if model.l1 > 0 or model.l2 > 0:
+        return ""
+    return ("; without a penalty (λ1 = λ2 = 0) the bound is finite only where Σ a_i y_i x̃_i is exactly 0, which "
+            "rounding does not give, and falls back to what holds for any data (0 for the hinge); a small penalty (for "
+            "instance penalty=rs.L2(1e-6)) makes the answer certifiable")
+
+
 def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: Any, intercept: str) -> np.ndarray:
     """``a`` made admissible: finite, ``0 ≤ a ≤ c·upper`` (the loss's dual box), 0 where ``c = 0``, and with a
     free intercept the heavier class scaled down so that ``Σ_i a_i y_i = 0``."""
@@ -501,7 +511,7 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         if gap > allowed:
             problems.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound "
                             f"{bound:.10g}) exceeds the solver's claim ({claimed_gap:.3g}) and the tolerance "
-                            f"{rtol:.1g}·max(1, |P|)")
+                            f"{rtol:.1g}·max(1, |P|)" + _unpenalized_note(model))
         feas = linear_tolerance(linear, w, tol)
         if (linear is not None or not cone) and violation > feas:
             problems.append(f"the point violates the constraints by {violation:.3g}, more than the "
