@@ -98,11 +98,13 @@ def test_compiled_minres_matches_scipy_and_solves_the_system():
         mk.precondition(pre, r, out)
         return out
     n = rows.size
-    ours = mk.minres_solve(rows_, n_cols, pre, rhs, 6)
+    none = np.zeros(rows.size)
+    ours, done = mk.minres_solve(rows_, n_cols, pre, rhs, 6, none, 0.0)
+    assert done == 6
     theirs, _ = minres(LinearOperator((n, n), matvec=lambda p: G @ p), rhs, maxiter=6, rtol=1e-15,
                        M=LinearOperator((n, n), matvec=prec))
     np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9 * np.abs(theirs).max())
-    full = mk.minres_solve(rows_, n_cols, pre, rhs, 400)
+    full, _ = mk.minres_solve(rows_, n_cols, pre, rhs, 400, none, 0.0)
     assert np.linalg.norm(G @ full - rhs) <= 1e-8 * np.linalg.norm(rhs)
 
 
@@ -125,14 +127,14 @@ def test_the_point_at_the_optimal_dual_is_the_optimum(intercept):
     v = X.T @ (y * alpha / n)
     free = (signs == 0) | (signs * v >= 0)
     b = sol.b if intercept else None
-    w_full = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, max_iter=500)
+    w_full = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, max_iter=500).w
     w = np.where(signs * w_full >= 0, w_full, 0.0)
     P = _primal(X, y, w, sol.b if intercept else 0.0, lam)
     assert ref.bound - 1e-12 <= P <= ref.bound + 1e-6 * ref.scale()
     # and the same point from rows without the features the signs clip (dcd's restricted rows)
     Xk = sp.csr_matrix(X.multiply(free[None, :]))
     Xk.eliminate_zeros()
-    wk = me.margin_point(csr_parts(Xk), y, alpha, 1.0, v, free, lam, b, max_iter=500)
+    wk = me.margin_point(csr_parts(Xk), y, alpha, 1.0, v, free, lam, b, max_iter=500).w
     np.testing.assert_allclose(wk, w_full, rtol=1e-8, atol=1e-10 * np.abs(w).max())
 
 
@@ -174,7 +176,7 @@ def test_a_useless_margin_point_is_not_kept(monkeypatch):
     monkeypatch.setattr(dcd, "MARGIN_POINT", False)
     ref = prob.solve(X, y, solver="dcd", random_state=1)
     monkeypatch.setattr(dcd, "MARGIN_POINT", True)
-    useless = np.zeros(X.shape[1])
+    useless = me.MarginPoint(np.zeros(X.shape[1]), np.zeros(X.shape[0]), 0)
     monkeypatch.setattr(dcd.margin_equations, "margin_point", lambda *a, **k: useless)
     monkeypatch.setattr(dcd, "MARGIN_SCHEDULE", 1.0)
     sol = prob.solve(X, y, solver="dcd", random_state=1)

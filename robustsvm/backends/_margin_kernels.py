@@ -140,34 +140,46 @@ def precondition(pre, r, out):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def minres_solve(rows, n_cols, pre, rhs, max_iter):  # pragma: no cover - compiled
+def minres_solve(rows, n_cols, pre, rhs, max_iter, weights, target):  # pragma: no cover - compiled
     """Preconditioned MINRES (Paige & Saunders) from 0 on ``A Aᵀ x = rhs`` (``A`` the :data:`GatheredRows`
-    ``rows`` over ``n_cols`` columns), preconditioned by :func:`precondition` with ``pre``; ``max_iter``
-    iterations at most (fewer when the residual vanishes)."""
+    ``rows`` over ``n_cols`` columns), preconditioned by :func:`precondition` with ``pre``: ``(x, iterations)``
+    after ``max_iter`` iterations at most, fewer once the residual ``r = rhs − A Aᵀ x`` falls to
+    ``Σ_i weights_i |r_i| < target`` or vanishes. ``r`` follows the iterates by the recurrence of their search
+    directions applied to the products ``A Aᵀ v`` already formed (no extra product)."""
     ptr, cols, vals = rows.ptr, rows.cols, rows.vals
     N = ptr.size - 1
     x = np.zeros(N)
     t = np.empty(n_cols)
     r1 = rhs.copy()
+    res = rhs.copy()
     y = np.empty(N)
     precondition(pre, r1, y)
     beta1 = 0.0
+    size = 0.0
     for i in range(N):
         beta1 += r1[i] * y[i]
-    if not beta1 > 0.0:
-        return x
+        size += weights[i] * abs(res[i])
+    if not beta1 > 0.0 or size < target:
+        return x, 0
     beta1 = np.sqrt(beta1)
     oldb, beta, dbar, epsln, phibar = 0.0, beta1, 0.0, 0.0, beta1
     cs, sn = -1.0, 0.0
     w = np.zeros(N)
     w2 = np.zeros(N)
+    aw = np.zeros(N)  # A Aᵀ w, A Aᵀ w2
+    aw2 = np.zeros(N)
+    av = np.empty(N)
     r2 = r1.copy()
     v = np.empty(N)
-    for _ in range(max_iter):
+    done = 0
+    while done < max_iter:
+        done += 1
         s = 1.0 / beta
         for i in range(N):
             v[i] = s * y[i]
         gram_into(ptr, cols, vals, v, y, t)
+        for i in range(N):
+            av[i] = y[i]
         if oldb > 0.0:
             f = beta / oldb
             for i in range(N):
@@ -197,11 +209,17 @@ def minres_solve(rows, n_cols, pre, rhs, max_iter):  # pragma: no cover - compil
         phi = cs * phibar
         phibar = sn * phibar
         denom = 1.0 / gamma
+        size = 0.0
         for i in range(N):
             w1 = w2[i]
             w2[i] = w[i]
             w[i] = (v[i] - oldeps * w1 - delta * w2[i]) * denom
             x[i] += phi * w[i]
-        if beta == 0.0:
+            a1 = aw2[i]
+            aw2[i] = aw[i]
+            aw[i] = (av[i] - oldeps * a1 - delta * aw2[i]) * denom
+            res[i] -= phi * aw[i]
+            size += weights[i] * abs(res[i])
+        if beta == 0.0 or size < target:
             break
-    return x
+    return x, done
