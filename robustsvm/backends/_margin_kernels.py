@@ -25,7 +25,8 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - compiled
     """The rows ``rows`` of a CSR matrix, only the columns ``h`` where ``keep[h]``, times ``y`` of the row:
     ``(indptr, columns, values, features)`` with the columns renumbered ``0..m−1`` in order of first appearance
-    and ``features[j]`` the original index of column ``j``."""
+    (as uint32: the products then need no negative-index check on a loaded index) and ``features[j]`` the original
+    index of column ``j``."""
     d = keep.size
     label = np.full(d, -1, dtype=np.int64)
     total = 0
@@ -33,7 +34,7 @@ def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - com
         i = rows[j]
         total += indptr[i + 1] - indptr[i]
     ptr = np.empty(rows.size + 1, dtype=np.int64)
-    cols = np.empty(total, dtype=np.int64)
+    cols = np.empty(total, dtype=np.uint32)
     vals = np.empty(total)
     features = np.empty(min(total, d), dtype=np.int64)
     m = 0
@@ -85,8 +86,8 @@ def deflation_parts(ptr, cols, vals, position, k, shift):  # pragma: no cover - 
     n = ptr.size - 1
     D = np.empty(n)
     S = np.eye(k)
-    cptr = np.empty(n + 1, dtype=np.int64)
-    cpos = np.empty(vals.size, dtype=np.int64)
+    cptr = np.empty_like(ptr)
+    cpos = np.empty(vals.size, dtype=np.uint32)
     cval = np.empty(vals.size)
     cptr[0] = 0
     q = 0
