@@ -359,8 +359,9 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
         (``restrictions``) and of passes over the data (``passes``, the budget's unit), whether bounds beyond
         signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`),
-        and the primal points formed from the margin equations of the free samples (``margin_points``) and kept
-        because their objective was lower (``margin_points_kept``; :mod:`.margin_equations`).
+        and the primal points formed from the margin equations of the free samples (``margin_points``), kept
+        because their objective was lower (``margin_points_kept``) and the MINRES iterations they took
+        (``margin_iterations``; :mod:`.margin_equations`).
         Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
