@@ -529,9 +529,9 @@ class _Loop:
             parts = ops.restricted[0]
         else:
             parts = ops.parts
-        self.margin_singular = int(np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper))) >= int(
-            np.count_nonzero(free))
-        if self.margin_singular:  # as many free samples as free features: A Aᵀ is singular (margin_point)
+        # as many free samples as free features: A Aᵀ is singular, no point (margin_point)
+        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= free.sum()
+        if self.margin_singular:
             return cert
         b = b_hint if self.free else None
         point = margin_equations.margin_point(parts, arrays.y, self.alpha, arrays.upper, v, free, arrays.l2, b,
@@ -539,8 +539,7 @@ class _Loop:
                                               target=MARGIN_RESIDUAL * self.tol * abs(cert.P))
         if point is None:
             return cert
-        self.margin_start = point.multipliers
-        self.margin_iterations += point.iterations
+        self.margin_start, self.margin_iterations = point.multipliers, self.margin_iterations + point.iterations
         w = np.where(sg * point.w >= 0.0, point.w, 0.0)
         S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
         P, b = arrays.best_primal(w, ops.matvec(w), S, b)
