@@ -98,11 +98,13 @@ def test_compiled_minres_matches_scipy_and_solves_the_system():
         mk.precondition(pre, r, out)
         return out
     n = rows.size
-    ours = mk.minres_solve(rows_, n_cols, pre, rhs, 6)
+    none = np.zeros(rows.size)
+    ours, done = mk.minres_solve(rows_, n_cols, pre, rhs, 6, none, 0.0)
+    assert done == 6
     theirs, _ = minres(LinearOperator((n, n), matvec=lambda p: G @ p), rhs, maxiter=6, rtol=1e-15,
                        M=LinearOperator((n, n), matvec=prec))
     np.testing.assert_allclose(ours, theirs, rtol=1e-7, atol=1e-9 * np.abs(theirs).max())
-    full = mk.minres_solve(rows_, n_cols, pre, rhs, 400)
+    full, _ = mk.minres_solve(rows_, n_cols, pre, rhs, 400, none, 0.0)
     assert np.linalg.norm(G @ full - rhs) <= 1e-8 * np.linalg.norm(rhs)
 
 
@@ -125,14 +127,14 @@ def test_the_point_at_the_optimal_dual_is_the_optimum(intercept):
     v = X.T @ (y * alpha / n)
     free = (signs == 0) | (signs * v >= 0)
     b = sol.b if intercept else None
-    w_full = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, max_iter=500)
+    w_full = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, max_iter=500).w
     w = np.where(signs * w_full >= 0, w_full, 0.0)
     P = _primal(X, y, w, sol.b if intercept else 0.0, lam)
     assert ref.bound - 1e-12 <= P <= ref.bound + 1e-6 * ref.scale()
     # and the same point from rows without the features the signs clip (dcd's restricted rows)
     Xk = sp.csr_matrix(X.multiply(free[None, :]))
     Xk.eliminate_zeros()
-    wk = me.margin_point(csr_parts(Xk), y, alpha, 1.0, v, free, lam, b, max_iter=500)
+    wk = me.margin_point(csr_parts(Xk), y, alpha, 1.0, v, free, lam, b, max_iter=500).w
     np.testing.assert_allclose(wk, w_full, rtol=1e-8, atol=1e-10 * np.abs(w).max())
 
 
@@ -174,7 +176,7 @@ def test_a_useless_margin_point_is_not_kept(monkeypatch):
     monkeypatch.setattr(dcd, "MARGIN_POINT", False)
     ref = prob.solve(X, y, solver="dcd", random_state=1)
     monkeypatch.setattr(dcd, "MARGIN_POINT", True)
-    useless = np.zeros(X.shape[1])
+    useless = me.MarginPoint(np.zeros(X.shape[1]), np.zeros(X.shape[0]), 0)
     monkeypatch.setattr(dcd.margin_equations, "margin_point", lambda *a, **k: useless)
     monkeypatch.setattr(dcd, "MARGIN_SCHEDULE", 1.0)
     sol = prob.solve(X, y, solver="dcd", random_state=1)
@@ -186,3 +188,104 @@ def test_a_useless_margin_point_is_not_kept(monkeypatch):
     short = prob.solve(X, y, solver="dcd", random_state=1)
     assert short.status == "optimal" and short.extra["margin_points_kept"] == 0
     assert abs(short.objective - ref.objective) <= short.gap + ref.gap
+
+
+def _free_system(X, y, alpha, v, free, lam, b):
+    """The margin equations written densely: ``(F, A, rhs, w0)`` with ``A = diag(y_F) X_{F,H}`` on every feature
+    (zero outside ``H``), ``rhs = λ(1 − y_F(X_F w0 + b))`` and ``w0 = w(α)`` on ``H``."""
+    F = np.flatnonzero((alpha > 0) & (alpha < 1))
+    A = X[F].toarray() * y[F, None] * free[None, :]
+    w0 = np.where(free, v, 0.0) / lam
+    rhs = lam * (1.0 - (A @ w0 + (0.0 if b is None else y[F] * b)))
+    return F, A, rhs, w0
+
+
+def _settled(X, y, signs, intercept, tol):
+    n, lam = X.shape[0], 1.0 / X.shape[0]
+    sol = Problem(loss=Hinge(), penalty=L2(lam), signs=signs, intercept=intercept).solve(
+        X, y, solver="dcd", tol=tol, max_iter=200_000, random_state=0)
+    alpha = sol.dual_alpha
+    v = X.T @ (y * alpha / n)
+    return alpha, v, (signs == 0) | (signs * v >= 0), (sol.b if intercept else None)
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["no-b", "free-b"])
+def test_warm_started_point_is_the_least_squares_solution(intercept):
+    """Started from the multipliers of a point formed at another dual iterate, MINRES reaches the same solution of
+    the margin equations as a dense least-squares solve written here; started from that solution's own
+    multipliers it needs no iteration."""
+    X, y = _bag_of_words(n=250, d=400, seed=6)
+    n, lam = X.shape[0], 1.0 / X.shape[0]
+    c = np.full(n, 1.0 / n)
+    signs = np.random.default_rng(7).choice(np.array([1, -1, 0]), X.shape[1])
+    alpha, v, free, b = _settled(X, y, signs, intercept, 1e-9)
+    F, A, rhs, w0 = _free_system(X, y, alpha, v, free, lam, b)
+    assert 0 < F.size == np.linalg.matrix_rank(A)  # A Aᵀ nonsingular: one solution
+    step = np.linalg.lstsq(A @ A.T, rhs, rcond=None)[0]
+    exact = w0 + A.T @ step / lam
+    earlier_alpha, earlier_v, earlier_free, _ = _settled(X, y, signs, intercept, 1e-2)
+    earlier = me.margin_point(csr_parts(X), y, earlier_alpha, 1.0, earlier_v, earlier_free, lam, b, max_iter=300, c=c)
+    warm = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, max_iter=300, c=c, start=earlier.multipliers)
+    scale = np.abs(exact).max()
+    np.testing.assert_allclose(warm.w, exact, atol=1e-8 * scale)
+    np.testing.assert_allclose(warm.multipliers[F], c[F] * alpha[F] + step, atol=1e-8 * np.abs(step).max())
+    start = c * alpha
+    start[F] += step
+    again = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, b, c=c, start=start, target=1e-12)
+    assert again.iterations == 0
+    np.testing.assert_allclose(again.w, exact, atol=1e-10 * scale)
+
+
+def test_minres_stops_at_the_first_iterate_whose_margin_errors_meet_the_target():
+    """With a target, the point's margin errors on the free samples (computed here from ``w``) cost less than it,
+    and one iteration fewer does not."""
+    X, y = _bag_of_words(n=250, d=400, seed=6)
+    n, lam = X.shape[0], 1.0 / X.shape[0]
+    c = np.full(n, 1.0 / n)
+    signs = np.random.default_rng(7).choice(np.array([1, -1, 0]), X.shape[1])
+    alpha, v, free, _ = _settled(X, y, signs, False, 1e-9)
+    F = np.flatnonzero((alpha > 0) & (alpha < 1))
+
+    def cost(w):
+        return float(c[F] @ np.abs(1.0 - y[F] * (X[F] @ w)))
+    start = cost(np.where(free, v, 0.0) / lam)
+    target = 1e-3 * start
+    point = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, None, max_iter=300, c=c, target=target)
+    assert 0 < point.iterations < 300
+    assert cost(point.w) < target * (1 + 1e-6)
+    fewer = me.margin_point(csr_parts(X), y, alpha, 1.0, v, free, lam, None, max_iter=point.iterations - 1, c=c)
+    assert cost(fewer.w) >= target * (1 - 1e-6)
+
+
+def test_more_free_samples_than_free_features_give_no_point():
+    """``A Aᵀ`` is singular when the free samples outnumber the free features: no point is formed."""
+    X, y = _bag_of_words(n=60, d=30)
+    alpha = np.full(60, 0.5)
+    assert me.margin_point(csr_parts(X), y, alpha, 1.0, np.ones(30), np.ones(30, bool), 0.1, None) is None
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["no-b", "free-b"])
+def test_certified_gap_of_a_kept_point_bounds_the_distance_to_the_cvxpy_optimum(intercept):
+    """A signed sparse solve that ends on a margin-equation point: its objective is within its certified gap of
+    the optimum of the model written in CVXPY here (Clarabel's point, certified by the package's bound)."""
+    import cvxpy as cp
+
+    from ._reference import Formulation
+
+    X, y, signs = _cora(600, 800)
+    n, lam = X.shape[0], 1.0 / X.shape[0]
+    prob = Problem(loss=Hinge(), penalty=L2(lam), signs=signs, intercept=intercept)
+    sol = prob.solve(X, y, solver="dcd", random_state=0)
+    assert sol.status == "optimal" and sol.extra["margin_points_kept"] >= 1
+
+    def model():
+        w = cp.Variable(X.shape[1])
+        b = cp.Variable() if intercept else 0.0
+        r = cp.Variable(n, nonneg=True)
+        margins = r >= 1 - cp.multiply(y, X @ w + b)
+        cons = [w[signs > 0] >= 0, w[signs < 0] <= 0, margins]
+        return Formulation(lam / 2 * cp.sum_squares(w) + cp.sum(r) / n, cons, w, b, margins)
+    ref = certified_reference(prob, X, y, model)
+    assert sol.objective >= ref.bound - 1e-12 * ref.scale()
+    assert sol.objective - ref.objective <= sol.gap + 1e-12 * ref.scale()
+    assert sol.gap <= 1e-4 * abs(sol.objective)

@@ -25,7 +25,8 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - compiled
     """The rows ``rows`` of a CSR matrix, only the columns ``h`` where ``keep[h]``, times ``y`` of the row:
     ``(indptr, columns, values, features)`` with the columns renumbered ``0..m−1`` in order of first appearance
-    and ``features[j]`` the original index of column ``j``."""
+    (as uint32: the products then need no negative-index check on a loaded index) and ``features[j]`` the original
+    index of column ``j``."""
     d = keep.size
     label = np.full(d, -1, dtype=np.int64)
     total = 0
@@ -33,7 +34,7 @@ def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - com
         i = rows[j]
         total += indptr[i + 1] - indptr[i]
     ptr = np.empty(rows.size + 1, dtype=np.int64)
-    cols = np.empty(total, dtype=np.int64)
+    cols = np.empty(total, dtype=np.uint32)
     vals = np.empty(total)
     features = np.empty(min(total, d), dtype=np.int64)
     m = 0
@@ -85,8 +86,8 @@ def deflation_parts(ptr, cols, vals, position, k, shift):  # pragma: no cover - 
     n = ptr.size - 1
     D = np.empty(n)
     S = np.eye(k)
-    cptr = np.empty(n + 1, dtype=np.int64)
-    cpos = np.empty(vals.size, dtype=np.int64)
+    cptr = np.empty_like(ptr)
+    cpos = np.empty(vals.size, dtype=np.uint32)
     cval = np.empty(vals.size)
     cptr[0] = 0
     q = 0
@@ -140,34 +141,46 @@ def precondition(pre, r, out):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def minres_solve(rows, n_cols, pre, rhs, max_iter):  # pragma: no cover - compiled
+def minres_solve(rows, n_cols, pre, rhs, max_iter, weights, target):  # pragma: no cover - compiled
     """Preconditioned MINRES (Paige & Saunders) from 0 on ``A Aᵀ x = rhs`` (``A`` the :data:`GatheredRows`
-    ``rows`` over ``n_cols`` columns), preconditioned by :func:`precondition` with ``pre``; ``max_iter``
-    iterations at most (fewer when the residual vanishes)."""
+    ``rows`` over ``n_cols`` columns), preconditioned by :func:`precondition` with ``pre``: ``(x, iterations)``
+    after ``max_iter`` iterations at most, fewer once the residual ``r = rhs − A Aᵀ x`` falls to
+    ``Σ_i weights_i |r_i| < target`` or vanishes. ``r`` follows the iterates by the recurrence of their search
+    directions applied to the products ``A Aᵀ v`` already formed (no extra product)."""
     ptr, cols, vals = rows.ptr, rows.cols, rows.vals
     N = ptr.size - 1
     x = np.zeros(N)
     t = np.empty(n_cols)
     r1 = rhs.copy()
+    res = rhs.copy()
     y = np.empty(N)
     precondition(pre, r1, y)
     beta1 = 0.0
+    size = 0.0
     for i in range(N):
         beta1 += r1[i] * y[i]
-    if not beta1 > 0.0:
-        return x
+        size += weights[i] * abs(res[i])
+    if not beta1 > 0.0 or size < target:
+        return x, 0
     beta1 = np.sqrt(beta1)
     oldb, beta, dbar, epsln, phibar = 0.0, beta1, 0.0, 0.0, beta1
     cs, sn = -1.0, 0.0
     w = np.zeros(N)
     w2 = np.zeros(N)
+    aw = np.zeros(N)  # A Aᵀ w, A Aᵀ w2
+    aw2 = np.zeros(N)
+    av = np.empty(N)
     r2 = r1.copy()
     v = np.empty(N)
-    for _ in range(max_iter):
+    done = 0
+    while done < max_iter:
+        done += 1
         s = 1.0 / beta
         for i in range(N):
             v[i] = s * y[i]
         gram_into(ptr, cols, vals, v, y, t)
+        for i in range(N):
+            av[i] = y[i]
         if oldb > 0.0:
             f = beta / oldb
             for i in range(N):
@@ -197,11 +210,17 @@ def minres_solve(rows, n_cols, pre, rhs, max_iter):  # pragma: no cover - compil
         phi = cs * phibar
         phibar = sn * phibar
         denom = 1.0 / gamma
+        size = 0.0
         for i in range(N):
             w1 = w2[i]
             w2[i] = w[i]
             w[i] = (v[i] - oldeps * w1 - delta * w2[i]) * denom
             x[i] += phi * w[i]
-        if beta == 0.0:
+            a1 = aw2[i]
+            aw2[i] = aw[i]
+            aw[i] = (av[i] - oldeps * a1 - delta * aw2[i]) * denom
+            res[i] -= phi * aw[i]
+            size += weights[i] * abs(res[i])
+        if beta == 0.0 or size < target:
             break
-    return x
+    return x, done

@@ -92,6 +92,9 @@ MARGIN_FROM = 3
 MARGIN_SETTLED = 0.5
 #: whether to try it at all (hinge loss, sign constraints alone, sparse X)
 MARGIN_POINT = True
+#: MINRES stops once the first-order cost of the free samples' margin errors is at most this share of the gap the
+#: certificate needs (``tol·|P|``): the point's excess is about half that cost (derivation §4)
+MARGIN_RESIDUAL = 1.0
 #: the factor on the predicted epochs to the next certificate while the point may be formed there and none was kept
 #: yet: the schedule's rate is the averaged point's, and the point closes the primal side of the gap faster (0.6 took
 #: 18 epochs and 5 % of the time off the Cora-shaped solves at the same number of certificates; 0.5 and 0.4 placed
@@ -356,8 +359,9 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         features frozen at the end (``frozen_features``), of rebuilds of the restricted rows
         (``restrictions``) and of passes over the data (``passes``, the budget's unit), whether bounds beyond
         signs were met by the clipped path (``bounds_bind``; False while they never bind, :class:`_SignRelaxation`),
-        and the primal points formed from the margin equations of the free samples (``margin_points``) and kept
-        because their objective was lower (``margin_points_kept``; :mod:`.margin_equations`).
+        and the primal points formed from the margin equations of the free samples (``margin_points``), kept
+        because their objective was lower (``margin_points_kept``) and the MINRES iterations they took
+        (``margin_iterations``; :mod:`.margin_equations`).
         Data whose squared row norms overflow get the status ``"numerical_error"`` and the point ``w = 0``.
     """
     t_start = time.perf_counter()
@@ -395,7 +399,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
                                    "restrictions": 0 if features is None else features.rebuilds,
                                    "passes": run.passes, "time_epochs": loop.time_epochs,
                                    "bounds_bind": loop.relax is None and arrays.box is not None,
-                                   "margin_points": loop.margin_tried, "margin_points_kept": loop.margin_kept})
+                                   "margin_points": loop.margin_tried, "margin_points_kept": loop.margin_kept,
+                                   "margin_iterations": loop.margin_iterations})
 
 
 class _Loop:
@@ -407,6 +412,8 @@ class _Loop:
         self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
         self.tol, self.certificates, self.last_dual = tol, 0, -np.inf
         self.margin_tried = self.margin_kept = 0  # margin-equation points formed, and kept as the best primal
+        self.margin_start, self.margin_iterations = None, 0  # the last point's multipliers; MINRES iterations
+        self.margin_singular = False  # the last certificate found at least as many free samples as free features
         self.time_epochs = 0.0  # CPU seconds in the compiled epochs
         # the margin-equation candidate (margin_equations): hinge loss, sign constraints alone, no ridge intercept,
         # sparse X (derivation §4: where it was measured to pay for itself)
@@ -504,8 +511,10 @@ class _Loop:
 
     def next_scale(self) -> float:
         """The schedule's factor on the epochs to the next certificate (:data:`MARGIN_SCHEDULE` while the
-        margin-equation point may be formed there and none was kept yet, else 1)."""
-        armed = self.margin and self.certificates >= MARGIN_FROM and self.margin_kept == 0
+        margin-equation point may be formed there and none was kept yet, else 1; not while the last certificate
+        found the equations singular)."""
+        armed = (self.margin and self.certificates >= MARGIN_FROM and self.margin_kept == 0
+                 and not self.margin_singular)
         return MARGIN_SCHEDULE if armed else 1.0
 
     def margin_candidate(self, cert: DualCertificate, b_hint: float | None) -> DualCertificate:
@@ -520,11 +529,18 @@ class _Loop:
             parts = ops.restricted[0]
         else:
             parts = ops.parts
-        b = b_hint if self.free else None
-        w = margin_equations.margin_point(parts, arrays.y, self.alpha, arrays.upper, v, free, arrays.l2, b)
-        if w is None:
+        # as many free samples as free features: A Aᵀ is singular, no point (margin_point)
+        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= free.sum()
+        if self.margin_singular:
             return cert
-        w = np.where(sg * w >= 0.0, w, 0.0)
+        b = b_hint if self.free else None
+        point = margin_equations.margin_point(parts, arrays.y, self.alpha, arrays.upper, v, free, arrays.l2, b,
+                                              c=arrays.c, start=self.margin_start,
+                                              target=MARGIN_RESIDUAL * self.tol * abs(cert.P))
+        if point is None:
+            return cert
+        self.margin_start, self.margin_iterations = point.multipliers, self.margin_iterations + point.iterations
+        w = np.where(sg * point.w >= 0.0, point.w, 0.0)
         S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
         P, b = arrays.best_primal(w, ops.matvec(w), S, b)
         self.margin_tried += 1

@@ -10,15 +10,20 @@ multipliers of ``F`` with the intercept held at its current value ``b``:
     ``A Aᵀ Δβ = λ (1 − y_F ∘ (X_{F,H} w(α)_H + b))``,   ``A = diag(y_F) X_{F,H}``,
     ``w_H = w(α)_H + Aᵀ Δβ / λ``   (``Δβ`` the change of ``c_F ∘ α_F``),
 
-by preconditioned MINRES from ``Δβ = 0`` (the residual norm, which bounds the margin errors, falls at every
-iteration). ``A Aᵀ`` of bag-of-words rows is ill-conditioned through its frequent columns (a column in ``k`` rows
-adds an eigenvalue of about ``k``); the preconditioner keeps those columns and the diagonal of the others,
-``M = D + C Cᵀ``, inverted by the Woodbury identity. The point is only a candidate: the caller projects it on the
+by preconditioned MINRES from ``Δβ = 0`` or from an earlier point's multipliers (the residual norm falls at every
+iteration), stopped once the margin errors of the free samples cost less than the caller's target at first order
+(the point's primal excess over the equations' exact solution is about half that cost). ``A Aᵀ`` of bag-of-words
+rows is ill-conditioned through its frequent columns (a column in ``k`` rows adds an eigenvalue of about ``k``); the
+preconditioner keeps the columns of large energy and the diagonal of the others, ``M = D + C Cᵀ``, inverted by the
+Woodbury identity. The point is only a candidate: the caller projects it on the
 signs, evaluates its primal objective exactly at its best intercept and keeps it only where it is lower, so a
 wrong guess of the partition costs time, never correctness.
 """
 
 from __future__ import annotations
+
+import math
+from collections import namedtuple
 
 import numpy as np
 import scipy.linalg as sla
@@ -26,17 +31,23 @@ import scipy.linalg as sla
 from . import _margin_kernels as mk
 from ._products_kernels import matvec_sparse
 
-__all__ = ["DEFLATED_COLUMNS", "MAX_ITER", "margin_point"]
+__all__ = ["DEFLATION_ENERGY", "MAX_ITER", "MarginPoint", "margin_point"]
 
-#: MINRES iterations per candidate (each: two products with the rows of the free samples)
-MAX_ITER = 25
-#: the most frequent columns among the free samples' rows that the preconditioner keeps exactly
-DEFLATED_COLUMNS = 200
+#: the candidate of :func:`margin_point`: ``w``, the multipliers ``c∘α + Δβ`` of the free samples (``c∘α``
+#: elsewhere; the start of a later point) and the MINRES iterations it took
+MarginPoint = namedtuple("MarginPoint", ["w", "multipliers", "iterations"])
+
+#: MINRES iterations per candidate at most (each: two products with the rows of the free samples); fewer once the
+#: margin errors cost less than the caller's target
+MAX_ITER = 40
+#: the preconditioner keeps exactly the columns whose energy is at least this multiple of a row's mean energy
+DEFLATION_ENERGY = 2.0
 
 
 def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v: np.ndarray, free: np.ndarray,
-                 lam: float, b: float | None, max_iter: int = MAX_ITER) -> np.ndarray | None:
-    """The candidate ``w`` from the margin equations of the free samples, or None (no free sample).
+                 lam: float, b: float | None, max_iter: int | None = None, *, c: np.ndarray | None = None,
+                 start: np.ndarray | None = None, target: float = 0.0) -> MarginPoint | None:
+    """The candidate ``w`` from the margin equations of the free samples, or None (below).
 
     Parameters
     ----------
@@ -56,43 +67,78 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     b : float or None
         The intercept held fixed in the margins (a free intercept's current value; its exact value for the
         returned ``w`` is the caller's to find), None without one.
-    max_iter : int
-        MINRES iterations.
+    max_iter : int, optional
+        MINRES iterations at most (default :data:`MAX_ITER`).
+    c : ndarray, optional
+        The loss coefficients ``c_i`` (default ``1/n``): the weights of the margin errors in ``target``.
+    start : ndarray, optional
+        The multipliers ``c∘α + Δβ`` of an earlier point (its :attr:`MarginPoint.multipliers`): the solve starts
+        from ``Δβ = start_F − c_F∘α_F``, the same point written from the current α (the free set changes little
+        between two certificates, so the start is close), instead of 0.
+    target : float
+        Stop MINRES once the margin errors of the free samples cost at most this much at first order,
+        ``Σ_{i∈F} c_i |1 − y_i(x_i·w + b)| < target`` (0: run ``max_iter`` iterations).
 
     Returns
     -------
-    ndarray or None
-        ``w`` (zero outside ``H``; not yet projected on the signs), or None when no sample is free or the
-        iteration broke down.
+    MarginPoint or None
+        ``w`` (zero outside ``H``; not yet projected on the signs), the multipliers ``c∘α + Δβ`` (length n) and
+        the MINRES iterations, or None when no sample is free, when the free samples are at least as many as the
+        free features their rows touch (``A Aᵀ`` is then singular: the equations have no solution in general, as
+        on dense rows or sparse rows over few features), or when the iteration broke down.
     """
     F = np.flatnonzero((alpha > 0.0) & (alpha < upper))
-    if F.size == 0:
+    if F.size == 0 or F.size >= np.count_nonzero(free):
         return None
+    c = np.full(y.size, 1.0 / y.size) if c is None else c
     ptr, cols, vals, features = mk.gather_rows(*parts, F.astype(np.int64), free, y)
+    if vals.size < 2**32:  # unsigned offsets as well: half the time of a product with A Aᵀ (derivation §4)
+        ptr = ptr.astype(np.uint32)
     rows, n_cols = mk.GatheredRows(ptr, cols, vals), features.size
+    if F.size >= n_cols:  # rank(A Aᵀ) ≤ n_cols < |F|: the free samples cannot all be put on their margins
+        return None
     w0 = np.where(free, v, 0.0) / lam
     margins = matvec_sparse(ptr, cols, vals, w0[features]) + (0.0 if b is None else y[F] * b)
-    step = mk.minres_solve(rows, n_cols, _deflation(rows, n_cols), lam * (1.0 - margins), int(max_iter))
+    rhs = lam * (1.0 - margins)
+    cF = c[F]
+    x0 = None
+    t = np.empty(n_cols)
+    if start is not None:  # A Aᵀ (x0 + x) = rhs solved for the correction x
+        x0 = start[F] - cF * alpha[F]
+        product = np.empty(F.size)
+        mk.gram_into(ptr, cols, vals, x0, product, t)
+        rhs -= product
+    iterations = int(MAX_ITER if max_iter is None else max_iter)
+    step, done = mk.minres_solve(rows, n_cols, _deflation(rows, n_cols), rhs, iterations, cF / lam, float(target))
+    if x0 is not None:
+        step += x0
     if not np.all(np.isfinite(step)):
         return None
-    t = np.empty(n_cols)
     mk.transposed_into(ptr, cols, vals, step, t)
     w = w0.copy()
     w[features] += t / lam
-    return w
+    multipliers = c * alpha
+    multipliers[F] += step
+    return MarginPoint(w, multipliers, int(done))
 
 
 def _deflation(rows, n_cols: int):
-    """The preconditioner ``M = D + C Cᵀ`` of the gathered rows (:data:`._margin_kernels.Deflation`): ``C`` their
-    :data:`DEFLATED_COLUMNS` most frequent columns (each in two rows at least), ``D`` the squared row norms on the
-    others plus a thousandth of the mean squared row norm (so that ``D`` stays positive on a row whose entries are
-    all in ``C``), ``I + Cᵀ D⁻¹ C`` by its Cholesky factor."""
+    """The preconditioner ``M = D + C Cᵀ`` of the gathered rows (:data:`._margin_kernels.Deflation`): ``C`` the
+    columns whose energy ``Σ_i a_ij²`` (the eigenvalue a column adds to ``A Aᵀ``) is at least
+    :data:`DEFLATION_ENERGY` times the mean energy of a row (the typical entry of ``D``), each in two rows at
+    least, the most energetic ``⌊√nnz(A)⌋`` of them at most (so that the two triangular solves with its factor cost
+    no more than one product with ``A``); ``D`` the squared row norms on the others plus a thousandth of the mean
+    squared row norm (so that ``D`` stays positive on a row whose entries are all in ``C``); ``I + Cᵀ D⁻¹ C`` by its
+    Cholesky factor."""
     counts = np.bincount(rows.cols, minlength=n_cols)
-    k = int(min(DEFLATED_COLUMNS, np.count_nonzero(counts > 1)))
+    energy = np.bincount(rows.cols, weights=rows.vals * rows.vals, minlength=n_cols)
+    mean_row = float(energy.sum()) / max(rows.ptr.size - 1, 1)
+    energy[counts < 2] = 0.0
+    k = int(min(np.count_nonzero(energy >= DEFLATION_ENERGY * mean_row), math.isqrt(rows.vals.size), n_cols))
     position = np.full(n_cols, -1, dtype=np.int64)
     if k:
-        position[np.argpartition(counts, n_cols - k)[n_cols - k:]] = np.arange(k)
-    shift = 1e-3 * max(float(rows.vals @ rows.vals) / max(rows.ptr.size - 1, 1), 1e-300)
+        position[np.argpartition(energy, n_cols - k)[n_cols - k:]] = np.arange(k)
+    shift = 1e-3 * max(mean_row, 1e-300)
     D, S, cptr, cpos, cval = mk.deflation_parts(rows.ptr, rows.cols, rows.vals, position, k, shift)
     R = sla.cholesky(S, lower=False, check_finite=False) if k else np.zeros((0, 0))
     return mk.Deflation(cptr, cpos, cval, D, R, np.ascontiguousarray(R.T))
