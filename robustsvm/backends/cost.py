@@ -11,8 +11,9 @@ fit are documented in ``docs/auto.md``):
   (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set; for
   n < d, when the backend declares a wide path (:func:`wide_path_available`), the per-iteration work is the
   smaller of that and the wide form ``a'·n²d + b'·n³ + c'·nnz`` (:func:`wide_work`, its own constants);
-* ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid]) + e`` (``g_set``:
-  an O(d) refresh of the set's state per coordinate step), with the number
+* ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid])
+  + K(E) · (c₀ + c_nnz·nnz + c_n·n) + e`` (``g_set``: an O(d) refresh of the set's state per coordinate step;
+  ``K(E) = exp(κ₀)·E^κ₁`` certificates, each a pass over ``X`` and its Python work), with the number
   of epochs ``E`` (in the unit of the backend's budget: dcd's passes over the data) log-linear in the
   conditioning and the shape:
   ``log E = θ · (1, log C, log min(n, d), log⁺(n/d), log⁺(d/n), log density, set, loss)``,
@@ -54,7 +55,8 @@ __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEAT
            "FIRST_ORDER", "PROBE_CONTINUE", "PROBE_EPOCH_SECONDS_PER_NNZ", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO",
            "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
            "SPARSE_ROW_SETS", "CostInputs", "DataShape",
-           "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
+           "Prediction", "Probe", "certificate_work", "certificates", "constants", "cost_inputs", "epoch_features",
+           "fallback_order", "predict",
            "predict_all", "probe", "probe_forecast", "refresh_work", "register_cost_form", "reload_constants",
            "wide_path_available", "wide_work"]
 
@@ -353,6 +355,24 @@ def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
 _WIDE_DEFAULTS = {"gram": 3e-11, "factor": 5e-11, "pass": 6e-9}
 
 
+def certificates(epochs: float, k: Mapping) -> float:
+    """The certificates of a first-order run of ``epochs`` epochs (in the unit of its budget):
+    ``K = exp(κ₀) · E^κ₁`` (``k["certificates"]``, fitted on the grid's runs; none without it). The schedule
+    (:func:`.dual_ascent.next_check`) spaces them by the decay of the gap, so they grow more slowly than the
+    epochs (κ₁ < 1)."""
+    fit = k.get("certificates")
+    if not fit:
+        return 0.0
+    return float(math.exp(fit["const"]) * max(epochs, 1.0) ** fit["log_epochs"])
+
+
+def certificate_work(x: CostInputs, k: Mapping) -> float:
+    """The seconds of one certificate of a first-order run, ``c₀ + c_nnz·nnz + c_n·n`` (``k["certificate"]``): the
+    margins over the whole of ``X``, the objective and the dual value, and its Python work."""
+    c = k.get("certificate", {})
+    return c.get("fixed", 0.0) + c.get("nnz", 0.0) * x.nnz + c.get("n", 0.0) * x.n
+
+
 def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
     def form(x: CostInputs, k: Mapping) -> Prediction:
         theta = np.array([k["epochs"].get(f, 0.0) for f in EPOCH_FEATURES])
@@ -364,8 +384,10 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
         likely = epochs > k.get("fall_back_fraction", FALL_BACK_FRACTION) * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
-        seconds = x.points * (spent * per + k["fixed"]) + k.get("setup", 0.0) * x.nnz
-        return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
+        certs = certificates(spent, k)
+        seconds = x.points * (spent * per + certs * certificate_work(x, k) + k["fixed"]) + k.get("setup", 0.0) * x.nnz
+        return Prediction(name, seconds, epochs, falls_back=likely,
+                          terms={"per_epoch": per, "own": seconds, "certificates": certs})
 
     return form
 
