@@ -502,7 +502,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
         (" --held-out" if args.held_out else "") + \
-        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu)
+        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu) + \
+        (f" --resume {args.resume.name} ({len(kept)} cells measured earlier)" if args.resume is not None else "")
     report = {"command": command, "quick": args.quick or bool(args.shapes),
               "grid": "a quick" if args.quick else "a reduced" if args.shapes else
               "the held-out" if args.held_out else "the full", "held_out": args.held_out,

@@ -387,7 +387,8 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
         certs = certificates(spent, k)
         seconds = x.points * (spent * per + certs * certificate_work(x, k) + k["fixed"]) + k.get("setup", 0.0) * x.nnz
         return Prediction(name, seconds, epochs, falls_back=likely,
-                          terms={"per_epoch": per, "own": seconds, "certificates": certs})
+                          terms={"per_epoch": per, "own": seconds, "certificates": certs,
+                                 "per_certificate": certificate_work(x, k), "certificate_law": k.get("certificates")})
 
     return form
 
@@ -512,9 +513,11 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     does not tell (on the same 1,000 × 1,000 data robust-dcd certifies the Ball in 241 epochs and stops at its
     budget on the Box). So when the cheapest prediction is an interior point or a conic solve of at least
     :data:`PROBE_MIN_SECONDS` and a first-order backend is close to it (its predicted epochs at its per-epoch
-    cost, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the choice's time), that
-    backend runs first for ``k = PROBE_FRACTION · T_chosen / t_epoch`` epochs (``t_epoch`` its predicted cost per
-    epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry; at least :data:`PROBE_MIN_EPOCHS`,
+    cost with its certificates, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the
+    choice's time), that
+    backend runs first for the most epochs ``k`` with ``k·t_epoch + K(k)·t_cert ≤ PROBE_FRACTION · T_chosen``
+    (``t_epoch`` its predicted cost per epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry,
+    ``K(k)`` its certificates, :func:`certificates`, of ``t_cert`` each; at least :data:`PROBE_MIN_EPOCHS`,
     else no probe; no wall-clock limit, which a loaded machine would reach early). A certified answer is
     returned; otherwise :func:`probe_forecast` reads the decay of its certified gap and decides whether it
     finishes first. The number of epochs is a function of the predictions, so the choice is the same on every
@@ -531,15 +534,24 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     if not first:
         return None
 
-    def run_time(p: Prediction) -> float:  # its predicted epochs at its per-epoch cost: no budget cap, no fall-back
-        return p.iterations * p.terms["per_epoch"]
+    def run_time(p: Prediction, epochs: float | None = None, per: float | None = None) -> float:
+        """``epochs`` (its predicted ones) at ``per`` (its per-epoch cost) and their certificates: no budget cap,
+        no fall-back."""
+        e = p.iterations if epochs is None else epochs
+        law = {"certificates": p.terms.get("certificate_law")}
+        return e * (p.terms["per_epoch"] if per is None else per) + certificates(e, law) * p.terms.get(
+            "per_certificate", 0.0)
 
     fastest = min(first, key=run_time)
     if run_time(fastest) > PROBE_MAX_OWN_RATIO * best.seconds:
         return None
     limit = PROBE_FRACTION * best.seconds
     per_epoch = max(fastest.terms["per_epoch"], PROBE_EPOCH_SECONDS_PER_NNZ * x.nnz)
-    epochs = int(min(limit / per_epoch, x.epoch_budget))
+    lo, hi = 0, int(x.epoch_budget)  # the most epochs whose predicted time, certificates included, fits the limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if run_time(fastest, mid, per_epoch) <= limit else (lo, mid - 1)
+    epochs = lo
     if epochs < PROBE_MIN_EPOCHS:
         return None
     return Probe(fastest.backend, float(limit), best.backend, float(best.seconds), epochs)
