@@ -87,3 +87,27 @@ def test_the_certificate_constants_are_recovered_from_runs_of_the_first_order_fo
     bare = [(x, {k: v for k, v in r.items() if k != "certificates"}) for x, r in runs]
     assert auto_fit.fit_certificates(bare) is None
     assert "certificate" not in auto_fit.fit_first_order("dcd", bare, {})[0]
+
+
+def test_the_refit_keeps_a_backends_constants_in_use_when_its_new_ones_replay_worse(monkeypatch):
+    """A backend whose refitted constants leave more cells above 1.3× in the replay keeps the ones in use; the
+    other backends take the refit, and the note names the one kept."""
+    current = copy.deepcopy(cost.constants())
+    refit = {**copy.deepcopy(current), "_fit": {"notes": ["refit"]}}
+    for name in ("dcd", "robust-dcd", "feature-ipm", "clarabel"):
+        refit[name] = {**refit[name], "fixed": 2 * refit[name]["fixed"]}
+
+    def replay(cells, table):  # robust-dcd's new constants cost a cell, the others' new ones gain one each
+        within = 10 - (table["robust-dcd"]["fixed"] != current["robust-dcd"]["fixed"])
+        within += sum(table[b]["fixed"] != current[b]["fixed"] for b in ("dcd", "feature-ipm", "clarabel"))
+        return {"cells": 13, "within_1.3": within, "median": 1.0, "worst": 2.0, "unmeasured": 0}
+
+    monkeypatch.setattr(auto_fit, "replay", replay)
+    monkeypatch.setattr(auto_fit, "choose_margins", lambda cells, table: (
+        {"dcd": 1.0, "robust-dcd": 1.0}, {"dcd": 0.5, "robust-dcd": 0.4}))
+    table = auto_fit.keep_per_backend([], refit, current)
+    assert table["robust-dcd"]["fixed"] == current["robust-dcd"]["fixed"]
+    for name in ("dcd", "feature-ipm", "clarabel"):
+        assert table[name]["fixed"] == refit[name]["fixed"]
+    assert "kept the constants in use for robust-dcd" in table["_fit"]["notes"][-1]
+    assert auto_fit.keep_per_backend([], current | {"_fit": {"notes": []}}, current)["dcd"] == current["dcd"]
