@@ -132,15 +132,32 @@ def fit_epochs(runs) -> np.ndarray:
     return np.linalg.solve(Phi.T @ Phi + penalty, Phi.T @ target)
 
 
+def fit_certificates(runs) -> dict | None:
+    """``κ`` of the certificate count ``log K = κ₀ + κ₁ log E`` by least squares on the runs that recorded their
+    certificates (None: too few)."""
+    pairs = [(math.log(max(r["epochs"], 1.0)), math.log(r["certificates"])) for _, r in runs
+             if r.get("certificates", 0) > 0]
+    if len(pairs) < 4:
+        return None
+    logE, logK = (np.array(v) for v in zip(*pairs, strict=True))
+    slope, const = np.polyfit(logE, logK, 1)
+    return {"const": float(const), "log_epochs": float(slope)}
+
+
 def fit_first_order(name: str, runs, old: dict) -> tuple[dict, str]:
+    """A first-order backend's constants: the work per epoch and per certificate, the fixed and setup terms
+    (non-negative least squares on the relative error of the time, with the measured epochs and certificates),
+    the certificate count (:func:`fit_certificates`) and the epochs (:func:`fit_epochs`)."""
     if len(runs) < 4:
         return old, f"{name}: too few runs, kept"
+    counts = fit_certificates(runs)
     rows, t = [], []
     for x, r in runs:
         E = r["epochs"]
+        K = r.get("certificates", 0) if counts is not None else 0.0
         row = [E * x.nnz, E * x.n, E * x.d]
         row += [E * cost.refresh_work(x) * (x.set_kind == kind) for kind in REFRESH_KINDS]
-        row += [E * x.n * x.d ** 2 * (x.set_kind == "ellipsoid"), 1.0, x.nnz]
+        row += [E * x.n * x.d ** 2 * (x.set_kind == "ellipsoid"), 1.0, x.nnz, K * x.nnz, K * x.n, K]
         rows.append(row)
         t.append(r["time"])
     A, t = np.array(rows, dtype=float), np.array(t)
@@ -150,17 +167,24 @@ def fit_first_order(name: str, runs, old: dict) -> tuple[dict, str]:
     table = {"fixed": max(k[4 + nk], 1e-4), "setup": k[5 + nk], "nnz": k[0], "n": k[1], "d": k[2],
              "refresh": {kind: k[3 + i] for i, kind in enumerate(REFRESH_KINDS)}, "ellipsoid": k[3 + nk],
              "epochs": {f: float(v) for f, v in zip(cost.EPOCH_FEATURES, theta, strict=True)}}
+    if counts is not None:
+        table["certificates"] = counts
+        table["certificate"] = {"nnz": k[6 + nk], "n": k[7 + nk], "fixed": k[8 + nk]}
     certified = [(x, r) for x, r in runs if r["status"] == "optimal"]
     pred = np.array([cost.predict(name, x, {name: table, "clarabel": {"fixed": 0, "nnz": 0, "factor": 0, "cube": 0}})
                      for x, _ in certified], dtype=object)
     epochs = np.array([p.iterations for p in pred])
     measured = np.array([r["epochs"] for _, r in certified], dtype=float)
     med, worst = _errors(np.maximum(epochs, 1.0), np.maximum(measured, 1.0)) if len(certified) else (math.nan,) * 2
+    seconds = np.array([p.seconds for p in pred], dtype=float)
+    spent = np.array([r["time"] for _, r in certified], dtype=float)
+    tmed, tworst = _errors(seconds, spent) if len(certified) else (math.nan,) * 2
     stopped = [(x, r) for x, r in runs if r["status"] != "optimal"]
     flagged = sum(cost.predict(name, x, {name: table, "clarabel": {"fixed": 0, "nnz": 0, "factor": 0, "cube": 0}})
                   .falls_back for x, _ in stopped)
     return table, (f"{name}: {len(runs)} runs, epochs of the certified ones within ×{med:.2f} (median), "
-                   f"×{worst:.1f} (worst); {flagged} of {len(stopped)} runs that stopped short predicted to fall back")
+                   f"×{worst:.1f} (worst), their time within ×{tmed:.2f} (median), ×{tworst:.1f} (worst); {flagged} of "
+                   f"{len(stopped)} runs that stopped short predicted to fall back")
 
 
 def fit_conic(runs, old: dict) -> tuple[dict, str]:
@@ -285,13 +309,14 @@ def _score(r: dict) -> tuple:
 
 
 def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
-    """The refitted constants of a grid run; the constants in use are kept instead when their replay on the
+    """The refitted constants of a grid run, with the constants in use kept for the backends whose refit replays
+    worse (:func:`keep_per_backend`); the constants in use are kept whole when their replay on the
     run's measured times (:func:`replay`) ranks better than the refit's (a refit on a run whose shapes and
     backends have not changed moves the boundaries with the timing noise; after a backend changed, the old
     constants replay worse and the refit is taken)."""
     report = read_report(path)
-    refit = _refit(report)
     current = {k: v for k, v in cost.constants().items() if k != "_fit"}
+    refit = keep_per_backend(report["cells"], _refit(report), current)
     before, after = replay(report["cells"], current), replay(report["cells"], refit)
     if _score(before) < _score(after):
         kept = {**current, "_fit": {**refit["_fit"], "notes": [
@@ -300,6 +325,39 @@ def fit_file(path: Path = DEFAULT_RESULTS) -> dict:
             f"{before['cells']} cells (median {before['median']:.2f}, worst {before['worst']:.2f})"]}}
         return kept
     return refit
+
+
+def _with_margins(cells: list[dict], table: dict) -> dict:
+    """``table`` with the first-order margin and fall-back fractions :func:`choose_margins` gives it."""
+    margins, fractions = choose_margins(cells, table)
+    out = {**table, "margins": margins}
+    for name, fraction in fractions.items():
+        out[name] = {**out[name], "fall_back_fraction": fraction}
+    return out
+
+
+def keep_per_backend(cells: list[dict], refit: dict, current: dict) -> dict:
+    """The refit with each backend's constants in use put back, one backend at a time (in the order of
+    ``cost.CANDIDATES``), when the replay with them (margins and fractions chosen again) ranks better (:func:`_score`):
+    a backend whose new constants move a boundary the wrong way on the measured cells keeps its old ones, while
+    the others take the refit. The note says which were kept."""
+    table, kept = refit, []
+    for name in cost.CANDIDATES:
+        if name not in current or name not in refit or current[name] == refit[name]:
+            continue
+        trial = _with_margins(cells, {**table, name: current[name]})
+        if _score(replay(cells, trial)) < _score(replay(cells, table)):
+            table, kept = trial, [*kept, name]
+    if not kept:
+        return refit
+    r = replay(cells, table)
+    notes = [*refit["_fit"]["notes"],
+             f"kept the constants in use for {', '.join(kept)}: with them the replay is within 1.3× on "
+             f"{r['within_1.3']} of {r['cells']} cells (median {r['median']:.2f}, worst {r['worst']:.2f}), first-order "
+             f"margin ×{table['margins'].get('dcd', 1.0):g}, likely to stop short beyond "
+             f"{table['dcd'].get('fall_back_fraction', 0.5):g} (dcd) and "
+             f"{table['robust-dcd'].get('fall_back_fraction', 0.5):g} (robust-dcd) of the epoch budget"]
+    return {**table, "_fit": {**refit["_fit"], "notes": notes}}
 
 
 def _refit(report: dict) -> dict:

@@ -163,6 +163,8 @@ def describe_run(times: list[float], sol) -> dict:
            "first": None if fallback is None else {k: getattr(fallback, k) for k in ("solver", "status", "iterations")}}
     if "passes" in sol.extra:  # dcd's budget unit: an epoch over the samples shrinking left counts as a fraction
         out["passes"] = float(sol.extra["passes"])
+    if "certificates" in sol.extra:  # the first-order methods' certificates (their cost form counts them)
+        out["certificates"] = int(sol.extra["certificates"])
     if sol.auto_attempts:
         out["attempts"] = [{k: getattr(a, k) for k in ("solver", "status", "iterations", "time", "time_limit")}
                            for a in sol.auto_attempts]
@@ -247,9 +249,16 @@ def run_cell(cell: dict, X, y) -> dict:
         print(f"    {_label(cell)}: {', '.join(run)} and auto", flush=True)
     run.sort(key=lambda b: preds[b].terms.get("own", preds[b].seconds))  # the likely fastest first
     runs = timed_runs(problem, X, y, [*run, "auto"])
-    out["auto"] = {"pick": choose_backend(problem, shape), **runs.pop("auto")}
+    out["auto"] = {"pick": choose_backend(problem, shape), "plan": plan_of(problem, shape), **runs.pop("auto")}
     out["runs"] = runs
     return summarize(out)
+
+
+def plan_of(problem, shape) -> list:
+    """What ``"auto"`` will run on a cell before any answer: its choice and its first-order probe (backend,
+    epochs) or None; a refit that changes either is timed again (:func:`rerun_changed`)."""
+    trial = auto_probe(problem, shape)
+    return [choose_backend(problem, shape), None if trial is None else [trial.backend, trial.epochs]]
 
 
 def summarize(cell: dict) -> dict:
@@ -420,7 +429,8 @@ def run_grid(shapes, jobs: int) -> list[dict]:
 
 
 def rerun_changed(cells: list[dict]) -> int:
-    """Run ``"auto"`` again on the cells whose choice the refitted constants change; the number of such cells."""
+    """Run ``"auto"`` again on the cells whose plan (:func:`plan_of`: the choice and the probe) the refitted
+    constants change; the number of such cells."""
     cost.reload_constants()
     changed = 0
     data_cache: dict = {}
@@ -431,15 +441,17 @@ def rerun_changed(cells: list[dict]) -> int:
             data_cache[key] = make_data(*key)
         X, y = data_cache[key]
         problem = rs.Problem(penalty=rs.L2(cell["lambda_n"] / cell["n"]), uncertainty=make_set(cell["set"], cell["d"]))
-        pick = choose_backend(problem, cost.DataShape.of(X))
-        if pick != cell["auto"]["pick"]:
+        shape = cost.DataShape.of(X)
+        plan = plan_of(problem, shape)
+        if plan[0] != cell["auto"]["pick"] or ("plan" in cell["auto"] and plan != cell["auto"]["plan"]):
+            pick = plan[0]
             changed += 1
             certified = {b: r["time"] for b, r in cell["runs"].items() if r["certified"]}
             best = min(certified.values()) if certified else math.inf
             again = [b for b, t in certified.items() if t <= CONTENDER * best]
             # auto timed again next to the contenders, in the same rounds, so that the ratio compares like with like
             runs = timed_runs(problem, X, y, [*again, "auto"])
-            cell["auto"] = {"before_refit": cell["auto"]["pick"], "pick": pick, **runs.pop("auto")}
+            cell["auto"] = {"before_refit": cell["auto"]["pick"], "pick": pick, "plan": plan, **runs.pop("auto")}
             for b, r in runs.items():
                 cell["runs"][b] = {**r, "earlier": cell["runs"][b]}
             summarize(cell)
@@ -490,7 +502,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_up()
     command = "benchmarks/bench_auto.py" + (" --quick" if args.quick else "") + \
         (" --held-out" if args.held_out else "") + \
-        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu)
+        (" --shapes " + " ".join(args.shapes) if args.shapes else "") + command_option(args.cpu) + \
+        (f" --resume {args.resume.name} ({len(kept)} cells measured earlier)" if args.resume is not None else "")
     report = {"command": command, "quick": args.quick or bool(args.shapes),
               "grid": "a quick" if args.quick else "a reduced" if args.shapes else
               "the held-out" if args.held_out else "the full", "held_out": args.held_out,

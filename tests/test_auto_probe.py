@@ -65,6 +65,31 @@ def test_the_probe_rule():
     assert cost.probe([_prediction("clarabel", 10.0)], x) is None
 
 
+def test_the_probe_pays_its_certificates_out_of_its_share():
+    """With a certificate law ``K(k) = e^κ₀ k^κ₁`` of ``t_cert`` seconds each, the probe runs the most epochs ``k``
+    with ``k·t_epoch + K(k)·t_cert`` within ``PROBE_FRACTION`` of the choice's predicted time (found here by
+    counting up), and a first-order backend whose certificates make it slower than the ratio's limit is not probed."""
+    shape = cost.DataShape(20000, 400, 20000 * 400)
+    x = cost.cost_inputs(rs.Problem(penalty=rs.L2(1e-3), uncertainty=rs.Box(0.1)), shape)
+    law, t_cert, t_epoch = {"const": 0.4, "log_epochs": 0.45}, 0.05, 0.012
+    terms = {"per_epoch": t_epoch, "own": 30.0, "per_certificate": t_cert, "certificate_law": law}
+    preds = [_prediction("feature-ipm", 10.0), cost.Prediction("robust-dcd", 30.0, 800.0, terms=terms)]
+    probe = cost.probe(preds, x)
+
+    def spent(k):
+        return k * t_epoch + np.exp(law["const"]) * k ** law["log_epochs"] * t_cert
+
+    k = 0
+    while spent(k + 1) <= cost.PROBE_FRACTION * 10.0:
+        k += 1
+    assert probe.epochs == k < int(cost.PROBE_FRACTION * 10.0 / t_epoch)  # fewer than without its certificates
+    # 800 epochs take 9.6 s, within 1.2 × 10 s; their certificates (~28 of 0.15 s) take it beyond
+    heavy = {**terms, "per_certificate": 0.15}
+    assert cost.probe([preds[0], cost.Prediction("robust-dcd", 30.0, 800.0, terms=heavy)], x) is None
+    assert cost.probe([preds[0], cost.Prediction("robust-dcd", 30.0, 800.0, terms={**heavy, "per_certificate": 0.0})],
+                      x) is not None
+
+
 def test_the_forecast_of_a_probe_is_the_power_law_through_its_last_gaps():
     # g(e) = 1/e²: from e = 100 (g = 1e-4) to tol 1e-6 takes e = 1000, 900 more epochs at 0.01 s each
     e = np.array([10.0, 25.0, 50.0, 75.0, 100.0])

@@ -230,3 +230,22 @@ def test_the_epochs_see_the_conditioning_through_c_times_the_row_scale():
         assert cost.predict(first, unit).iterations < cost.predict(first, gauss).iterations / 10
         assert solve_path.choose_backend(rs.Problem(penalty=rs.L2(1.0 / n), uncertainty=V),
                                          cost.DataShape(n, d, n * d, sq_norm=1.0)) == first
+
+
+def test_the_first_order_form_charges_its_certificates():
+    """``T = E·(per epoch) + K(E)·(c₀ + c_nnz·nnz + c_n·n) + e + s·nnz`` with ``K(E) = e^κ₀ E^κ₁``: the form's time
+    against the same sum computed here, and no certificate term without its constants (an older file)."""
+    x = cost.cost_inputs(rs.Problem(penalty=rs.L2(1.0 / 3000)), cost.DataShape(n=3000, d=30, nnz=90_000))
+    base = {"nnz": 2e-10, "n": 4e-8, "d": 2e-8, "fixed": 6e-4, "setup": 2e-8, "refresh": {"none": 4e-12},
+            "epochs": {"const": 3.0, "log_CR2": 0.5}}
+    bare = cost.predict("dcd", x, {"dcd": base})
+    assert bare.terms["certificates"] == 0.0
+    E = bare.iterations
+    per = 2e-10 * 90_000 + 4e-8 * 3000 + 2e-8 * 30 + 4e-12 * 3000 * 30
+    assert bare.seconds == pytest.approx(E * per + 6e-4 + 2e-8 * 90_000)
+    table = {"dcd": {**base, "certificates": {"const": 0.2, "log_epochs": 0.5},
+                     "certificate": {"fixed": 3e-4, "nnz": 5e-9, "n": 1e-8}}}
+    pred = cost.predict("dcd", x, table)
+    K = math.exp(0.2) * E ** 0.5
+    assert pred.terms["certificates"] == pytest.approx(K)
+    assert pred.seconds == pytest.approx(bare.seconds + K * (3e-4 + 5e-9 * 90_000 + 1e-8 * 3000))

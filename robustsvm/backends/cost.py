@@ -11,8 +11,9 @@ fit are documented in ``docs/auto.md``):
   (``f`` features without a sign have two parts) and ``k_set`` the iterations, nearly constant per set; for
   n < d, when the backend declares a wide path (:func:`wide_path_available`), the per-iteration work is the
   smaller of that and the wide form ``a'·n²d + b'·n³ + c'·nnz`` (:func:`wide_work`, its own constants);
-* ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid]) + e`` (``g_set``:
-  an O(d) refresh of the set's state per coordinate step), with the number
+* ``dcd``, ``robust-dcd``: ``T = E · (a·nnz + b·n + c·d + g_set·n·d [+ h·n·d² on an ellipsoid])
+  + K(E) · (c₀ + c_nnz·nnz + c_n·n) + e`` (``g_set``: an O(d) refresh of the set's state per coordinate step;
+  ``K(E) = exp(κ₀)·E^κ₁`` certificates, each a pass over ``X`` and its Python work), with the number
   of epochs ``E`` (in the unit of the backend's budget: dcd's passes over the data) log-linear in the
   conditioning and the shape:
   ``log E = θ · (1, log C, log min(n, d), log⁺(n/d), log⁺(d/n), log density, set, loss)``,
@@ -54,7 +55,8 @@ __all__ = ["CANDIDATES", "CONSTANTS_FILE", "DISTRIBUTED_CANDIDATES", "EPOCH_FEAT
            "FIRST_ORDER", "PROBE_CONTINUE", "PROBE_EPOCH_SECONDS_PER_NNZ", "PROBE_FRACTION", "PROBE_MAX_OWN_RATIO",
            "PROBE_MIN_EPOCHS", "PROBE_MIN_SECONDS",
            "SPARSE_ROW_SETS", "CostInputs", "DataShape",
-           "Prediction", "Probe", "constants", "cost_inputs", "epoch_features", "fallback_order", "predict",
+           "Prediction", "Probe", "certificate_work", "certificates", "constants", "cost_inputs", "epoch_features",
+           "fallback_order", "predict",
            "predict_all", "probe", "probe_forecast", "refresh_work", "register_cost_form", "reload_constants",
            "wide_path_available", "wide_work"]
 
@@ -353,6 +355,24 @@ def _feature_ipm(x: CostInputs, k: Mapping) -> Prediction:
 _WIDE_DEFAULTS = {"gram": 3e-11, "factor": 5e-11, "pass": 6e-9}
 
 
+def certificates(epochs: float, k: Mapping) -> float:
+    """The certificates of a first-order run of ``epochs`` epochs (in the unit of its budget):
+    ``K = exp(κ₀) · E^κ₁`` (``k["certificates"]``, fitted on the grid's runs; none without it). The schedule
+    (:func:`.dual_ascent.next_check`) spaces them by the decay of the gap, so they grow more slowly than the
+    epochs (κ₁ < 1)."""
+    fit = k.get("certificates")
+    if not fit:
+        return 0.0
+    return float(math.exp(fit["const"]) * max(epochs, 1.0) ** fit["log_epochs"])
+
+
+def certificate_work(x: CostInputs, k: Mapping) -> float:
+    """The seconds of one certificate of a first-order run, ``c₀ + c_nnz·nnz + c_n·n`` (``k["certificate"]``): the
+    margins over the whole of ``X``, the objective and the dual value, and its Python work."""
+    c = k.get("certificate", {})
+    return c.get("fixed", 0.0) + c.get("nnz", 0.0) * x.nnz + c.get("n", 0.0) * x.n
+
+
 def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
     def form(x: CostInputs, k: Mapping) -> Prediction:
         theta = np.array([k["epochs"].get(f, 0.0) for f in EPOCH_FEATURES])
@@ -364,8 +384,11 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
         likely = epochs > k.get("fall_back_fraction", FALL_BACK_FRACTION) * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
-        seconds = x.points * (spent * per + k["fixed"]) + k.get("setup", 0.0) * x.nnz
-        return Prediction(name, seconds, epochs, falls_back=likely, terms={"per_epoch": per, "own": seconds})
+        certs = certificates(spent, k)
+        seconds = x.points * (spent * per + certs * certificate_work(x, k) + k["fixed"]) + k.get("setup", 0.0) * x.nnz
+        return Prediction(name, seconds, epochs, falls_back=likely,
+                          terms={"per_epoch": per, "own": seconds, "certificates": certs,
+                                 "per_certificate": certificate_work(x, k), "certificate_law": k.get("certificates")})
 
     return form
 
@@ -490,9 +513,11 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     does not tell (on the same 1,000 × 1,000 data robust-dcd certifies the Ball in 241 epochs and stops at its
     budget on the Box). So when the cheapest prediction is an interior point or a conic solve of at least
     :data:`PROBE_MIN_SECONDS` and a first-order backend is close to it (its predicted epochs at its per-epoch
-    cost, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the choice's time), that
-    backend runs first for ``k = PROBE_FRACTION · T_chosen / t_epoch`` epochs (``t_epoch`` its predicted cost per
-    epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry; at least :data:`PROBE_MIN_EPOCHS`,
+    cost with its certificates, no budget cap and no fall-back charge, within :data:`PROBE_MAX_OWN_RATIO` of the
+    choice's time), that
+    backend runs first for the most epochs ``k`` with ``k·t_epoch + K(k)·t_cert ≤ PROBE_FRACTION · T_chosen``
+    (``t_epoch`` its predicted cost per epoch, at least :data:`PROBE_EPOCH_SECONDS_PER_NNZ` per stored entry,
+    ``K(k)`` its certificates, :func:`certificates`, of ``t_cert`` each; at least :data:`PROBE_MIN_EPOCHS`,
     else no probe; no wall-clock limit, which a loaded machine would reach early). A certified answer is
     returned; otherwise :func:`probe_forecast` reads the decay of its certified gap and decides whether it
     finishes first. The number of epochs is a function of the predictions, so the choice is the same on every
@@ -509,15 +534,24 @@ def probe(predictions: list[Prediction], x: CostInputs) -> Probe | None:
     if not first:
         return None
 
-    def run_time(p: Prediction) -> float:  # its predicted epochs at its per-epoch cost: no budget cap, no fall-back
-        return p.iterations * p.terms["per_epoch"]
+    def run_time(p: Prediction, epochs: float | None = None, per: float | None = None) -> float:
+        """``epochs`` (its predicted ones) at ``per`` (its per-epoch cost) and their certificates: no budget cap,
+        no fall-back."""
+        e = p.iterations if epochs is None else epochs
+        law = {"certificates": p.terms.get("certificate_law")}
+        return e * (p.terms["per_epoch"] if per is None else per) + certificates(e, law) * p.terms.get(
+            "per_certificate", 0.0)
 
     fastest = min(first, key=run_time)
     if run_time(fastest) > PROBE_MAX_OWN_RATIO * best.seconds:
         return None
     limit = PROBE_FRACTION * best.seconds
     per_epoch = max(fastest.terms["per_epoch"], PROBE_EPOCH_SECONDS_PER_NNZ * x.nnz)
-    epochs = int(min(limit / per_epoch, x.epoch_budget))
+    lo, hi = 0, int(x.epoch_budget)  # the most epochs whose predicted time, certificates included, fits the limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if run_time(fastest, mid, per_epoch) <= limit else (lo, mid - 1)
+    epochs = lo
     if epochs < PROBE_MIN_EPOCHS:
         return None
     return Probe(fastest.backend, float(limit), best.backend, float(best.seconds), epochs)
