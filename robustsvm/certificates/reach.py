@@ -114,8 +114,8 @@ def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> list[np.ndarray]
 
     Pairwise Frank–Wolfe steps on ``½‖Σ_i λ_i y_i x_i‖²`` (weight moved within a class from its worst atom to its
     best, exact line search), started at ``start`` normalized on each class (the solver's multipliers, on the
-    boundary of the dual's domain: the steps move them inside) or at the ``c``-weighted means; a point is kept at each checkpoint of
-    :data:`_CHECKPOINTS` and the steps stop once ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
+    boundary of the dual's domain: the steps move them inside) or at the ``c``-weighted means; a point is kept
+    at each checkpoint of :data:`_CHECKPOINTS` and the steps stop once ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
     """
     X, y, r = model.X, model.y, model.layout.radius
     c = np.asarray(model.c, dtype=np.float64)
