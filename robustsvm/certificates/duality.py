@@ -334,11 +334,13 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
 
 def _unpenalized_note(model: Any) -> str:
     """Why a model without a penalty is not certified (empty for a penalized model): its bound needs
-    ``T(Σ_i a_i y_i x̃_i) = 0`` exactly (docs/certificates.md), which rounding never gives."""
+    ``T(Σ_i a_i y_i x̃_i) = 0`` exactly (docs/certificates.md), which rounding never gives, unless a box no
+    minimizer leaves is proved (:func:`_reach_terms`)."""
     if model.l1 > 0 or model.l2 > 0:
         return ""
     return ("; without a penalty (λ1 = λ2 = 0) the bound is finite only where Σ a_i y_i x̃_i is exactly 0, which "
-            "rounding does not give, and falls back to what holds for any data (0 for the hinge); a small penalty (for "
+            "rounding does not give, unless a bound on the optimal weights is proved (from one shared box, ball or "
+            "ellipsoid and a dual point strictly inside: none was found here), and falls back to what holds for any data (0 for the hinge); a small penalty (for "
             "instance penalty=rs.L2(1e-6)) makes the answer certifiable")
 
 
