@@ -32,6 +32,8 @@ _ROUNDING = 1e-10
 _SET_TYPES = ("Box", "Ball", "Ellipsoid")
 #: the hull iterations whose points are tried (Gilbert's algorithm, from the classes' weighted means)
 _CHECKPOINTS = (0, 4, 16, 64, 256)
+#: the steps' budget in multiply-adds with ``X`` (two products a step): fewer steps on very large data
+_STEP_BUDGET = 2e9
 
 
 def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray:
@@ -115,7 +117,8 @@ def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> list[np.ndarray]
     Pairwise Frank–Wolfe steps on ``½‖Σ_i λ_i y_i x_i‖²`` (weight moved within a class from its worst atom to its
     best, exact line search), started at ``start`` normalized on each class (the solver's multipliers, on the
     boundary of the dual's domain: the steps move them inside) or at the ``c``-weighted means; a point is kept
-    at each checkpoint of :data:`_CHECKPOINTS` and the steps stop once ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
+    at each checkpoint of :data:`_CHECKPOINTS` (within :data:`_STEP_BUDGET`) and the steps stop once
+    ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
     """
     X, y, r = model.X, model.y, model.layout.radius
     c = np.asarray(model.c, dtype=np.float64)
@@ -142,10 +145,12 @@ def _pairwise_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarra
                     cap: np.ndarray, mode: str) -> list[np.ndarray]:
     """The pairwise Frank–Wolfe steps of :func:`_hull_multipliers` from ``lam``: the multipliers kept."""
     out = []
-    for it in range(_CHECKPOINTS[-1] + 1):
+    size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
+    last = min(_CHECKPOINTS[-1], max(_CHECKPOINTS[1], int(_STEP_BUDGET / (4.0 * max(size, 1)))))
+    for it in range(last + 1):
         u = np.asarray(X.T @ (lam * y)).ravel()  # the difference of the two hull points
         deep = V.gauge(u) <= 0.5 * float(lam @ r)
-        if it in _CHECKPOINTS or deep:
+        if it in _CHECKPOINTS or deep or it == last:
             live = lam > 0
             kappa = float(np.min(cap[live] / lam[live]))
             out.append(_balanced(np.minimum(kappa * lam, cap), y, mode))
