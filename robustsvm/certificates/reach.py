@@ -153,7 +153,8 @@ def _pairwise_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarra
         if it in _CHECKPOINTS or deep or it == last:
             live = lam > 0
             kappa = float(np.min(cap[live] / lam[live]))
-            out.append(_balanced(np.minimum(kappa * lam, cap), y, mode))
+            for scale in (kappa, 4.0 * kappa, 16.0 * kappa):  # larger ones clipped to the box: other admissible points
+                out.append(_balanced(np.minimum(scale * lam, cap), y, mode))
         if deep:
             break
         grad = y * np.asarray(X @ u).ravel()
