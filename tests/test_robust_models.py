@@ -347,11 +347,13 @@ def test_ball_compiles_to_exact_cones(p, cone):
         np.testing.assert_allclose(dims.p3d, 1 / q)
 
 
-@pytest.mark.parametrize("uncertainty", [rs.Ball(0.1), rs.Box(0.1), None])
+@pytest.mark.parametrize("uncertainty", [None])
 def test_a_model_without_a_penalty_says_why_it_is_not_certified(uncertainty):
-    """λ1 = λ2 = 0: the package's bound needs Σ a_i y_i x̃_i = 0 exactly; the answer is then "inaccurate" with
+    """λ1 = λ2 = 0 without an uncertainty set: no bound on the optimal weights exists (the robust term that gives
+    one is absent), and the package's bound needs Σ a_i y_i x_i = 0 exactly; the answer is then "inaccurate" with
     the reason and the remedy. Its objective still matches a CVXPY model written here (the point is good; only
-    the certificate is missing), and its gap, the whole objective, is a valid bound."""
+    the certificate is missing), and its gap, the whole objective, is a valid bound. (A shared box, ball or
+    ellipsoid is certified: tests/test_unpenalized_certificate.py.)"""
     X, y = make_classification(120, 4, seed=3)
     s = np.where(y == 1, 1.0, -1.0)
     with pytest.warns(rs.ConvergenceWarning, match=r"without a penalty \(λ1 = λ2 = 0\).*penalty=rs.L2\(1e-6\)"):

@@ -54,6 +54,7 @@ from ..result import Result
 from ..terms.intercept import Intercept, class_balance, class_sums
 from ..terms.losses import LOSSES as REGISTERED
 from .dual_scale import best_scale, scale_in_closed_form
+from .reach import unpenalized_reach
 from .set_points import optimal_shift, retract
 
 __all__ = [
@@ -333,12 +334,30 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
 
 def _unpenalized_note(model: Any) -> str:
     """Why a model without a penalty is not certified (empty for a penalized model): its bound needs
-    ``T(Σ_i a_i y_i x̃_i) = 0`` exactly (docs/certificates.md), which rounding never gives."""
+    ``T(Σ_i a_i y_i x̃_i) = 0`` exactly (docs/certificates.md), which rounding never gives, unless a box no
+    minimizer leaves is proved (:func:`_reach_terms`)."""
     if model.l1 > 0 or model.l2 > 0:
         return ""
     return ("; without a penalty (λ1 = λ2 = 0) the bound is finite only where Σ a_i y_i x̃_i is exactly 0, which "
-            "rounding does not give, and falls back to what holds for any data (0 for the hinge); a small penalty (for "
+            "rounding does not give, unless a bound on the optimal weights is proved (from one shared box, ball or "
+            "ellipsoid and a dual point strictly inside: none was found here), and falls back to what holds for any "
+            "data (0 for the hinge); a small penalty (for "
             "instance penalty=rs.L2(1e-6)) makes the answer certifiable")
+
+
+def _reach_terms(model: Any, terms: BoundTerms, a: np.ndarray, objective: float) -> BoundTerms | None:
+    """``terms`` with the weights boxed to ``|w_h| ≤ reach_h``, the smaller of ``2·`` :func:`weight_reach` and
+    :func:`robustsvm.certificates.reach.unpenalized_reach` (its rounding margin built in), met with the signs or
+    bounds; None when no finite reach is proved. Every minimizer lies in the box, so the boxed model has the same
+    optimum."""
+    reach = np.minimum(2.0 * weight_reach(model), unpenalized_reach(model, a, objective))
+    if not np.all(np.isfinite(reach)):
+        return None
+    ws = model.feasible_set
+    lower, upper = np.maximum(ws.lower, -reach), np.minimum(ws.upper, reach)
+    if np.any(lower > upper):
+        return None
+    return replace(terms, box=(lower, upper))
 
 
 def admissible_multipliers(a: np.ndarray, y: np.ndarray, c: np.ndarray, loss: Any, intercept: str) -> np.ndarray:
@@ -495,6 +514,12 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
     allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
     if np.isfinite(own_bound) and own_bound > bound and not changed:
         bound = float(own_bound)
+    if model.l1 == 0 and model.l2 == 0 and not objective - bound <= allowed:
+        # no penalty: a box no minimizer leaves (proved from a dual point) makes the conjugate finite
+        boxed = _reach_terms(model, terms, a, objective)
+        if boxed is not None:
+            terms, box = boxed, boxed.box
+            bound = max(bound, lagrangian_bound(terms, a, shift=shift, nu=nu)[0])
     if layout is not None and status == "optimal" and not objective - bound <= allowed:
         # the worst cases at w may be the wrong points of a face: choose them for the bound instead (a small
         # conic solve, spent only where the verdict on a claimed optimum depends on it)

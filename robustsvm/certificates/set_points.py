@@ -47,7 +47,8 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
 
     With bounds ``box = (l, u)`` (λ2 > 0) the minimized function is the box conjugate of the penalty instead,
     ``Σ_h max_{l_h ≤ w_h ≤ u_h} s_h w_h − λ1|w_h| − (λ2/2)w_h²``, written as
-    ``min_{p, q ≥ 0} ‖(|s − p + q| − λ1)₊‖²/(2λ2) + u·p − l·q`` (the dual of the box's clip).
+    ``min_{p, q ≥ 0} ‖(|s − p + q| − λ1)₊‖²/(2λ2) + u·p − l·q`` (the dual of the box's clip). Without a penalty
+    and with a finite box (``l ≤ 0 ≤ u``) it is the box conjugate ``Σ_h u_h s_h⁺ + l_h s_h⁻``.
     """
 
     # one point per (set, label): even a symmetric set's two classes may use different points of a face
@@ -77,6 +78,9 @@ def optimal_points(layout: Any, y: np.ndarray, ay: np.ndarray, s0: np.ndarray, l
     objective = cp.max(excess) / norm if l2 <= 0 else cp.sum_squares(excess / norm)
     if box is not None and l2 > 0:
         objective = _box_conjugate_cvx(s_expr, box, l1, l2, norm)
+    elif box is not None and l1 == 0 and np.all(np.isfinite(box[0])) and np.all(np.isfinite(box[1])):
+        # no penalty and a finite box: the conjugate itself, Σ_h max(s_h l_h, s_h u_h) (l ≤ 0 ≤ u)
+        objective = (box[1] @ cp.pos(s_expr) - box[0] @ cp.neg(s_expr)) / norm
     prob = cp.Problem(cp.Minimize(objective), cons)
     try:
         with warnings.catch_warnings():  # an inaccurate solve only gives a weaker (still valid) bound

@@ -1,0 +1,218 @@
+"""A proved bound on the optimal weights of a robust model without a penalty, from a dual point.
+
+For a hinge-type loss, ``λ1 = λ2 = 0``, one symmetric set ``V`` (box, ball, ellipsoid) with radii ``r_i`` and a
+free, absent or ridge intercept, every admissible ``a`` (``0 ≤ a_i ≤ c_i ᾱ``, ``Σ_i a_i y_i = 0`` for a free
+intercept) gives, for every ``(w, b)`` (``docs/certificates.md``, "Models without a penalty"),
+
+    P(w, b) ≥ K(a) + (ρ(a) − γ_V(v(a))) σ_V(w),
+    K(a) = Σ_i c_i (α_i − ℓ*(α_i)) (− S²/(2μ) for a ridge intercept),  ρ(a) = Σ_i a_i r_i,  v(a) = Σ_i a_i y_i x_i,
+
+``γ_V`` the gauge of ``V`` (the dual norm of ``σ_V``). When ``γ_V(v(a)) < ρ(a)``, every minimizer (objective at
+most the returned point's ``P̂``) has ``σ_V(w*) ≤ (P̂ − K(a)) / (ρ(a) − γ_V(v(a)))`` and, since
+``|w_h| = |e_h·w| ≤ γ_V(e_h) σ_V(w)``, ``|w*_h| ≤ γ_V(e_h) · that bound``. :func:`unpenalized_reach` finds such an
+``a`` by mixing the solver's multipliers with a point whose ``v`` is near 0 (the nearest points of the two classes'
+convex hulls, by Gilbert's algorithm).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..terms.intercept import class_balance, class_sums
+
+__all__ = ["REACH_MARGIN", "unpenalized_reach"]
+
+#: the relative margin by which a mixed dual point must lie strictly inside (``γ_V(v) ≤ (1 − margin) ρ``)
+REACH_MARGIN = 1e-3
+#: the relative allowance for the rounding of the sums ``K``, ``ρ`` and the objective
+_ROUNDING = 1e-10
+#: the set types whose gauge about the origin is a closed form of the set's own
+_SET_TYPES = ("Box", "Ball", "Ellipsoid")
+#: the hull iterations whose points are tried (Gilbert's algorithm, from the classes' weighted means)
+_CHECKPOINTS = (0, 4, 16, 64, 256)
+#: the steps' budget in multiply-adds with ``X`` (two products a step): fewer steps on very large data
+_STEP_BUDGET = 2e9
+
+
+def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray:
+    """A bound ``reach_h ≥ |w*_h|`` at every minimizer of an unpenalized robust model, per feature (``inf`` where
+    none is proved).
+
+    ``reach_h = γ_V(e_h) (P̂ − K(a_t)) / (ρ(a_t) − γ_V(v(a_t)))`` minimized over a few mixtures
+    ``a_t = (1 − t) a* + t a°`` of the multipliers ``a*`` and a hull point ``a°``, each inside by
+    :data:`REACH_MARGIN`; the sums are enlarged by their rounding error.
+
+    Parameters
+    ----------
+    model : Model
+        The normalized model; anything but a hinge or squared-hinge loss without penalty, kernel or
+        intersection, with one box, ball or ellipsoid shared by the samples, gives ``inf``.
+    a : ndarray of shape (n,)
+        Admissible multipliers in model units (:func:`robustsvm.certificates.duality.admissible_multipliers`).
+    objective : float
+        ``P̂``, the objective at the returned point (at least the optimum).
+    """
+    d = int(model.X.shape[1])
+    none = np.full(d, np.inf)
+    V = _shared_set(model)
+    if V is None or not np.isfinite(objective):
+        return none
+    tau = np.array([V.gauge(np.eye(1, d, h).ravel()) for h in range(d)])
+    if not (np.all(np.isfinite(tau)) and np.all(tau > 0)):
+        return none
+    a_star = np.asarray(a, dtype=np.float64)
+    v_star = np.asarray(model.X.T @ (a_star * model.y)).ravel()
+    if not _gauge_agrees(V, v_star):
+        return none
+    best = np.inf
+    for a_hull in _hull_multipliers(model, V, a_star):
+        for a_t in _mixtures(model, V, a_star, a_hull, tau):
+            best = min(best, _sigma_bound(model, V, a_t, objective, tau))
+    if not np.isfinite(best):
+        return none
+    return tau * best * (1.0 + 1e-6)
+
+
+def _shared_set(model: Any) -> Any:
+    """The one symmetric box, ball or ellipsoid of the model when the reach applies to it, else None."""
+    layout = model.layout
+    if (model.l1 > 0 or model.l2 > 0 or model.kernel is not None or layout is None or len(layout.sets) != 1
+            or model.loss.name not in ("hinge", "squared_hinge") or model.intercept.mode not in ("free", "none",
+                                                                                                  "ridge")):
+        return None
+    V = layout.sets[0]
+    if type(V).__name__ not in _SET_TYPES or not V.symmetric or not np.any(layout.radius > 0):
+        return None
+    return V
+
+
+def _gauge_agrees(V: Any, v: np.ndarray) -> bool:
+    """The set's gauge checked against its support: at ``u = worst_case(z)`` (a boundary point), ``γ_V(u) = 1`` and
+    ``z·u = σ_V(z)``, for ``z`` the first axis, the all-ones direction and ``v``."""
+    d = v.shape[0]
+    for z in (np.eye(1, d, 0).ravel(), np.ones(d), v):
+        if not np.any(z) or not np.all(np.isfinite(z)):
+            continue
+        u = np.asarray(V.worst_case(z), dtype=np.float64)
+        sigma = float(V.support(z))
+        if abs(V.gauge(u) - 1.0) > 1e-9 or abs(float(z @ u) - sigma) > 1e-9 * max(abs(sigma), 1e-300):
+            return False
+    return True
+
+
+def _balanced(a: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
+    """``a`` with the heavier class scaled down so that ``Σ_i a_i y_i = 0`` (a free intercept; else ``a``)."""
+    if mode != "free":
+        return a
+    fp, fn = class_balance(*class_sums(a, y))
+    return a * np.where(y > 0, fp, fn)
+
+
+def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> list[np.ndarray]:
+    """Multipliers ``a° = κλ`` from nearest points ``Σ_{y_i=1} λ_i x_i ≈ Σ_{y_i=−1} λ_i x_i`` of the two classes'
+    hulls (``λ`` on each class's simplex), ``κ`` the largest with ``a° ≤ c·min(ᾱ, 1)``.
+
+    Pairwise Frank–Wolfe steps on ``½‖Σ_i λ_i y_i x_i‖²`` (weight moved within a class from its worst atom to its
+    best, exact line search), started at ``start`` normalized on each class (the solver's multipliers, on the
+    boundary of the dual's domain: the steps move them inside) or at the ``c``-weighted means; a point is kept
+    at each checkpoint of :data:`_CHECKPOINTS` (within :data:`_STEP_BUDGET`) and the steps stop once
+    ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
+    """
+    X, y, r = model.X, model.y, model.layout.radius
+    c = np.asarray(model.c, dtype=np.float64)
+    cap = c * min(float(model.loss.dual_upper), 1.0)
+    classes = [np.flatnonzero((y > 0) & (c > 0)), np.flatnonzero((y < 0) & (c > 0))]
+    if not all(idx.size for idx in classes):
+        return []
+    out = []
+    for weights in (start, c):
+        out.extend(_pairwise_steps(X, y, r, V, _on_simplices(weights, classes), classes, cap, model.intercept.mode))
+    return out
+
+
+def _on_simplices(weights: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
+    """``weights`` scaled to sum to 1 on each class (uniform where a class sums to 0)."""
+    lam = np.zeros(weights.shape[0])
+    for idx in classes:
+        total = float(weights[idx].sum())
+        lam[idx] = weights[idx] / total if total > 0 else 1.0 / idx.size
+    return lam
+
+
+def _pairwise_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarray, classes: list[np.ndarray],
+                    cap: np.ndarray, mode: str) -> list[np.ndarray]:
+    """The pairwise Frank–Wolfe steps of :func:`_hull_multipliers` from ``lam``: the multipliers kept."""
+    out = []
+    size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
+    last = min(_CHECKPOINTS[-1], max(_CHECKPOINTS[1], int(_STEP_BUDGET / (4.0 * max(size, 1)))))
+    for it in range(last + 1):
+        u = np.asarray(X.T @ (lam * y)).ravel()  # the difference of the two hull points
+        deep = V.gauge(u) <= 0.5 * float(lam @ r)
+        if it in _CHECKPOINTS or deep or it == last:
+            live = lam > 0
+            kappa = float(np.min(cap[live] / lam[live]))
+            for scale in (kappa, 4.0 * kappa, 16.0 * kappa):  # larger ones clipped to the box: other admissible points
+                out.append(_balanced(np.minimum(scale * lam, cap), y, mode))
+        if deep:
+            break
+        grad = y * np.asarray(X @ u).ravel()
+        direction = np.zeros_like(lam)
+        for idx in classes:
+            active = idx[lam[idx] > 0]
+            best, worst = idx[np.argmin(grad[idx])], active[np.argmax(grad[active])]
+            direction[best] += lam[worst]
+            direction[worst] -= lam[worst]
+        du = np.asarray(X.T @ (direction * y)).ravel()
+        curve = float(du @ du)
+        if curve <= 0:
+            break
+        lam = np.maximum(lam + min(max(-float(grad @ direction) / curve, 0.0), 1.0) * direction, 0.0)
+    return out
+
+
+def _inside(model: Any, V: Any, a: np.ndarray, tau: np.ndarray) -> tuple[float, float]:
+    """``(ρ(a), γ_V(v(a)))`` with ``ρ`` rounded down and ``γ`` up: ``γ(v) ≤ γ(v̂) + Σ_h |v_h − v̂_h| γ(e_h)``, the
+    error of the computed ``v̂`` at most ``(n + 4)·eps·Σ_i a_i |x_ih|``."""
+    X = model.X
+    n = X.shape[0]
+    v = np.asarray(X.T @ (a * model.y)).ravel()
+    err = (n + 4) * np.finfo(float).eps * np.asarray(abs(X).T @ a).ravel()
+    rho = float(a @ model.layout.radius) * (1.0 - _ROUNDING)
+    return rho, float(V.gauge(v)) * (1.0 + _ROUNDING) + float(err @ tau)
+
+
+def _mixtures(model: Any, V: Any, a_star: np.ndarray, a_hull: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
+    """Mixtures ``a_t = (1 − t) a* + t a°`` inside by the margin: ``t₀`` from the convexity of ``γ_V(v(a)) − ρ(a)``
+    in closed form (``h(a) = γ − (1 − margin)ρ``, ``t₀ = h(a*)/(h(a*) − h(a°))``), then ``4^k t₀`` and 1."""
+    rho_s, g_s = _inside(model, V, a_star, tau)
+    rho_h, g_h = _inside(model, V, a_hull, tau)
+    h_s, h_h = g_s - (1 - REACH_MARGIN) * rho_s, g_h - (1 - REACH_MARGIN) * rho_h
+    if h_s <= 0:
+        t0 = 0.0
+    elif h_h < 0:
+        t0 = h_s / (h_s - h_h)
+    else:
+        return []
+    mode = model.intercept.mode
+    return [_balanced((1.0 - t) * a_star + t * a_hull, model.y, mode)
+            for t in sorted({min(t0 * 2.0 ** k, 1.0) for k in range(0, 12, 2)} | {1.0})]
+
+
+def _sigma_bound(model: Any, V: Any, a: np.ndarray, objective: float, tau: np.ndarray) -> float:
+    """``(P̂ − K(a)) / (ρ(a) − γ_V(v(a)))`` with the sums' rounding covered; ``inf`` unless ``a`` is inside by the
+    margin."""
+    rho, gamma = _inside(model, V, a, tau)
+    if not gamma < (1 - REACH_MARGIN) * rho:
+        return np.inf
+    c = np.asarray(model.c, dtype=np.float64)
+    live = (a > 0) & (c > 0)
+    terms = c[live] * model.loss.dual_term(a[live] / c[live])
+    K = float(terms.sum())
+    slack = _ROUNDING * (float(np.abs(terms).sum()) + abs(objective))
+    if model.intercept.mode == "ridge":
+        S = float(a @ model.y)
+        K -= 0.5 * S * S / model.intercept.mu
+    top = max(objective - K, 0.0) + slack
+    return top / (rho - gamma)
