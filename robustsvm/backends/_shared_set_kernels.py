@@ -323,16 +323,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             uu += uh * uh
     else:
         # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
-        theta = scal[0].theta
-        f = -1.0
-        if theta > 0.0 and theta < amax:
-            f = -tau
-            for h in range(d):
-                a = abs(z[h])
-                if a > theta:
-                    f += a - theta
-        if f < 0.0:
-            theta = 0.0
+        theta = scal[0].theta if 0.0 < scal[0].theta < amax else 0.0  # the last level, a warm start
         for _ in range(200):
             f = -tau
             cnt = 0
@@ -341,6 +332,9 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
                 if a > theta:
                     f += a - theta
                     cnt += 1
+            if f < 0.0 and theta > 0.0:  # the warm start is past the root: from 0 again
+                theta = 0.0
+                continue
             if f <= 1e-15 * tau or cnt == 0:
                 break
             nt = theta + f / cnt
