@@ -9,7 +9,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
+from ._ball2_bounds_kernels import refresh_ball2_bounded
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
@@ -156,7 +156,7 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
                 return True
         else:
             nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
-        uw, uu = _ball2_shrink(z, w, u, *ball2_scalars(nz2, A, prm.lam, scal))
+        uw, uu = _ball2_shrink(z, w, u, tau, nz2)
     scal[0].uw = uw
     scal[0].uu = uu
     _refresh_tail(w, u, scal, False)
@@ -274,8 +274,12 @@ def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compil
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _ball2_shrink(z, w, u, s, fu):  # pragma: no cover - compiled
-    """``w = s z``, ``u = fu z`` (``s = max(0, 1 − τ/‖z‖)``, ``fu = 1/max(‖z‖, τ)``); returns ``(u·w, ‖u‖²)``."""
+def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
+    """``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns ``(u·w, ‖u‖²)``."""
+    nz = np.sqrt(nz2)
+    s = 1.0 - tau / nz if nz > tau else 0.0
+    m = nz if nz > tau else tau
+    fu = 1.0 / m if m > 0.0 else 0.0
     uw = 0.0
     uu = 0.0
     for h in range(z.size):
