@@ -12,8 +12,7 @@ import numpy as np
 from ._ball2_bounds_kernels import refresh_ball2_bounded
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
-           "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "refresh_unpacked", "soft", "softclip",
-           "unpacked"]
+           "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -126,33 +125,28 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """``u`` (the saddle point but for the ellipsoid), ``w = w_u``, ``z`` and ``scal`` from ``st.v`` and ``A``."""
-    refresh_unpacked(setk, st, A, prm, inner, unpacked(setk, st))
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
+    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+        refresh_clipped(setk, st, A, prm, inner)
 
 
 @nb.njit(cache=True, inline="always")
 def unpacked(setk, st):  # pragma: no cover - compiled
-    """What :func:`refresh_unpacked` reads, unpacked once (an array read from a named tuple costs a reference count)."""
-    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.okp, setk.okn, setk.delta),
+    """What :func:`refresh_separable` reads, unpacked once (an array read from a named tuple costs a reference
+    count)."""
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.okp, setk.okn, setk.delta),
             (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def refresh_unpacked(setk, st, A, prm, inner, fixed):  # pragma: no cover - compiled
-    """:func:`refresh` with the arrays of :func:`unpacked`."""
-    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = fixed
-    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-        refresh_clipped(setk, st, A, prm, inner)
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
     :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
-    sg, okp, okn, delta = arrays
+    okp, okn, delta = arrays
     lo, hi, clo, chi = bounds
     tau = A / prm.lam
     if kind == KIND_BOX:
-        uw, uu = _box(v, z, w, u, sg, okp, okn, delta, tau, prm)
+        uw, uu, _ = _box(v, z, w, u, arrays, lo, hi, tau, prm, False)
         if bounded and _outside(w, lo, hi) > 0:
             return True
     else:
@@ -191,7 +185,9 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
         _ellipsoid(setk, st, A, prm, inner)
     else:
         if kind == KIND_BOX:
-            uw, uu = _refresh_box_bounded(st, setk, tau, prm)
+            uw, uu, hs = _box(st.v, z, st.w, st.u, (setk.okp, setk.okn, setk.delta), setk.lo, setk.hi, tau, prm,
+                              True)
+            scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
         elif kind == KIND_BALL2:
             nz2, _ = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, False)
             uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
@@ -217,45 +213,11 @@ def _box_terms(p, okp, okn, dh, tau, inv_tau, lam1, inv_lam):  # pragma: no cove
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box(v, z, w, u, sg, okp, okn, delta, tau, prm):  # pragma: no cover - compiled
-    """``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` at τ = 0); returns ``(u·w, ‖u‖²)``."""
-    lam1, inv_lam = prm.lam1, 1.0 / prm.lam
-    uw = 0.0
-    uu = 0.0
-    if tau > 0.0:
-        inv_tau = 1.0 / tau
-        for h in range(v.size):
-            zh, wh, uh = _box_terms(v[h], okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
-            z[h], w[h], u[h] = zh, wh, uh
-            uw += uh * wh
-            uu += uh * uh
-    else:
-        for h in range(v.size):
-            zh = soft(v[h], lam1, sg[h]) * inv_lam
-            z[h] = zh
-            w[h] = zh
-            uh = delta[h] if zh > 0.0 else (-delta[h] if zh < 0.0 else 0.0)
-            u[h] = uh
-            uw += uh * zh
-            uu += uh * uh
-    return uw, uu
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _outside(w, lo, hi):  # pragma: no cover - compiled
-    """The number of ``w_h`` outside ``[lo_h, hi_h]``."""
-    out = 0
-    for h in range(w.size):
-        out += (w[h] > hi[h]) + (w[h] < lo[h])
-    return out
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
-    """``w = clip(soft(z, τδ), lo, hi)`` and its saddle point ``u`` (``robust_dcd.md`` §7); writes ``hs``, returns
-    ``(u·w, ‖u‖²)``."""
-    v, z, w, u = st.v, st.z, st.w, st.u
-    okp, okn, delta, lo, hi = setk.okp, setk.okn, setk.delta, setk.lo, setk.hi
+def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - compiled
+    """``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` at τ = 0); with ``clip`` (a constant),
+    ``w = clip(soft(z, τδ), lo, hi)`` and its saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖²,
+    h*(v − Au))`` (the last with ``clip``)."""
+    okp, okn, delta = arrays
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     A = tau * lam
     uw = 0.0
@@ -265,26 +227,36 @@ def _refresh_box_bounded(st, setk, tau, prm):  # pragma: no cover - compiled
         inv_tau = 1.0 / tau
         for h in range(v.size):
             p = v[h]
-            z[h], ws, uc = _box_terms(p, okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
-            f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
-            wh, uh = min(max(ws, lo[h]), hi[h]), uc + abs(f) * (f * delta[h] - uc)
-            w[h], u[h] = wh, uh
+            zh, wh, uh = _box_terms(p, okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
+            if clip:
+                f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
+                wh, uh = min(max(wh, lo[h]), hi[h]), uh + abs(f) * (f * delta[h] - uh)
+                hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+            z[h], w[h], u[h] = zh, wh, uh
             uw += uh * wh
             uu += uh * uh
-            hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
     else:
         for h in range(v.size):
             p = v[h]
             zh = z[h] = _z_of(p, okp[h], okn[h], lam1, inv_lam)
-            wh = min(max(zh, lo[h]), hi[h])
+            wh = min(max(zh, lo[h]), hi[h]) if clip else zh
             uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
+            if clip:
+                hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
             w[h] = wh
             u[h] = uh
             uw += uh * wh
             uu += uh * uh
-            hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[0].hs = 2.0 * hs * inv_lam
-    return uw, uu
+    return uw, uu, hs
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _outside(w, lo, hi):  # pragma: no cover - compiled
+    """The number of ``w_h`` outside ``[lo_h, hi_h]``."""
+    out = 0
+    for h in range(w.size):
+        out += (w[h] > hi[h]) + (w[h] < lo[h])
+    return out
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -355,16 +327,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
             uu += uh * uh
     else:
         # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
-        theta = scal[0].theta
-        f = -1.0
-        if theta > 0.0 and theta < amax:
-            f = -tau
-            for h in range(d):
-                a = abs(z[h])
-                if a > theta:
-                    f += a - theta
-        if f < 0.0:
-            theta = 0.0
+        theta = scal[0].theta if 0.0 < scal[0].theta < amax else 0.0  # the last level, a warm start
         for _ in range(200):
             f = -tau
             cnt = 0
@@ -373,6 +336,9 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
                 if a > theta:
                     f += a - theta
                     cnt += 1
+            if f < 0.0 and theta > 0.0:  # the warm start is past the root: from 0 again
+                theta = 0.0
+                continue
             if f <= 1e-15 * tau or cnt == 0:
                 break
             nt = theta + f / cnt
