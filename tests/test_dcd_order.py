@@ -93,6 +93,35 @@ def test_the_block_order_is_chosen_from_the_shape():
     assert dual_ascent.order_block(X) == (dual_ascent.ORDER_BLOCK, -(-dual_ascent.ORDER_MIN_BYTES["sparse"] // 240))
 
 
+@pytest.mark.parametrize(("n", "d", "density"), [
+    (-(-dual_ascent.ORDER_MIN_BYTES["dense"] // 800), 100, None),  # the dense threshold
+    (50_000, 100, None), (200_000, 100, None), (100_000, 200, None), (60_000, 784, None),  # 40 to 376 MB
+    (200_000, 1_000, 0.01),  # 24 MB of CSR
+], ids=["threshold", "40MB", "160MB", "160MB-wide", "376MB", "sparse-24MB"])
+def test_the_block_length_does_not_grow_with_the_data(n, d, density):
+    """§7: the block length is ``ORDER_BLOCK = 32`` at every size from the threshold on (a longer block saves
+    reads but not the time to the certified gap), and with the shape's block length and threshold every epoch
+    over the ``n`` rows, thinned between epochs, is a permutation of the active rows."""
+    if density is None:
+        X = np.broadcast_to(np.zeros(1), (n, d))  # the shape alone: no memory
+        rows = -(-dual_ascent.ORDER_MIN_BYTES["dense"] // (8 * d))
+    else:
+        per_row = int(d * density)
+        X = sp.csr_matrix((np.ones(n * per_row), np.tile(np.arange(per_row, dtype=np.int32), n),
+                           np.arange(0, n * per_row + 1, per_row)), shape=(n, d))
+        rows = -(-dual_ascent.ORDER_MIN_BYTES["sparse"] // (12 * per_row))
+    B, min_rows = dual_ascent.order_block(X)
+    assert (B, min_rows) == (32, rows) and n >= min_rows
+    index = np.random.default_rng(3).permutation(n).astype(np.uint32)
+    state, active = _order(B, min_rows), n
+    for _ in range(3):
+        before = np.sort(index[:active])
+        kern.shuffle(index, active, state)
+        assert np.array_equal(np.sort(index[:active]), before)
+        assert active < min_rows or _breaks(index[:active]) <= 2 * -(-active // B)  # from the threshold: blocks
+        active -= active // 3
+
+
 def _solve(prob, X, y, solver="dcd", **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
