@@ -341,8 +341,8 @@ def _unpenalized_note(model: Any) -> str:
     return ("; without a penalty (λ1 = λ2 = 0) the bound is finite only where Σ a_i y_i x̃_i is exactly 0, which "
             "rounding does not give, unless a bound on the optimal weights is proved (from one shared box, ball or "
             "ellipsoid and a dual point strictly inside: none was found here), and falls back to what holds for any "
-            "data (0 for the hinge); a small penalty (for "
-            "instance penalty=rs.L2(1e-6)) makes the answer certifiable")
+            "data (0 for the hinge); a small penalty (for instance penalty=rs.L2(1e-6)) makes the answer "
+            "certifiable")
 
 
 def _reach_terms(model: Any, terms: BoundTerms, a: np.ndarray, objective: float) -> BoundTerms | None:

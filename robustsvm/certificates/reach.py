@@ -67,8 +67,9 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
     if not _gauge_agrees(V, v_star):
         return none
     best = np.inf
+    inside_star = _inside(model, V, a_star, tau)
     for a_hull in _hull_multipliers(model, V, a_star):
-        for a_t in _mixtures(model, V, a_star, a_hull, tau):
+        for a_t in _mixtures(model, V, a_star, inside_star, a_hull, tau):
             best = min(best, _sigma_bound(model, V, a_t, objective, tau))
     if not np.isfinite(best):
         return none
@@ -183,10 +184,12 @@ def _inside(model: Any, V: Any, a: np.ndarray, tau: np.ndarray) -> tuple[float, 
     return rho, float(V.gauge(v)) * (1.0 + _ROUNDING) + float(err @ tau)
 
 
-def _mixtures(model: Any, V: Any, a_star: np.ndarray, a_hull: np.ndarray, tau: np.ndarray) -> list[np.ndarray]:
+def _mixtures(model: Any, V: Any, a_star: np.ndarray, inside_star: tuple[float, float], a_hull: np.ndarray,
+              tau: np.ndarray) -> list[np.ndarray]:
     """Mixtures ``a_t = (1 − t) a* + t a°`` inside by the margin: ``t₀`` from the convexity of ``γ_V(v(a)) − ρ(a)``
-    in closed form (``h(a) = γ − (1 − margin)ρ``, ``t₀ = h(a*)/(h(a*) − h(a°))``), then ``4^k t₀`` and 1."""
-    rho_s, g_s = _inside(model, V, a_star, tau)
+    in closed form (``h(a) = γ − (1 − margin)ρ``, ``t₀ = h(a*)/(h(a*) − h(a°))``), then ``4^k t₀`` and 1;
+    ``inside_star`` is :func:`_inside` of ``a*``."""
+    rho_s, g_s = inside_star
     rho_h, g_h = _inside(model, V, a_hull, tau)
     h_s, h_h = g_s - (1 - REACH_MARGIN) * rho_s, g_h - (1 - REACH_MARGIN) * rho_h
     if h_s <= 0:
@@ -197,7 +200,7 @@ def _mixtures(model: Any, V: Any, a_star: np.ndarray, a_hull: np.ndarray, tau: n
         return []
     mode = model.intercept.mode
     return [_balanced((1.0 - t) * a_star + t * a_hull, model.y, mode)
-            for t in sorted({min(t0 * 2.0 ** k, 1.0) for k in range(0, 12, 2)} | {1.0})]
+            for t in sorted({min(t0 * 4.0 ** k, 1.0) for k in range(6)} | {1.0})]
 
 
 def _sigma_bound(model: Any, V: Any, a: np.ndarray, objective: float, tau: np.ndarray) -> float:
