@@ -384,11 +384,11 @@ def _first_order(name: str) -> Callable[[CostInputs, Mapping], Prediction]:
             per += k.get("ellipsoid", 0.0) * x.n * x.d ** 2
         likely = epochs > k.get("fall_back_fraction", FALL_BACK_FRACTION) * x.epoch_budget
         spent = min(epochs, x.epoch_budget) if not likely else x.epoch_budget
-        certs = certificates(spent, k)
-        seconds = x.points * (spent * per + certs * certificate_work(x, k) + k["fixed"]) + k.get("setup", 0.0) * x.nnz
+        certs, per_certificate = certificates(spent, k), certificate_work(x, k)
+        seconds = x.points * (spent * per + certs * per_certificate + k["fixed"]) + k.get("setup", 0.0) * x.nnz
         return Prediction(name, seconds, epochs, falls_back=likely,
                           terms={"per_epoch": per, "own": seconds, "certificates": certs,
-                                 "per_certificate": certificate_work(x, k), "certificate_law": k.get("certificates")})
+                                 "per_certificate": per_certificate, "certificate_law": k.get("certificates")})
 
     return form
 
