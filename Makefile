@@ -7,6 +7,12 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# Numba checks a cached kernel against its own file only, so a kernel calling a changed kernel of another module
+# would run its old compiled code: every target keeps one cache per state of the package's sources.
+ifndef NUMBA_CACHE_DIR
+NUMBA_CACHE_DIR := $(CURDIR)/.cache/numba/$(shell find robustsvm -name '*.py' | LC_ALL=C sort | xargs cat | sha1sum | cut -c1-16)
+endif
+export NUMBA_CACHE_DIR
 DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test test-fast test-blas lint bench docs browser-check notebooks notebooks-open figures clean

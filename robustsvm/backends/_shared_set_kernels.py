@@ -328,6 +328,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
     else:
         # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
         theta = scal[0].theta if 0.0 < scal[0].theta < amax else 0.0  # the last level, a warm start
+        warm = theta > 0.0
         for _ in range(200):
             f = -tau
             cnt = 0
@@ -336,9 +337,11 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
                 if a > theta:
                     f += a - theta
                     cnt += 1
-            if f < 0.0 and theta > 0.0:  # the warm start is past the root: from 0 again
+            if f < 0.0 and warm:  # the warm start is past the root: from 0 again (Newton's own steps stay below it)
                 theta = 0.0
+                warm = False
                 continue
+            warm = False
             if f <= 1e-15 * tau or cnt == 0:
                 break
             nt = theta + f / cnt
