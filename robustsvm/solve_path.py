@@ -45,6 +45,7 @@ from .backends.registry import Backend, accepted_options, check_options, with_de
 from .certificates import degenerate
 from .certificates.degenerate import announce as announce_degenerate
 from .certificates.duality import certify as certify_point
+from .conic.scaling import scale_spread_note
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
 from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
@@ -283,6 +284,10 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
     :class:`DegenerateSolutionWarning` when its decision is constant on the training data
     (:func:`robustsvm.certificates.degenerate.diagnose`, kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
+    if result.status != OPTIMAL and not isinstance(model, DistributedModel) and model.kernel is None:
+        note = scale_spread_note(model.X, model.feature_names)
+        if note and note not in result.message:
+            result = replace(result, message=(result.message + note) if result.message else note[2:])
     primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value
     sol = Solution(
         w=result.w, b=float(result.b), objective=result.objective, gap=float(result.gap), status=result.status,

@@ -123,3 +123,25 @@ def test_jordan_solve_on_the_boundary_is_silent():
         x = soc.jordan_solve(lam, rhs)
     assert not np.all(np.isfinite(x[0]))
     np.testing.assert_allclose(soc.jordan(lam[1:], x[1:]), rhs[1:], atol=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["robust-dcd", "dcd"])
+def test_an_unfinished_solve_names_features_whose_scales_differ(solver):
+    """A solve that stops short (here at its epoch budget) on features whose largest |x| differ by more than 1,000×
+    (computed here) names the two columns and advises standardizing, in its message and its warning; on features of
+    one scale the message says nothing of scales."""
+    X, y = standardized("wdbc", 200)
+    raw = np.c_[X, 1e6 * X[:, 0]]
+    names = [f"f{h}" for h in range(raw.shape[1])]
+    scale = np.abs(raw).max(axis=0)
+    big, small = int(np.argmax(scale)), int(np.argmin(scale))
+    problem = rs.Problem(penalty=rs.L2(0.01), uncertainty=rs.Box(0.1) if solver == "robust-dcd" else None)
+    with pytest.warns(ConvergenceWarning) as record:
+        sol = problem.solve(raw, y, solver=solver, max_iter=2, feature_names=names)
+    assert sol.status == "max_iter"
+    expected = f"{scale[big]:.4g} in feature {big} (f{big}), {scale[small]:.4g} in feature {small} (f{small})"
+    assert expected in sol.message and "StandardScaler" in sol.message
+    assert any(expected in str(w.message) for w in record)
+    with pytest.warns(ConvergenceWarning):
+        plain = problem.solve(X, y, solver=solver, max_iter=2)
+    assert plain.status == "max_iter" and "scales differ" not in plain.message

@@ -8,11 +8,11 @@ import warnings
 from dataclasses import replace
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._lazy import cvxpy as cp
 from .._lazy import is_installed
 from ..conic import STATUS, ConicProgram, native_options, solver_output
+from ..conic.scaling import scale_spread_note
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
 from .registry import Backend, Needs, Result, capable_backends, get_backend, register
@@ -157,33 +157,6 @@ def _second_opinion(model: Model, solver_name: str) -> tuple[bool, str]:
                    "tolerance (for a hard margin, the data are separable); use solver='clarabel'")
 
 
-#: feature scales (largest |x_ih| of a column) further apart than this factor are named when a conic solve fails
-SCALE_SPREAD_NOTED = 1e3
-
-
-def _scales_note(model: Model) -> str:
-    """What to say when a conic solve fails on features whose scales ``max_i |x_ih|`` differ by more than
-    :data:`SCALE_SPREAD_NOTED` (empty otherwise): the columns with the largest and the smallest scale."""
-    X = model.X
-    if X is None or X.shape[0] == 0:
-        return ""
-    scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.abs(X).max(axis=0)
-    present = np.flatnonzero(scale > 0)
-    if present.size < 2:
-        return ""
-    big, small = present[np.argmax(scale[present])], present[np.argmin(scale[present])]
-    if scale[big] <= SCALE_SPREAD_NOTED * scale[small]:
-        return ""
-    names = model.feature_names
-
-    def name(h: int) -> str:
-        return f"feature {h}" if names is None else f"feature {h} ({names[h]!s})"
-
-    return (f"; the features' scales differ by a factor of {scale[big] / scale[small]:.3g} (largest |x| "
-            f"{scale[big]:.4g} in {name(big)}, {scale[small]:.4g} in {name(small)}), on which conic solvers "
-            "can fail: standardize the features (StandardScaler; the set's radius is then in standard deviations)")
-
-
 def _redundant_rows_note(model: Model, solver_name: str) -> str:
     """What to say when a solver fails on a model whose linear constraints repeat a row (empty otherwise)."""
     if not model.has_constraints:
@@ -286,7 +259,7 @@ def solve_conic(solver_name: str):
         except cp.error.SolverError as exc:
             return Result(w=None, b=0.0, status="solver_error",
                           message=f"{solver_name}: {exc}{_redundant_rows_note(model, solver_name)}"
-                                  f"{_scales_note(model)}",
+                                  f"{scale_spread_note(model.X, model.feature_names)}",
                           time_compile=t1 - t0)
         if res.status != "optimal":
             res = replace(res, message=res.message + _redundant_rows_note(model, solver_name))
