@@ -336,3 +336,19 @@ def test_probability_agrees_with_calibrated_classifier_cv_on_the_same_folds(file
     assert "calibration.a (the slope of Platt's sigmoid)" in capsys.readouterr().err
     assert main(["validate", str(model), str(root / "train.csv"), "--accept-modified"]) == 1
     assert "calibration.a (the slope of Platt's sigmoid) differs from the value written" in capsys.readouterr().out
+
+
+def test_levels_differing_only_by_case_or_spaces_are_named(files):
+    """' North', 'north' and 'NORTH' are three categories to the encoder; the fit says so, naming the groups (found
+    here by hand), and a clean column gets no such warning."""
+    _, train, _ = files
+    messy = train.copy()
+    rows = messy.index[messy["site"] == "north"]
+    messy.loc[rows[:5], "site"] = " North"
+    messy.loc[rows[5:8], "site"] = "NORTH"
+    _, prepared = fit_preprocessing(messy, "diagnosis", drop=["id"], impute="median")
+    said = [w for w in prepared.warnings if "differ only by letter case" in w]
+    assert len(said) == 1 and "column 'site'" in said[0] and "' North' / 'NORTH' / 'north'" in said[0]
+    assert "south" not in said[0] and "east" not in said[0]
+    _, clean = fit_preprocessing(train, "diagnosis", drop=["id"], impute="median")
+    assert not [w for w in clean.warnings if "differ only by letter case" in w]

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["ID_MIN_ROWS", "check_not_identifier", "choose_reference", "code_categories", "column_signs",
-           "ordering_constraint", "parse_levels", "parse_ordered"]
+           "lookalike_levels", "ordering_constraint", "parse_levels", "parse_ordered"]
 
 #: rows from which an integer column with a distinct value on every row is taken for an identifier
 ID_MIN_ROWS = 20
@@ -83,6 +83,15 @@ def check_not_identifier(name: str, series: Any, kind: str) -> None:
         what = "text" if text else "integers"
         raise ValueError(f"column {name!r} holds a different value on each of its {n} rows ({what}): an identifier, "
                          f"not a feature; --drop {name}")
+
+
+def lookalike_levels(categories: Sequence[str]) -> list[tuple[str, ...]]:
+    """The groups of a column's levels that differ only by letter case or by spaces (``' Yes'``, ``'yes'``,
+    ``'YES'``), each sorted; every level of a group is a category of its own unless the data are recoded."""
+    groups: dict[str, list[str]] = {}
+    for level in categories:
+        groups.setdefault(" ".join(str(level).split()).casefold(), []).append(str(level))
+    return [tuple(sorted(group)) for group in groups.values() if len(group) > 1]
 
 
 def choose_reference(name: str, categories: Sequence[str], *, given: str | None, ordered: Sequence[str] | None,

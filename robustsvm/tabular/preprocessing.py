@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..formats.solution_format import SolutionFormatError
-from .categories import check_not_identifier, code_categories
+from .categories import check_not_identifier, code_categories, lookalike_levels
 from .columns import SHOWN_ROWS, column_kind, column_values, rows_text
 
 __all__ = ["IMPUTE", "CATEGORICAL", "PREPROCESSING_FORMAT", "PREPROCESSING_VERSION", "ColumnRule", "Prepared",
@@ -398,7 +398,7 @@ def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, d
         fitted = Preprocessing(columns=fitted.columns, target=target, impute=impute, dropped=tuple(dropped),
                                mean=mean, scale=scale)
     prepared = fitted.transform(frame, y)
-    prepared.warnings.extend(_wide_categorical_warnings(fitted, len(prepared.rows)))
+    prepared.warnings.extend(_wide_categorical_warnings(fitted, len(prepared.rows)) + _lookalike_warnings(fitted))
     return fitted, prepared
 
 
@@ -460,7 +460,7 @@ def _missing_message(unfilled: dict) -> str:
     listed = ", ".join(repr(o) for o in others)
     also = "" if not others else f", as does column {listed}" if len(others) == 1 else f", as do columns {listed}"
     return (f"column {name!r} has missing values (NaN) in {rows_text(positions)}{also}; use --impute median or "
-            f"--impute drop-rows")
+            f"--impute drop-rows, or --missing uncertain to keep them as uncertain values")
 
 
 def _check_scaled(X: np.ndarray, names: list[str], rows: np.ndarray) -> None:
@@ -485,6 +485,17 @@ def _wide_categorical_warnings(rules: Preprocessing, n: int) -> list[str]:
             f"{len(c.categories)} features; --drop {c.name} if it is an identifier"
             for c in rules.columns if c.kind == "categorical" and len(c.categories) > 20
             and len(c.categories) > n / 2]
+
+
+def _lookalike_warnings(rules: Preprocessing) -> list[str]:
+    out = []
+    for c in rules.columns:
+        groups = lookalike_levels(c.categories) if c.kind == "categorical" else []
+        if groups:
+            shown = "; ".join(" / ".join(repr(level) for level in g) for g in groups[:5])
+            out.append(f"column {c.name!r} has levels that differ only by letter case or spaces ({shown}): each is "
+                       "a category of its own; recode the column if they mean the same")
+    return out
 
 
 # ------------------------------------------------------------------ reading
