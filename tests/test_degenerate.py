@@ -48,6 +48,22 @@ def test_a_fit_above_the_critical_radius_warns_and_reports(data):
     assert solution_from_dict(spec).degenerate["predicts"] == 1
 
 
+def test_per_sample_radii_above_the_critical_radius_name_their_largest(data):
+    """Radii r_i = ρ s_i (s_i alternating 1 and 1/2): the warning names the largest radius and the critical ρ of
+    the radii scaled together; at half the critical ρ the fit is not constant."""
+    Xf, y, _ = data
+    s = np.where(np.arange(len(y)) % 2 == 0, 1.0, 0.5)
+    rc = rs.critical_radius(rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(s)), Xf, y)
+    with pytest.warns(rs.DegenerateSolutionWarning, match="exceeds the critical radius") as record:
+        rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(1.5 * rc * s)).solve(Xf, y)
+    message = str(record[0].message)
+    assert f"the largest of the samples' radii, {1.5 * rc:.4g}," in message and f"{rc:.4g}" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.DegenerateSolutionWarning)
+        sol = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.5 * rc * s)).solve(Xf, y)
+    assert len(np.unique(sol.predict(Xf))) == 2
+
+
 def test_a_fit_below_the_critical_radius_does_not_warn(data):
     Xf, y, rc = data
     problem = rs.Problem(penalty=rs.L2(1e-2), signs=SIGNS, uncertainty=rs.Box(0.5 * rc))

@@ -167,7 +167,8 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
         if model.layout is not None:
             rc = critical.model_critical_radius(model)
             report["critical_radius"] = rc
-            return compare_critical("radius", float(np.max(model.layout.radius)), rc)
+            radii = np.asarray(model.layout.radius, dtype=np.float64)
+            return compare_critical("radius", float(np.max(radii)), rc, varying=bool(np.ptp(radii) > 0))
         cl1 = critical.model_critical_l1(model)
         report["critical_l1"] = cl1
         return compare_critical("l1", float(model.l1), cl1)
@@ -182,9 +183,11 @@ def _explainable(model: Any) -> bool:
     return model.d <= EXPLAIN_MAX_FEATURES and entries <= EXPLAIN_MAX_ENTRIES
 
 
-def compare_critical(parameter: str, value: float, critical_value: float) -> tuple[str, str]:
+def compare_critical(parameter: str, value: float, critical_value: float, *,
+                     varying: bool = False) -> tuple[str, str]:
     """The cause sentence and verdict (``"proved"``/``"refuted"``) of a model whose ``parameter`` (``"radius"`` or
-    ``"l1"``) is ``value``, against the critical value at and above which ``w* = 0``."""
+    ``"l1"``) is ``value``, against the critical value at and above which ``w* = 0`` (``varying``: per-sample
+    radii, ``value`` their largest, scaled together)."""
     if critical_value <= 0:
         if parameter == "radius":
             return ("the constant classifier is optimal for these data, without uncertainty (critical radius 0)",
@@ -194,6 +197,10 @@ def compare_critical(parameter: str, value: float, critical_value: float) -> tup
         return "", "refuted"
     verb = "exceeds" if value > critical_value * (1 + 1e-6) else "reaches"
     if parameter == "radius":
+        if varying:
+            return (f"the largest of the samples' radii, {value:.4g}, {verb} the critical radius "
+                    f"{critical_value:.4g} at which the model becomes constant (all radii scaled in proportion)",
+                    "proved")
         return (f"the radius {value:.4g} {verb} the critical radius {critical_value:.4g} at which the model becomes "
                 "constant", "proved")
     return f"λ1 = {value:.4g} {verb} the critical λ1 {critical_value:.4g} at which the model becomes constant", "proved"
