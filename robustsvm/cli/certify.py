@@ -45,7 +45,7 @@ def load_model(path: str) -> tuple[Any, dict | None]:
         raise ValueError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(spec, dict):
         raise ValueError(f"{path} holds a JSON {type(spec).__name__}, not a model or a stored solution")
-    from . import one_vs_rest
+    from . import one_vs_rest_file as one_vs_rest
 
     if spec.get("format") == one_vs_rest.FORMAT:
         raise ValueError(one_vs_rest.not_one_model(path))

@@ -130,7 +130,7 @@ def _default_scoring(n_classes: int, class_weight: Any) -> str:
 
 
 #: scorers of scikit-learn that score two classes only, and what scores more (None: nothing close)
-TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr (with --probability)", "average_precision": None, "f1": "f1_macro",
+TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr with --probability", "average_precision": None, "f1": "f1_macro",
                      "precision": "precision_macro", "recall": "recall_macro", "jaccard": "jaccard_macro"}
 
 
@@ -141,10 +141,9 @@ def _multiclass_scorer(name: str, args: argparse.Namespace) -> str:
 
     scorer = metrics.get_scorer(name)  # an unknown name is scikit-learn's ValueError listing the names
     if name in TWO_CLASS_SCORERS:
-        instead = TWO_CLASS_SCORERS[name]
-        raise ValueError(f"--scoring {name} scores two classes; the labels hold more: use "
-                         f"{instead or 'accuracy or balanced_accuracy'}" + ("" if instead is None else
-                                                                             " (or accuracy, balanced_accuracy)"))
+        instead = "" if TWO_CLASS_SCORERS[name] is None else f"{TWO_CLASS_SCORERS[name]}, "
+        raise ValueError(f"--scoring {name} scores two classes; the labels hold more: use {instead}accuracy or "
+                         "balanced_accuracy")
     probabilistic = getattr(scorer, "_response_method", None) == "predict_proba"
     if probabilistic and not getattr(args, "probability", False) and args.loss != "logistic":
         raise ValueError(f"--scoring {name} scores probabilities: add --probability (Platt's sigmoid of each "

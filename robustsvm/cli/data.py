@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["FitInput", "add_fit_arguments", "add_predict_command", "finish_fit", "load_data", "platt_calibration",
-           "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data"]
+           "predict_rows", "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data",
+           "write_predictions"]
 
 
 def _columns(text: str) -> list[str]:
@@ -73,12 +74,12 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     table_model.add_arguments(p)
 
 
-def add_predict_command(sub: Any) -> None:
+def add_predict_command(sub: Any) -> argparse.ArgumentParser:
     """The ``predict`` subcommand, added to the subparsers ``sub`` of the command line."""
     p = sub.add_parser("predict", help="apply a model written by `fit --output` to new rows of a CSV",
                        description="Apply the stored preprocessing and model to each row of a CSV; write the "
                                    "label and the decision value x·w + b of every row.")
-    p.set_defaults(func=run_predict)
+    p.set_defaults(func=run_predict)  # a file of more than two classes: robustsvm.cli.main dispatches
     p.add_argument("model", help="a JSON file written by `robustsvm fit --output`")
     p.add_argument("data", help="a CSV file with the columns the model uses (a header row)")
     p.add_argument("--output", "-o", help="write the predictions to this CSV file (default: stdout)")
@@ -88,6 +89,7 @@ def add_predict_command(sub: Any) -> None:
                    help="print one JSON document on stdout: the predictions, the metrics on labelled rows (accuracy, "
                         "balanced accuracy, confusion matrix, ROC AUC, Brier score) and the warnings")
     add_accept_modified_argument(p)
+    return p
 
 
 # ------------------------------------------------------------------ reading
@@ -138,7 +140,7 @@ def read_model(path: str, accept_modified: bool = False) -> Any:
 
     from ..formats.solution_format import ModifiedSolutionError, ModifiedSolutionWarning
     from ..solution import Solution
-    from . import one_vs_rest
+    from . import one_vs_rest_file as one_vs_rest
 
     if one_vs_rest.stored_in(path):  # K models of K > 2 classes: refused by name where one model is read
         raise ValueError(one_vs_rest.not_one_model(path))
@@ -467,10 +469,6 @@ def run_predict(args: argparse.Namespace) -> int:
     """``robustsvm predict MODEL NEW.csv``: one output row per input row (empty where a row cannot be scored)."""
     import numpy as np
 
-    from . import one_vs_rest
-
-    if one_vs_rest.stored_in(args.model):  # a model of more than two classes
-        return one_vs_rest.run_predict(args)
     solution = read_model(args.model, args.accept_modified)
     frame, prepared, X, rules, warnings = predict_rows(args, solution)
     decision = solution.decision_function(X) if prepared.rows.size else np.zeros(0)

@@ -158,6 +158,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from . import one_vs_rest, one_vs_rest_file
+
+    if one_vs_rest_file.stored_in(args.model):  # one model of each of more than two classes
+        return one_vs_rest.run_predict(args)
+    return cli_data.run_predict(args)
+
+
 def _model_given(args: argparse.Namespace) -> bool:
     """Whether any model option differs from its default (``solvers`` then checks that model)."""
     defaults = args.model_defaults
@@ -279,9 +287,9 @@ class _Progress:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ..formats.io import validate
-    from . import one_vs_rest
+    from . import one_vs_rest, one_vs_rest_file
 
-    if one_vs_rest.stored_in(args.solution):  # one model of each of more than two classes
+    if one_vs_rest_file.stored_in(args.solution):  # one model of each of more than two classes
         return one_vs_rest.run_validate(args, _print_json)
     sol = cli_data.read_model(args.solution, args.accept_modified)
     X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
@@ -372,7 +380,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_json_option(p)
     cli_data.add_fit_arguments(p)
     p.set_defaults(func=_cmd_fit)
-    cli_data.add_predict_command(sub)
+    cli_data.add_predict_command(sub).set_defaults(func=_cmd_predict)
 
     from . import cv
 
