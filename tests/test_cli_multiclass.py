@@ -245,3 +245,12 @@ def test_refusals_name_the_option(wine, tmp_path, capsys):
     status, _, err = cli(capsys, "fit", one, "--target", TARGET)
     assert status == 1
     assert f"the label column '{TARGET}' holds one class, 'class_0' (59 rows): a classifier needs rows of two" in err
+
+
+def test_the_estimator_fits_three_classes_on_a_frame_without_warnings(wine):
+    import warnings
+
+    _, frame = wine
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rs.RobustSVC(l2=L2).fit(design(frame), frame[TARGET])
