@@ -254,3 +254,18 @@ def test_the_estimator_fits_three_classes_on_a_frame_without_warnings(wine):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rs.RobustSVC(l2=L2).fit(design(frame), frame[TARGET])
+
+
+def test_probabilities_of_three_classes_match_the_estimator(wine, tmp_path, capsys):
+    path, frame = wine
+    model, out = tmp_path / "p.json", tmp_path / "p.csv"
+    status, _, _ = cli(capsys, "fit", path, "--target", TARGET, "--l2", L2, "--probability", "--output", model)
+    assert status == 0
+    status, text, _ = cli(capsys, "predict", model, path, "--output", out)
+    assert status == 0 and "ROC AUC (each class against the rest, averaged)" in text
+    table = pd.read_csv(out)
+    est = rs.RobustSVC(l2=L2, probability=True).fit(design(frame), frame[TARGET])
+    expected = est.predict_proba(design(frame))
+    got = table[[f"P({c})" for c in est.classes_]].to_numpy()
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, atol=1e-12)
+    np.testing.assert_allclose(got, expected, atol=1e-4)  # Platt's sigmoids of two certified fits of each fold
