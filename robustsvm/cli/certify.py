@@ -45,6 +45,10 @@ def load_model(path: str) -> tuple[Any, dict | None]:
         raise ValueError(f"{path} is not JSON: {exc}") from exc
     if not isinstance(spec, dict):
         raise ValueError(f"{path} holds a JSON {type(spec).__name__}, not a model or a stored solution")
+    from . import one_vs_rest_file as one_vs_rest
+
+    if spec.get("format") == one_vs_rest.FORMAT:
+        raise ValueError(one_vs_rest.not_one_model(path))
     stored = spec if isinstance(spec.get("model"), dict) else None
     model_spec = stored["model"] if stored is not None else spec
     if "loss" not in model_spec:

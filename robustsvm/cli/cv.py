@@ -38,25 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the values of λ2 to try (default: --l2 alone)")
     g.add_argument("--radius-grid", type=_grid, default=None, metavar="R,...",
                    help="the radii of the --uncertainty set to try, 0 for none (default: its radius alone)")
-    g.add_argument("--scoring", default="roc_auc",
-                   help="a scikit-learn scorer: roc_auc (default), balanced_accuracy, accuracy, neg_brier_score "
-                        "or neg_log_loss (with --probability), ...")
+    g.add_argument("--scoring", default=None,
+                   help="a scikit-learn scorer: roc_auc (the default with two classes), balanced_accuracy (the "
+                        "default with more and --class-weight), accuracy (the default with more), neg_brier_score "
+                        "or neg_log_loss (with --probability), roc_auc_ovr (more classes, with --probability), ...")
     g.add_argument("--folds", type=int, default=5, help="stratified folds (default 5)")
     g.add_argument("--seed", type=int, default=0, help="the seed of the shuffled folds (default 0)")
-
-
-def _estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) -> Any:
-    from ..estimators.robust_svc import RobustSVC
-
-    mode, mu = problem.intercept_mode
-    return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,
-                     uncertainty=problem.uncertainty, fit_intercept=mode != "none",
-                     intercept_l2=mu if mode == "l2" else None, kernel=problem.kernel, solver=args.solver,
-                     solver_options=options or None, positive_class=fitted.solve_options.get("positive_class"),
-                     class_weight="balanced" if args.class_weight == "balanced" else fitted.class_weight,
-                     probability=bool(getattr(args, "probability", False)),
-                     missing=args.missing, missing_level=args.missing_level, bounds=problem.bounds,
-                     constraints=problem.constraints or None)
 
 
 def _param_grid(problem: Any, args: argparse.Namespace) -> dict:
@@ -77,15 +64,17 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
 
     from ..exceptions import ConvergenceWarning
     from . import data as cli_data
+    from .table_model import estimator, store_sections
 
     if args.folds < 2:
         raise ValueError(f"--folds must be at least 2, got {args.folds}")
     fitted = cli_data.prepare_fit(args)
-    scoring = _scorer(args.scoring, fitted.y)
+    args.scoring = args.scoring or _default_scoring(fitted.n_classes, args.class_weight)
+    scoring = _scorer(args.scoring, fitted.y) if fitted.n_classes == 2 else _multiclass_scorer(args.scoring, args)
     problem = problem_from_args(args)
     options = solver_options(args)
     grid = _param_grid(problem, args)
-    search = GridSearchCV(_estimator(problem, fitted, args, options), grid, scoring=scoring,
+    search = GridSearchCV(estimator(problem, fitted, args, options), grid, scoring=scoring,
                           cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed), refit=True,
                           error_score="raise")
     frame = pd.DataFrame(fitted.X, columns=fitted.names)  # signs and bounds by feature name
@@ -94,8 +83,7 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
         search.fit(frame, fitted.y)
     best = search.best_estimator_
     sol = best.solution_
-    cli_data.finish_fit(sol, fitted, problem, argparse.Namespace(probability=False), options)
-    _store_extras(sol, best, fitted)
+    store_sections(best, fitted)
     chosen = {"l2": float(best.l2), "radius": _radius(best.uncertainty)}
     table = [{"l2": float(p["l2"]), "radius": _radius(p.get("uncertainty", problem.uncertainty)),
               "mean_score": float(m), "std_score": float(s)}
@@ -106,6 +94,10 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
         print(f"warning: {note}", file=sys.stderr)
     from .table_model import restore_missing
 
+    if len(best.solutions_) > 1:  # one model of each class against the rest
+        from . import one_vs_rest
+
+        return one_vs_rest.print_cv(args, best, fitted, table, chosen, float(search.best_score_), notes, print_json)
     path = sol.to_json(args.output, restore_missing(sol, fitted.X), fitted.y) if args.output else None
     if args.json:
         print_json({"data": {"description": fitted.description, "feature_names": fitted.names},
@@ -130,6 +122,35 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     return 0
 
 
+def _default_scoring(n_classes: int, class_weight: Any) -> str:
+    """``roc_auc`` for two classes; for more, ``balanced_accuracy`` with class weights, else ``accuracy``."""
+    if n_classes == 2:
+        return "roc_auc"
+    return "accuracy" if class_weight is None else "balanced_accuracy"
+
+
+#: scorers of scikit-learn that score two classes only, and what scores more (None: nothing close)
+TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr with --probability", "average_precision": None, "f1": "f1_macro",
+                     "precision": "precision_macro", "recall": "recall_macro", "jaccard": "jaccard_macro"}
+
+
+def _multiclass_scorer(name: str, args: argparse.Namespace) -> str:
+    """scikit-learn's scorer ``name`` for more than two classes; a scorer of two classes only, or one that needs
+    probabilities without ``--probability``, is refused naming it."""
+    from sklearn import metrics
+
+    scorer = metrics.get_scorer(name)  # an unknown name is scikit-learn's ValueError listing the names
+    if name in TWO_CLASS_SCORERS:
+        instead = "" if TWO_CLASS_SCORERS[name] is None else f"{TWO_CLASS_SCORERS[name]}, "
+        raise ValueError(f"--scoring {name} scores two classes; the labels hold more: use {instead}accuracy or "
+                         "balanced_accuracy")
+    probabilistic = getattr(scorer, "_response_method", None) == "predict_proba"
+    if probabilistic and not getattr(args, "probability", False) and args.loss != "logistic":
+        raise ValueError(f"--scoring {name} scores probabilities: add --probability (Platt's sigmoid of each "
+                         "one-vs-rest model)")
+    return name
+
+
 #: scorers whose metric needs the positive label when the labels are text: built here with ``pos_label``
 _POSITIVE_LABEL_SCORERS = {"neg_brier_score": ("brier_score_loss", "predict_proba", False),
                            "f1": ("f1_score", "predict", True), "precision": ("precision_score", "predict", True),
@@ -152,23 +173,3 @@ def _scorer(name: str, y: Any) -> Any:
 
 def _radius(uncertainty: Any) -> float:
     return 0.0 if uncertainty is None else float(np.max(uncertainty.radius))
-
-
-def _store_extras(sol: Any, best: Any, fitted: Any) -> None:
-    """The class weights, Platt's sigmoid and the Gaussian of the missing values in the stored solution (as ``fit``
-    stores them)."""
-    from .table_model import CLASS_WEIGHT_KEY, MISSING_KEY
-
-    if fitted.class_weight is not None:
-        sol.extra[CLASS_WEIGHT_KEY] = {str(k): v for k, v in fitted.class_weight.items()}
-    gaussian = getattr(best, "imputation_", None)
-    if best.probability:  # Platt's sigmoid of the refit, for predict's probability column
-        from ..estimators.robust_svc import PROBABILITY_FOLDS
-
-        positive = best.classes_[1]
-        sol.extra["calibration"] = {"method": "platt", "a": float(best.sigmoids_[0].a),
-                                    "b": float(best.sigmoids_[0].b), "folds": PROBABILITY_FOLDS,
-                                    "positive": positive.item() if isinstance(positive, np.generic) else positive}
-    if best.missing == "uncertain" and gaussian is not None:
-        sol.extra[MISSING_KEY] = {"mode": "uncertain", "level": float(best.missing_level),
-                                  "mean": gaussian.mean.tolist(), "covariance": gaussian.covariance.tolist()}

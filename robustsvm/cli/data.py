@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["FitInput", "add_fit_arguments", "add_predict_command", "finish_fit", "load_data", "platt_calibration",
-           "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data"]
+           "predict_rows", "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data",
+           "write_predictions"]
 
 
 def _columns(text: str) -> list[str]:
@@ -49,7 +50,8 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     """The preprocessing options of ``fit``."""
     g = p.add_argument_group("preprocessing (stored in the --output file and applied again by validate and predict)")
     g.add_argument("--positive", metavar="LABEL",
-                   help="the class a positive weight (a sign +1) pushes towards (default: the larger label)")
+                   help="the class a positive weight (a sign +1) pushes towards (default: the larger label; two "
+                        "classes only: with more, each one-vs-rest model's signs point to its own class)")
     g.add_argument("--drop", type=_columns, default=[], metavar="COLS", help="comma-separated columns to leave out")
     g.add_argument("--impute", choices=("median", "drop-rows"), default="none",
                    help="missing values: the column's median (most frequent value of a string column), or drop "
@@ -72,12 +74,12 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
     table_model.add_arguments(p)
 
 
-def add_predict_command(sub: Any) -> None:
+def add_predict_command(sub: Any) -> argparse.ArgumentParser:
     """The ``predict`` subcommand, added to the subparsers ``sub`` of the command line."""
     p = sub.add_parser("predict", help="apply a model written by `fit --output` to new rows of a CSV",
                        description="Apply the stored preprocessing and model to each row of a CSV; write the "
                                    "label and the decision value x·w + b of every row.")
-    p.set_defaults(func=run_predict)
+    p.set_defaults(func=run_predict)  # a file of more than two classes: robustsvm.cli.main dispatches
     p.add_argument("model", help="a JSON file written by `robustsvm fit --output`")
     p.add_argument("data", help="a CSV file with the columns the model uses (a header row)")
     p.add_argument("--output", "-o", help="write the predictions to this CSV file (default: stdout)")
@@ -87,6 +89,7 @@ def add_predict_command(sub: Any) -> None:
                    help="print one JSON document on stdout: the predictions, the metrics on labelled rows (accuracy, "
                         "balanced accuracy, confusion matrix, ROC AUC, Brier score) and the warnings")
     add_accept_modified_argument(p)
+    return p
 
 
 # ------------------------------------------------------------------ reading
@@ -137,7 +140,10 @@ def read_model(path: str, accept_modified: bool = False) -> Any:
 
     from ..formats.solution_format import ModifiedSolutionError, ModifiedSolutionWarning
     from ..solution import Solution
+    from . import one_vs_rest_file as one_vs_rest
 
+    if one_vs_rest.stored_in(path):  # K models of K > 2 classes: refused by name where one model is read
+        raise ValueError(one_vs_rest.not_one_model(path))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ModifiedSolutionWarning)  # said below, in the command line's words
@@ -249,6 +255,8 @@ class FitInput:
     warnings: list[str] = field(default_factory=list)
     #: ``{label: weight}`` of ``--class-weight`` (None without it)
     class_weight: dict | None = None
+    #: the number of classes of the labels (more than two: one model of each against the rest)
+    n_classes: int = 2
 
 
 def prepare_fit(args: argparse.Namespace) -> FitInput:
@@ -276,7 +284,11 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
     args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
-    _two_classes(prepared.y, target)
+    n_classes = _at_least_two_classes(prepared.y, target)
+    if n_classes > 2 and args.positive is not None:
+        raise ValueError(f"--positive {args.positive!r} names the class the signs point to when there are two; with "
+                         f"{n_classes} classes each one-vs-rest model's signs point to its own class: leave out "
+                         "--positive")
     X, names = prepared.X, rules.feature_names
     if target is not None:
         what = f"{what}: {X.shape[0]} samples, {X.shape[1]} features, label column {target!r}"
@@ -286,26 +298,22 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
     weights = table_model.class_weights(getattr(args, "class_weight", None), prepared.y,
                                         lambda text: _label(text, prepared.y, target, "--class-weight"))
     return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
-                    warnings=prepared.warnings, class_weight=weights)
+                    warnings=prepared.warnings, class_weight=weights, n_classes=n_classes)
 
 
-def _two_classes(y: Any, target: str | None) -> None:
-    """Refuse labels of one class or of more than two, naming the column and each label's count."""
+def _at_least_two_classes(y: Any, target: str | None) -> int:
+    """The number of classes of ``y``; labels of one class are refused, naming the column and the label's count.
+
+    More than two classes are fitted one against the rest (:mod:`robustsvm.cli.one_vs_rest`).
+    """
     import numpy as np
 
     labels, counts = np.unique(np.asarray(y).astype(str), return_counts=True)
-    if labels.size == 2:
-        return
+    if labels.size >= 2:
+        return int(labels.size)
     where = f"the label column {target!r}" if target is not None else "the data set's labels"
-    listed = ", ".join(f"{str(label)!r} ({int(count)} rows)"
-                       for label, count in zip(labels[:10], counts[:10], strict=True))
-    more = f" and {labels.size - 10} more" if labels.size > 10 else ""
-    if labels.size < 2:
-        raise ValueError(f"{where} holds one class, {listed}: a classifier needs rows of two")
-    raise ValueError(f"{where} holds {labels.size} classes, {listed}{more}; the command line compares two: keep "
-                     "the rows of two of them (or recode the column to two labels, e.g. one class against the "
-                     "rest), or fit every class against the rest in Python with RobustSVC, which does so for more "
-                     "classes")
+    listed = ", ".join(f"{str(label)!r} ({int(count)} rows)" for label, count in zip(labels, counts, strict=True))
+    raise ValueError(f"{where} holds one class, {listed}: a classifier needs rows of two")
 
 
 def _label(text: str, y: Any, target: str | None, option: str = "--positive") -> Any:
@@ -460,29 +468,9 @@ def _warn(command: str, lines: list[str]) -> None:
 def run_predict(args: argparse.Namespace) -> int:
     """``robustsvm predict MODEL NEW.csv``: one output row per input row (empty where a row cannot be scored)."""
     import numpy as np
-    import pandas as pd
-
-    from ..tabular.preprocessing import Preprocessing
 
     solution = read_model(args.model, args.accept_modified)
-    spec = solution.extra.get("preprocessing")
-    warnings = []
-    if spec is None:
-        rules = _rules_of_plain_solution(solution)
-        warnings.append(f"{args.model} stores no preprocessing (not written by `robustsvm fit`): the columns "
-                        f"{rules.feature_names} are used as they are, without z-scores")
-    else:
-        rules = Preprocessing.from_dict(spec)
-    frame = read_csv(args.data, dtype=rules.csv_dtypes())
-    frame.columns = [str(c) for c in frame.columns]
-    missing = [c for c in args.keep if c not in frame.columns]
-    if missing:
-        raise ValueError(f"--keep {missing}: not columns of {args.data}")
-    prepared = rules.transform(frame, predict=True)
-    warnings += prepared.warnings
-    from .table_model import restore_missing
-
-    X = restore_missing(solution, prepared.X)
+    frame, prepared, X, rules, warnings = predict_rows(args, solution)
     decision = solution.decision_function(X) if prepared.rows.size else np.zeros(0)
     positive, negative = solution.class_mapping[1], solution.class_mapping[-1]
     n = len(frame)
@@ -490,7 +478,7 @@ def run_predict(args: argparse.Namespace) -> int:
     label[prepared.rows] = [positive if f > 0 else negative for f in decision]
     value = np.full(n, np.nan)
     value[prepared.rows] = decision
-    out = frame[args.keep].copy() if args.keep else pd.DataFrame(index=frame.index)
+    out = _kept_columns(frame, args.keep)
     out["label"], out["decision"] = label, value
     lines = [f"{prepared.rows.size} of {n} rows predicted; decision = x·w + b > 0 predicts {positive!r}, "
              f"otherwise {negative!r}"]
@@ -513,8 +501,43 @@ def run_predict(args: argparse.Namespace) -> int:
         metrics = labelled_metrics(prepared.y, label[prepared.rows], decision, None if column is None else
                                    np.asarray(column)[prepared.rows], positive, negative)
         lines += [] if metrics is None else metrics_lines(metrics, rules.target)
+    return write_predictions(args, out, lines, warnings, metrics, {"+1": positive, "-1": negative})
+
+
+def predict_rows(args: argparse.Namespace, solution: Any) -> tuple[Any, Any, Any, Any, list[str]]:
+    """``(frame, prepared, X, rules, warnings)``: ``predict``'s CSV through the model's stored rules, ``X`` the
+    features of the rows that can be scored (``prepared.rows``; missing values as the stored Gaussian fills them)."""
+    from ..tabular.preprocessing import Preprocessing
+    from .table_model import restore_missing
+
+    spec = solution.extra.get("preprocessing")
+    warnings = []
+    if spec is None:
+        rules = _rules_of_plain_solution(solution)
+        warnings.append(f"{args.model} stores no preprocessing (not written by `robustsvm fit`): the columns "
+                        f"{rules.feature_names} are used as they are, without z-scores")
+    else:
+        rules = Preprocessing.from_dict(spec)
+    frame = read_csv(args.data, dtype=rules.csv_dtypes())
+    frame.columns = [str(c) for c in frame.columns]
+    missing = [c for c in args.keep if c not in frame.columns]
+    if missing:
+        raise ValueError(f"--keep {missing}: not columns of {args.data}")
+    prepared = rules.transform(frame, predict=True)
+    return frame, prepared, restore_missing(solution, prepared.X), rules, warnings + prepared.warnings
+
+
+def _kept_columns(frame: Any, keep: list[str]) -> Any:
+    import pandas as pd
+
+    return frame[keep].copy() if keep else pd.DataFrame(index=frame.index)
+
+
+def write_predictions(args: argparse.Namespace, out: Any, lines: list[str], warnings: list[str],
+                      metrics: dict | None, classes: Any) -> int:
+    """Write ``predict``'s table: ``--json`` (one document), ``--output`` (a CSV file) or stdout."""
     if getattr(args, "json", False):
-        return _predict_json(args, out, lines, warnings, metrics, positive, negative)
+        return _predict_json(args, out, lines, warnings, metrics, classes)
     if args.output:
         out.to_csv(args.output, index=False)
         lines.append(f"predictions written to {args.output}")
@@ -530,16 +553,15 @@ def run_predict(args: argparse.Namespace) -> int:
 
 
 def _predict_json(args: argparse.Namespace, out: Any, lines: list[str], warnings: list[str], metrics: dict | None,
-                  positive: Any, negative: Any) -> int:
+                  classes: Any) -> int:
     """``predict --json``: one document on stdout (``--output`` still writes the CSV)."""
     import json
 
     if args.output:
         out.to_csv(args.output, index=False)
     rows = json.loads(out.to_json(orient="records"))  # NaN as null
-    document = {"model": str(args.model), "data": str(args.data),
-                "classes": {"+1": positive, "-1": negative}, "predictions": rows, "metrics": metrics,
-                "summary": lines, "warnings": warnings, "output": args.output}
+    document = {"model": str(args.model), "data": str(args.data), "classes": classes, "predictions": rows,
+                "metrics": metrics, "summary": lines, "warnings": warnings, "output": args.output}
     print(json.dumps(document, indent=1, allow_nan=False, default=str))
     return 0
 

@@ -69,10 +69,13 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--l2", type=nonneg_float, default=DEFAULT_L2,
                    help=f"λ2 of (λ2/2)‖w‖² (default: {DEFAULT_L2:g}, as RobustSVC's l2)")
     g.add_argument("--l1", type=nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
-    g.add_argument("--signs", type=parse_signs, help="sign constraints, e.g. 'mean radius=-1,3=+1'")
+    g.add_argument("--signs", type=parse_signs,
+                   help="sign constraints, e.g. 'mean radius=-1,3=+1'; with more than two classes they apply to "
+                        "every one-vs-rest model, +1 pushing towards that model's class")
     g.add_argument("--bounds", type=parse_bounds, metavar="FEATURE=LOWER:UPPER,...",
                    help="bounds on the weights of the model's features (standardized unless --no-standardize), "
-                        "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs")
+                        "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs (more than "
+                        "two classes: every one-vs-rest model's)")
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
                    help=f"the set around every sample, {GRAMMAR}; KIND[PARAMETERS] is one of {describe_kinds()} "
                         "(e.g. box:0.05, ball:0.1:p=inf, box:0.05+ellipsoid:0.1:shape=M.npy, wasserstein:0.05); "
@@ -155,6 +158,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_predict(args: argparse.Namespace) -> int:
+    from . import one_vs_rest, one_vs_rest_file
+
+    if one_vs_rest_file.stored_in(args.model):  # one model of each of more than two classes
+        return one_vs_rest.run_predict(args)
+    return cli_data.run_predict(args)
+
+
 def _model_given(args: argparse.Namespace) -> bool:
     """Whether any model option differs from its default (``solvers`` then checks that model)."""
     defaults = args.model_defaults
@@ -180,10 +191,15 @@ def _cmd_fit(args: argparse.Namespace) -> int:
 
     from ..exceptions import ConvergenceWarning, DegenerateSolutionWarning
     from ..formats.io import solution_to_dict
+    from .metrics import weighted_accuracy
 
     fitted = cli_data.prepare_fit(args)  # the table through its fitted preprocessing; --signs in its feature names
     X, y, names, description = fitted.X, fitted.y, fitted.names, fitted.description
     problem = problem_from_args(args)
+    if fitted.n_classes > 2:  # one model of each class against the rest
+        from . import one_vs_rest
+
+        return one_vs_rest.run_fit(args, fitted, problem, _solver_options(args), _print_json)
     if not args.json:
         print(description)
         print(fitted.rules.describe())
@@ -200,7 +216,7 @@ def _cmd_fit(args: argparse.Namespace) -> int:
     correct = sol.predict(X) == y
     accuracy = float(np.mean(correct))
     weights = None if fitted.class_weight is None else table_model.row_weights(fitted.class_weight, y)
-    weighted = None if weights is None else _weighted_accuracy(correct, y, weights)
+    weighted = None if weights is None else weighted_accuracy(correct, y, weights)
     path = sol.to_json(args.output, X, y) if args.output else None
     if args.json:
         solution = solution_to_dict(sol, X, y)
@@ -225,17 +241,6 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         if path is not None:
             print(f"solution written to {path}")
     return 0 if sol.status == "optimal" else 3 if args.strict else 0
-
-
-def _weighted_accuracy(correct: Any, y: Any, weights: Any) -> tuple[float, float]:
-    """``(Σ c_i [ŷ_i = y_i] / Σ c_i, max_k Σ_{y_i = k} c_i / Σ c_i)``: the accuracy under the row weights ``c`` of
-    ``--class-weight`` (balanced: the mean of the classes' recalls) and that of the constant classifier."""
-    import numpy as np
-
-    total = float(weights.sum())
-    labels = np.asarray(y)
-    constant = max(float(weights[labels == k].sum()) for k in np.unique(labels)) / total
-    return float(weights @ correct) / total, constant
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -282,7 +287,10 @@ class _Progress:
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from ..formats.io import validate
+    from . import one_vs_rest, one_vs_rest_file
 
+    if one_vs_rest_file.stored_in(args.solution):  # one model of each of more than two classes
+        return one_vs_rest.run_validate(args, _print_json)
     sol = cli_data.read_model(args.solution, args.accept_modified)
     X, y, _, description = cli_data.validation_data(args, sol)  # the stored preprocessing applied to the data
     report = validate(sol, X, y, sample_weight=table_model.stored_sample_weight(sol, y), rtol=args.rtol,
@@ -358,7 +366,9 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                    model_defaults={a.dest: a.default for a in p._actions if a.dest not in ("help", "json")})
 
     p = sub.add_parser("fit", help="fit one model on a CSV file or a named data set",
-                       description="Fit one model and print the solution's summary (and write it as JSON).")
+                       description="Fit one model and print the solution's summary (and write it as JSON). With "
+                                   "more than two classes, fit one model of each class against the rest, each "
+                                   "certified, and predict the class of the largest decision value.")
     _add_data_arguments(p)
     _add_model_arguments(p)
     p.add_argument("--solver", default="clarabel",
@@ -370,7 +380,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     _add_json_option(p)
     cli_data.add_fit_arguments(p)
     p.set_defaults(func=_cmd_fit)
-    cli_data.add_predict_command(sub)
+    cli_data.add_predict_command(sub).set_defaults(func=_cmd_predict)
 
     from . import cv
 

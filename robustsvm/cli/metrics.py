@@ -5,6 +5,11 @@ recall of each class), the confusion matrix (rows: true labels, columns: predict
 the order ``[negative, positive]``), the ROC AUC of the decision value ``f = x·w + b`` (the probability
 that a positive row scores above a negative one, ties counted one half) and, for a model fitted with
 ``--probability``, the Brier score ``(1/m) Σ_i (p_i − 1[y_i = positive])²``. All are scikit-learn's.
+
+A model of more than two classes (one of each against the rest) gets the accuracy, the balanced accuracy
+and the K × K confusion matrix (the classes in sorted order), and, fitted with ``--probability``, the ROC AUC
+of each class against the rest averaged over the classes (``roc_auc_score(multi_class="ovr")``) of the
+normalized probabilities.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["labelled_metrics", "metrics_lines"]
+__all__ = ["labelled_metrics", "metrics_lines", "multiclass_lines", "multiclass_metrics", "weighted_accuracy"]
 
 
 def labelled_metrics(truth: Any, predicted: Any, decision: np.ndarray, probability: np.ndarray | None,
@@ -85,3 +90,54 @@ def metrics_lines(metrics: dict, target: str | None) -> list[str]:
              f"confusion matrix (rows true, columns predicted; {negative!r}, {positive!r}): "
              f"[[{tn}, {fp}], [{fn}, {tp}]]"]
     return lines
+
+
+def weighted_accuracy(correct: Any, y: Any, weights: Any) -> tuple[float, float]:
+    """``(Σ c_i [ŷ_i = y_i] / Σ c_i, max_k Σ_{y_i = k} c_i / Σ c_i)``: the accuracy under the row weights ``c`` of
+    ``--class-weight`` (balanced: the mean of the classes' recalls) and that of the constant classifier."""
+    total = float(weights.sum())
+    labels = np.asarray(y)
+    constant = max(float(weights[labels == k].sum()) for k in np.unique(labels)) / total
+    return float(weights @ correct) / total, constant
+
+
+def multiclass_metrics(truth: Any, predicted: Any, classes: list, probability: np.ndarray | None) -> dict | None:
+    """The metrics of more than two classes (the module's description) on the rows whose label is known; None when
+    there are none. ``probability`` (or None) holds one column per class of ``classes``, rows summing to 1."""
+    import pandas as pd
+    from sklearn.metrics import accuracy_score, balanced_accuracy_score, confusion_matrix, roc_auc_score
+
+    truth = np.asarray(truth, dtype=object)
+    known = ~np.asarray(pd.isna(truth), dtype=bool)
+    if not known.any():
+        return None
+    t = [_same_label(v, classes) for v in truth[known]]
+    unknown = sorted({str(v) for v, m in zip(truth[known], t, strict=True) if m is None})
+    if unknown:
+        raise ValueError(f"the label column holds labels the model does not know: {unknown}; its classes are "
+                         f"{classes}")
+    codes_true = np.asarray([classes.index(v) for v in t])
+    codes_pred = np.asarray([classes.index(v) for v in np.asarray(predicted, dtype=object)[known]])
+    out: dict[str, Any] = {
+        "rows": int(known.sum()),
+        "accuracy": float(accuracy_score(codes_true, codes_pred)),
+        "balanced_accuracy": float(balanced_accuracy_score(codes_true, codes_pred)),
+        "confusion_matrix": {"labels": classes, "counts": confusion_matrix(
+            codes_true, codes_pred, labels=list(range(len(classes)))).tolist()},
+        "roc_auc": None, "brier": None,
+    }
+    if probability is not None and np.unique(codes_true).size == len(classes):
+        out["roc_auc"] = float(roc_auc_score(codes_true, np.asarray(probability)[known], multi_class="ovr",
+                                             labels=list(range(len(classes)))))
+    return out
+
+
+def multiclass_lines(metrics: dict, target: str | None) -> list[str]:
+    """The metrics of more than two classes as a few lines of text."""
+    where = f"column {target!r}" if target is not None else "the labels"
+    labels = ", ".join(repr(c) for c in metrics["confusion_matrix"]["labels"])
+    return [f"on the {metrics['rows']} rows labelled in {where}: accuracy {metrics['accuracy']:.4f}, balanced "
+            f"accuracy {metrics['balanced_accuracy']:.4f}"
+            + ("" if metrics["roc_auc"] is None else f", ROC AUC (each class against the rest, averaged) "
+                                                     f"{metrics['roc_auc']:.4f}"),
+            f"confusion matrix (rows true, columns predicted; {labels}): {metrics['confusion_matrix']['counts']}"]

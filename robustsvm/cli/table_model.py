@@ -1,7 +1,7 @@
 """What the command line adds to a model fitted on a table: class weights, missing values as uncertainty, widths.
 
 - ``--class-weight balanced`` or ``--class-weight LABEL=WEIGHT,...``: the loss term of row ``i`` is weighted
-  by ``w_{y_i}`` (scikit-learn's meaning; ``balanced`` gives class ``c`` the weight ``n / (2 n_c)``), passed to
+  by ``w_{y_i}`` (scikit-learn's meaning; ``balanced`` gives class ``c`` of ``K`` the weight ``n / (K n_c)``), passed to
   the solve as ``sample_weight``. The weights by label are stored in the solution (``extra["class_weight"]``),
   so ``validate`` and ``certify`` weigh the rows as ``fit`` did.
 - ``--missing uncertain --missing-level L``: ``RobustSVC(missing="uncertain", missing_level=L)`` on the
@@ -22,8 +22,8 @@ import numpy as np
 
 from .parsing import parse_weights
 
-__all__ = ["add_arguments", "box_with_widths", "class_weights", "parse_class_weight", "parse_widths",
-           "restore_missing", "row_weights", "solve", "stored_sample_weight"]
+__all__ = ["add_arguments", "box_with_widths", "class_weights", "estimator", "parse_class_weight", "parse_widths",
+           "restore_missing", "row_weights", "solve", "store_sections", "stored_sample_weight"]
 
 #: where the stored solution keeps the class weights and the Gaussian of the missing values
 CLASS_WEIGHT_KEY, MISSING_KEY = "class_weight", "missing"
@@ -57,8 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """``--class-weight``, ``--missing``, ``--missing-level`` and ``--widths`` (``fit`` and ``cv``)."""
     g = p.add_argument_group("weights, missing values and widths")
     g.add_argument("--class-weight", type=parse_class_weight, metavar="balanced|LABEL=WEIGHT,...",
-                   help="weigh each row's loss by its class: balanced (n / (2 n_c)) or LABEL=WEIGHT pairs "
-                        "(RobustSVC's class_weight)")
+                   help="weigh each row's loss by its class: balanced (n / (K n_c), K classes) or LABEL=WEIGHT pairs "
+                        "(RobustSVC's class_weight; with more than two classes, every one-vs-rest model weighs a "
+                        "row by its own class)")
     g.add_argument("--missing", choices=("error", "uncertain"), default="error",
                    help="uncertain: a missing value is not imputed but becomes an ellipsoid around its conditional "
                         "mean (RobustSVC(missing='uncertain')); default: --impute decides")
@@ -139,6 +140,43 @@ def solve(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) ->
     if weights is not None:
         sol.extra[CLASS_WEIGHT_KEY] = {str(k): v for k, v in weights.items()}
     return sol
+
+
+def estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dict) -> Any:
+    """The :class:`~robustsvm.RobustSVC` of ``problem`` with the table's options (``cv``, and ``fit`` with more than
+    two classes: its one-vs-rest models); ``--class-weight balanced`` is recomputed on the rows it is fitted on."""
+    from ..estimators.robust_svc import RobustSVC
+
+    mode, mu = problem.intercept_mode
+    return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,
+                     uncertainty=problem.uncertainty, fit_intercept=mode != "none",
+                     intercept_l2=mu if mode == "l2" else None, kernel=problem.kernel, solver=args.solver,
+                     solver_options=options or None, positive_class=fitted.solve_options.get("positive_class"),
+                     class_weight="balanced" if args.class_weight == "balanced" else fitted.class_weight,
+                     probability=bool(getattr(args, "probability", False)),
+                     missing=args.missing, missing_level=args.missing_level, bounds=problem.bounds,
+                     constraints=problem.constraints or None)
+
+
+def store_sections(est: Any, fitted: Any) -> None:
+    """The table's sections in each solution of the fitted ``RobustSVC`` ``est`` (as ``fit`` stores them): the
+    preprocessing, the class weights, Platt's sigmoid of each model (towards its ``+1`` class) and the Gaussian of
+    the missing values."""
+    from ..estimators.robust_svc import PROBABILITY_FOLDS
+
+    classes = est.classes_[1:] if len(est.solutions_) == 1 else est.classes_
+    gaussian = getattr(est, "imputation_", None)
+    for k, (sol, positive) in enumerate(zip(est.solutions_, classes, strict=True)):
+        sol.extra["preprocessing"] = fitted.rules.to_dict()
+        if fitted.class_weight is not None:
+            sol.extra[CLASS_WEIGHT_KEY] = {str(c): v for c, v in fitted.class_weight.items()}
+        if est.probability:  # for predict's probability columns
+            sol.extra["calibration"] = {"method": "platt", "a": float(est.sigmoids_[k].a),
+                                        "b": float(est.sigmoids_[k].b), "folds": PROBABILITY_FOLDS,
+                                        "positive": positive.item() if isinstance(positive, np.generic) else positive}
+        if est.missing == "uncertain" and gaussian is not None:
+            sol.extra[MISSING_KEY] = {"mode": "uncertain", "level": float(est.missing_level),
+                                      "mean": gaussian.mean.tolist(), "covariance": gaussian.covariance.tolist()}
 
 
 def _solve_missing(problem: Any, fitted: Any, args: argparse.Namespace, options: dict, sw: Any) -> Any:

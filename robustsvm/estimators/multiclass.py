@@ -153,7 +153,9 @@ def warn_if_uninformative(estimator: Any, X: Any, y: np.ndarray, sample_weight: 
     total = float(np.sum(sample_weight))
     if classes.size <= 2 or not total > 0:
         return
-    accuracy = float(sample_weight @ (estimator.predict(X) == y)) / total
+    # the models' own decisions on the validated rows (estimator.predict would check X's feature names again)
+    scores = np.column_stack([np.asarray(sol.decision_function(X)).ravel() for sol in estimator.solutions_])
+    accuracy = float(sample_weight @ (classes[np.argmax(scores, axis=1)] == y)) / total
     shares = np.array([float(sample_weight @ (y == c)) for c in classes]) / total
     if accuracy <= shares.max() * (1 + 1e-12):
         warnings.warn(f"the one-vs-rest classifier predicts its training data no better than always predicting "
