@@ -194,7 +194,7 @@ def test_a_two_class_reader_refuses_the_file_by_name(wine, fitted, capsys):
     _, model = fitted
     status, _, err = cli(capsys, "certify", model, path)
     assert status == 1 and "format 'robustsvm.one_vs_rest'" in err
-    with pytest.raises(SolutionFormatError, match=r"robustsvm\.solution"):
+    with pytest.raises(SolutionFormatError, match=r"its format is 'robustsvm\.one_vs_rest'"):
         rs.Solution.from_json(model)
     from robustsvm.cli.data import read_model
 

@@ -131,7 +131,12 @@ def check_solution_spec(spec: Any) -> None:
         got = "a JSON list" if isinstance(spec, list) else _describe(spec)
         raise SolutionFormatError(f"a stored solution is a JSON object (robustsvm.solution), got {got}")
     if spec.get("format") != "robustsvm.solution":
-        raise SolutionFormatError("not a stored robustsvm solution (missing format 'robustsvm.solution')")
+        other = spec.get("format")
+        raise SolutionFormatError(
+            "not a stored robustsvm solution (missing format 'robustsvm.solution')" if other is None else
+            f"not one stored robustsvm solution: its format is {other!r}, not 'robustsvm.solution'"
+            + (" (one model of each class against the rest: the command line's predict and validate read it)"
+               if other == "robustsvm.one_vs_rest" else ""))
     version = spec.get("format_version")
     if version != FORMAT_VERSION:
         raise SolutionFormatError(
