@@ -70,8 +70,9 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
         raise ValueError(f"--folds must be at least 2, got {args.folds}")
     fitted = cli_data.prepare_fit(args)
     args.scoring = args.scoring or _default_scoring(fitted.n_classes, args.class_weight)
-    scoring = _scorer(args.scoring, fitted.y) if fitted.n_classes == 2 else _multiclass_scorer(args.scoring, args)
     problem = problem_from_args(args)
+    scoring = (_scorer(args.scoring, fitted.y) if fitted.n_classes == 2 else
+               _multiclass_scorer(args.scoring, getattr(args, "probability", False) or problem.loss.gives_probability))
     options = solver_options(args)
     grid = _param_grid(problem, args)
     search = GridSearchCV(estimator(problem, fitted, args, options), grid, scoring=scoring,
@@ -134,9 +135,9 @@ TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr with --probability", "average_preci
                      "precision": "precision_macro", "recall": "recall_macro", "jaccard": "jaccard_macro"}
 
 
-def _multiclass_scorer(name: str, args: argparse.Namespace) -> str:
+def _multiclass_scorer(name: str, probabilities: bool) -> str:
     """scikit-learn's scorer ``name`` for more than two classes; a scorer of two classes only, or one that needs
-    probabilities without ``--probability``, is refused naming it."""
+    probabilities when the models give none (no ``--probability``, a loss without them), is refused naming it."""
     from sklearn import metrics
 
     scorer = metrics.get_scorer(name)  # an unknown name is scikit-learn's ValueError listing the names
@@ -145,7 +146,7 @@ def _multiclass_scorer(name: str, args: argparse.Namespace) -> str:
         raise ValueError(f"--scoring {name} scores two classes; the labels hold more: use {instead}accuracy or "
                          "balanced_accuracy")
     probabilistic = getattr(scorer, "_response_method", None) == "predict_proba"
-    if probabilistic and not getattr(args, "probability", False) and args.loss != "logistic":
+    if probabilistic and not probabilities:
         raise ValueError(f"--scoring {name} scores probabilities: add --probability (Platt's sigmoid of each "
                          "one-vs-rest model)")
     return name
