@@ -15,8 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["DataShape", "FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_nonnegative",
-           "check_positive_class", "check_signs", "check_sample_weight", "feature_index", "real_scalar",
-           "sign_orientation", "unnamed_direction"]
+           "check_no_missing_labels", "check_positive_class", "check_signs", "check_sample_weight", "feature_index",
+           "real_scalar", "sign_orientation", "unnamed_direction"]
 
 
 class DataShape:
@@ -148,12 +148,32 @@ def numeric_columns(X: Any, *, name: str = "X") -> Any:
     if bad:
         shown = "; ".join(f"{str(col)!r} ({kind}, e.g. {_first_value(X[col])!r})" for col, kind in bad[:5])
         more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        text = [str(col) for col, kind in bad if getattr(kind, "kind", "") == "O" and _numbers_as_text(X[col])]
+        as_text = "" if not text else (
+            f" {', '.join(repr(t) for t in text[:5])} hold{'s' if len(text) == 1 else ''} numbers written as text: "
+            f"convert {'it' if len(text) == 1 else 'them'} first, e.g. X[{text[0]!r}] = "
+            f"pandas.to_numeric(X[{text[0]!r}]).")
+        if len(text) == len(bad):
+            raise ValueError(f"{name} has columns that are not numbers: {shown}{more}.{as_text}")
         raise ValueError(
-            f"{name} has columns that are not numbers: {shown}{more}. Encode them first, e.g. "
+            f"{name} has columns that are not numbers: {shown}{more}.{as_text} Encode "
+            f"{'the others' if text else 'them'} first, e.g. "
             "sklearn.preprocessing.OneHotEncoder in a ColumnTransformer (with .set_output(transform='pandas') so "
             "that signs and bounds can name the dummies), or drop them; the command line's `robustsvm fit` codes "
             "text columns itself")
     return X
+
+
+def _numbers_as_text(series: Any) -> bool:
+    """Whether every present value of a text column reads as a number (``'-0.82'``, ``' 3 '``)."""
+    values = series.dropna()
+    if values.empty or not all(isinstance(v, str) for v in values):
+        return False
+    try:
+        np.asarray([v.strip() for v in values], dtype=np.float64)
+    except ValueError:
+        return False
+    return True
 
 
 def _first_value(series: Any) -> Any:
@@ -200,6 +220,23 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: 
     return X
 
 
+def check_no_missing_labels(y: Any, *, name: str = "y") -> None:
+    """Raise a ``ValueError`` naming the first rows where the labels ``y`` are missing (None, NaN, pandas' NA):
+    a label is never imputed, and NumPy's sorting of such labels fails with a message about ``<``."""
+    values = y.to_numpy() if hasattr(y, "to_numpy") else y
+    if values is None or (isinstance(values, np.ndarray) and values.dtype.kind in "biuUS"):
+        return
+    values = np.asarray(values, dtype=object).ravel()
+    missing = np.fromiter((v is None or (isinstance(v, (float, np.floating)) and v != v)
+                           or type(v).__name__ in ("NAType", "NaTType") for v in values), dtype=bool,
+                          count=values.size)
+    if missing.any():
+        rows = np.flatnonzero(missing)
+        shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
+        raise ValueError(f"{name} has missing labels (None or NaN) in {rows.size} row{'s' if rows.size > 1 else ''} "
+                         f"(first: {shown}): a label is not imputed; drop those rows")
+
+
 def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
     """Map labels of any two distinct values to -1/+1.
 
@@ -211,6 +248,7 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
     """
     if y is None:
         raise TypeError(f"{name} must be array-like, got None")
+    check_no_missing_labels(y, name=name)
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     # the element types first: np.asarray([1, "a"]) would turn the 1 into the string "1"

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import solve_path
-from .._validation import check_finite, numeric_columns
+from .._validation import check_finite, check_no_missing_labels, numeric_columns
 from ..distributed.data import is_dask_array
 from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
@@ -350,6 +350,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return self._fit_dask(X, y, sample_weight, radius, feature_names)
         if feature_names is not None:
             raise ValueError("feature_names applies to a dask array X; give a DataFrame for names in memory")
+        check_no_missing_labels(y)
         X, y = validate_data(self, numeric_columns(X), y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
                              ensure_all_finite=False)
         X_given = X
