@@ -255,3 +255,45 @@ def test_dual_projection_is_the_euclidean_projection():
         cp.Problem(cp.Minimize(cp.sum_squares(x - a)),
                    [x >= 0, y @ x == 0, x[finite] <= upper[finite]]).solve(solver="CLARABEL")
         assert np.sum((p - a) ** 2) <= np.sum((x.value - a) ** 2) + 1e-6
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_the_one_pass_products_of_a_csr_matrix_are_its_two_products(index_dtype):
+    """``margins_and_image`` reads a CSR ``X`` once for ``Xw`` and ``Xᵀu``: both against dense NumPy products."""
+    import scipy.sparse as sp
+
+    from robustsvm.certificates.products import margins_and_image
+
+    rng = np.random.default_rng(3)
+    X = sp.random(300, 70, density=0.05, format="csr", random_state=4, data_rvs=rng.standard_normal)
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    w, u = rng.standard_normal(70), rng.standard_normal(300)
+    dense = X.toarray()
+    for data in (X, dense):
+        z, s = margins_and_image(data, w, u)
+        np.testing.assert_allclose(z, dense @ w, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(s, dense.T @ u, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("intercept", [False, True])
+def test_a_csr_point_gets_the_bound_of_its_dense_copy(wdbc_std, intercept):
+    """The certifier on a CSR ``X`` (one compiled pass for ``Xw`` and ``Xᵀ(a∘y)``) and on the same data dense (two
+    BLAS products) gives the same objective and bound for the same point and multipliers, the bound below a tight
+    reference optimum."""
+    import scipy.sparse as sp
+
+    from robustsvm.certificates.duality import certify
+    from robustsvm.result import Result
+
+    X, y = wdbc_std
+    signs = np.where(np.arange(X.shape[1]) % 3 == 0, 1, np.where(np.arange(X.shape[1]) % 3 == 1, -1, 0))
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(LAM), signs=signs, intercept=intercept)
+    ref = _reference(problem, X, y)
+    sol = problem.solve(X, y, solver="dcd", tol=1e-3)
+    point = Result(w=sol.w, b=sol.b, status="optimal", multipliers=sol.multipliers, dual_feasible=False)
+    dense = certify(problem.normalize(X, y), point, tol=1e-3)
+    csr = certify(problem.normalize(sp.csr_matrix(X), y), point, tol=1e-3)
+    assert csr.dual_value == pytest.approx(dense.dual_value, rel=1e-10, abs=1e-12)
+    assert csr.objective == pytest.approx(dense.objective, rel=1e-10, abs=1e-12)
+    assert csr.dual_value <= ref.objective + 1e-9 and csr.status == "optimal"
+    assert csr.objective - csr.dual_value <= 1e-3 * abs(csr.objective)

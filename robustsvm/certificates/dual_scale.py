@@ -10,7 +10,9 @@ margin: ``Loss.dual_term_degree``) and ``λ2 > 0``,
 with ``R*`` the conjugate of the penalty over the feasible set of ``w`` (signs or a box, ``λ1`` included) and
 ``w*(t)`` its maximizer (the envelope theorem: ``d/dθ R*(θs) = s·w*(θs)``). ``w*`` is piecewise linear and
 non-decreasing along ``s``, so ``D'`` is piecewise linear and non-increasing: a safeguarded Newton iteration on
-``D'`` ends on the exact root of its piece in a few steps (one for signs, where ``R*(θs) = θ²R*(s)``). Other
+``D'`` ends on the exact root of its piece in a few steps. For signs alone (``λ1 = 0``, no box) ``R*(θs) =
+θ²R*(s)``: ``D`` is one parabola and its vertex ``θ = p/(2(q + R*(s)))``, clipped to ``[0, θmax]``, is taken in
+closed form (no pass over ``s``). Other
 losses, and ``λ2 = 0``, keep a bounded scalar search. The derivation: ``docs/certificates.md``, "Where (a, u) come
 from".
 """
@@ -72,6 +74,11 @@ def best_scale(value: Callable[[float], float], conjugate: Callable[[float], flo
         return t
     q = (2.0 * r1 - r2) / (2.0 * t * t)
     p = r1 / t + q * t
+    if l1 == 0 and lower is None:  # signs alone: R*(θs) = θ²R*(s), so D is the parabola pθ − (q + R*(s))θ²
+        curvature = q + conjugate(1.0)
+        if not curvature > 0:
+            return hi if p > 0 else 0.0
+        return float(min(max(0.5 * p / curvature, 0.0), hi))
 
     def slope(theta: float) -> tuple[float, float]:
         w = penalty_maximizer(theta * s, l2, l1, signs, lower=lower, upper=upper)

@@ -54,6 +54,7 @@ from ..result import Result
 from ..terms.intercept import Intercept, class_balance, class_sums
 from ..terms.losses import LOSSES as REGISTERED
 from .dual_scale import best_scale, scale_in_closed_form
+from .products import margins_and_image
 from .reach import unpenalized_reach
 from .set_points import optimal_shift, retract
 
@@ -244,7 +245,8 @@ class BoundTerms:
                    linear=feasible.linear if model.has_constraints else None)
 
 
-def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = None) -> tuple[float, float]:
+def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = None,
+                     image: np.ndarray | None = None) -> tuple[float, float]:
     """The bound ``max_θ D(θa, u)`` of the module docstring, and the ``θ`` reached.
 
     Parameters
@@ -259,6 +261,9 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
         None for a nominal model.
     nu : ndarray of shape (k,), optional
         Multipliers of the linear constraints (``ν_k > 0``: the upper side; ``< 0``: the lower one).
+    image : ndarray of shape (d,), optional
+        ``Xᵀ(a∘y)`` when the caller has it (:func:`.products.margins_and_image`); ``a`` must then be admissible
+        already (as :func:`admissible_multipliers` returns it) and is used as given.
 
     Returns
     -------
@@ -273,9 +278,10 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
     c = np.asarray(t.c, dtype=np.float64)
     if intercept == "l2":
         intercept = "ridge"
-    a = admissible_multipliers(a, y, c, loss, intercept)
+    if image is None:
+        a = admissible_multipliers(a, y, c, loss, intercept)
     ay = a * y
-    s = np.asarray(X.T @ ay).ravel()
+    s = np.asarray(X.T @ ay).ravel() if image is None else image
     if shift is not None:
         s = s + shift(ay)
     nu_term = 0.0
@@ -470,7 +476,16 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         w = feasible.clip(w)
     messages: list[str] = []
     layout = model.layout
-    margins = objective_module.robust_margins(model, w, b)
+    c = np.asarray(model.c, dtype=np.float64)
+    mode = model.intercept.mode
+    a = image = None
+    if multipliers is not None and np.shape(multipliers) == (model.n,):
+        # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X (certificates/products.py)
+        a = admissible_multipliers(multipliers, model.y, c, loss, mode)
+        z, image = margins_and_image(model.X, w, a * model.y)
+        margins = objective_module.robust_margins(model, w, b, z=z)
+    else:
+        margins = objective_module.robust_margins(model, w, b)
     if loss.is_constraint:
         m0 = float(np.min(margins))
         if m0 <= 0.0:
@@ -495,20 +510,17 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         # a diverged iterate: nothing to certify
         return _verdict(w, b, objective, violation, float("nan"), float("inf"),
                         "inaccurate" if status == "optimal" else status, message="the returned point is not finite")
-    c = np.asarray(model.c, dtype=np.float64)
-    if multipliers is None or np.shape(multipliers) != (model.n,):
-        multipliers = multipliers_from_margins(loss, margins, c)
-    mode = model.intercept.mode
+    if a is None:
+        a = admissible_multipliers(multipliers_from_margins(loss, margins, c), model.y, c, loss, mode)
     shift = None
     if layout is not None:
         def shift(weights: np.ndarray) -> np.ndarray:
             return robust_shift(layout, w, model.y, weights)
-    a = admissible_multipliers(multipliers, model.y, c, loss, mode)
     linear = feasible.linear if model.has_constraints else None
     cone = feasible is None or feasible.is_cone
     nu = None if linear is None else linear.admissible(constraint_multipliers)
     terms = BoundTerms.of(model)
-    bound, _ = lagrangian_bound(terms, a, shift=shift, nu=nu)
+    bound, _ = lagrangian_bound(terms, a, shift=shift, nu=nu, image=image)
     scale = max(1.0, abs(objective))
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
     allowed = rtol * scale + (claimed_gap if np.isfinite(claimed_gap) and claimed_gap > 0 else 0.0)
@@ -519,15 +531,16 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         boxed = _reach_terms(model, terms, a, objective)
         if boxed is not None:
             terms, box = boxed, boxed.box
-            bound = max(bound, lagrangian_bound(terms, a, shift=shift, nu=nu)[0])
+            bound = max(bound, lagrangian_bound(terms, a, shift=shift, nu=nu, image=image)[0])
     if layout is not None and status == "optimal" and not objective - bound <= allowed:
         # the worst cases at w may be the wrong points of a face: choose them for the bound instead (a small
         # conic solve, spent only where the verdict on a claimed optimum depends on it)
         ay = a * model.y
-        s0 = np.asarray(model.X.T @ ay).ravel() - (0.0 if linear is None else linear.A.T @ nu)
+        s0 = (np.asarray(model.X.T @ ay).ravel() if image is None else image) - (
+            0.0 if linear is None else linear.A.T @ nu)
         vec = optimal_shift(layout, model.y, ay, s0, model.l1, signs, model.l2, box=box)
         if vec is not None:
-            bound2, _ = lagrangian_bound(terms, a, shift=lambda _ay: vec, nu=nu)
+            bound2, _ = lagrangian_bound(terms, a, shift=lambda _ay: vec, nu=nu, image=image)
             bound = max(bound, bound2)
     gap = max(objective - bound, 0.0) if np.isfinite(bound) else float("inf")
     new_status = status
