@@ -1,9 +1,8 @@
 """Figures: convergence, decision boundaries with uncertainty sets, M3 coefficients, weights, paths, grids.
 
-matplotlib is an optional dependency (``pip install 'robustsvm[plot]'``), imported
-on first use. Every function draws on the axes it is given (or on a new figure),
-returns the matplotlib objects it made, and never calls ``show()``: it works
-with any backend, Agg included.
+matplotlib is an optional dependency (``pip install 'robustsvm[plot]'``), imported on first use. Every function
+draws on the axes it is given (or on a new figure), returns the matplotlib objects it made, and never calls
+``show()``: it works with any backend, Agg included.
 """
 
 from __future__ import annotations
@@ -469,7 +468,8 @@ def _pipeline_names(model: Any) -> Any:
 
 def _oriented_signs(solution: Any) -> np.ndarray:
     """The signs imposed on ``solution.w`` (oriented to ``classes[1]``, flipped for ``positive_class = classes[0]``)."""
-    from ._validation import check_signs, sign_orientation
+    from ._validation import sign_orientation
+    from .priors.signs import check_signs
 
     d = np.asarray(solution.w).shape[0]
     names = None if solution.feature_names is None else np.asarray(solution.feature_names)

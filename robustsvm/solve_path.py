@@ -1,21 +1,18 @@
 """The one path from a model to a certified :class:`~robustsvm.solution.Solution`.
 
 Every answer the package gives — :meth:`Problem.solve`, each grid point of
-:func:`~robustsvm.model_selection.grid_search` (compiled once, batched or refitted),
-:class:`~robustsvm.RobustSVC`, :func:`~robustsvm.compare` and the command line —
-takes these steps, in this module only:
+:func:`~robustsvm.model_selection.grid_search` (compiled once, batched or refitted), :class:`~robustsvm.RobustSVC`,
+:func:`~robustsvm.compare` and the command line — takes these steps, in this module only:
 
 1. **look up** the backend (:func:`lookup`; ``"auto"`` is :func:`choose_backend`'s choice),
-2. **check** the options against the backend's declaration (:func:`check_options`) and
-   the model against its :class:`~robustsvm.backends.registry.Needs` (refusals name the
-   backends that can solve it),
-3. **run** it with the defaults declared on its registration (:func:`run`), which returns
-   one :class:`~robustsvm.result.Result`,
-4. **certify** the result with the package's own duality gap (:func:`certify`, reading
-   only the result's typed fields: multipliers, the solver's primal value, its dual bound
-   and whether that bound was checked, infeasibility evidence),
-5. **report**: build the :class:`Solution` and warn when the status is not ``"optimal"``
-   (:func:`to_solution`).
+2. **check** the options against the backend's declaration (:func:`check_options`) and the model against its
+   :class:`~robustsvm.backends.registry.Needs` (refusals name the backends that can solve it),
+3. **run** it with the defaults declared on its registration (:func:`run`), which returns one
+   :class:`~robustsvm.result.Result`,
+4. **certify** the result with the package's own duality gap (:func:`certify`, reading only the result's typed
+   fields: multipliers, the solver's primal value, its dual bound and whether that bound was checked,
+   infeasibility evidence),
+5. **report**: build the :class:`Solution` and warn when the status is not ``"optimal"`` (:func:`to_solution`).
 
 ``"auto"`` picks the backend with the smallest predicted time among those that accept the model
 (:func:`choose_backend`, the cost model of :mod:`robustsvm.backends.cost`), after a first-order probe when that

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
-from robustsvm._validation import check_signs
+from robustsvm.priors.signs import check_signs
 
 
 @pytest.fixture

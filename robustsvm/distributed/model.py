@@ -19,9 +19,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_limits as check_solve_limits
-from .._validation import check_signs, sign_orientation
+from .._validation import sign_orientation
 from ..exceptions import UnsupportedModelError
 from ..model import penalty_changes
+from ..priors.signs import check_signs
 from ..terms.intercept import Intercept, intercept_term
 from ..terms.losses import Loss
 from ..terms.penalties import Penalty

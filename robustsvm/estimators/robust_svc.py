@@ -350,9 +350,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
             return self._fit_dask(X, y, sample_weight, radius, feature_names)
         if feature_names is not None:
             raise ValueError("feature_names applies to a dask array X; give a DataFrame for names in memory")
-        check_no_missing_labels(y)
-        X, y = validate_data(self, numeric_columns(X), y, accept_sparse="csr", dtype=np.float64, ensure_min_samples=1,
-                             ensure_all_finite=False)
+        X, y = validate_data(self, numeric_columns(X), check_no_missing_labels(y), accept_sparse="csr",
+                             dtype=np.float64, ensure_min_samples=1, ensure_all_finite=False)
         X_given = X
         if self.missing == "error" or hasattr(X, "tocsr"):
             check_finite(X, getattr(self, "feature_names_in_", None))

@@ -23,10 +23,10 @@ import scipy.sparse as sp
 
 from .. import objective as objective_module
 from .. import solution as solution_module
-from .._validation import check_signs
 from ..distributed.data import is_dask_array
 from ..distributed.model import distributed_model
 from ..distributed.model import objective_and_violation as partition_objective
+from ..priors.signs import check_signs
 from ..problem import Problem
 from ..solution import Solution
 from ..terms.kernels import Linear

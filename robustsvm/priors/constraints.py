@@ -22,8 +22,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import Bounds, LinearConstraint
 
-from .._validation import feature_index
 from .base import Prior, check_rows, prior_from_dict
+from .signs import feature_index
 
 __all__ = ["LinearConstraints", "Ordered", "WeightSet", "bounds_beyond_signs", "bounds_from_json", "bounds_imply_signs",
            "bounds_to_json", "constraints_from_json", "constraints_to_json", "ordered", "resolve_bounds",

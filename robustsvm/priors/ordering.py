@@ -34,8 +34,8 @@ import numba as nb
 import numpy as np
 from scipy.optimize import LinearConstraint
 
-from .._validation import feature_index
 from .base import Prior, feature_keys, register_row_check
+from .signs import feature_index
 
 __all__ = ["WORK_ROWS", "ChainPrior", "ChainStructure", "Decreasing", "Equal", "Increasing", "Order", "OrderingPrior",
            "chain_structure", "chain_prox_into", "check_chain_rows", "check_feasible"]

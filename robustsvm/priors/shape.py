@@ -21,8 +21,8 @@ from typing import Any, ClassVar
 import numpy as np
 from scipy.optimize import LinearConstraint
 
-from .._validation import feature_index
 from .base import Prior, feature_keys
+from .signs import feature_index
 
 __all__ = ["Concave", "Convex", "ShapePrior"]
 

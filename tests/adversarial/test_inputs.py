@@ -17,8 +17,8 @@ import pytest
 import scipy.sparse as sp
 
 import robustsvm as rs
-from robustsvm._validation import check_signs
 from robustsvm.formats.io import ModifiedSolutionWarning, SolutionFormatError, data_fingerprint, solution_to_dict
+from robustsvm.priors.signs import check_signs
 
 from ..conftest import make_classification
 
