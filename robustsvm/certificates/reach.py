@@ -16,6 +16,7 @@ convex hulls, by Gilbert's algorithm).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,8 @@ _ROUNDING = 1e-10
 _SET_TYPES = ("Box", "Ball", "Ellipsoid")
 #: the hull steps from each start: at most, and at least whatever the budget
 _MAX_STEPS, _MIN_STEPS = 500, 8
+#: the hull steps stop once ``γ_V(u(λ)) ≤ _DEPTH · ρ(λ)``: deep enough inside for the mixtures
+_DEPTH = 0.25
 #: the steps' budget in multiply-adds with ``X`` (two products a step): fewer steps on very large data
 _STEP_BUDGET = 2e9
 
@@ -68,9 +71,12 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
         return none
     best = np.inf
     inside_star = _inside(model, V, a_star, tau)
-    for a_hull in _hull_multipliers(model, V, a_star):
-        for a_t in _mixtures(model, V, a_star, inside_star, a_hull, tau):
-            best = min(best, _sigma_bound(model, V, a_t, objective, tau))
+    for hull_points in _hull_multipliers(model, V, a_star):
+        for a_hull in hull_points:
+            for a_t in _mixtures(model, V, a_star, inside_star, a_hull, tau):
+                best = min(best, _sigma_bound(model, V, a_t, objective, tau))
+        if np.isfinite(best):
+            break
     if not np.isfinite(best):
         return none
     return tau * best * (1.0 + 1e-6)
@@ -111,31 +117,31 @@ def _balanced(a: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
     return a * np.where(y > 0, fp, fn)
 
 
-def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> list[np.ndarray]:
+def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> Iterator[list[np.ndarray]]:
     """Multipliers ``a° = κλ`` from nearest points ``Σ_{y_i=1} λ_i x_i ≈ Σ_{y_i=−1} λ_i x_i`` of the two classes'
     hulls (``λ`` on each class's simplex), ``κ`` the largest with ``a° ≤ c·min(ᾱ, 1)``, and ``a°`` scaled up by 4
-    and 16 and clipped to that box (other admissible points).
+    and 16 and clipped to that box (other admissible points): one list per start.
 
-    Accelerated projected gradient steps on ``½‖Σ_i λ_i y_i x_i‖²`` (:func:`_projected_steps`), started at ``start``
-    normalized on each class (the solver's multipliers, on the boundary of the dual's domain: the steps move them
-    inside) and at the ``c``-weighted means, within :data:`_STEP_BUDGET`.
+    Accelerated projected gradient steps on ``½‖Σ_i λ_i y_i x_i‖²`` (:func:`_projected_steps`) within
+    :data:`_STEP_BUDGET`, started at ``start`` normalized on each class (the solver's multipliers, on the boundary
+    of the dual's domain: the steps move them inside), then, when asked for more, at the ``c``-weighted means.
     """
     X, y, r = model.X, model.y, model.layout.radius
     c = np.asarray(model.c, dtype=np.float64)
     cap = c * min(float(model.loss.dual_upper), 1.0)
     classes = [np.flatnonzero((y > 0) & (c > 0)), np.flatnonzero((y < 0) & (c > 0))]
     if not all(idx.size for idx in classes):
-        return []
+        return
     size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
     steps = min(_MAX_STEPS, max(_MIN_STEPS, int(_STEP_BUDGET / (4.0 * max(size, 1)))))
-    out = []
     for weights in (start, c):
+        out = []
         for lam in _projected_steps(X, y, r, V, _on_simplices(weights, classes), classes, steps):
             live = lam > 0
             kappa = float(np.min(cap[live] / lam[live]))
             for scale in (kappa, 4.0 * kappa, 16.0 * kappa):
                 out.append(_balanced(np.minimum(scale * lam, cap), y, model.intercept.mode))
-    return out
+        yield out
 
 
 def _on_simplices(weights: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
@@ -172,7 +178,7 @@ def _projected_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarr
     out = [lam]
     z, uz, t, L = lam, u, 1.0, 0.0
     for _ in range(steps):
-        if V.gauge(u) <= 0.25 * float(lam @ r):
+        if V.gauge(u) <= _DEPTH * float(lam @ r):
             break
         grad = y * np.asarray(X @ uz).ravel()
         if L == 0.0:  # a Rayleigh quotient of X Xᵀ: at most its largest eigenvalue, raised below if too small
