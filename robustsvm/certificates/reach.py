@@ -135,13 +135,11 @@ def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> Iterator[list[np
     size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
     steps = min(_MAX_STEPS, max(_MIN_STEPS, int(_STEP_BUDGET / (4.0 * max(size, 1)))))
     for weights in (start, c):
-        out = []
-        for lam in _projected_steps(X, y, r, V, _on_simplices(weights, classes), classes, steps):
-            live = lam > 0
-            kappa = float(np.min(cap[live] / lam[live]))
-            for scale in (kappa, 4.0 * kappa, 16.0 * kappa):
-                out.append(_balanced(np.minimum(scale * lam, cap), y, model.intercept.mode))
-        yield out
+        lam = _projected_steps(X, y, r, V, _on_simplices(weights, classes), classes, steps)
+        live = lam > 0
+        kappa = float(np.min(cap[live] / lam[live]))
+        yield [_balanced(np.minimum(scale * lam, cap), y, model.intercept.mode)
+               for scale in (kappa, 4.0 * kappa, 16.0 * kappa)]
 
 
 def _on_simplices(weights: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
@@ -166,16 +164,15 @@ def _onto_simplices(z: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
 
 
 def _projected_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarray, classes: list[np.ndarray],
-                     steps: int) -> list[np.ndarray]:
-    """FISTA on ``f(λ) = ½‖u(λ)‖²``, ``u(λ) = Σ_i λ_i y_i x_i``, over the classes' simplices from ``lam``: the points
-    kept (the start, and the last one, reached once ``γ_V(u(λ)) ≤ Σ_i λ_i r_i / 4`` or at ``steps``).
+                     steps: int) -> np.ndarray:
+    """FISTA on ``f(λ) = ½‖u(λ)‖²``, ``u(λ) = Σ_i λ_i y_i x_i``, over the classes' simplices from ``lam``: the
+    first point with ``γ_V(u(λ)) ≤ _DEPTH · Σ_i λ_i r_i``, or the last of ``steps``.
 
     Every step moves every weight: ``λ⁺ = Π(z − ∇f(z)/L)`` at the extrapolated point ``z`` (two products with
     ``X``; ``u(z)`` is the same combination of the ``u(λ)``), ``L`` doubled until
     ``f(λ⁺) ≤ f(z) + ∇f(z)·(λ⁺ − z) + L‖λ⁺ − z‖²/2``, the momentum restarted when ``∇f(z)·(λ⁺ − λ) > 0``.
     """
     u = np.asarray(X.T @ (lam * y)).ravel()
-    out = [lam]
     z, uz, t, L = lam, u, 1.0, 0.0
     for _ in range(steps):
         if V.gauge(u) <= _DEPTH * float(lam @ r):
@@ -183,22 +180,24 @@ def _projected_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarr
         grad = y * np.asarray(X @ uz).ravel()
         if L == 0.0:  # a Rayleigh quotient of X Xᵀ: at most its largest eigenvalue, raised below if too small
             L = float(np.sum(np.asarray(X.T @ (grad * y)) ** 2)) / max(float(grad @ grad), 1e-300)
+            L = L if L > 0 else 1.0
         fz = 0.5 * float(uz @ uz)
-        while True:
+        for _ in range(64):
             new = _onto_simplices(z - grad / L, classes)
             unew = np.asarray(X.T @ (new * y)).ravel()
             step = new - z
             if 0.5 * float(unew @ unew) <= fz + float(grad @ step) + 0.5 * L * float(step @ step) * (1 + 1e-9):
                 break
             L *= 2.0
+        else:  # no step decreases f (rounding): λ is as near as the steps get
+            break
         if float(grad @ (new - lam)) > 0:
             t = 1.0
         t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
         beta = (t - 1.0) / t_next
         z, uz = new + beta * (new - lam), unew + beta * (unew - u)
         lam, u, t = new, unew, t_next
-    out.append(lam)
-    return out
+    return lam
 
 
 def _inside(model: Any, V: Any, a: np.ndarray, tau: np.ndarray) -> tuple[float, float]:
