@@ -11,7 +11,7 @@ intercept) gives, for every ``(w, b)`` (``docs/certificates.md``, "Models withou
 most the returned point's ``P̂``) has ``σ_V(w*) ≤ (P̂ − K(a)) / (ρ(a) − γ_V(v(a)))`` and, since
 ``|w_h| = |e_h·w| ≤ γ_V(e_h) σ_V(w)``, ``|w*_h| ≤ γ_V(e_h) · that bound``. :func:`unpenalized_reach` finds such an
 ``a`` by mixing the solver's multipliers with a point whose ``v`` is near 0 (the nearest points of the two classes'
-convex hulls, by Gilbert's algorithm).
+convex hulls, by accelerated projected gradient steps).
 """
 
 from __future__ import annotations
