@@ -158,7 +158,7 @@ def _onto_simplices(z: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
     for idx in classes:
         u = np.sort(z[idx])[::-1]
         tops = (np.cumsum(u) - 1.0) / np.arange(1, u.size + 1)
-        k = int(np.flatnonzero(u > tops)[-1])
+        k = max(int(np.count_nonzero(u > tops)) - 1, 0)  # the sorted values above their mean excess: a prefix
         lam[idx] = np.maximum(z[idx] - tops[k], 0.0)
     return lam
 
