@@ -12,7 +12,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm.certificates import duality
-from robustsvm.certificates.reach import unpenalized_reach
+from robustsvm.certificates.reach import _onto_simplices, unpenalized_reach
 
 from .conftest import make_classification
 
@@ -115,6 +115,22 @@ def test_the_l1_ball_on_the_breast_cancer_data_is_certified():
     assert sol.status == "optimal", sol.message
     ref_value, _, _ = _reference("ball1", X, s, True)
     assert sol.objective - sol.gap <= ref_value + 1e-7
+
+
+def test_the_hull_steps_project_onto_the_classes_simplices():
+    """The sorting projection onto the product of two simplices is the nearest point a CVXPY model finds."""
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        n = int(rng.integers(2, 30))
+        z = rng.normal(size=n) * 10 ** rng.uniform(-3, 2)
+        classes = [np.arange(0, n // 2), np.arange(n // 2, n)]
+        lam = _onto_simplices(z, classes)
+        x = cp.Variable(n)
+        cp.Problem(cp.Minimize(cp.sum_squares(x - z)), [x >= 0] + [cp.sum(x[idx]) == 1 for idx in classes]).solve(
+            solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        assert np.all(lam >= 0) and all(abs(lam[idx].sum() - 1) <= 1e-12 for idx in classes)
+        assert np.sum((lam - z) ** 2) <= np.sum((x.value - z) ** 2) + 1e-9
+        assert np.max(np.abs(lam - x.value)) <= 1e-6
 
 
 R_TINY = 0.1
