@@ -12,7 +12,7 @@ import pytest
 
 import robustsvm as rs
 from robustsvm.certificates import duality
-from robustsvm.certificates.reach import unpenalized_reach
+from robustsvm.certificates.reach import _onto_simplices, unpenalized_reach
 
 from .conftest import make_classification
 
@@ -22,7 +22,8 @@ SHAPE = np.eye(D) + 0.6 * np.ones((D, D)) / D  # an ellipsoid whose axes are not
 
 def _sets():
     return {"box": rs.Box(0.1), "ball2": rs.Ball(0.1), "ballinf": rs.Ball(0.1, p=np.inf),
-            "ball1.5": rs.Ball(0.1, p=1.5), "ellipsoid": rs.Ellipsoid(shape=SHAPE, radius=0.1)}
+            "ball1": rs.Ball(0.1, p=1), "ball1.5": rs.Ball(0.1, p=1.5),
+            "ellipsoid": rs.Ellipsoid(shape=SHAPE, radius=0.1)}
 
 
 def _sigma_cvx(name, w):
@@ -33,6 +34,8 @@ def _sigma_cvx(name, w):
         return cp.norm(w, 2)
     if name == "ballinf":
         return cp.norm(w, 1)
+    if name == "ball1":
+        return cp.norm(w, "inf")
     if name == "ball1.5":
         return cp.norm(w, 3)  # the dual exponent of p = 1.5
     return cp.norm(np.linalg.cholesky(SHAPE).T @ w, 2)
@@ -70,6 +73,64 @@ def test_an_unpenalized_robust_model_is_certified(name, intercept):
     reach = unpenalized_reach(model, a, sol.objective)
     assert np.all(np.isfinite(reach))
     assert np.all(np.abs(ref_w) <= reach)
+
+
+def _noisy(n, d, seed=0):
+    """Standardized Gaussian features, labels ``sign(x·w₀ + 2ε)``: the classes' hulls overlap deeply, and their
+    nearest points need many weights moved at once."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.sign(X @ rng.normal(size=d) + 2.0 * rng.normal(size=n))
+    y[y == 0] = 1.0
+    return (X - X.mean(axis=0)) / X.std(axis=0), y
+
+
+@pytest.mark.parametrize("name", ["box", "ball2"])
+def test_a_larger_noisy_unpenalized_model_is_certified(name):
+    """5,000 × 30 noisy samples: Clarabel's answer is "optimal" with a gap ≤ 1e-6·max(1, |P|), the bound is at
+    most the CVXPY optimum, and the proved reach holds at the CVXPY minimizer."""
+    X, y = _noisy(5000, 30)
+    prob = rs.Problem(uncertainty=_sets()[name])
+    sol = prob.solve(X, y, solver="clarabel")
+    assert sol.status == "optimal", sol.message
+    assert sol.gap <= 1e-6 * max(1.0, abs(sol.objective))
+    ref_value, ref_w, ref_a = _reference(name, X, y, True)
+    assert sol.objective - sol.gap <= ref_value + 1e-7
+    model = prob.normalize(X, y)
+    a = duality.admissible_multipliers(ref_a, model.y, model.c, model.loss, model.intercept.mode)
+    reach = unpenalized_reach(model, a, sol.objective)
+    assert np.all(np.isfinite(reach))
+    assert np.all(np.abs(ref_w) <= reach)
+
+
+def test_the_l1_ball_on_the_breast_cancer_data_is_certified():
+    """Standardized breast cancer data (569 × 30, strongly correlated features), ``Ball(0.1, p=1)``: the gauge is
+    ``‖v‖₁``, so the hull point must bring ``v`` close to 0 in every feature; the answer is certified and sound."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    s = np.where(y == 1, 1.0, -1.0)
+    sol = rs.Problem(uncertainty=rs.Ball(0.1, p=1)).solve(X, y, solver="clarabel")
+    assert sol.status == "optimal", sol.message
+    ref_value, _, _ = _reference("ball1", X, s, True)
+    assert sol.objective - sol.gap <= ref_value + 1e-7
+
+
+def test_the_hull_steps_project_onto_the_classes_simplices():
+    """The sorting projection onto the product of two simplices is the nearest point a CVXPY model finds."""
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        n = int(rng.integers(2, 30))
+        z = rng.normal(size=n) * 10 ** rng.uniform(-3, 2)
+        classes = [np.arange(0, n // 2), np.arange(n // 2, n)]
+        lam = _onto_simplices(z, classes)
+        x = cp.Variable(n)
+        cp.Problem(cp.Minimize(cp.sum_squares(x - z)), [x >= 0] + [cp.sum(x[idx]) == 1 for idx in classes]).solve(
+            solver="CLARABEL", tol_gap_abs=1e-12, tol_gap_rel=1e-12, tol_feas=1e-12)
+        assert np.all(lam >= 0) and all(abs(lam[idx].sum() - 1) <= 1e-12 for idx in classes)
+        assert np.sum((lam - z) ** 2) <= np.sum((x.value - z) ** 2) + 1e-9
+        assert np.max(np.abs(lam - x.value)) <= 1e-6
 
 
 R_TINY = 0.1

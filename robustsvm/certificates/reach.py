@@ -11,11 +11,12 @@ intercept) gives, for every ``(w, b)`` (``docs/certificates.md``, "Models withou
 most the returned point's ``P̂``) has ``σ_V(w*) ≤ (P̂ − K(a)) / (ρ(a) − γ_V(v(a)))`` and, since
 ``|w_h| = |e_h·w| ≤ γ_V(e_h) σ_V(w)``, ``|w*_h| ≤ γ_V(e_h) · that bound``. :func:`unpenalized_reach` finds such an
 ``a`` by mixing the solver's multipliers with a point whose ``v`` is near 0 (the nearest points of the two classes'
-convex hulls, by Gilbert's algorithm).
+convex hulls, by accelerated projected gradient steps).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -30,8 +31,12 @@ REACH_MARGIN = 1e-3
 _ROUNDING = 1e-10
 #: the set types whose gauge about the origin is a closed form of the set's own
 _SET_TYPES = ("Box", "Ball", "Ellipsoid")
-#: the hull iterations whose points are tried (Gilbert's algorithm, from the classes' weighted means)
-_CHECKPOINTS = (0, 4, 16, 64, 256)
+#: the hull steps from each start: at most, and at least whatever the budget
+_MAX_STEPS, _MIN_STEPS = 500, 8
+#: the hull steps stop once ``γ_V(u(λ)) ≤ _DEPTH · ρ(λ)``: deep enough inside for the mixtures
+_DEPTH = 0.25
+#: each hull step first tries ``L`` times this (the backtracking raises it again where needed)
+_RELAX = 0.7
 #: the steps' budget in multiply-adds with ``X`` (two products a step): fewer steps on very large data
 _STEP_BUDGET = 2e9
 
@@ -68,9 +73,12 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
         return none
     best = np.inf
     inside_star = _inside(model, V, a_star, tau)
-    for a_hull in _hull_multipliers(model, V, a_star):
-        for a_t in _mixtures(model, V, a_star, inside_star, a_hull, tau):
-            best = min(best, _sigma_bound(model, V, a_t, objective, tau))
+    for hull_points in _hull_multipliers(model, V, a_star):
+        for a_hull in hull_points:
+            for a_t in _mixtures(model, V, a_star, inside_star, a_hull, tau):
+                best = min(best, _sigma_bound(model, V, a_t, objective, tau))
+        if np.isfinite(best):
+            break
     if not np.isfinite(best):
         return none
     return tau * best * (1.0 + 1e-6)
@@ -111,26 +119,29 @@ def _balanced(a: np.ndarray, y: np.ndarray, mode: str) -> np.ndarray:
     return a * np.where(y > 0, fp, fn)
 
 
-def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> list[np.ndarray]:
+def _hull_multipliers(model: Any, V: Any, start: np.ndarray) -> Iterator[list[np.ndarray]]:
     """Multipliers ``a° = κλ`` from nearest points ``Σ_{y_i=1} λ_i x_i ≈ Σ_{y_i=−1} λ_i x_i`` of the two classes'
-    hulls (``λ`` on each class's simplex), ``κ`` the largest with ``a° ≤ c·min(ᾱ, 1)``.
+    hulls (``λ`` on each class's simplex), ``κ`` the largest with ``a° ≤ c·min(ᾱ, 1)``, and ``a°`` scaled up by 4
+    and 16 and clipped to that box (other admissible points): one list per start.
 
-    Pairwise Frank–Wolfe steps on ``½‖Σ_i λ_i y_i x_i‖²`` (weight moved within a class from its worst atom to its
-    best, exact line search), started at ``start`` normalized on each class (the solver's multipliers, on the
-    boundary of the dual's domain: the steps move them inside) or at the ``c``-weighted means; a point is kept
-    at each checkpoint of :data:`_CHECKPOINTS` (within :data:`_STEP_BUDGET`) and the steps stop once
-    ``γ_V(Σ_i λ_i y_i x_i) ≤ Σ_i λ_i r_i / 2``.
+    Accelerated projected gradient steps on ``½‖Σ_i λ_i y_i x_i‖²`` (:func:`_projected_steps`) within
+    :data:`_STEP_BUDGET`, started at ``start`` normalized on each class (the solver's multipliers, on the boundary
+    of the dual's domain: the steps move them inside), then, when asked for more, at the ``c``-weighted means.
     """
     X, y, r = model.X, model.y, model.layout.radius
     c = np.asarray(model.c, dtype=np.float64)
     cap = c * min(float(model.loss.dual_upper), 1.0)
     classes = [np.flatnonzero((y > 0) & (c > 0)), np.flatnonzero((y < 0) & (c > 0))]
     if not all(idx.size for idx in classes):
-        return []
-    out = []
+        return
+    size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
+    steps = min(_MAX_STEPS, max(_MIN_STEPS, int(_STEP_BUDGET / (4.0 * max(size, 1)))))
     for weights in (start, c):
-        out.extend(_pairwise_steps(X, y, r, V, _on_simplices(weights, classes), classes, cap, model.intercept.mode))
-    return out
+        lam = _projected_steps(X, y, r, V, _on_simplices(weights, classes), classes, steps)
+        live = lam > 0
+        kappa = float(np.min(cap[live] / lam[live]))
+        yield [_balanced(np.minimum(scale * lam, cap), y, model.intercept.mode)
+               for scale in (kappa, 4.0 * kappa, 16.0 * kappa)]
 
 
 def _on_simplices(weights: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
@@ -142,35 +153,55 @@ def _on_simplices(weights: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
     return lam
 
 
-def _pairwise_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarray, classes: list[np.ndarray],
-                    cap: np.ndarray, mode: str) -> list[np.ndarray]:
-    """The pairwise Frank–Wolfe steps of :func:`_hull_multipliers` from ``lam``: the multipliers kept."""
-    out = []
-    size = X.nnz if hasattr(X, "nnz") else X.shape[0] * X.shape[1]
-    last = min(_CHECKPOINTS[-1], max(_CHECKPOINTS[1], int(_STEP_BUDGET / (4.0 * max(size, 1)))))
-    for it in range(last + 1):
-        u = np.asarray(X.T @ (lam * y)).ravel()  # the difference of the two hull points
-        deep = V.gauge(u) <= 0.5 * float(lam @ r)
-        if it in _CHECKPOINTS or deep or it == last:
-            live = lam > 0
-            kappa = float(np.min(cap[live] / lam[live]))
-            for scale in (kappa, 4.0 * kappa, 16.0 * kappa):  # larger ones clipped to the box: other admissible points
-                out.append(_balanced(np.minimum(scale * lam, cap), y, mode))
-        if deep:
+def _onto_simplices(z: np.ndarray, classes: list[np.ndarray]) -> np.ndarray:
+    """The Euclidean projection of ``z`` onto the product of the classes' simplices (0 off the classes):
+    ``λ_i = max(z_i − θ, 0)`` on each class, ``θ`` found by sorting."""
+    lam = np.zeros_like(z)
+    for idx in classes:
+        u = np.sort(z[idx])[::-1]
+        tops = (np.cumsum(u) - 1.0) / np.arange(1, u.size + 1)
+        k = max(int(np.count_nonzero(u > tops)) - 1, 0)  # the sorted values above their mean excess: a prefix
+        lam[idx] = np.maximum(z[idx] - tops[k], 0.0)
+    return lam
+
+
+def _projected_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarray, classes: list[np.ndarray],
+                     steps: int) -> np.ndarray:
+    """FISTA on ``f(λ) = ½‖u(λ)‖²``, ``u(λ) = Σ_i λ_i y_i x_i``, over the classes' simplices from ``lam``: the
+    first point with ``γ_V(u(λ)) ≤ _DEPTH · Σ_i λ_i r_i``, or the last of ``steps``.
+
+    Every step moves every weight: ``λ⁺ = Π(z − ∇f(z)/L)`` at the extrapolated point ``z`` (two products with
+    ``X``; ``u(z)`` is the same combination of the ``u(λ)``), ``L`` lowered by :data:`_RELAX` then doubled until
+    ``f(λ⁺) ≤ f(z) + ∇f(z)·(λ⁺ − z) + L‖λ⁺ − z‖²/2``, the momentum restarted when ``∇f(z)·(λ⁺ − λ) > 0``.
+    """
+    u = np.asarray(X.T @ (lam * y)).ravel()
+    z, uz, t, L = lam, u, 1.0, 0.0
+    for _ in range(steps):
+        if V.gauge(u) <= _DEPTH * float(lam @ r):
             break
-        grad = y * np.asarray(X @ u).ravel()
-        direction = np.zeros_like(lam)
-        for idx in classes:
-            active = idx[lam[idx] > 0]
-            best, worst = idx[np.argmin(grad[idx])], active[np.argmax(grad[active])]
-            direction[best] += lam[worst]
-            direction[worst] -= lam[worst]
-        du = np.asarray(X.T @ (direction * y)).ravel()
-        curve = float(du @ du)
-        if curve <= 0:
+        grad = y * np.asarray(X @ uz).ravel()
+        if L == 0.0:  # a Rayleigh quotient of X Xᵀ: at most its largest eigenvalue, raised below if too small
+            L = float(np.sum(np.asarray(X.T @ (grad * y)) ** 2)) / max(float(grad @ grad), 1e-300)
+            L = L if L > 0 else 1.0
+        else:  # let the curvature fall where f is flatter: far fewer steps on correlated features
+            L *= _RELAX
+        fz = 0.5 * float(uz @ uz)
+        for _ in range(64):
+            new = _onto_simplices(z - grad / L, classes)
+            unew = np.asarray(X.T @ (new * y)).ravel()
+            step = new - z
+            if 0.5 * float(unew @ unew) <= fz + float(grad @ step) + 0.5 * L * float(step @ step) * (1 + 1e-9):
+                break
+            L *= 2.0
+        else:  # no step decreases f (rounding): λ is as near as the steps get
             break
-        lam = np.maximum(lam + min(max(-float(grad @ direction) / curve, 0.0), 1.0) * direction, 0.0)
-    return out
+        if float(grad @ (new - lam)) > 0:
+            t = 1.0
+        t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t * t))
+        beta = (t - 1.0) / t_next
+        z, uz = new + beta * (new - lam), unew + beta * (unew - u)
+        lam, u, t = new, unew, t_next
+    return lam
 
 
 def _inside(model: Any, V: Any, a: np.ndarray, tau: np.ndarray) -> tuple[float, float]:
