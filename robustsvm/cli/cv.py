@@ -93,6 +93,8 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
+    if not args.json:
+        _print_grid(args, fitted, table, chosen, float(search.best_score_))
     from .table_model import restore_missing
 
     if len(best.solutions_) > 1:  # one model of each class against the rest
@@ -109,13 +111,6 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
                     "w": None if sol.w is None else dict(zip(fitted.names, sol.w.tolist(), strict=True)),
                     "b": sol.b, "warnings": notes, "output": None if path is None else str(path)})
         return 0
-    print(fitted.description)
-    print(fitted.rules.describe())
-    for row in table:
-        print(f"  l2 {row['l2']:<10g} radius {row['radius']:<10g} {args.scoring} {row['mean_score']:.4f} "
-              f"± {row['std_score']:.4f}")
-    print(f"chosen: l2 {chosen['l2']:g}, radius {chosen['radius']:g}; mean {args.scoring} over {args.folds} folds "
-          f"{search.best_score_:.4f}")
     print(f"refit on all {fitted.X.shape[0]} rows: status {sol.status}, objective {sol.objective:.10g}, "
           f"gap {sol.gap:.3g} ({sol.solver})")
     if path is not None:
@@ -133,6 +128,17 @@ def _default_scoring(n_classes: int, class_weight: Any) -> str:
 #: scorers of scikit-learn that score two classes only, and what scores more (None: nothing close)
 TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr with --probability", "average_precision": None, "f1": "f1_macro",
                      "precision": "precision_macro", "recall": "recall_macro", "jaccard": "jaccard_macro"}
+
+
+def _print_grid(args: argparse.Namespace, fitted: Any, table: list, chosen: dict, score: float) -> None:
+    """The data, the preprocessing, each grid point's mean score ± its spread over the folds and the chosen point."""
+    print(fitted.description)
+    print(fitted.rules.describe())
+    for row in table:
+        print(f"  l2 {row['l2']:<10g} radius {row['radius']:<10g} {args.scoring} {row['mean_score']:.4f} "
+              f"± {row['std_score']:.4f}")
+    print(f"chosen: l2 {chosen['l2']:g}, radius {chosen['radius']:g}; mean {args.scoring} over {args.folds} folds "
+          f"{score:.4f}")
 
 
 def _multiclass_scorer(name: str, probabilities: bool) -> str:

@@ -54,6 +54,15 @@ PROGRESS_DELAY = 2.0
 
 
 # -------------------------------------------------------------------- data
+def _add_fitting_arguments(p: argparse.ArgumentParser, solver_help: str, output_help: str) -> None:
+    """The data, the model, ``--solver`` (default clarabel), its options and ``--output`` of ``fit`` and ``cv``."""
+    _add_data_arguments(p)
+    _add_model_arguments(p)
+    p.add_argument("--solver", default="clarabel", help=solver_help)
+    _add_solver_options(p)
+    p.add_argument("--output", "-o", help=output_help)
+
+
 def _add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="a CSV file, or a data set name (wdbc, sonar, pima, bands, wisconsin)")
     p.add_argument("--target", help="the CSV's label column (default: its last column)")
@@ -369,12 +378,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        description="Fit one model and print the solution's summary (and write it as JSON). With "
                                    "more than two classes, fit one model of each class against the rest, each "
                                    "certified, and predict the class of the largest decision value.")
-    _add_data_arguments(p)
-    _add_model_arguments(p)
-    p.add_argument("--solver", default="clarabel",
-                   help="backend name (see `robustsvm solvers`) or auto (chosen from the model; default clarabel)")
-    _add_solver_options(p)
-    p.add_argument("--output", "-o", help="write the solution (with the data fingerprint) to this JSON file")
+    _add_fitting_arguments(p, "backend name (see `robustsvm solvers`) or auto (chosen from the model; default "
+                              "clarabel)", "write the solution (with the data fingerprint) to this JSON file")
     p.add_argument("--show-weights", type=positive_int, default=0, metavar="K", help="print the K largest weights")
     p.add_argument("--strict", action="store_true", help="exit with status 3 when the solver is not optimal")
     _add_json_option(p)
@@ -388,11 +393,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
                        description="Cross-validate RobustSVC over --l2-grid × --radius-grid on the preprocessed "
                                    "table with a scikit-learn scorer; print the chosen point, its CV score and "
                                    "the certificate of its refit on every row.")
-    _add_data_arguments(p)
-    _add_model_arguments(p)
-    p.add_argument("--solver", default="clarabel", help="backend name (see `robustsvm solvers`; default clarabel)")
-    _add_solver_options(p)
-    p.add_argument("--output", "-o", help="write the refitted solution (as fit --output) to this JSON file")
+    _add_fitting_arguments(p, "backend name (see `robustsvm solvers`; default clarabel)",
+                           "write the refitted solution (as fit --output) to this JSON file")
     _add_json_option(p)
     cli_data.add_fit_arguments(p)
     cv.add_arguments(p)

@@ -158,7 +158,8 @@ def _print_fit(args: argparse.Namespace, fitted: Any, solutions: list, report: d
 # ------------------------------------------------------------------ cv
 def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chosen: dict, score: float,
              notes: list[str], print_json: Any) -> int:
-    """``cv`` on more than two classes: the grid, the chosen point and the certificate of each refitted model."""
+    """``cv`` on more than two classes: the certificate of each refitted model (with ``--json``, also the grid and
+    the chosen point, which ``cv`` prints otherwise)."""
     from .table_model import restore_missing
 
     solutions = best.solutions_
@@ -174,13 +175,6 @@ def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chos
                     "chosen": chosen, "cv_score": score, "classes": [c["class"] for c in certificates],
                     "certificate": certificates, "warnings": notes, "output": path})
         return 0
-    print(fitted.description)
-    print(fitted.rules.describe())
-    for row in table:
-        print(f"  l2 {row['l2']:<10g} radius {row['radius']:<10g} {args.scoring} {row['mean_score']:.4f} "
-              f"± {row['std_score']:.4f}")
-    print(f"chosen: l2 {chosen['l2']:g}, radius {chosen['radius']:g}; mean {args.scoring} over {args.folds} folds "
-          f"{score:.4f}")
     print(f"refit on all {fitted.X.shape[0]} rows, one model of each of {len(solutions)} classes against the rest:")
     for c in certificates:
         print(f"  {c['class']!r}: status {c['status']}, objective {c['objective']:.10g}, gap {c['gap']:.3g} "
