@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _param_grid(problem: Any, args: argparse.Namespace) -> dict:
     grid: dict[str, list] = {"l2": args.l2_grid or [problem.penalty.l2]}
     if args.radius_grid is not None:
+        if getattr(args, "uncertainty_for", None):
+            raise ValueError("--radius-grid varies the radius of --uncertainty, one set for every model; "
+                             "--uncertainty-for gives a class's model its own set: give one of the two")
         if problem.uncertainty is None:
             raise ValueError("--radius-grid varies the radius of a set: give its shape with --uncertainty KIND:R")
         grid["uncertainty"] = [None if r == 0 else problem.uncertainty.with_radius(r) for r in args.radius_grid]
@@ -86,7 +89,7 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     sol = best.solution_
     store_sections(best, fitted)
     chosen = {"l2": float(best.l2), "radius": _radius(best.uncertainty)}
-    table = [{"l2": float(p["l2"]), "radius": _radius(p.get("uncertainty", problem.uncertainty)),
+    table = [{"l2": float(p["l2"]), "radius": _radius(p.get("uncertainty", search.estimator.uncertainty)),
               "mean_score": float(m), "std_score": float(s)}
              for p, m, s in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
                                 search.cv_results_["std_test_score"], strict=True)]
@@ -179,4 +182,9 @@ def _scorer(name: str, y: Any) -> Any:
 
 
 def _radius(uncertainty: Any) -> float:
+    """The set's radius (0 without one); per class, the largest of the classes' radii."""
+    from ..estimators.multiclass import PerClass
+
+    if isinstance(uncertainty, PerClass):
+        return max(_radius(u) for u in [*uncertainty.values.values(), uncertainty.default])
     return 0.0 if uncertainty is None else float(np.max(uncertainty.radius))

@@ -257,12 +257,16 @@ class FitInput:
     class_weight: dict | None = None
     #: the number of classes of the labels (more than two: one model of each against the rest)
     n_classes: int = 2
+    #: ``{"signs"|"bounds"|"uncertainty"|"constraints": PerClass}`` of ``--signs-for`` and the like
+    per_class: dict = field(default_factory=dict)
 
 
 def prepare_fit(args: argparse.Namespace) -> FitInput:
     """Read ``args.data``, fit the preprocessing and translate ``args.signs`` to the preprocessed features."""
+    import numpy as np
+
     from ..tabular.preprocessing import fit_preprocessing
-    from . import table_model
+    from . import per_class, table_model
 
     frame, target, y, what = _training_table(args.data, args.target)
     impute = args.impute
@@ -274,17 +278,24 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
             raise ValueError("--probability is not available with --missing uncertain; fit without it, or impute")
         impute = "keep"
     named = [k for spec in (args.signs, getattr(args, "bounds", None)) for k in (spec or {}) if isinstance(k, str)]
+    named += per_class.named_columns(args)
     reference = {**{k: None for k in named if k in frame.columns}, **args.reference}
     rules, prepared = fit_preprocessing(frame, target, y=y, drop=args.drop, impute=impute,
                                         categorical=args.categorical, standardize=args.standardize,
                                         reference=reference, ordered=args.ordered)
     raw = [c for c in map(str, frame.columns) if c != target]
-    args.constraints = _ordering(args.ordered, args.signs, rules)
+    n_classes = _at_least_two_classes(prepared.y, target)
+    given, default_signs = per_class.resolve(
+        args, n_classes, lambda text, option: _label(text, prepared.y, target, option),
+        lambda spec, option: _translate(spec, option, rules, raw, getattr(args, "widths", None)),
+        lambda signs: _ordering(args.ordered, signs, rules), sorted(set(np.asarray(prepared.y).tolist()), key=str))
+    args.constraints = _ordering(args.ordered, args.signs, rules) if default_signs else None
+    if "constraints" in given:  # the classes keeping --signs keep its ordering
+        given["constraints"].default = args.constraints
     args.signs = translate_signs(args.signs, rules, raw)
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
     args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
-    n_classes = _at_least_two_classes(prepared.y, target)
     if n_classes > 2 and args.positive is not None:
         raise ValueError(f"--positive {args.positive!r} names the class the signs point to when there are two; with "
                          f"{n_classes} classes each one-vs-rest model's signs point to its own class: leave out "
@@ -298,7 +309,16 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
     weights = table_model.class_weights(getattr(args, "class_weight", None), prepared.y,
                                         lambda text: _label(text, prepared.y, target, "--class-weight"))
     return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
-                    warnings=prepared.warnings, class_weight=weights, n_classes=n_classes)
+                    warnings=prepared.warnings, class_weight=weights, n_classes=n_classes, per_class=given)
+
+
+def _translate(spec: Any, option: str, rules: Any, raw: list[str], widths: dict | None) -> Any:
+    """A per-class value in the preprocessed features: signs or bounds by name, a box with ``--widths``."""
+    from . import table_model
+
+    if option == "--uncertainty-for":
+        return table_model.box_with_widths(spec, widths, rules)
+    return translate_signs(spec, rules, raw, option=option)
 
 
 def _at_least_two_classes(y: Any, target: str | None) -> int:

@@ -56,8 +56,15 @@ PROGRESS_DELAY = 2.0
 # -------------------------------------------------------------------- data
 def _add_fitting_arguments(p: argparse.ArgumentParser, solver_help: str, output_help: str) -> None:
     """The data, the model, ``--solver`` (default clarabel), its options and ``--output`` of ``fit`` and ``cv``."""
+    from . import per_class
+
     _add_data_arguments(p)
     _add_model_arguments(p)
+    per_class.add_arguments(p.add_argument_group(
+        "one class's model (three or more classes)",
+        "Model k separates class k from the rest, so its +1 sign is evidence for class k; give each class's model "
+        "its own signs, bounds or set with these options, the plain ones being the default of the classes not "
+        "named."))
     p.add_argument("--solver", default="clarabel", help=solver_help)
     _add_solver_options(p)
     p.add_argument("--output", "-o", help=output_help)
@@ -79,16 +86,17 @@ def _add_model_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"λ2 of (λ2/2)‖w‖² (default: {DEFAULT_L2:g}, as RobustSVC's l2)")
     g.add_argument("--l1", type=nonneg_float, default=0.0, help="λ1 of λ1‖w‖₁ (default: 0)")
     g.add_argument("--signs", type=parse_signs,
-                   help="sign constraints, e.g. 'mean radius=-1,3=+1'; with more than two classes they apply to "
-                        "every one-vs-rest model, +1 pushing towards that model's class")
+                   help="sign constraints, e.g. 'mean radius=-1,3=+1' (+1 pushing towards the positive class); "
+                        "with three or more classes, the signs of every model that --signs-for does not name")
     g.add_argument("--bounds", type=parse_bounds, metavar="FEATURE=LOWER:UPPER,...",
                    help="bounds on the weights of the model's features (standardized unless --no-standardize), "
-                        "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs (more than "
-                        "two classes: every one-vs-rest model's)")
+                        "e.g. 'age=0:inf,dose=-1:1'; a side may be inf, -inf or empty; they meet --signs (three or "
+                        "more classes: the models --bounds-for does not name)")
     g.add_argument("--uncertainty", type=parse_uncertainty, metavar="KIND:RADIUS[:NAME=VALUE]",
                    help=f"the set around every sample, {GRAMMAR}; KIND[PARAMETERS] is one of {describe_kinds()} "
                         "(e.g. box:0.05, ball:0.1:p=inf, box:0.05+ellipsoid:0.1:shape=M.npy, wasserstein:0.05); "
-                        "a file parameter is .npy, .csv, .txt or .json")
+                        "a file parameter is .npy, .csv, .txt or .json; three or more classes: the models "
+                        "--uncertainty-for does not name")
     icpt = g.add_mutually_exclusive_group()
     # default None (a free b): argparse would not see a conflict between --no-intercept and a value equal to
     # the default

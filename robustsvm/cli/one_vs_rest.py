@@ -2,8 +2,9 @@
 
 With classes ``c_1 < … < c_K`` (K > 2) in the label column, ``fit`` and ``cv`` fit
 :class:`~robustsvm.RobustSVC`, whose model k separates ``c_k`` (+1) from the other classes, each solved and
-certified by the package's own duality gap; the signs, bounds and set of the command line apply to every model
-(a +1 sign: evidence for that model's class). A row is predicted as the class of the largest decision value,
+certified by the package's own duality gap; a +1 sign in model k is evidence for ``c_k``, and each model gets
+``--signs``, ``--bounds`` and ``--uncertainty`` unless ``--signs-for``, ``--bounds-for`` or ``--uncertainty-for``
+give it its own (:mod:`robustsvm.cli.per_class`). A row is predicted as the class of the largest decision value,
 ``argmax_k f_k(x)`` with ``f_k(x) = x·w_k + b_k``. ``--output`` writes the file of
 :mod:`robustsvm.cli.one_vs_rest_file`; ``predict`` writes the argmax class and the K decision values, and
 ``validate`` re-checks each model on its own labels (its class against the rest).
@@ -121,7 +122,7 @@ def _fit_document(args: argparse.Namespace, fitted: Any, problem: Any, solutions
         stored = solution_to_dict(sol, X, rest_labels(fitted.y, row["class"]))
         for key in ("history", "preprocessing"):  # iteration by iteration: in the --output file; the rules: once
             stored.pop(key, None)
-        models.append({**row, "solution": stored})
+        models.append({**row, "model": {"text": repr(sol.problem), **sol.problem.to_dict()}, "solution": stored})
     return {"data": {"description": fitted.description, "n_samples": int(X.shape[0]),
                      "n_features": int(X.shape[1]), "feature_names": fitted.names,
                      "preprocessing": fitted.rules.to_dict()},
@@ -132,12 +133,19 @@ def _fit_document(args: argparse.Namespace, fitted: Any, problem: Any, solutions
 
 
 def _print_fit(args: argparse.Namespace, fitted: Any, solutions: list, report: dict, path: str | None) -> None:
+    from .per_class import describe
+
+    own = bool(fitted.per_class)  # --signs-for and the like: each model's own priors
+    which = ("each model's signs, bounds and set below it" if own else
+             "the signs, bounds and set above apply to every model")
     print(f"{len(solutions)} classes: one model of each against the rest (+1 = the class, -1 = the other "
-          "classes; the signs, bounds and set above apply to every model)")
+          f"classes; {which})")
     for sol, row in zip(solutions, report["models"], strict=True):
         print(f"  {row['class']!r} ({row['rows']} rows): {row['status']}, objective {row['objective']:.10g}, gap "
               f"{row['gap']:.3g} ({row['solver']}); training accuracy against the rest "
               f"{row['training_accuracy']:.4f}")
+        if own:
+            print(f"    {describe(sol.problem)}")
         if row["constant"] is not None:
             print(f"    warning: {row['constant']}")
         if sol.w is not None and args.show_weights:
@@ -160,13 +168,14 @@ def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chos
              notes: list[str], print_json: Any) -> int:
     """``cv`` on more than two classes: the certificate of each refitted model (with ``--json``, also the grid and
     the chosen point, which ``cv`` prints otherwise)."""
+    from .per_class import describe
     from .table_model import restore_missing
 
     solutions = best.solutions_
     X = restore_missing(solutions[0], fitted.X)
     path = write(args.output, solutions, best.classes_, X, fitted.y) if args.output else None
     certificates = [{"class": _plain(c), "status": sol.status, "gap": sol.gap, "objective": sol.objective,
-                     "solver": sol.solver, "b": sol.b,
+                     "solver": sol.solver, "b": sol.b, "model": {"text": repr(sol.problem), **sol.problem.to_dict()},
                      "w": None if sol.w is None else dict(zip(fitted.names, sol.w.tolist(), strict=True))}
                     for sol, c in zip(solutions, best.classes_, strict=True)]
     if args.json:
@@ -176,9 +185,11 @@ def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chos
                     "certificate": certificates, "warnings": notes, "output": path})
         return 0
     print(f"refit on all {fitted.X.shape[0]} rows, one model of each of {len(solutions)} classes against the rest:")
-    for c in certificates:
+    for c, sol in zip(certificates, solutions, strict=True):
         print(f"  {c['class']!r}: status {c['status']}, objective {c['objective']:.10g}, gap {c['gap']:.3g} "
               f"({c['solver']})")
+        if fitted.per_class:  # --signs-for and the like: each model's own priors
+            print(f"    {describe(sol.problem)}")
     if path is not None:
         print(f"{len(solutions)} models written to {path}")
     return 0

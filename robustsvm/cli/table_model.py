@@ -148,14 +148,16 @@ def estimator(problem: Any, fitted: Any, args: argparse.Namespace, options: dict
     from ..estimators.robust_svc import RobustSVC
 
     mode, mu = problem.intercept_mode
-    return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1, signs=problem.signs,
-                     uncertainty=problem.uncertainty, fit_intercept=mode != "none",
+    given = fitted.per_class  # --signs-for and the like: PerClass values
+    return RobustSVC(loss=problem.loss, l2=problem.penalty.l2, l1=problem.penalty.l1,
+                     signs=given.get("signs", problem.signs),
+                     uncertainty=given.get("uncertainty", problem.uncertainty), fit_intercept=mode != "none",
                      intercept_l2=mu if mode == "l2" else None, kernel=problem.kernel, solver=args.solver,
                      solver_options=options or None, positive_class=fitted.solve_options.get("positive_class"),
                      class_weight="balanced" if args.class_weight == "balanced" else fitted.class_weight,
                      probability=bool(getattr(args, "probability", False)),
-                     missing=args.missing, missing_level=args.missing_level, bounds=problem.bounds,
-                     constraints=problem.constraints or None)
+                     missing=args.missing, missing_level=args.missing_level, bounds=given.get("bounds", problem.bounds),
+                     constraints=given.get("constraints", problem.constraints or None))
 
 
 def store_sections(est: Any, fitted: Any) -> None:
