@@ -290,12 +290,11 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
         lambda spec, option: _translate(spec, option, rules, raw, getattr(args, "widths", None)),
         lambda signs: _ordering(args.ordered, signs, rules), sorted(set(np.asarray(prepared.y).tolist()), key=str))
     args.constraints = _ordering(args.ordered, args.signs, rules) if default_signs else None
-    if "constraints" in given:  # the classes keeping --signs keep its ordering
-        given["constraints"].default = args.constraints
     args.signs = translate_signs(args.signs, rules, raw)
     if getattr(args, "bounds", None) is not None:
         args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
     args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
+    per_class.keep_defaults(given, args)  # the classes not named get --signs, --bounds, --uncertainty
     if n_classes > 2 and args.positive is not None:
         raise ValueError(f"--positive {args.positive!r} names the class the signs point to when there are two; with "
                          f"{n_classes} classes each one-vs-rest model's signs point to its own class: leave out "

@@ -17,7 +17,7 @@ from typing import Any
 
 from .parsing import parse_bounds, parse_signs, parse_uncertainty
 
-__all__ = ["OPTIONS", "add_arguments", "describe", "named_columns", "resolve"]
+__all__ = ["OPTIONS", "add_arguments", "describe", "keep_defaults", "named_columns", "resolve"]
 
 #: the per-class options: the estimator parameter, the option and its parser (the plain option's)
 OPTIONS = {"signs": ("--signs-for", parse_signs), "bounds": ("--bounds-for", parse_bounds),
@@ -67,7 +67,7 @@ def resolve(args: argparse.Namespace, n_classes: int, label_of: Callable[[str, s
 
     ``label_of(text, option)`` is the label written ``text``; ``translate(spec, option)`` puts a SPEC in the
     preprocessed features (``--widths`` included for a set); ``ordering(signs)`` is the constraints of ``--ordered``
-    under those signs (the caller sets the default's, the classes keeping ``--signs``). A per-class option with
+    under those signs (:func:`keep_defaults` sets the values of the classes not named). A per-class option with
     two classes, an unknown label or a class named twice by one option is a ``ValueError`` naming the option and
     the labels.
     """
@@ -93,12 +93,19 @@ def resolve(args: argparse.Namespace, n_classes: int, label_of: Callable[[str, s
                 raise ValueError(f"{option} names the class {label!r} twice; the labels are {labels}")
             values[label], raw.setdefault(key, {})[label] = translate(value, option), value
         if values:
-            out[key] = PerClass(values, default=getattr(args, key))
+            out[key] = PerClass(values)
     default_signs = "signs" not in out or len(out["signs"]) < n_classes
     if "signs" in out and args.ordered:
         out["constraints"] = PerClass({label: _ordering_of(ordering, spec, label)
                                        for label, spec in raw["signs"].items()}, default=None)
     return out, default_signs
+
+
+def keep_defaults(given: dict, args: argparse.Namespace) -> None:
+    """The classes not named keep ``args``' signs, bounds, set and ``--ordered`` constraints (in the preprocessed
+    features): the default of each :class:`~robustsvm.PerClass` of :func:`resolve`."""
+    for key, values in given.items():
+        values.default = getattr(args, key)
 
 
 def _ordering_of(ordering: Callable[[Any], Any], signs: Any, label: Any) -> Any:
