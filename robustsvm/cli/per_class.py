@@ -117,20 +117,16 @@ def _ordering_of(ordering: Callable[[Any], Any], signs: Any, label: Any) -> Any:
 
 def describe(problem: Any) -> str:
     """The signs, bounds, set and ordering constraints of one class's model, on one line."""
-    parts = []
-    if isinstance(problem.signs, dict) and problem.signs:
+    signs, bounds = problem.signs, problem.bounds
+    if isinstance(signs, dict):  # by name, as the command line gives them
         by_sign: dict = {}
-        for name, sign in problem.signs.items():
-            by_sign.setdefault({1: "+1", -1: "-1"}.get(int(sign), "free"), []).append(name)
-        parts.append("signs " + "; ".join(f"{s}: {', '.join(map(str, names))}" for s, names in by_sign.items()))
-    elif problem.signs is not None:
-        parts.append(f"signs {problem.signs!r}")
-    if isinstance(problem.bounds, dict):
-        parts.append("bounds " + ", ".join(f"{k}: [{lo:g}, {up:g}]" for k, (lo, up) in problem.bounds.items()))
-    elif problem.bounds is not None:
-        parts.append(f"bounds {problem.bounds!r}")
-    if problem.uncertainty is not None:
-        parts.append(f"set {problem.uncertainty!r}")
+        for name, sign in signs.items():
+            by_sign.setdefault({1: "+1", -1: "-1"}.get(int(sign), "free"), []).append(str(name))
+        signs = "; ".join(f"{s}: {', '.join(names)}" for s, names in by_sign.items()) or None
+    if isinstance(bounds, dict):
+        bounds = ", ".join(f"{k}: [{lo:g}, {up:g}]" for k, (lo, up) in bounds.items())
+    parts = [f"{what} {value}" for what, value in (("signs", signs), ("bounds", bounds),
+                                                   ("set", problem.uncertainty)) if value is not None]
     if problem.constraints:
         parts.append(f"{len(problem.constraints)} ordering constraint(s)")
     return "; ".join(parts) or "no signs, bounds or set"
