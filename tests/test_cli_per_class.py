@@ -171,6 +171,9 @@ def test_ordered_levels_follow_each_models_sign(wine, tmp_path, capsys):
         direction = +1 if model["class"] == "class_0" else -1
         assert np.all(np.diff(direction * effect) >= -1e-9), model["class"]
         assert model["model"]["constraints"]
+    status, _, err = cli(capsys, "fit", path, "--target", TARGET, "--ordered", "grade=low<mid<high",
+                         "--signs-for", "class_0", "grade=+1")  # no direction for the other classes
+    assert status == 1 and "the models of ['class_1', 'class_2'] (not named by --signs-for: --signs)" in err
 
 
 def test_cv_gives_the_estimator_each_classs_signs(wine, capsys):

@@ -61,14 +61,14 @@ def add_fit_arguments(p: argparse.ArgumentParser) -> None:
                         "predict then writes the probability of the larger label")
     g.add_argument("--categorical", choices=("onehot", "reference", "drop"), default="onehot",
                    help="string columns: one 0/1 feature per category, named COLUMN=CATEGORY (default; a binary "
-                        "column, or one named by --signs, --bounds or --reference: one per level but the reference "
-                        "level), reference coding for every column, or left out")
+                        "column, or one named by --signs, --bounds, their -for forms or --reference: one per level but "
+                        "the reference level), reference coding for every column, or left out")
     g.add_argument("--reference", type=_levels, default={}, metavar="COLUMN=LEVEL,...",
                    help="the reference level of categorical columns (default: the first in sorted order); each other "
                         "level gets a feature, its effect against the reference")
     g.add_argument("--ordered", type=_ordered, default={}, metavar="COLUMN=LOW<...<HIGH;...",
                    help="ordered categories: the lowest level is the reference and, with a sign on the column "
-                        "(--signs COLUMN=+1 or -1), the effect is monotone along the order")
+                        "(--signs COLUMN=+1 or -1; --signs-for: per class), the effect is monotone along the order")
     from . import table_model
 
     table_model.add_arguments(p)

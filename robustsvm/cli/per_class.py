@@ -96,8 +96,11 @@ def resolve(args: argparse.Namespace, n_classes: int, label_of: Callable[[str, s
             out[key] = PerClass(values)
     default_signs = "signs" not in out or len(out["signs"]) < n_classes
     if "signs" in out and args.ordered:
-        out["constraints"] = PerClass({label: _ordering_of(ordering, spec, label)
+        out["constraints"] = PerClass({label: _ordering_of(ordering, spec, f"the model of {label!r} (--signs-for)")
                                        for label, spec in raw["signs"].items()}, default=None)
+        if default_signs:  # checked here to name the classes; the caller keeps the default's constraints
+            rest = [c for c in labels if not any(str(c) == str(k) for k in out["signs"])]
+            _ordering_of(ordering, args.signs, f"the models of {rest} (not named by --signs-for: --signs)")
     return out, default_signs
 
 
@@ -108,11 +111,11 @@ def keep_defaults(given: dict, args: argparse.Namespace) -> None:
         values.default = getattr(args, key)
 
 
-def _ordering_of(ordering: Callable[[Any], Any], signs: Any, label: Any) -> Any:
+def _ordering_of(ordering: Callable[[Any], Any], signs: Any, which: str) -> Any:
     try:
         return ordering(signs)
     except ValueError as exc:
-        raise ValueError(f"the model of {label!r} (--signs-for {label}): {exc}") from exc
+        raise ValueError(f"{which}: {exc}") from exc
 
 
 def describe(problem: Any) -> str:
