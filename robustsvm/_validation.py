@@ -227,10 +227,13 @@ def check_no_missing_labels(y: Any, *, name: str = "y") -> Any:
     values = y.to_numpy() if hasattr(y, "to_numpy") else y
     if values is None or (isinstance(values, np.ndarray) and values.dtype.kind in "biuUS"):
         return y
-    values = np.asarray(values, dtype=object).ravel()
-    missing = np.fromiter((v is None or (isinstance(v, (float, np.floating)) and v != v)
-                           or type(v).__name__ in ("NAType", "NaTType") for v in values), dtype=bool,
-                          count=values.size)
+    if isinstance(values, np.ndarray) and values.dtype.kind == "f":
+        missing = np.isnan(values).ravel()
+    else:
+        values = np.asarray(values, dtype=object).ravel()
+        missing = np.fromiter((v is None or (isinstance(v, (float, np.floating)) and v != v)
+                               or type(v).__name__ in ("NAType", "NaTType") for v in values), dtype=bool,
+                              count=values.size)
     if missing.any():
         rows = np.flatnonzero(missing)
         shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
@@ -250,7 +253,6 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
     """
     if y is None:
         raise TypeError(f"{name} must be array-like, got None")
-    check_no_missing_labels(y, name=name)
     if hasattr(y, "to_numpy"):
         y = y.to_numpy()
     # the element types first: np.asarray([1, "a"]) would turn the 1 into the string "1"
@@ -263,11 +265,16 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
     if y.shape[0] != n:
         raise ValueError(f"{name} has {y.shape[0]} labels but X has {n} samples")
     if y_obj is not None:
-        y = _homogeneous_labels(y_obj.ravel(), name)
+        try:
+            y = _homogeneous_labels(y_obj.ravel(), name)
+        except TypeError:
+            check_no_missing_labels(y_obj, name=name)  # a missing label is named first
+            raise
     if y.dtype.kind == "c":
         raise TypeError(f"{name} has complex labels")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise ValueError(f"{name} contains NaN or infinity")
+        check_no_missing_labels(y, name=name)
+        raise ValueError(f"{name} contains infinity")
     try:
         classes = np.unique(y)
     except TypeError as exc:
