@@ -87,4 +87,4 @@ figures: $(STAMP)
 	$(PY) notebooks/render_figures.py
 
 clean:
-	rm -rf $(VENV) site .pytest_cache build/browser notebooks/*.ipynb
+	rm -rf $(VENV) .cache site .pytest_cache build/browser notebooks/*.ipynb
