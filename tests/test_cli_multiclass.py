@@ -7,53 +7,27 @@ objective evaluated in numpy), ``RobustSVC`` fitted with the same settings, and 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_wine
 from sklearn.metrics import accuracy_score, balanced_accuracy_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 import robustsvm as rs
-from robustsvm.cli.main import main
 
-L2 = 0.1
-TARGET = "cultivar"
+from ._wine_cli import L2, TARGET, cli, design, fit_json, primal, write_wine
 
 
 @pytest.fixture(scope="module")
 def wine(tmp_path_factory):
     """``(path, frame)``: the wine table with its cultivar as text, 59/71/48 rows."""
-    data = load_wine(as_frame=True)
-    frame = data.data.copy()
-    frame[TARGET] = np.asarray(data.target_names)[data.target]
-    path = tmp_path_factory.mktemp("wine") / "wine.csv"
-    frame.to_csv(path, index=False)
-    return path, frame
+    return write_wine(tmp_path_factory.mktemp("wine"))
 
 
-def design(frame: pd.DataFrame) -> pd.DataFrame:
-    features = frame.drop(columns=TARGET).astype(float)
-    return (features - features.mean()) / features.std(ddof=0)
 
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    capsys.readouterr()
-    status = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return status, out.out, out.err
-
-
-def primal(Z: np.ndarray, t: np.ndarray, w: np.ndarray, b: float, signs: np.ndarray | None = None) -> float:
-    """``(λ2/2)‖w‖² + (1/n) Σ_i max(0, 1 − t_i (z_i·w + b))`` with ``t = ±1``; ``inf`` when a sign is broken."""
-    if signs is not None and np.any(signs * w < -1e-9):
-        return np.inf
-    return float(L2 / 2 * w @ w + np.mean(np.maximum(0.0, 1.0 - t * (Z @ w + b))))
 
 
 def cvxpy_model(Z: np.ndarray, t: np.ndarray, signs: np.ndarray | None = None) -> tuple[np.ndarray, float]:
@@ -69,12 +43,7 @@ def fitted(wine, tmp_path_factory):
     """``fit --json --output`` on the table, with a sign on alcohol (+1: evidence for each model's class)."""
     path, _ = wine
     out = tmp_path_factory.mktemp("fit") / "model.json"
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        status = main(["fit", str(path), "--target", TARGET, "--l2", str(L2), "--signs", "alcohol=+1", "--json",
-                       "--output", str(out)])
-    assert status == 0
-    return json.loads(buffer.getvalue()), out
+    return fit_json(path, out, "--signs", "alcohol=+1")
 
 
 def test_fit_gives_one_certified_model_per_class_matching_an_independent_solve(wine, fitted):

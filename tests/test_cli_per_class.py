@@ -8,20 +8,19 @@ population z-scores with pandas, the primal objective of each model evaluated in
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.datasets import load_wine
 
 import robustsvm as rs
 from robustsvm.cli.main import main
 
-L2, RADIUS, TARGET = 0.1, 0.05, "cultivar"
+from ._wine_cli import L2, TARGET, cli, design, fit_json, primal, write_wine
+
+RADIUS = 0.05
 #: class_0: more alcohol is evidence for it; class_2: less alcohol and fewer flavanoids; class_1: a box
 PER_CLASS = ["--signs-for", "class_0", "alcohol=+1", "--signs-for", "class_2", "alcohol=-1,flavanoids=-1",
              "--uncertainty-for", "class_1", f"box:{RADIUS}"]
@@ -30,37 +29,12 @@ SIGNS = {"class_0": {"alcohol": +1}, "class_1": {}, "class_2": {"alcohol": -1, "
 
 @pytest.fixture(scope="module")
 def wine(tmp_path_factory):
-    """``(path, frame)``: the wine table with its cultivar as text."""
-    data = load_wine(as_frame=True)
-    frame = data.data.copy()
-    frame[TARGET] = np.asarray(data.target_names)[data.target]
-    path = tmp_path_factory.mktemp("wine") / "wine.csv"
-    frame.to_csv(path, index=False)
-    return path, frame
-
-
-def design(frame: pd.DataFrame) -> pd.DataFrame:
-    features = frame.drop(columns=TARGET).astype(float)
-    return (features - features.mean()) / features.std(ddof=0)
-
-
-def cli(capsys, *args) -> tuple[int, str, str]:
-    capsys.readouterr()
-    status = main([str(a) for a in args])
-    out = capsys.readouterr()
-    return status, out.out, out.err
+    """``(path, frame)``: the wine table with its cultivar as text, 59/71/48 rows."""
+    return write_wine(tmp_path_factory.mktemp("wine"))
 
 
 def sign_vector(columns, signs: dict) -> np.ndarray:
     return np.array([float(signs.get(c, 0)) for c in columns])
-
-
-def primal(Z: np.ndarray, t: np.ndarray, w: np.ndarray, b: float, signs: np.ndarray, radius: float = 0.0) -> float:
-    """``(λ2/2)‖w‖² + (1/n) Σ max(0, 1 − t_i(z_i·w + b) + r‖w‖₁)`` (a box of radius r: σ(−t w) = ‖w‖₁); ``inf`` when
-    a sign is broken."""
-    if np.any(signs * w < -1e-9):
-        return np.inf
-    return float(L2 / 2 * w @ w + np.mean(np.maximum(0.0, 1.0 - t * (Z @ w + b) + radius * np.abs(w).sum())))
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +42,7 @@ def fitted(wine, tmp_path_factory):
     """``fit --json --output`` with each class's own priors."""
     path, _ = wine
     out = tmp_path_factory.mktemp("fit") / "model.json"
-    buffer = io.StringIO()
-    with contextlib.redirect_stdout(buffer):
-        status = main(["fit", str(path), "--target", TARGET, "--l2", str(L2), *PER_CLASS, "--json", "--output",
-                       str(out)])
-    assert status == 0
-    return json.loads(buffer.getvalue()), out
+    return fit_json(path, out, *PER_CLASS)
 
 
 def test_each_model_keeps_its_own_signs_and_agrees_with_the_estimator(wine, fitted):
