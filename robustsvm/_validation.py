@@ -231,9 +231,11 @@ def check_no_missing_labels(y: Any, *, name: str = "y") -> Any:
         missing = np.isnan(values).ravel()
     else:
         values = np.asarray(values, dtype=object).ravel()
-        missing = np.fromiter((v is None or (isinstance(v, (float, np.floating)) and v != v)
-                               or type(v).__name__ in ("NAType", "NaTType") for v in values), dtype=bool,
-                              count=values.size)
+        try:  # None, and NaN (the one value unequal to itself), compared in one pass
+            missing = np.asarray(np.equal(values, None) | (values != values), dtype=bool)
+        except TypeError:  # pandas' NA, whose truth value is ambiguous: one label at a time
+            missing = np.fromiter((v is None or type(v).__name__ in ("NAType", "NaTType") or bool(v != v)
+                                   for v in values), dtype=bool, count=values.size)
     if missing.any():
         rows = np.flatnonzero(missing)
         shown = ", ".join(str(int(r)) for r in rows[:5]) + (", ..." if rows.size > 5 else "")
