@@ -70,7 +70,9 @@ def scale_spread_note(X, feature_names=None) -> str:
     remedy (empty otherwise, and for data that are not an in-memory array)."""
     if not (isinstance(X, np.ndarray) or sp.issparse(X)) or X.ndim != 2 or X.shape[0] == 0:
         return ""
-    scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.abs(X).max(axis=0)
+    # the largest |x_ih| of each column, without a copy of a dense X
+    scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.maximum(X.max(axis=0),
+                                                                                                -X.min(axis=0))
     present = np.flatnonzero(np.isfinite(scale) & (scale > 0))
     if present.size < 2:
         return ""
