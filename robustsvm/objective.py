@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numba as nb
 import numpy as np
 
 from .model import Model
@@ -111,26 +112,26 @@ def kernel_violation(model: Model, dual_coef: Any, support_vectors: Any, b: floa
     return max(0.0, float(np.max(1.0 - margins)))
 
 
-def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: bool = False) -> float:
+def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: bool = False,
+                      positive_weight: float | None = None) -> float:
     """Exact minimizer of ``φ(b) = Σ_i c_i ℓ(y_i(z_i + b))`` over a free intercept ``b``.
 
     With breakpoints ``t_i = y_i − z_i``, ``φ`` is convex piecewise linear
-    (hinge: a weighted quantile of ``t``, ``φ'(b) = Σ_{t_i<b} c_i − Σ_{y_i=+1} c_i``)
+    (hinge: ``φ'(b) = Σ_{t_i<b} c_i − Σ_{y_i=+1} c_i``, so ``b`` is the smallest ``t_k`` with
+    ``Σ_{t_i ≤ t_k} c_i ≥ Σ_{y_i=+1} c_i``, a weighted quantile found by selection in O(n) expected;
+    ``positive_weight`` is that sum when the caller has it)
     or piecewise quadratic and C¹ (squared hinge: the root of
     ``g(b) = Σ_{y_i=+1, t_i>b} c_i(t_i − b) + Σ_{y_i=−1, t_i<b} c_i(t_i − b)``,
-    decreasing and linear between breakpoints, from prefix sums). ``z`` may hold
-    the robust shifts (``z_i = x_i·w − y_i r_i σ_i``). Cost O(n log n).
+    decreasing and linear between breakpoints, from prefix sums after one sort, O(n log n)). ``z`` may hold
+    the robust shifts (``z_i = x_i·w − y_i r_i σ_i``).
     """
     t = y - z
+    if not squared:
+        target = float(c[y > 0].sum()) if positive_weight is None else float(positive_weight)
+        return float(_weighted_quantile(t, c, target))
     order = np.argsort(t, kind="stable")
     ts, cs, ys = t[order], c[order], y[order]
-    n = ts.size
     pos = ys > 0
-    if not squared:
-        cum = np.cumsum(cs)
-        c_pos = float(cs[pos].sum())
-        k = int(np.searchsorted(cum, c_pos, side="left"))
-        return float(ts[min(k, n - 1)])
     cp_ = np.where(pos, cs, 0.0)
     cn_ = np.where(pos, 0.0, cs)
     # positives strictly after k (suffix), negatives up to and including k (prefix)
@@ -153,3 +154,50 @@ def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: b
     if a_c <= 0.0:
         return float(min(max(0.0, lo_b), hi_b))
     return float(min(max(a_ct / a_c, lo_b), hi_b))
+
+
+@nb.njit(cache=True)
+def _weighted_quantile(t, c, target):  # pragma: no cover - compiled
+    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target``, by quickselect
+    (``docs/derivations/dcd.md`` §4); the smallest pivot found to reach it when rounding empties the searched range."""
+    tt = t.copy()
+    cc = c.copy()
+    lo = 0
+    hi = tt.size
+    below = 0.0  # weight of the elements smaller than every element of tt[lo:hi]
+    reached = np.max(t)  # the smallest pivot found to reach the target so far
+    while hi > lo:
+        a = tt[lo]
+        b = tt[lo + (hi - lo) // 2]
+        e = tt[hi - 1]
+        p = max(min(a, b), min(max(a, b), e))
+        lt = lo
+        i = lo
+        gt = hi - 1
+        w_less = 0.0
+        w_equal = 0.0
+        while i <= gt:
+            x = tt[i]
+            if x < p:
+                tt[i], tt[lt] = tt[lt], x
+                cc[i], cc[lt] = cc[lt], cc[i]
+                w_less += cc[lt]
+                lt += 1
+                i += 1
+            elif x > p:
+                tt[i], tt[gt] = tt[gt], x
+                cc[i], cc[gt] = cc[gt], cc[i]
+                gt -= 1
+            else:
+                w_equal += cc[i]
+                i += 1
+        # tt[lo:lt] < p, tt[lt:gt + 1] == p, tt[gt + 1:hi] > p
+        if lt > lo and below + w_less >= target:
+            hi = lt
+            reached = p
+        elif below + w_less + w_equal >= target:
+            return p
+        else:
+            below += w_less + w_equal
+            lo = gt + 1
+    return reached

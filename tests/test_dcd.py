@@ -14,7 +14,8 @@ from scipy.optimize import minimize_scalar
 
 import robustsvm as rs
 from robustsvm.backends._dcd_kernels import dual_sums
-from robustsvm.backends.dual_ascent import best_intercept, visiting_order
+from robustsvm.backends.dual_ascent import visiting_order
+from robustsvm.objective import optimal_intercept
 
 from ._reference import Formulation, Reference, certified_reference
 from .conftest import make_classification
@@ -118,13 +119,13 @@ def _phi(b, z, y, c, squared):
 
 @pytest.mark.parametrize("squared", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_best_intercept_is_the_exact_minimizer(squared, seed):
+def test_optimal_intercept_is_the_exact_minimizer(squared, seed):
     rng = np.random.default_rng(seed)
     n = 40
     y = np.where(rng.random(n) < 0.3 + 0.1 * seed, 1.0, -1.0)
     z = rng.normal(scale=2.0, size=n)
     c = rng.uniform(0.1, 1.0, size=n)
-    b = best_intercept(z, y, c, squared)
+    b = optimal_intercept(z, y, c, squared=squared)
     val = _phi(b, z, y, c, squared)
     # brute force: every breakpoint (a hinge minimum lies on one) and a fine bounded scalar search
     breaks = y - z
@@ -359,7 +360,7 @@ def test_restrict_columns_matches_scipy_slicing():
 
 @pytest.mark.parametrize("seed", range(3))
 def test_weighted_quantile_matches_the_sorted_definition(seed):
-    from robustsvm.backends._dcd_kernels import weighted_quantile
+    from robustsvm.objective import _weighted_quantile as weighted_quantile
 
     rng = np.random.default_rng(seed)
     for _ in range(300):
@@ -378,7 +379,7 @@ def test_weighted_quantile_with_equal_weights_and_a_rounded_target():
     cumulative weight meets the target only up to rounding, the partial sums of two levels of the selection can
     disagree; the result is still a weighted quantile to within rounding (it was the largest ``t_i`` in about 1% of
     such draws, which put a warm start's intercept multiplier far from the optimum)."""
-    from robustsvm.backends._dcd_kernels import weighted_quantile
+    from robustsvm.objective import _weighted_quantile as weighted_quantile
 
     rng = np.random.default_rng(0)
     for _ in range(3000):

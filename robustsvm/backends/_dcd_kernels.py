@@ -13,7 +13,7 @@ from numba.extending import overload
 __all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
            "DenseRows", "EpochBlock", "ShrinkState", "average_into", "by_type", "clipped_weight", "dual_sums",
            "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "of_type", "one_epoch",
-           "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "weighted_quantile", "worse_than_safe"]
+           "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -296,53 +296,6 @@ def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg
                 n_updates += 1
     state.S = S
     return active_size, pg[0], pg[1], n_updates
-
-
-@nb.njit(cache=True)
-def weighted_quantile(t, c, target):  # pragma: no cover - compiled
-    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target``, by quickselect (``dcd.md`` §4); the
-    smallest pivot found to reach it when rounding empties the searched range."""
-    tt = t.copy()
-    cc = c.copy()
-    lo = 0
-    hi = tt.size
-    below = 0.0  # weight of the elements smaller than every element of tt[lo:hi]
-    reached = np.max(t)  # the smallest pivot found to reach the target so far
-    while hi > lo:
-        a = tt[lo]
-        b = tt[lo + (hi - lo) // 2]
-        e = tt[hi - 1]
-        p = max(min(a, b), min(max(a, b), e))
-        lt = lo
-        i = lo
-        gt = hi - 1
-        w_less = 0.0
-        w_equal = 0.0
-        while i <= gt:
-            x = tt[i]
-            if x < p:
-                tt[i], tt[lt] = tt[lt], x
-                cc[i], cc[lt] = cc[lt], cc[i]
-                w_less += cc[lt]
-                lt += 1
-                i += 1
-            elif x > p:
-                tt[i], tt[gt] = tt[gt], x
-                cc[i], cc[gt] = cc[gt], cc[i]
-                gt -= 1
-            else:
-                w_equal += cc[i]
-                i += 1
-        # tt[lo:lt] < p, tt[lt:gt + 1] == p, tt[gt + 1:hi] > p
-        if lt > lo and below + w_less >= target:
-            hi = lt
-            reached = p
-        elif below + w_less + w_equal >= target:
-            return p
-        else:
-            below += w_less + w_equal
-            lo = gt + 1
-    return reached
 
 
 @nb.njit(cache=True, fastmath=_FM)

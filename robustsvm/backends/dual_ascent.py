@@ -3,7 +3,6 @@
 
 * :class:`Products`: the two O(nnz) products of a certificate (class images ``Σ u_i x_i`` and ``X w``), compiled
   (:mod:`._products_kernels`);
-* :func:`best_intercept`: the exact free intercept of a fixed ``w``;
 * :func:`intercept_rho`: the intercept's weight ρ in the dual steps (augmented Lagrangian of ``S = 0``);
 * :class:`DualCertificate`: the one certificate type — primal value ``P``, dual value ``D``, the primal point;
 * :class:`Shrinking` and :class:`CertificateSchedule`: liblinear's outer shrinking and when to certify;
@@ -22,13 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..objective import optimal_intercept
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
 from .registry import History, Needs, Result
 
 __all__ = ["MIN_PASS", "ORDER_BLOCK", "ORDER_MIN_BYTES", "Ascent", "CertificateSchedule", "DualCertificate", "Products",
-           "Shrinking", "argument_types", "ascend", "best_intercept", "certified_result", "compiled_entry",
+           "Shrinking", "argument_types", "ascend", "certified_result", "compiled_entry",
            "intercept_rho", "next_check", "order_block", "soft_margin_needs", "stalls", "visiting_order"]
 
 #: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always),
@@ -69,22 +67,6 @@ def soft_margin_needs(name: str, *, why: dict[str, str] | None = None, **fields)
     the rest of the backend's :class:`~.registry.Needs` and ``why`` its reasons for refusing the rest."""
     return Needs(losses=frozenset({"hinge", "squared_hinge"}), l2="required",
                  why={"loss": f"{name} needs a soft-margin loss", **(why or {})}, **fields)
-
-
-def best_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, squared: bool,
-                   positive_weight: float | None = None) -> float:
-    """Exact minimizer over a free ``b`` of ``Σ_i c_i ℓ(y_i(z_i + b))``.
-
-    For the hinge, the smallest breakpoint ``t_i = y_i − z_i`` where the weight of the
-    breakpoints at or below it reaches ``Σ_{y_i=+1} c_i`` (``positive_weight``, computed when not given; the
-    slope changes sign there), found by a weighted selection in O(n) expected
-    (:func:`._dcd_kernels.weighted_quantile`); for the squared hinge, :func:`robustsvm.objective.optimal_intercept`
-    (one sort).
-    """
-    if not squared:
-        target = float(c[y > 0].sum()) if positive_weight is None else float(positive_weight)
-        return float(kern.weighted_quantile(y - z, c, target))
-    return optimal_intercept(z, y, c, squared=squared)
 
 
 class DualCertificate:

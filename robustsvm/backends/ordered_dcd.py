@@ -33,7 +33,7 @@ import scipy.sparse as sp
 from ..certificates.duality import BoundTerms, admissible_multipliers, lagrangian_bound
 from ..exceptions import UnsupportedModelError
 from ..model import Model
-from ..objective import objective_from_margins
+from ..objective import objective_from_margins, optimal_intercept
 from ..priors.base import Prior
 from ..priors.constraints import Ordered
 from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
@@ -41,7 +41,6 @@ from ._dcd_kernels import SUMS
 from .dual_ascent import (
     DualCertificate,
     ascend,
-    best_intercept,
     certified_result,
     intercept_rho,
     soft_margin_needs,
@@ -324,7 +323,7 @@ class _Certifier:
             points.insert(0, self.iterate.copy())
         for w in points:
             z = np.asarray(m.X @ w).ravel()
-            b = {"free": lambda: best_intercept(z, y, c, m.loss.name == "squared_hinge"),  # noqa: B023
+            b = {"free": lambda: optimal_intercept(z, y, c, squared=m.loss.name == "squared_hinge"),  # noqa: B023
                  "ridge": lambda: float(b_eff), "none": lambda: 0.0}[m.intercept.mode]()
             P = objective_from_margins(m, w, b, y * (z + b))
             if best is None or P < best[0]:

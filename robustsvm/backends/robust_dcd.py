@@ -30,12 +30,12 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
+from ..objective import optimal_intercept
 from . import _robust_dcd_kernels as kern
 from ._box_sparse_kernels import epoch_sparse_box
 from .dual_ascent import (
     Products,
     ascend,
-    best_intercept,
     certified_result,
     compiled_entry,
     intercept_rho,
@@ -185,7 +185,7 @@ def solve_robust_dcd(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     if free and warm_start is not None:
         # start the intercept multiplier at the best intercept of the warm point, so that b0 + ρS = b
         zmarg = ops.matvec(st.w) + arrays.robust_shift(st.w)
-        st.sums["b0"] = best_intercept(zmarg, y, c, arrays.squared) - rho * st.sums["S"]
+        st.sums["b0"] = optimal_intercept(zmarg, y, c, squared=arrays.squared) - rho * st.sums["S"]
     work = Workspace(d)
     index = np.flatnonzero(c > 0).astype(np.int64)
     rng_state = visiting_order(random_state, arrays.X)

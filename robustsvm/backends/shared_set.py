@@ -33,13 +33,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ..certificates.duality import class_balance, class_sums, dual_value, penalty_conjugate
-from ..objective import objective_from_margins
+from ..objective import objective_from_margins, optimal_intercept
 from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, DistributionalSet, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._dcd_kernels import CsrRows, DenseRows, dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
-from .dual_ascent import DualCertificate, Products, best_intercept, compiled_entry, soft_margin_needs
+from .dual_ascent import DualCertificate, Products, compiled_entry, soft_margin_needs
 from .registry import Needs, Result
 
 #: a finite stand-in for ±∞ in the compiled bounds
@@ -268,7 +268,7 @@ class SharedSetArrays:
     @cached_property
     def positive_weight(self) -> float:
         """``Σ_{y_i=+1} c_i``: the weight the exact hinge intercept's breakpoints must reach
-        (:func:`.dual_ascent.best_intercept`)."""
+        (:func:`robustsvm.objective.optimal_intercept`)."""
         return float(self.c[self.y > 0].sum())
 
     @cached_property
@@ -355,7 +355,8 @@ class SharedSetArrays:
         ridge) or 0."""
         mode = self.intercept.mode
         if mode == "free":
-            return [best_intercept(zmarg, self.y, self.c, self.squared, self.positive_weight)]
+            return [optimal_intercept(zmarg, self.y, self.c, squared=self.squared,
+                                      positive_weight=self.positive_weight)]
         return [self.intercept.from_dual(S)]
 
     def best_primal(self, w: np.ndarray, zmarg: np.ndarray, S: float, b_hint: float | None = None) -> tuple:
@@ -521,7 +522,7 @@ def trivial_certificate(arrays: SharedSetArrays, ops: Products, work: Workspace)
     y, c, zero = arrays.y, arrays.c, np.zeros(d)
     mode = arrays.intercept.mode
     if mode == "free":
-        b = best_intercept(np.zeros(n), y, c, arrays.squared)
+        b = optimal_intercept(np.zeros(n), y, c, squared=arrays.squared)
     elif mode == "ridge":
         found = minimize_scalar(lambda t: arrays.primal(zero, t, y * t), bounds=(-1.0, 1.0), method="bounded",
                                 options={"xatol": 1e-13}).x
