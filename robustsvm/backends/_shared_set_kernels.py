@@ -53,64 +53,33 @@ def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _mul_l(Lm, x, out):  # pragma: no cover - compiled
-    """``out = L x`` for the lower-triangular ``L``."""
-    for h in range(x.size):
-        acc = 0.0
-        for k in range(h + 1):
-            acc += Lm[h, k] * x[k]
-        out[h] = acc
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _mul_lt(Lm, x, out):  # pragma: no cover - compiled
-    """``out = Lᵀx`` for the lower-triangular ``L``; returns ``‖out‖²``."""
-    d = x.size
-    n2 = 0.0
-    for k in range(d):
-        acc = 0.0
-        for h in range(k, d):
-            acc += Lm[h, k] * x[h]
-        out[k] = acc
-        n2 += acc * acc
-    return n2
-
-
 @nb.njit(cache=True, fastmath=_FM)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """At most ``inner`` projected-gradient steps ``μ ← proj(μ + λ2 Lᵀw/(A‖L‖²))`` on ``‖μ‖ ≤ 1``, then ``u = Lμ``,
-    ``w = w_u`` (``robust_dcd.md`` §2)."""
+    ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS."""
     v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
     sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
-    g = np.empty(d)
     if A <= 0.0:
         for h in range(d):
             w[h] = soft(v[h], lam1, sg[h]) * inv_lam
-        nrm = np.sqrt(_mul_lt(Lm, w, g))
-        for k in range(d):
-            mu[k] = g[k] / nrm if nrm > 0.0 else 0.0
+        g = Lm.T @ w
+        nrm = np.sqrt(g @ g)
+        mu[:] = g / nrm if nrm > 0.0 else g
     else:
         step = prm.lam / (A * setk.lnorm2)
         for _ in range(inner):
-            _mul_l(Lm, mu, u)
+            u[:] = Lm @ mu
             for h in range(d):
                 w[h] = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
-            _mul_lt(Lm, w, g)
-            nrm = 0.0
-            for k in range(d):  # μ + step Lᵀw, projected on the unit ball
-                g[k] = mu[k] + step * g[k]
-                nrm += g[k] * g[k]
-            f = 1.0 / np.sqrt(nrm) if nrm > 1.0 else 1.0
-            moved = 0.0
-            for k in range(d):
-                t = g[k] * f
-                moved += (t - mu[k]) * (t - mu[k])
-                mu[k] = t
+            g = mu + step * (Lm.T @ w)  # μ + step Lᵀw, projected on the unit ball
+            nrm = np.sqrt(g @ g)
+            g *= 1.0 / nrm if nrm > 1.0 else 1.0
+            moved = (g - mu) @ (g - mu)
+            mu[:] = g
             if moved <= prm.inner_tol * prm.inner_tol:
                 break
-    _mul_l(Lm, mu, u)
+    u[:] = Lm @ mu
     uw = 0.0
     uu = 0.0
     for h in range(d):
