@@ -9,7 +9,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._ball2_bounds_kernels import refresh_ball2_bounded
+from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
@@ -111,24 +111,24 @@ def unpacked(setk, st):  # pragma: no cover - compiled
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
     :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
-    okp, okn, delta = arrays
+    okp, okn = arrays[0], arrays[1]
     lo, hi, clo, chi = bounds
     tau = A / prm.lam
     if kind == KIND_BOX:
         uw, uu, _ = _box(v, z, w, u, arrays, lo, hi, tau, prm, False)
         if bounded and _outside(w, lo, hi) > 0:
             return True
-    else:
-        if bounded:
-            nz2, out = _ball2_z(v, z, okp, okn, clo, chi, prm, True)
-            if out > 0:
-                return True
-        else:
-            nz2, _ = _ball2_z(v, z, okp, okn, delta, delta, prm, False)
-        uw, uu = _ball2_shrink(z, w, u, tau, nz2)
-    scal[0].uw = uw
-    scal[0].uu = uu
-    _refresh_tail(w, u, scal, False)
+        scal[0].uw = uw
+        scal[0].uu = uu
+        _refresh_tail(w, u, scal, False)
+        return False
+    nz2, out = _ball2_z(v, z, okp, okn, clo, chi, prm, bounded)
+    if out > 0:
+        return True
+    shrink, inv_m = ball2_scalars(nz2, A, prm.lam, scal)  # w = max(0, 1 − τ/‖z‖) z, u = z/max(‖z‖, τ)
+    for h in range(z.size):
+        w[h] = shrink * z[h]
+        u[h] = inv_m * z[h]
     return False
 
 
@@ -243,92 +243,57 @@ def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compil
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def _ball2_shrink(z, w, u, tau, nz2):  # pragma: no cover - compiled
-    """``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``; returns ``(u·w, ‖u‖²)``."""
-    nz = np.sqrt(nz2)
-    s = 1.0 - tau / nz if nz > tau else 0.0
-    m = nz if nz > tau else tau
-    fu = 1.0 / m if m > 0.0 else 0.0
-    uw = 0.0
-    uu = 0.0
-    for h in range(z.size):
-        wh = s * z[h]
-        uh = fu * z[h]
-        w[h] = wh
-        u[h] = uh
-        uw += uh * wh
-        uu += uh * uh
-    return uw, uu
-
-
-@nb.njit(cache=True, fastmath=_FM)
 def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
-    """The ℓ1-ball's ``w = z − proj_{τB₁}(z)``; returns ``(u·w, ‖u‖²)``."""
+    """The ℓ1-ball's ``w = z − proj_{τB₁}(z) = clip(z, −θ, θ)`` and ``u = (z − w)/τ``, ``θ`` the root of
+    ``Σ_h (|z_h| − θ)_+ = τ`` (0 when ``‖z‖₁ ≤ τ``); at ``τ = 0``, ``w = z`` and ``u`` the signed unit vector of
+    ``z``'s largest entry. Returns ``(u·w, ‖u‖²)``."""
     v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     d = v.size
-    uw = 0.0
-    uu = 0.0
     l1 = 0.0
     amax = 0.0
     kmax = -1
     for h in range(d):
         zh = soft(v[h], lam1, sg[h]) * inv_lam
         z[h] = zh
-        a = abs(zh)
-        l1 += a
-        if a > amax:
-            amax = a
+        l1 += abs(zh)
+        if abs(zh) > amax:
+            amax = abs(zh)
             kmax = h
-    if tau <= 0.0:  # no shrink; u is the worst case of w
-        for h in range(d):
-            w[h] = z[h]
-            u[h] = 0.0
-        if kmax >= 0:
-            u[kmax] = 1.0 if z[kmax] > 0.0 else -1.0
-            uw = amax
-            uu = 1.0
-    elif l1 <= tau:  # w = 0, u = z/τ inside the ball
-        for h in range(d):
-            w[h] = 0.0
-            uh = z[h] / tau
-            u[h] = uh
-            uu += uh * uh
-    else:
-        # θ > 0 with Σ (|z_h| − θ)_+ = τ: Newton from below on a convex decreasing piecewise-linear function
+    if tau <= 0.0:
+        w[:] = z
+        u[:] = 0.0
+        if kmax < 0:
+            return 0.0, 0.0
+        u[kmax] = 1.0 if z[kmax] > 0.0 else -1.0
+        return amax, 1.0
+    theta = 0.0
+    if l1 > tau:  # Newton from below on the convex decreasing piecewise-linear Σ (|z_h| − θ)_+ − τ
         theta = scal[0].theta if 0.0 < scal[0].theta < amax else 0.0  # the last level, a warm start
         warm = theta > 0.0
         for _ in range(200):
             f = -tau
             cnt = 0
             for h in range(d):
-                a = abs(z[h])
-                if a > theta:
-                    f += a - theta
+                if abs(z[h]) > theta:
+                    f += abs(z[h]) - theta
                     cnt += 1
             if f < 0.0 and warm:  # the warm start is past the root: from 0 again (Newton's own steps stay below it)
                 theta = 0.0
                 warm = False
                 continue
             warm = False
-            if f <= 1e-15 * tau or cnt == 0:
+            if f <= 1e-15 * tau or cnt == 0 or theta + f / cnt <= theta:
                 break
-            nt = theta + f / cnt
-            if nt <= theta:
-                break
-            theta = nt
+            theta = theta + f / cnt
         scal[0].theta = theta
-        for h in range(d):
-            zh = z[h]
-            a = abs(zh)
-            if a > theta:
-                wh = theta if zh > 0.0 else -theta
-                uh = (zh - wh) / tau
-            else:
-                wh = zh
-                uh = 0.0
-            w[h] = wh
-            u[h] = uh
-            uw += uh * wh
-            uu += uh * uh
+    uw = 0.0
+    uu = 0.0
+    for h in range(d):
+        wh = min(max(z[h], -theta), theta)
+        uh = (z[h] - wh) / tau
+        w[h] = wh
+        u[h] = uh
+        uw += uh * wh
+        uu += uh * uh
     return uw, uu
