@@ -11,7 +11,7 @@ import numpy as np
 
 from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
+__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State", "box_pair",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -174,48 +174,39 @@ def _z_of(p, okp, okn, lam1, inv_lam):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _box_terms(p, okp, okn, dh, tau, inv_tau, lam1, inv_lam):  # pragma: no cover - compiled
-    """``(z_h, soft(z_h, τδ_h), clip(z_h/τ, −δ_h, δ_h))`` at ``τ > 0``, branch-free."""
-    zh = _z_of(p, okp, okn, lam1, inv_lam)
+def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
+    """``(w_h, u_h) = (soft(z_h, τδ_h), clip(z_h/τ, −δ_h, δ_h))``, and ``(z_h, δ_h sign(z_h))`` at ``τ = 0``."""
     t = tau * dh
-    return zh, np.maximum(zh - t, 0.0) + np.minimum(zh + t, 0.0), np.minimum(np.maximum(zh * inv_tau, -dh), dh)
+    uh = min(max(zh * inv_tau, -dh), dh) if tau > 0.0 else dh * (1.0 * (zh > 0.0) - 1.0 * (zh < 0.0))
+    return max(zh - t, 0.0) + min(zh + t, 0.0), uh
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - compiled
-    """``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (``δ sign(z)`` at τ = 0); with ``clip`` (a constant),
-    ``w = clip(soft(z, τδ), lo, hi)`` and its saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖²,
-    h*(v − Au))`` (the last with ``clip``)."""
+    """``z = T(v)/λ2`` and :func:`box_pair`; with ``clip`` (a constant), ``w = clip(soft(z, τδ), lo, hi)`` and its
+    saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖², h*(v − Au))`` (the last with ``clip``)."""
     okp, okn, delta = arrays
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     A = tau * lam
+    inv_tau = 1.0 / tau if tau > 0.0 else 0.0
     uw = 0.0
     uu = 0.0
     hs = 0.0
-    if tau > 0.0:
-        inv_tau = 1.0 / tau
-        for h in range(v.size):
-            p = v[h]
-            zh, wh, uh = _box_terms(p, okp[h], okn[h], delta[h], tau, inv_tau, lam1, inv_lam)
-            if clip:
+    for h in range(v.size):
+        p = v[h]
+        zh = _z_of(p, okp[h], okn[h], lam1, inv_lam)
+        wh, uh = box_pair(zh, delta[h], tau, inv_tau)
+        if clip:
+            wh = min(max(wh, lo[h]), hi[h])
+            if tau > 0.0:
                 f = 1.0 * (lo[h] > 0.0) - 1.0 * (hi[h] < 0.0)  # the sign the bounds force (0: they allow w_h = 0)
-                wh, uh = min(max(wh, lo[h]), hi[h]), uh + abs(f) * (f * delta[h] - uh)
-                hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-            z[h], w[h], u[h] = zh, wh, uh
-            uw += uh * wh
-            uu += uh * uh
-    else:
-        for h in range(v.size):
-            p = v[h]
-            zh = z[h] = _z_of(p, okp[h], okn[h], lam1, inv_lam)
-            wh = min(max(zh, lo[h]), hi[h]) if clip else zh
-            uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
-            if clip:
-                hs += p * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-            w[h] = wh
-            u[h] = uh
-            uw += uh * wh
-            uu += uh * uh
+                uh += abs(f) * (f * delta[h] - uh)
+            else:
+                uh = delta[h] * (1.0 * (wh > 0.0) - 1.0 * (wh < 0.0))
+            hs += (p - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
+        z[h], w[h], u[h] = zh, wh, uh
+        uw += uh * wh
+        uu += uh * uh
     return uw, uu, hs
 
 
