@@ -33,15 +33,13 @@ def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no co
     n2 = s * s * rest2
     c2 = 0.0
     p = 0.0
-    q = 0.0
     for j in range(nc):
         h = cand[j]
         a, b, e = _clip_terms(z[h], v[h], s, lo[h], hi[h], lam, lam1)
         n2 += a
         c2 += b
         p += e
-        q += a
-    return n2, c2, p, q
+    return n2, c2, p
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -53,10 +51,10 @@ def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragm
     if tau <= 0.0:
         return 1.0, _clipped_norm(z, v, cand, nc, rest2, 1.0, lo, hi, lam, lam1)
     if not forced and rest2 + ze2 <= tau * tau:
-        return 0.0, (0.0, 0.0, 0.0, 0.0)
+        return 0.0, (0.0, 0.0, 0.0)
     if nc == 0:
         s = 1.0 - tau / np.sqrt(rest2)
-        return s, (s * s * rest2, 0.0, 0.0, 0.0)
+        return s, (s * s * rest2, 0.0, 0.0)
     a = 0.0
     b = 1.0
     ev = first
@@ -165,7 +163,6 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     n2 = s0 * s0 * rest2
     c2 = 0.0
     p = 0.0
-    q = 0.0
     for j in range(ncand):  # compaction, ‖z_e‖² over C and the first evaluation, in one pass
         h = cand[j]
         if flag[h] == 1:
@@ -178,17 +175,16 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
             n2 += a
             c2 += b
             p += e
-            q += a
         else:
             flag[h] = 0
     if nc == 0:  # no candidate left: the unbounded scalars are exact
         shrink, inv_m = ball2_scalars(rest2, A, lam, scal)
         return shrink, inv_m, 0
-    s, ev = _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s0, (n2, c2, p, q), (lam, lam1))
-    nw2, p, q = ev[0], ev[2], ev[3]
+    s, ev = _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s0, (n2, c2, p), (lam, lam1))
+    nw2, p = ev[0], ev[2]
     if nw2 > 0.0:
         inv_m = 1.0 / np.sqrt(nw2)
-        hs = 0.5 * lam * s * s * rest2 + p - A * inv_m * q  # h*(v − Au), u = w/‖w‖
+        hs = 0.5 * lam * s * s * rest2 + p - A * inv_m * (nw2 - s * s * rest2)  # h*(v − Au), u = w/‖w‖
         scal[0].uw = nw2 * inv_m
         scal[0].uu = nw2 * inv_m * inv_m
         scal[0].ww = 2.0 * hs / lam
