@@ -49,6 +49,23 @@ def test_a_strong_penalty_on_imbalanced_data_is_reported(pima):
     assert back.degenerate["uninformative"] and back.degenerate["cause"] == report["cause"]
 
 
+def test_signs_against_the_data_name_the_signs_not_a_penalty(pima):
+    """No penalty, and signs that forbid the features' directions of evidence (each sign opposite to the feature's
+    correlation with the label, the weakest feature free): the model cannot beat the constant one; the cause names
+    the signs and does not ask for a smaller λ2 that the model does not have."""
+    X, y = pima
+    corr = np.array([np.corrcoef(X[:, h], y)[0, 1] for h in range(X.shape[1])])
+    signs = -np.sign(corr).astype(int)
+    signs[np.argmin(np.abs(corr))] = 0  # the weakest feature free: scores that vary, a classifier no better
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = rs.Problem(signs=signs, positive_class=1).solve(X, y)
+    report = sol.degenerate
+    assert report is not None and report["uninformative"], sol.summary()
+    assert "signs, bounds or constraints" in report["cause"] and "λ2" not in report["cause"]
+    assert report["training_accuracy"] == pytest.approx(_accuracy(X, y, sol, 1), abs=1e-12)
+
+
 def test_a_model_that_separates_the_classes_is_not_reported(pima):
     X, y = pima
     with warnings.catch_warnings():

@@ -101,13 +101,24 @@ def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
     predicted_pos = float(c @ (scores > 0)) / total
     weighted = not np.allclose(c, c[0])
     what = "weighted training accuracy" if weighted else "training accuracy"
-    robust = model.layout is not None or model.distribution is not None
+    levers = [f"a smaller {name} (here {value:.3g})" for name, value in (("λ2", float(model.l2)),
+                                                                           ("λ1", float(model.l1))) if value > 0]
+    if model.layout is not None or model.distribution is not None:
+        levers.append("a smaller radius")
+    if np.any(model.feasible_set.lower > -np.inf) or np.any(model.feasible_set.upper < np.inf) or (
+            model.has_constraints):
+        levers.append("fewer or other signs, bounds or constraints (they may rule out the direction that separates "
+                      "the classes)")
+    if not weighted:
+        levers.append("class weights that balance the classes (class_weight='balanced'; --class-weight balanced on "
+                      "the command line)")
+    if levers:
+        joined = ", ".join(levers[:-1]) + " or " + levers[-1] if len(levers) > 1 else levers[0]
+        advice = f"{joined[0].upper()}{joined[1:]} let the model separate the classes"
+    else:
+        advice = "The features may carry no signal this model can use"
     cause = (f"its {what} {accuracy:.4f} is no better than always predicting the larger class ({constant:.4f}); "
-             f"its scores vary (spread {spread:.3g}) and may still rank the samples. A smaller λ2 (here "
-             f"{float(model.l2):.3g})" + (", a smaller radius" if robust else "")
-             + (" or class weights that balance the classes (class_weight='balanced'; --class-weight balanced on the "
-                "command line)" if not weighted else "")
-             + " let the model separate the classes")
+             f"its scores vary (spread {spread:.3g}) and may still rank the samples. {advice}")
     return {"predicts": 1 if predicted_pos >= 0.5 else -1, "decision_spread": spread, "constant_decision": False,
             "uninformative": True, "training_accuracy": accuracy, "constant_accuracy": constant,
             "weight_resolution": None, "critical_radius": None, "critical_l1": None, "explained": True,

@@ -55,7 +55,7 @@ from ..terms.intercept import Intercept, class_balance, class_sums
 from ..terms.losses import LOSSES as REGISTERED
 from .dual_scale import best_scale, scale_in_closed_form
 from .products import margins_and_image
-from .reach import unpenalized_reach
+from .reach import nominal_repair, unpenalized_reach
 from .set_points import optimal_shift, retract
 
 __all__ = [
@@ -346,7 +346,8 @@ def _unpenalized_note(model: Any) -> str:
         return ""
     return ("; without a penalty (λ1 = λ2 = 0) the bound is finite only where Σ a_i y_i x̃_i is exactly 0, which "
             "rounding does not give, unless a bound on the optimal weights is proved (from one shared box, ball or "
-            "ellipsoid and a dual point strictly inside: none was found here), and falls back to what holds for any "
+            "ellipsoid and a dual point strictly inside, or without a set from features of full column rank and "
+            "samples strictly inside their dual interval: none was found here), and falls back to what holds for any "
             "data (0 for the hinge); a small penalty (for instance penalty=rs.L2(1e-6)) makes the answer "
             "certifiable")
 
@@ -528,6 +529,9 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         bound = float(own_bound)
     if model.l1 == 0 and model.l2 == 0 and not objective - bound <= allowed:
         # no penalty: a box no minimizer leaves (proved from a dual point) makes the conjugate finite
+        repaired = nominal_repair(model, a)
+        if repaired is not a:
+            a, image = repaired, None
         boxed = _reach_terms(model, terms, a, objective)
         if boxed is not None:
             terms, box = boxed, boxed.box

@@ -12,6 +12,16 @@ most the returned point's ``P̂``) has ``σ_V(w*) ≤ (P̂ − K(a)) / (ρ(a) �
 ``|w_h| = |e_h·w| ≤ γ_V(e_h) σ_V(w)``, ``|w*_h| ≤ γ_V(e_h) · that bound``. :func:`unpenalized_reach` finds such an
 ``a`` by mixing the solver's multipliers with a point whose ``v`` is near 0 (the nearest points of the two classes'
 convex hulls, by accelerated projected gradient steps).
+
+Without a set (every radius 0, or none), the data prove the box instead: moving each ``a_i`` by ``±ε_i`` inside
+its interval ``[0, c_i ᾱ]`` (``ε_i = min(a_i, c_i ᾱ − a_i)``) against the sign of ``y_i x̃_i·θ``, ``θ = (w, b)``,
+``x̃_i = (x_i, 1)`` with a free intercept (``x_i`` alone otherwise; a ridge intercept is minimized out), gives
+
+    P(θ) ≥ K_ε(a) − ṽ(a)·θ + Σ_i ε_i |x̃_i·θ| ≥ K_ε(a) + (s_ε − ‖ṽ(a)‖) ‖θ‖,   ṽ(a) = Σ_i a_i y_i x̃_i,
+
+``K_ε`` the dual terms' smallest value over the moves and ``s_ε² ≤ λ_min(Σ_i ε_i² x̃_i x̃_iᵀ)``, so every minimizer
+has ``|w*_h| ≤ ‖θ*‖ ≤ (P̂ − K_ε(a)) / (s_ε − ‖ṽ(a)‖)`` (:func:`nominal_reach`); :func:`nominal_repair` first
+moves ``a`` on its free samples so that ``ṽ(a)`` is 0 up to rounding.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import numpy as np
 
 from ..terms.intercept import class_balance, class_sums
 
-__all__ = ["REACH_MARGIN", "unpenalized_reach"]
+__all__ = ["NOMINAL_MAX_FEATURES", "REACH_MARGIN", "nominal_reach", "nominal_repair", "unpenalized_reach"]
 
 #: the relative margin by which a mixed dual point must lie strictly inside (``γ_V(v) ≤ (1 − margin) ρ``)
 REACH_MARGIN = 1e-3
@@ -39,6 +49,8 @@ _DEPTH = 0.25
 _RELAX = 0.7
 #: the steps' budget in multiply-adds with ``X`` (two products a step): fewer steps on very large data
 _STEP_BUDGET = 2e9
+#: the nominal bound forms a Gram matrix of the features (and the intercept): not beyond this many
+NOMINAL_MAX_FEATURES = 2000
 
 
 def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray:
@@ -61,6 +73,8 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
     """
     d = int(model.X.shape[1])
     none = np.full(d, np.inf)
+    if _is_nominal(model):
+        return nominal_reach(model, a, objective)
     V = _shared_set(model)
     if V is None or not np.isfinite(objective):
         return none
@@ -82,6 +96,141 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
     if not np.isfinite(best):
         return none
     return tau * best * (1.0 + 1e-6)
+
+
+def _is_nominal(model: Any) -> bool:
+    """A hinge or squared hinge without penalty, kernel or set (every radius 0), with a free, absent or ridge
+    intercept."""
+    layout = model.layout
+    return (model.l1 == 0 and model.l2 == 0 and model.kernel is None
+            and model.loss.name in ("hinge", "squared_hinge") and model.intercept.mode in ("free", "none", "ridge")
+            and (layout is None or not np.any(layout.radius > 0)))
+
+
+def nominal_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray:
+    """A bound ``reach_h ≥ |w*_h|`` at every minimizer of a model without penalty, set or linear constraints, from
+    the data and the dual point ``a`` (module docstring): ``(P̂ − K_ε(a)) / (s − ‖ṽ_−‖)``, ``inf`` unless the
+    denominator is positive by :data:`REACH_MARGIN` (no sample strictly inside its interval, ``x̃`` of lower column
+    rank, or more than :data:`NOMINAL_MAX_FEATURES` features).
+
+    Signs and bounds split ``ṽ`` (:func:`_sides`): over the feasible weights ``−ṽ·θ ≥ Σ_h g_h|θ_h| − ‖ṽ_−‖‖θ‖``, so
+    ``s² = λ_min(Σ_i ε_i² x̃_i x̃_iᵀ + diag(g²))`` (``Σ_i ε_i|x̃_i·θ| + Σ_h g_h|θ_h|`` is an ℓ1 norm, at least the ℓ2
+    norm of the same vector), on the coordinates not fixed at 0. A ridge intercept ``(μ/2)b²`` is minimized out
+    instead of moved into ``θ``: the terms in ``b`` are at least ``−(|S| + Σ_i ε_i)²/(2μ)``, ``S = Σ_i a_i y_i``.
+    Rounding: the smallest eigenvalue is lowered by ``(n + 3) eps`` of the same matrix of ``|x̃_i|`` (its products)
+    and ``10 d eps ‖G‖_F`` (the eigensolver), ``ṽ`` is taken anywhere within the error of its products, and
+    ``P̂ − K`` enlarged by :data:`_ROUNDING` of the terms' size.
+    """
+    X, y, loss = model.X, model.y, model.loss
+    d = X.shape[1]
+    c = np.asarray(model.c, dtype=np.float64)
+    cap = c * float(loss.dual_upper)
+    a = np.clip(np.asarray(a, dtype=np.float64), 0.0, cap)
+    eps = np.maximum(np.minimum(a, cap - a), 0.0)
+    live = eps > 0
+    with_b = model.intercept.mode == "free"
+    if (d + with_b > NOMINAL_MAX_FEATURES or not np.isfinite(objective) or not np.any(live)
+            or model.has_constraints):
+        return np.full(d, np.inf)
+    rows = X.tocsr()[live] if hasattr(X, "tocsr") else X[live]
+    v, err = _image(X, y, a, with_b)
+    harmful, helpful = _sides(model, v + err, v - err, with_b)
+    ws = model.feasible_set
+    keep = np.append(~((ws.lower >= 0) & (ws.upper <= 0)), True)[:d + with_b]  # w_h fixed at 0: θ_h = 0
+    gram = _gram(rows, eps[live] ** 2, with_b) + np.diag(helpful ** 2)
+    absolute = _gram(abs(rows), eps[live] ** 2, with_b) + np.diag(helpful ** 2)
+    gram, absolute = gram[np.ix_(keep, keep)], absolute[np.ix_(keep, keep)]
+    fp = np.finfo(float).eps
+    low = float(np.linalg.eigvalsh(gram)[0]) - (rows.shape[0] + 3) * fp * float(np.linalg.norm(absolute)) - (
+        10 * gram.shape[0] * fp * float(np.linalg.norm(gram)))
+    v_norm = float(np.linalg.norm(harmful)) * (1.0 + _ROUNDING)
+    s = np.sqrt(max(low, 0.0)) * (1.0 - _ROUNDING)
+    if not (low > 0 and v_norm < (1.0 - REACH_MARGIN) * s):
+        return np.full(d, np.inf)
+    sel = c > 0
+    ends = [c[sel] * loss.dual_term(np.clip(a[sel] + sign * eps[sel], 0.0, cap[sel]) / c[sel]) for sign in (-1, 1)]
+    terms = np.minimum(*ends)  # each term is concave in a_i: its least over the move is at an end
+    K = float(terms.sum())
+    if model.intercept.mode == "ridge":
+        K -= (abs(float(a @ y)) + float(eps.sum())) ** 2 / (2.0 * model.intercept.mu) * (1.0 + _ROUNDING)
+    top = max(objective - K, 0.0) + _ROUNDING * (float(np.abs(terms).sum()) + abs(objective))
+    return np.full(d, top / (s - v_norm) * (1.0 + 1e-6))
+
+
+def nominal_repair(model: Any, a: np.ndarray) -> np.ndarray:
+    """``a`` with ``ṽ(a)`` moved to 0 (up to rounding) by the least change on its free samples, for a model
+    without penalty, set or linear constraints; ``a`` itself for any other model or where the change would leave a
+    sample's interval.
+
+    Only the entries of ``ṽ`` that can lower the bound move (:func:`_sides`: a sign or bound takes care of the
+    others). The free samples ``F`` have room ``ε_i = min(a_i, c_i ᾱ − a_i)`` of at least ``10⁻³`` of the largest;
+    the change is ``δ_F = −y_F ∘ X̃_F (X̃_Fᵀ X̃_F)⁻¹ ṽ(a)`` on those entries, taken when ``|δ_i| ≤ ε_i``. How the point
+    is found plays no part in the proof: the certifier checks the point it gets."""
+    if not _is_nominal(model) or model.X.shape[1] + 1 > NOMINAL_MAX_FEATURES or model.has_constraints:
+        return a
+    X, y = model.X, model.y
+    cap = np.asarray(model.c, dtype=np.float64) * float(model.loss.dual_upper)
+    eps = np.maximum(np.minimum(a, cap - a), 0.0)
+    free = eps >= 1e-3 * float(eps.max()) if np.any(eps > 0) else eps > 0
+    with_b = model.intercept.mode == "free"
+    if not np.any(free):
+        return a
+    rows = X.tocsr()[free] if hasattr(X, "tocsr") else X[free]
+    v, _ = _image(X, y, a, with_b)
+    target = np.flatnonzero(_sides(model, v, v, with_b)[0] > 0)  # a sign or bound takes care of the others
+    if target.size == 0:
+        return a
+    cols = rows[:, target[target < X.shape[1]]]
+    gram = _gram(cols, np.ones(int(free.sum())), with_b and target[-1] == X.shape[1])
+    try:
+        coef = np.linalg.solve(gram, v[target])
+    except np.linalg.LinAlgError:
+        return a
+    delta = np.asarray(cols @ coef[:cols.shape[1]]).ravel() + (coef[-1] if gram.shape[0] > cols.shape[1] else 0.0)
+    delta *= -y[free]
+    if not (np.all(np.isfinite(delta)) and np.all(np.abs(delta) <= eps[free])):
+        return a
+    out = a.copy()
+    out[free] += delta
+    return _balanced(np.clip(out, 0.0, cap), y, model.intercept.mode)
+
+
+def _sides(model: Any, high: np.ndarray, low: np.ndarray, with_b: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of ``ṽ ∈ [low, high]`` (entrywise) that lower and that raise ``−ṽ·θ`` over the feasible weights:
+    where ``w_h ≥ 0`` is imposed, ``max(ṽ_h, 0)`` and ``max(−ṽ_h, 0)`` (``−ṽ_h w_h = |ṽ_h| |w_h|`` when
+    ``ṽ_h ≤ 0``); where ``w_h ≤ 0``, the mirror; 0 and 0 where both; ``|ṽ_h|`` and 0 elsewhere and for the
+    intercept."""
+    ws = model.feasible_set
+    d = ws.lower.shape[0]
+    pos, neg = ws.lower >= 0, ws.upper <= 0
+    up, down = np.maximum(high[:d], 0.0), np.maximum(-low[:d], 0.0)
+    harmful = np.where(pos, 0.0, down) + np.where(neg, 0.0, up)
+    helpful = np.where(pos & ~neg, np.maximum(-high[:d], 0.0), 0.0) + np.where(neg & ~pos, np.maximum(low[:d], 0.0),
+                                                                              0.0)
+    if with_b:
+        return np.append(harmful, max(high[d], -low[d], 0.0)), np.append(helpful, 0.0)
+    return harmful, helpful
+
+
+def _image(X: Any, y: np.ndarray, a: np.ndarray, with_b: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``ṽ(a) = Σ_i a_i y_i x̃_i`` and the bound ``(n + 4) eps Σ_i a_i |x̃_i|`` on its rounding, per entry."""
+    v = np.asarray(X.T @ (a * y)).ravel()
+    err = (X.shape[0] + 4) * np.finfo(float).eps * np.asarray(abs(X).T @ a).ravel()
+    if with_b:
+        v = np.append(v, float(a @ y))
+        err = np.append(err, (X.shape[0] + 4) * np.finfo(float).eps * float(a.sum()))
+    return v, err
+
+
+def _gram(rows: Any, weights: np.ndarray, with_b: bool) -> np.ndarray:
+    """``Σ_i weights_i x̃_i x̃_iᵀ`` (dense), ``x̃_i = (x_i, 1)`` with a free intercept, else ``x_i``."""
+    scaled = rows.multiply(weights[:, None]).tocsr() if hasattr(rows, "multiply") else rows * weights[:, None]
+    top = rows.T @ scaled
+    top = np.asarray(top.todense()) if hasattr(top, "todense") else np.asarray(top)
+    if not with_b:
+        return top
+    col = np.asarray(scaled.sum(axis=0)).ravel()
+    return np.block([[top, col[:, None]], [col[None, :], np.array([[weights.sum()]])]])
 
 
 def _shared_set(model: Any) -> Any:
