@@ -347,26 +347,25 @@ def test_ball_compiles_to_exact_cones(p, cone):
         np.testing.assert_allclose(dims.p3d, 1 / q)
 
 
-@pytest.mark.parametrize("uncertainty", [None])
-def test_a_model_without_a_penalty_says_why_it_is_not_certified(uncertainty):
-    """λ1 = λ2 = 0 without an uncertainty set: no bound on the optimal weights exists (the robust term that gives
-    one is absent), and the package's bound needs Σ a_i y_i x_i = 0 exactly; the answer is then "inaccurate" with
-    the reason and the remedy. Its objective still matches a CVXPY model written here (the point is good; only
-    the certificate is missing), and its gap, the whole objective, is a valid bound. (A shared box, ball or
-    ellipsoid is certified: tests/test_unpenalized_certificate.py.)"""
+def test_a_model_without_a_penalty_says_why_it_is_not_certified():
+    """λ1 = λ2 = 0 without an uncertainty set and a repeated feature: the data bound no direction along which the two
+    copies trade weight (docs/certificates.md, "Models without a penalty or set"), and the package's bound needs
+    Σ a_i y_i x_i = 0 exactly; the answer is then "inaccurate" with the reason and the remedy. Its objective still
+    matches a CVXPY model written here (the point is good; only the certificate is missing), and its gap, the whole
+    objective, is a valid bound. (Features of full rank are certified: tests/test_nominal_unpenalized_certificate.py;
+    a shared box, ball or ellipsoid: tests/test_unpenalized_certificate.py.)"""
     X, y = make_classification(120, 4, seed=3)
+    X = np.hstack([X, X[:, :1]])
     s = np.where(y == 1, 1.0, -1.0)
     with pytest.warns(rs.ConvergenceWarning, match=r"without a penalty \(λ1 = λ2 = 0\).*penalty=rs.L2\(1e-6\)"):
-        sol = rs.Problem(uncertainty=uncertainty).solve(X, y, solver="clarabel")
-    w, b = cp.Variable(4), cp.Variable()
-    robust = 0 if uncertainty is None else 0.1 * (cp.norm(w, 2) if isinstance(uncertainty, rs.Ball)
-                                                  else cp.norm(w, 1))
-    ref = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - cp.multiply(s, X @ w + b) + robust)) / len(s)))
+        sol = rs.Problem().solve(X, y, solver="clarabel")
+    w, b = cp.Variable(5), cp.Variable()
+    ref = cp.Problem(cp.Minimize(cp.sum(cp.pos(1 - cp.multiply(s, X @ w + b))) / len(s)))
     ref.solve(solver="CLARABEL")
     assert sol.status == "inaccurate" and sol.objective - sol.gap <= ref.value + 1e-7
     assert sol.objective == pytest.approx(ref.value, abs=1e-6)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        penalized = rs.Problem(penalty=rs.L2(1e-6), uncertainty=uncertainty).solve(X, y, solver="clarabel")
+        penalized = rs.Problem(penalty=rs.L2(1e-6)).solve(X, y, solver="clarabel")
     assert not any("without a penalty" in str(c.message) for c in caught)
     assert "without a penalty" not in penalized.message
