@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["certificate_dense", "certificate_sparse", "column_counts", "csr_parts", "dual_images_dense",
            "dual_images_sparse", "matvec_dense", "matvec_sparse", "restrict_columns", "restrict_columns_into",
-           "row_sq_norms"]
+           "row_sq_norms", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -62,13 +62,17 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
     """:func:`restrict_columns` written into ``new_ptr`` (n + 1), ``new_idx`` and ``new_dat`` (at least the kept
     entries) and ``sq`` (n); returns the number of kept entries. One O(nnz) pass without a branch on ``keep``:
     every entry is written at the next free position, which advances only for a kept column (so ``new_idx`` and
-    ``new_dat`` need ``nnz`` entries: the position reaches the kept count only after the last one)."""
+    ``new_dat`` need ``nnz`` entries: the position reaches the kept count only after the last one). The output
+    may be the input itself (rows restricted in place): an entry is written at or before the position it is read
+    from, and each row's end is read before its new end is written."""
     n = indptr.size - 1
+    start = indptr[0]
     new_ptr[0] = 0
     pos = 0
     for i in range(n):
+        end = indptr[i + 1]
         acc = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
+        for k in range(start, end):
             h = indices[k]
             x = data[k]
             kk = 1 if keep[h] else 0
@@ -78,6 +82,7 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
             pos += kk
         sq[i] = acc
         new_ptr[i + 1] = pos
+        start = end
     return pos
 
 
@@ -89,6 +94,18 @@ def column_counts(indices, d):  # pragma: no cover - compiled
     for k in range(indices.size):
         counts[indices[k]] += 1
     return counts
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def signs_energy(v, signs):  # pragma: no cover - compiled
+    """``Σ_h v_h²`` over the features with ``signs_h v_h ≥ 0`` (``λ²‖w‖²`` of ``w_h = v_h/λ`` there, 0 elsewhere),
+    without forming ``w``."""
+    acc = 0.0
+    for h in range(v.size):
+        x = v[h]
+        if signs[h] * x >= 0.0:
+            acc += x * x
+    return acc
 
 
 @nb.njit(cache=True, fastmath=_FM)
