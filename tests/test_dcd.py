@@ -357,6 +357,35 @@ def test_restrict_columns_matches_scipy_slicing():
     np.testing.assert_allclose(sq, (want**2).sum(axis=1))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_freeze_scan_is_the_rule_written_with_masks(seed):
+    """``freeze_scan`` and ``clipped_entries`` (one compiled pass each) against the frozen-set rule written with
+    NumPy masks: released = frozen and not clipped; wanted = clipped, not released, ``s v + |Δv| < 0``."""
+    from robustsvm.backends._products_kernels import clipped_entries, freeze_scan
+
+    rng = np.random.default_rng(seed)
+    d = 200
+    v, prev = rng.normal(size=d), rng.normal(size=d)
+    v[:10] = -0.0
+    sg = rng.choice(np.array([1, -1, 0], dtype=np.int8), size=d)
+    frozen, released = rng.random(d) < 0.3, rng.random(d) < 0.1
+    counts = rng.integers(0, 50, size=d)
+    sv = sg * v
+    clipped = sv < 0
+    back = frozen & ~clipped
+    new_released = released | back
+    want = clipped & (sv + np.abs(v - prev) < 0) & ~new_released
+    assert clipped_entries(v, sg, frozen, counts) == counts[clipped & ~frozen].sum()
+    prev_in, released_in = prev.copy(), released.copy()
+    got, got_back, added, grown = freeze_scan(v, prev_in, sg, frozen, released_in, counts, 1.0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(released_in, new_released)
+    np.testing.assert_array_equal(prev_in, v)
+    assert got_back == back.any() and added == counts[want & ~frozen].sum()
+    assert grown == (not np.any(frozen & ~want))
+    assert freeze_scan(v, v.copy(), sg, want, new_released.copy(), counts, 1.0)[3]  # the wanted set, frozen: grown
+
+
 def test_restricting_rows_in_place_drops_the_columns_as_from_the_full_rows():
     """``restrict_columns_into`` with its output arrays as its input (the frozen set of dcd only grew): twice in a
     row on the same arrays, each time the dense rows times the mask of the columns kept so far."""

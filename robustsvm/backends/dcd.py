@@ -163,34 +163,29 @@ class _FeatureShrinking:
     def clipped_share(self, v: np.ndarray) -> float:
         """The share of the stored entries of the current rows held by features clipped at ``v`` (``s_h v_h < 0``)
         and not frozen: the entries on which the local-curvature step differs from the plain one."""
-        clipped = (self.sg * v < 0.0) & ~self.frozen
-        return float(self.col_nnz[clipped].sum()) / max(self.stored, 1) if clipped.any() else 0.0
+        return float(products.clipped_entries(v, self.sg, self.frozen, self.col_nnz)) / max(self.stored, 1)
 
     def update(self, v: np.ndarray) -> list | None:
         """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None.
 
         The new rows live in arrays of this object that the next rebuild overwrites: the caller replaces the
         rows it held before that."""
-        sv = self.sg * v
-        clipped = sv < 0.0
-        back = self.frozen & ~clipped
-        self.released |= back
-        # clipped now and before, and farther from the boundary than it moved since the last certificate
-        want = clipped & (sv + FREEZE_MARGIN * np.abs(v - self.prev_v) < 0.0) & ~self.released
         if self.first:  # no earlier image to compare with
-            want[:] = False
-        self.observe(v)
-        added = int(self.col_nnz[want & ~self.frozen].sum()) if want.any() else 0
-        if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
+            self.observe(v)
+            return None
+        # one compiled pass: the features found free are released; those clipped now and before, and farther from
+        # the boundary than they moved since the last certificate, wanted frozen; v becomes the image compared with
+        want, back, added, grown = products.freeze_scan(v, self.prev_v, self.sg, self.frozen, self.released,
+                                                        self.col_nnz, FREEZE_MARGIN)
+        if not back and added < _REBUILD_FRACTION * max(self.stored, 1):
             return None
         if self._buffers is None:  # written again at every rebuild: the rows they held are replaced at once
             n = self.indptr.size - 1
             self._buffers = (np.empty(n + 1, dtype=self.indptr.dtype), np.empty_like(self.indices),
                              np.empty_like(self.data), np.empty(n))
         ptr, idx, dat, sq = self._buffers
-        # every frozen feature stays frozen: the current rows lose the new ones in place (they lack the others)
-        grown = self.rebuilds > 0 and not np.any(self.frozen & ~want)
-        rows = (ptr, idx, dat) if grown else (self.indptr, self.indices, self.data)
+        # every frozen feature stays frozen (grown): the current rows lose the new ones in place (they lack the others)
+        rows = (ptr, idx, dat) if grown and self.rebuilds > 0 else (self.indptr, self.indices, self.data)
         self.frozen = want
         kept = products.restrict_columns_into(*rows, ~want, ptr, idx, dat, sq)
         idx, dat = idx[:kept], dat[:kept]
