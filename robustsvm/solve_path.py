@@ -41,7 +41,7 @@ from .backends import cost, registry
 from .backends.registry import Backend, accepted_options, check_options, with_defaults
 from .certificates import degenerate
 from .certificates.degenerate import announce as announce_degenerate
-from .certificates.duality import certify as certify_point
+from .certificates.duality import certify_with_decision as certify_linear
 from .conic.scaling import scale_spread_note
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
@@ -59,9 +59,9 @@ from .model import Model, normalize, solved_problem, summarize
 from .result import Attempt, Result
 from .solution import Solution
 
-__all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "announce_degenerate", "certify", "check_options",
-           "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve", "solve_distributed",
-           "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "tight_defaults",
+__all__ = ["AUTO", "FALLBACK", "FAILED", "OPTIMAL", "announce_degenerate", "certify", "certify_with_decision",
+           "check_options", "auto_probe", "choose_backend", "fall_back", "lookup", "run", "run_many", "solve",
+           "solve_distributed", "solve_model", "solve_normalized", "solve_point", "takes_dual_start", "tight_defaults",
            "to_solution"]
 
 #: the solver name that lets this module choose the backend
@@ -223,14 +223,19 @@ def _refuse(name: str, model: Model, result: Result, detail: str = "") -> Solver
 
 
 def certify(name: str, model: Model, result: Result, tol: float | None = None) -> Result:
-    """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``.
+    """The certified result of :func:`certify_with_decision` alone."""
+    return certify_with_decision(name, model, result, tol)[0]
 
-    A linear model's point goes through :func:`robustsvm.certificates.duality.certify`: projected on the
-    signs (rescaled onto a hard margin), re-scored by :mod:`robustsvm.objective`, and given
-    the gap ``P(w, b) − D`` with ``D`` the package's Lagrangian bound from ``result.multipliers``
-    (or the backend's own bound when ``result.dual_feasible``); a claimed optimum the numbers
-    do not support becomes ``"inaccurate"``. A kernel expansion is re-scored (objective and
-    violation) and keeps its backend's gap.
+
+def certify_with_decision(name: str, model: Model, result: Result, tol: float | None = None) -> tuple:
+    """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``, and ``Xw`` at its
+    point where the certifier formed it (None elsewhere), which the degeneracy check reads.
+
+    A linear model's point goes through :func:`robustsvm.certificates.duality.certify_with_decision`: projected on
+    the signs (rescaled onto a hard margin), re-scored by :mod:`robustsvm.objective`, and given the gap
+    ``P(w, b) − D`` with ``D`` the package's Lagrangian bound from ``result.multipliers`` (or the backend's own
+    bound when ``result.dual_feasible``); a claimed optimum the numbers do not support becomes ``"inaccurate"``.
+    A kernel expansion is re-scored (objective and violation) and keeps its backend's gap.
 
     Raises
     ------
@@ -240,23 +245,25 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     if result.status in FAILED or (result.w is None and result.dual_coef is None):
         raise _refuse(name, model, result)
     if isinstance(model, DistributedModel):  # the objective in partitions, the backend's checked bound
-        return distributed_certify.certify(model, result, tol)
+        return distributed_certify.certify(model, result, tol), None
     if result.w is None:
         objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
         violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
         return replace(result, b=float(result.b), objective=float(objective), violation=float(violation),
-                       dual_objective=float(result.dual_value))
+                       dual_objective=float(result.dual_value)), None
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     if model.distribution is not None:  # the set's own dual (its multipliers: the rows of its conic duals)
         certify_own = distribution_dual(model.distribution).certify
-        return _certified(result, certify_own(model, result.w, float(result.b), multipliers=result.multipliers,
-                                              status=result.status, claimed_gap=float(result.gap),
-                                              solver_objective=float(result.primal_value), tol=tol,
-                                              own_bound=float(result.dual_value) if result.dual_feasible
-                                              else float("nan")))
+        cert = certify_own(model, result.w, float(result.b), multipliers=result.multipliers, status=result.status,
+                           claimed_gap=float(result.gap), solver_objective=float(result.primal_value), tol=tol,
+                           own_bound=float(result.dual_value) if result.dual_feasible else float("nan"))
+        message = "; ".join(m for m in (result.message, cert.message) if m)  # the certifier's point and numbers
+        return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
+                       dual_feasible=True, objective=cert.objective, violation=cert.violation, message=message,
+                       certified=True), None
     try:
-        cert = certify_point(model, result, tol)
+        cert, decision = certify_linear(model, result, tol)
     except cp.error.SolverError as exc:
         raise SolverError(
             f"solver {name!r} returned a point, but evaluating the uncertainty sets' support functions there "
@@ -264,22 +271,15 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
         ) from exc
     if cert.status in FAILED:
         raise _refuse(name, model, result, cert.message)
-    return cert
-
-
-def _certified(result: Result, cert: Result) -> Result:
-    """``result`` with the certifier's point, numbers and status."""
-    message = "; ".join(m for m in (result.message, cert.message) if m)
-    return replace(result, w=cert.w, b=cert.b, status=cert.status, gap=cert.gap, dual_value=cert.dual_value,
-                   dual_feasible=True, objective=cert.objective, violation=cert.violation,
-                   message=message, certified=True)
+    return cert, decision
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
-                warn: bool = True, stacklevel: int = 1) -> Solution:
+                warn: bool = True, stacklevel: int = 1, decision: np.ndarray | None = None) -> Solution:
     """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
     :class:`DegenerateSolutionWarning` when its decision is constant on the training data
-    (:func:`robustsvm.certificates.degenerate.diagnose`, kept in ``Solution.degenerate``)."""
+    (:func:`robustsvm.certificates.degenerate.diagnose` on ``decision``, the certifier's ``Xw`` when it has one,
+    kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     if result.status != OPTIMAL and not isinstance(model, DistributedModel) and model.kernel is None:
         note = scale_spread_note(model.X, model.feature_names)
@@ -303,7 +303,7 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
             + (f" ({result.message})" if result.message else "") + "; the solution may not be optimal",
             ConvergenceWarning, stacklevel=stacklevel + 1,
         )
-    report = _degeneracy(model, result, explain=warn)
+    report = _degeneracy(model, result, explain=warn, decision=decision)
     if report is not None:
         sol.degenerate = report
         if warn:
@@ -311,13 +311,13 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
     return sol
 
 
-def _degeneracy(model: Model, result: Result, *, explain: bool) -> dict | None:
+def _degeneracy(model: Model, result: Result, *, explain: bool, decision: np.ndarray | None = None) -> dict | None:
     """The degeneracy report of a linear in-memory solution (None otherwise); the gap counts only when optimal."""
     if result.w is None or isinstance(model, DistributedModel) or model.kernel is not None:
         return None
     gap = float(result.gap) if result.status == OPTIMAL else np.nan
     return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
-                               explain=explain)
+                               explain=explain, decision=decision)
 
 
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
@@ -333,8 +333,9 @@ def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[s
             f"backends that can: {', '.join(able) if able else 'none registered'}"
         )
     result, elapsed = run(backend, model, options, quiet=quiet)
-    result = certify(backend.name, model, result, tol=options.get("tol"))
-    return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1)
+    result, decision = certify_with_decision(backend.name, model, result, tol=options.get("tol"))
+    return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1,
+                       decision=decision)
 
 
 # ----------------------------------------------------------------- the path
@@ -558,9 +559,8 @@ def _record(first: Solution | Exception, name: str, started: float | None) -> At
 
 def fall_back(problem: Any, model: Model, first: Solution | Exception, options: Mapping[str, Any], *,
               option_defaults: Mapping[str, dict] | None = None, warn: bool = True, quiet: bool = False,
-              stacklevel: int = 1,
-              first_backend: str = "", started: float | None = None, order: list[str] | None = None,
-              probe: Attempt | None = None) -> Solution:
+              stacklevel: int = 1, first_backend: str = "", started: float | None = None,
+              order: list[str] | None = None, probe: Attempt | None = None) -> Solution:
     """Solve ``model`` again after ``first`` (a solution short of optimal, or the error raised).
 
     The backends of ``order`` (default: :data:`FALLBACK` alone; :func:`solve_normalized` passes

@@ -297,3 +297,31 @@ def test_a_csr_point_gets_the_bound_of_its_dense_copy(wdbc_std, intercept):
     assert csr.objective == pytest.approx(dense.objective, rel=1e-10, abs=1e-12)
     assert csr.dual_value <= ref.objective + 1e-9 and csr.status == "optimal"
     assert csr.objective - csr.dual_value <= 1e-3 * abs(csr.objective)
+
+
+def test_the_certifier_s_decision_is_x_times_its_returned_point(wdbc_std):
+    """``certify_with_decision`` returns ``Xw`` at the point it certified (after the projection on the signs and the
+    rescaling onto a hard margin), against a dense NumPy product at the returned ``w``; a degeneracy report built
+    from it equals the one built from that product."""
+    import scipy.sparse as sp
+
+    from robustsvm.certificates import degenerate
+    from robustsvm.certificates.duality import certify_with_decision
+    from robustsvm.result import Result
+
+    X, y = wdbc_std
+    X, y = X[:200], y[:200]
+    signs = np.where(np.arange(X.shape[1]) % 2 == 0, 1, -1)
+    rng = np.random.default_rng(5)
+    for problem, scale in ((rs.Problem(loss=rs.Hinge(), penalty=rs.L2(LAM), signs=signs), 1.0),
+                           (rs.Problem(loss=rs.HardMargin(), penalty=rs.L2(1.0)), 0.9)):
+        ref = _reference(problem, X, y)
+        w = scale * ref.w + (0.05 * rng.standard_normal(ref.w.size) if scale == 1.0 else 0.0)  # off the signs
+        for data in (X, sp.csr_matrix(X)):
+            model = problem.normalize(data, y)
+            point = Result(w=w, b=scale * ref.b, status="optimal", multipliers=np.asarray(ref.multipliers))
+            cert, decision = certify_with_decision(model, point, tol=1e-3)
+            np.testing.assert_allclose(decision, X @ cert.w, rtol=1e-10, atol=1e-10)
+            assert scale == 1.0 or not np.allclose(cert.w, w)  # the hard-margin point was rescaled
+            args = (model, cert.w, cert.b, cert.gap, cert.objective)
+            assert degenerate.diagnose(*args, decision=decision) == degenerate.diagnose(*args)

@@ -358,6 +358,94 @@ def test_restrict_columns_matches_scipy_slicing():
     np.testing.assert_allclose(sq, (want**2).sum(axis=1))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_freeze_scan_is_the_rule_written_with_masks(seed):
+    """``freeze_scan`` and ``clipped_entries`` (one compiled pass each) against the frozen-set rule written with
+    NumPy masks: released = frozen and not clipped; wanted = clipped, not released, ``s v + |Δv| < 0``."""
+    from robustsvm.backends._products_kernels import clipped_entries, freeze_scan
+
+    rng = np.random.default_rng(seed)
+    d = 200
+    v, prev = rng.normal(size=d), rng.normal(size=d)
+    v[:10] = -0.0
+    sg = rng.choice(np.array([1, -1, 0], dtype=np.int8), size=d)
+    frozen, released = rng.random(d) < 0.3, rng.random(d) < 0.1
+    counts = rng.integers(0, 50, size=d)
+    sv = sg * v
+    clipped = sv < 0
+    back = frozen & ~clipped
+    new_released = released | back
+    want = clipped & (sv + np.abs(v - prev) < 0) & ~new_released
+    assert clipped_entries(v, sg, frozen, counts) == counts[clipped & ~frozen].sum()
+    prev_in, released_in = prev.copy(), released.copy()
+    got, got_back, added, grown = freeze_scan(v, prev_in, sg, frozen, released_in, counts, 1.0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(released_in, new_released)
+    np.testing.assert_array_equal(prev_in, v)
+    assert got_back == back.any() and added == counts[want & ~frozen].sum()
+    assert grown == (not np.any(frozen & ~want))
+    assert freeze_scan(v, v.copy(), sg, want, new_released.copy(), counts, 1.0)[3]  # the wanted set, frozen: grown
+
+
+def test_restricting_rows_in_place_drops_the_columns_as_from_the_full_rows():
+    """``restrict_columns_into`` with its output arrays as its input (the frozen set of dcd only grew): twice in a
+    row on the same arrays, each time the dense rows times the mask of the columns kept so far."""
+    from robustsvm.backends._products_kernels import restrict_columns_into
+
+    X = sp.random(50, 40, density=0.25, random_state=5, format="csr")
+    ptr, idx, dat = X.indptr.copy(), X.indices.copy(), X.data.copy()
+    sq = np.empty(50)
+    keep = np.ones(40, dtype=bool)
+    rng = np.random.default_rng(2)
+    for _ in range(2):
+        keep &= rng.random(40) < 0.7
+        kept = restrict_columns_into(ptr, idx, dat, keep, ptr, idx, dat, sq)
+        got = sp.csr_matrix((dat[:kept], idx[:kept], ptr), shape=X.shape).toarray()
+        want = X.toarray() * keep
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_allclose(sq, (want**2).sum(axis=1))
+
+
+def test_a_growing_frozen_set_rebuilds_the_rows_of_the_kept_columns(monkeypatch):
+    """Two rebuilds of :class:`_FeatureShrinking` where the second only adds frozen features (its rows are the first
+    rebuild's without them, read in place): the rows equal ``X`` on the features not frozen, their curvature bound
+    too."""
+    from robustsvm.backends import dcd
+    from robustsvm.backends.dcd import _FeatureShrinking
+
+    sources = []
+    restrict = dcd.products.restrict_columns_into
+
+    def recorded(indptr, *args):
+        sources.append(indptr)
+        return restrict(indptr, *args)
+
+    monkeypatch.setattr(dcd.products, "restrict_columns_into", recorded)
+
+    X = sp.random(80, 10, density=0.4, random_state=6, format="csr")
+    sg = np.ones(10, dtype=np.int8)
+    c = np.full(80, 1 / 80)
+    fs = _FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, c, 0.5, 0.0, 0.0)
+    v = np.ones(10)
+    v[[0, 1]] = -1.0
+    assert fs.update(v) is None  # first look
+    for frozen in ([0, 1], [0, 1, 2, 3]):  # clipped at two looks in a row without moving: frozen
+        v = v.copy()
+        v[frozen] = -1.0
+        if len(frozen) > 2:
+            assert fs.update(v) is None  # features 2 and 3 just clipped: they moved more than their distance to 0
+        rows = fs.update(v)
+        assert rows is not None
+        keep = np.ones(10, dtype=bool)
+        keep[frozen] = False
+        np.testing.assert_array_equal(fs.frozen, ~keep)
+        restricted = sp.csr_matrix((rows[2], rows[1].astype(np.int64), rows[0]), shape=X.shape).toarray()
+        np.testing.assert_array_equal(restricted, X.toarray() * keep)
+        np.testing.assert_allclose(rows[3], c * ((X.toarray() * keep) ** 2).sum(axis=1) / 0.5)
+    assert fs.rebuilds == 2
+    assert sources[0] is fs.indptr and sources[1] is fs._buffers[0]  # the second pass read the restricted rows
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_weighted_quantile_matches_the_sorted_definition(seed):
     from robustsvm.objective import _weighted_quantile as weighted_quantile

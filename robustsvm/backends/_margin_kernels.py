@@ -8,8 +8,8 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-__all__ = ["Deflation", "GatheredRows", "deflation_parts", "gather_rows", "gram_into", "minres_solve", "precondition",
-           "transposed_into"]
+__all__ = ["Deflation", "GatheredRows", "column_energy", "deflation_parts", "gather_rows", "gram_into", "minres_solve",
+           "precondition", "transposed_into"]
 
 #: the rows of the free samples on the free features, columns renumbered ``0..n_cols−1`` (:func:`gather_rows`)
 GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
@@ -76,6 +76,19 @@ def gram_into(ptr, cols, vals, p, out, t):  # pragma: no cover - compiled
         for k in range(ptr[i], ptr[i + 1]):
             acc += vals[k] * t[cols[k]]
         out[i] = acc
+
+
+@nb.njit(cache=True)
+def column_energy(cols, vals, n_cols):  # pragma: no cover - compiled
+    """``(counts, energy)`` of the columns of the gathered rows: the entries of each column and ``Σ_i a_ij²``, in
+    one pass over the entries (two ``np.bincount`` read them twice, and the weighted one squares a copy)."""
+    counts = np.zeros(n_cols, dtype=np.int64)
+    energy = np.zeros(n_cols)
+    for k in range(cols.size):
+        j = cols[k]
+        counts[j] += 1
+        energy[j] += vals[k] * vals[k]
+    return counts, energy
 
 
 @nb.njit(cache=True, fastmath=_FM)

@@ -1,5 +1,6 @@
 """Compiled products over the data for the certificates of the dual coordinate methods: the class images
-``Σ_{y_i=±1} u_i x_i``, ``X w`` and both in one pass, the squared row norms, and CSR rows without some columns.
+``Σ_{y_i=±1} u_i x_i``, ``X w`` and both in one pass, the squared row norms, and CSR rows without some columns
+(with the scan of the features that dcd freezes).
 
 Single-threaded loops rather than BLAS: they are memory-bound, and a threaded BLAS call on a busy machine can cost
 more in thread wake-ups than the product itself.
@@ -10,9 +11,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-__all__ = ["certificate_dense", "certificate_sparse", "column_counts", "csr_parts", "dual_images_dense",
-           "dual_images_sparse", "matvec_dense", "matvec_sparse", "restrict_columns", "restrict_columns_into",
-           "row_sq_norms"]
+__all__ = ["certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
+           "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
+           "restrict_columns", "restrict_columns_into",
+           "row_sq_norms", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -62,13 +64,17 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
     """:func:`restrict_columns` written into ``new_ptr`` (n + 1), ``new_idx`` and ``new_dat`` (at least the kept
     entries) and ``sq`` (n); returns the number of kept entries. One O(nnz) pass without a branch on ``keep``:
     every entry is written at the next free position, which advances only for a kept column (so ``new_idx`` and
-    ``new_dat`` need ``nnz`` entries: the position reaches the kept count only after the last one)."""
+    ``new_dat`` need ``nnz`` entries: the position reaches the kept count only after the last one). The output
+    may be the input itself (rows restricted in place): an entry is written at or before the position it is read
+    from, and each row's end is read before its new end is written."""
     n = indptr.size - 1
+    start = indptr[0]
     new_ptr[0] = 0
     pos = 0
     for i in range(n):
+        end = indptr[i + 1]
         acc = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
+        for k in range(start, end):
             h = indices[k]
             x = data[k]
             kk = 1 if keep[h] else 0
@@ -78,6 +84,7 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
             pos += kk
         sq[i] = acc
         new_ptr[i + 1] = pos
+        start = end
     return pos
 
 
@@ -89,6 +96,60 @@ def column_counts(indices, d):  # pragma: no cover - compiled
     for k in range(indices.size):
         counts[indices[k]] += 1
     return counts
+
+
+@nb.njit(cache=True)
+def freeze_scan(v, prev, signs, frozen, released, counts, margin):  # pragma: no cover - compiled
+    """One pass over the features for the frozen set of dcd (``backends/dcd.py``, ``_FeatureShrinking``):
+    ``(want, back, added, grown)``.
+
+    With ``s_h v_h < 0`` (clipped): a frozen feature not clipped is released (``released[h] = True``, ``back``);
+    ``want[h]`` for a feature clipped, not released, with ``s_h v_h + margin·|v_h − prev_h| < 0`` (farther from
+    the boundary than it moved); ``added`` the stored entries (``counts``) of the wanted features not frozen yet;
+    ``grown`` whether every frozen feature is wanted. ``prev`` becomes ``v``.
+    """
+    d = v.size
+    want = np.zeros(d, dtype=np.bool_)
+    back = False
+    grown = True
+    added = 0
+    for h in range(d):
+        x = v[h]
+        sv = signs[h] * x
+        clipped = sv < 0.0
+        if frozen[h] and not clipped:
+            released[h] = True
+            back = True
+        if clipped and not released[h] and sv + margin * abs(x - prev[h]) < 0.0:
+            want[h] = True
+            if not frozen[h]:
+                added += counts[h]
+        elif frozen[h]:
+            grown = False
+        prev[h] = x
+    return want, back, added, grown
+
+
+@nb.njit(cache=True)
+def clipped_entries(v, signs, frozen, counts):  # pragma: no cover - compiled
+    """``Σ_h counts_h`` over the features clipped at ``v`` (``signs_h v_h < 0``) and not ``frozen``."""
+    total = 0
+    for h in range(v.size):
+        if signs[h] * v[h] < 0.0 and not frozen[h]:
+            total += counts[h]
+    return total
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def signs_energy(v, signs):  # pragma: no cover - compiled
+    """``Σ_h v_h²`` over the features with ``signs_h v_h ≥ 0`` (``λ²‖w‖²`` of ``w_h = v_h/λ`` there, 0 elsewhere),
+    without forming ``w``."""
+    acc = 0.0
+    for h in range(v.size):
+        x = v[h]
+        if signs[h] * x >= 0.0:
+            acc += x * x
+    return acc
 
 
 @nb.njit(cache=True, fastmath=_FM)

@@ -34,7 +34,7 @@ from dataclasses import replace
 import numpy as np
 import scipy.sparse as sp
 
-from ..certificates.duality import class_balance
+from ..certificates.duality import class_balance, dual_value
 from ..model import Model
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
@@ -125,9 +125,9 @@ class _FeatureShrinking:
     sign at a certificate (``s_h v_h < 0``: clipped, ``w_h = 0``) by more than it moved
     since the previous certificate (``s_h v_h + FREEZE_MARGIN·|Δv_h| < 0``) is removed
     from the rows the epochs see, which then solve the model with ``w_h = 0`` fixed for
-    those features (``β_h`` unrestricted in sign). The rows are rebuilt (one O(nnz)
-    pass) when a frozen feature must be restored or the newly frozen ones hold at least
-    ``_REBUILD_FRACTION`` of the stored entries. The certificate is computed
+    those features (``β_h`` unrestricted in sign). The rows are rebuilt (one pass over the
+    current rows, in place, when the frozen set only grows, else over ``X``) when a frozen feature must be restored
+    or the newly frozen ones hold at least ``_REBUILD_FRACTION`` of the stored entries. The certificate is computed
     on the full model from all samples and features, so the gap stays valid; when it
     finds a frozen feature free (``s_h v_h ≥ 0``) the feature is restored and never
     frozen again, so the rows are rebuilt finitely often and the last phase is the
@@ -163,33 +163,31 @@ class _FeatureShrinking:
     def clipped_share(self, v: np.ndarray) -> float:
         """The share of the stored entries of the current rows held by features clipped at ``v`` (``s_h v_h < 0``)
         and not frozen: the entries on which the local-curvature step differs from the plain one."""
-        clipped = (self.sg * v < 0.0) & ~self.frozen
-        return float(self.col_nnz[clipped].sum()) / max(self.stored, 1) if clipped.any() else 0.0
+        return float(products.clipped_entries(v, self.sg, self.frozen, self.col_nnz)) / max(self.stored, 1)
 
     def update(self, v: np.ndarray) -> list | None:
         """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None.
 
         The new rows live in arrays of this object that the next rebuild overwrites: the caller replaces the
         rows it held before that."""
-        sv = self.sg * v
-        clipped = sv < 0.0
-        back = self.frozen & ~clipped
-        self.released |= back
-        # clipped now and before, and farther from the boundary than it moved since the last certificate
-        want = clipped & (sv + FREEZE_MARGIN * np.abs(v - self.prev_v) < 0.0) & ~self.released
         if self.first:  # no earlier image to compare with
-            want[:] = False
-        self.observe(v)
-        added = int(self.col_nnz[want & ~self.frozen].sum()) if want.any() else 0
-        if not back.any() and added < _REBUILD_FRACTION * max(self.stored, 1):
+            self.observe(v)
             return None
-        self.frozen = want
+        # one compiled pass: the features found free are released; those clipped now and before, and farther from
+        # the boundary than they moved since the last certificate, wanted frozen; v becomes the image compared with
+        want, back, added, grown = products.freeze_scan(v, self.prev_v, self.sg, self.frozen, self.released,
+                                                        self.col_nnz, FREEZE_MARGIN)
+        if not back and added < _REBUILD_FRACTION * max(self.stored, 1):
+            return None
         if self._buffers is None:  # written again at every rebuild: the rows they held are replaced at once
             n = self.indptr.size - 1
             self._buffers = (np.empty(n + 1, dtype=self.indptr.dtype), np.empty_like(self.indices),
                              np.empty_like(self.data), np.empty(n))
         ptr, idx, dat, sq = self._buffers
-        kept = products.restrict_columns_into(self.indptr, self.indices, self.data, ~want, ptr, idx, dat, sq)
+        # every frozen feature stays frozen (grown): the current rows lose the new ones in place (they lack the others)
+        rows = (ptr, idx, dat) if grown and self.rebuilds > 0 else (self.indptr, self.indices, self.data)
+        self.frozen = want
+        kept = products.restrict_columns_into(*rows, ~want, ptr, idx, dat, sq)
         idx, dat = idx[:kept], dat[:kept]
         self.stored = int(kept)
         self.rebuilds += 1
@@ -297,17 +295,12 @@ class _Specialized:
 
     def __call__(self, key, *args):
         if key is not self.key:
-            types = _array_types(key)
+            types = argument_types(key)  # what numba's typing reads of the arrays
             if types != self.types:
                 self.entry = compiled_entry(self.dispatcher, args)
                 self.types = types
             self.key = key
         return self.entry(*args)
-
-
-def _array_types(groups) -> tuple:
-    """What numba's typing reads of the arrays in ``groups`` (a tuple of named tuples of arrays)."""
-    return argument_types(groups)
 
 
 def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=0,
@@ -559,10 +552,11 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     None.
 
     With ``ᾱ = clip(α, 0, U)``, the pass gives the class images ``Σ_{y_i=±1} c_i y_i ᾱ_i x_i``, ``z = Xw`` and
-    ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ``
-    (ridge) or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that
-    ``S = 0`` (:func:`robustsvm.certificates.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖²
-    [− S²/(2μ)]`` at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0. ``images`` keeps the class images.
+    ``Σ_{y_i=±1} c_i ᾱ_i``. Primal: ``P(w, b)`` at the best of the exact intercept of ``z`` (free), ``S/μ`` (ridge)
+    or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that ``S = 0``
+    (:func:`robustsvm.certificates.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖² [− S²/(2μ)]``
+    at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0 (its norm one compiled sum over ``v``,
+    :func:`._products_kernels.signs_energy`). ``images`` keeps the class images.
     """
     y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
     if ops.sparse:
@@ -576,11 +570,11 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     alpha_t = np.clip(alpha, 0.0, arrays.upper)
     if (fp, fn) != (1.0, 1.0):
         alpha_t = np.where(y > 0, fp * alpha_t, fn * alpha_t)
-    v_t = fp * images[0] + fn * images[1]
+    v_t = images[0] + images[1] if (fp, fn) == (1.0, 1.0) else fp * images[0] + fn * images[1]
     if relax is not None and kern.outside(v_t, relax.index, relax.a, relax.b):
         return None
-    w_t = np.where(arrays.sg * v_t >= 0.0, v_t, 0.0) * (1.0 / arrays.l2)
-    D = arrays.dual_value(alpha_t, w_t, 0.0 if mode == "free" else S)
+    conjugate = products.signs_energy(v_t, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
+    D = dual_value(arrays.loss, c, alpha_t, conjugate, arrays.intercept, 0.0 if mode == "free" else S)
     return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images)
 
 

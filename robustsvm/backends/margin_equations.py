@@ -130,8 +130,7 @@ def _deflation(rows, n_cols: int):
     no more than one product with ``A``); ``D`` the squared row norms on the others plus a thousandth of the mean
     squared row norm (so that ``D`` stays positive on a row whose entries are all in ``C``); ``I + Cᵀ D⁻¹ C`` by its
     Cholesky factor."""
-    counts = np.bincount(rows.cols, minlength=n_cols)
-    energy = np.bincount(rows.cols, weights=rows.vals * rows.vals, minlength=n_cols)
+    counts, energy = mk.column_energy(rows.cols, rows.vals, n_cols)
     mean_row = float(energy.sum()) / max(rows.ptr.size - 1, 1)
     energy[counts < 2] = 0.0
     k = int(min(np.count_nonzero(energy >= DEFLATION_ENERGY * mean_row), math.isqrt(rows.vals.size), n_cols))

@@ -52,7 +52,7 @@ def weight_resolution(gap: float, objective: float, l2: float) -> float:
 
 
 def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, *,
-             explain: bool = True) -> dict | None:
+             explain: bool = True, decision: np.ndarray | None = None) -> dict | None:
     """The degeneracy report of a linear solution ``(w, b)`` of ``model`` (None when it is not degenerate).
 
     Degenerate: the decision ``x_i·w`` is constant on the training data (its spread at most ``1e-9 max(1, |b|)``),
@@ -62,12 +62,13 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
     ``predicts`` (+1 or −1, the class the constant decision gives), ``weight_resolution``, ``explained`` and,
     where computed, ``critical_radius`` (the model's largest radius compared with it) and ``critical_l1``. With
     ``explain=False`` (a grid search's points) the critical values are not computed and the cause names the
-    resolution only: :func:`explain_report` completes it.
+    resolution only: :func:`explain_report` completes it. ``decision`` is ``Xw`` when the caller has it (the
+    certifier's, :func:`robustsvm.certificates.duality.certify_with_decision`), else formed here.
     """
     if model.n == 0:
         return None
     resolution = weight_resolution(gap, objective, float(model.l2))
-    decision = np.asarray(model.X @ w).ravel()
+    decision = np.asarray(model.X @ w).ravel() if decision is None else decision
     spread = float(decision.max() - decision.min())
     constant = spread <= 1e-9 * max(1.0, abs(b))
     unresolved = math.isfinite(resolution) and float(np.linalg.norm(w)) <= resolution

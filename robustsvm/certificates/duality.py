@@ -64,6 +64,7 @@ __all__ = [
     "box_maximizer",
     "linear_tolerance",
     "certify",
+    "certify_with_decision",
     "lagrangian_bound",
     "penalty_conjugate",
     "robust_shift",
@@ -447,15 +448,24 @@ def certify(model: Any, result: Result, tol: float | None = None) -> Result:
         The requested tolerance; the agreement tolerance is
         ``max(CERT_RTOL, tol)·max(1, |P|)`` plus the claimed gap.
     """
-    verdict = _certify_point(model, result, tol)
+    return certify_with_decision(model, result, tol)[0]
+
+
+def certify_with_decision(model: Any, result: Result, tol: float | None = None) -> tuple[Result, np.ndarray | None]:
+    """:func:`certify`, and the decision ``Xw`` at the certified ``w`` where the certifier formed it (from its one
+    read of ``X`` with the bound's ``Xᵀ(a∘y)``, :func:`.products.margins_and_image`; None where it did not): the
+    degeneracy check of the solution reads it instead of a second product with ``X``."""
+    verdict, decision = _certify_point(model, result, tol)
     message = "; ".join(m for m in (result.message, verdict.message) if m)
     return replace(result, w=verdict.w, b=verdict.b, status=verdict.status, gap=verdict.gap,
                    dual_value=verdict.dual_value, dual_objective=float(result.dual_value), dual_feasible=True,
-                   objective=verdict.objective, violation=verdict.violation, message=message, certified=True)
+                   objective=verdict.objective, violation=verdict.violation, message=message,
+                   certified=True), decision
 
 
-def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
-    """The verdict of :func:`certify` alone (its ``message`` what disagreed)."""
+def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Result, np.ndarray | None]:
+    """The verdict of :func:`certify` alone (its ``message`` what disagreed) and ``Xw`` at its ``w`` (None when
+    the multipliers were not given: the margins then come from :func:`robustsvm.objective.robust_margins`)."""
     w, b, status, multipliers = result.w, result.b, result.status, result.multipliers
     claimed_gap, solver_objective = float(result.gap), float(result.primal_value)
     own_bound = float(result.dual_value) if result.dual_feasible else np.nan
@@ -479,7 +489,7 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
     layout = model.layout
     c = np.asarray(model.c, dtype=np.float64)
     mode = model.intercept.mode
-    a = image = None
+    a = image = z = None
     if multipliers is not None and np.shape(multipliers) == (model.n,):
         # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X (certificates/products.py)
         a = admissible_multipliers(multipliers, model.y, c, loss, mode)
@@ -498,10 +508,11 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
                          f"(smallest robust margin {m0:.3g} ≤ 0, so no rescaling makes it feasible); "
                          "it certifies nothing: the data may not be separable (a conic solver decides), or "
                          f"the solver stopped too early (status {status!r})"),
-            )
+            ), None
         if m0 < 1.0 and (feasible is None or feasible.is_cone):
             w, b = w / m0, b / m0
             margins = margins / m0
+            z = None if z is None else z / m0
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
     changed = not (np.array_equal(w, w_in) and b == b_in)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -510,7 +521,8 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
     if not (np.isfinite(objective) and np.all(np.isfinite(w)) and np.isfinite(b)):
         # a diverged iterate: nothing to certify
         return _verdict(w, b, objective, violation, float("nan"), float("inf"),
-                        "inaccurate" if status == "optimal" else status, message="the returned point is not finite")
+                        "inaccurate" if status == "optimal" else status,
+                        message="the returned point is not finite"), None
     if a is None:
         a = admissible_multipliers(multipliers_from_margins(loss, margins, c), model.y, c, loss, mode)
     shift = None
@@ -564,4 +576,4 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> Result:
         if problems:
             new_status = "inaccurate"
             messages.extend(problems)
-    return _verdict(w, b, objective, violation, bound, gap, new_status, message="; ".join(messages))
+    return _verdict(w, b, objective, violation, bound, gap, new_status, message="; ".join(messages)), z
