@@ -66,6 +66,20 @@ def test_signs_against_the_data_name_the_signs_not_a_penalty(pima):
     assert report["training_accuracy"] == pytest.approx(_accuracy(X, y, sol, 1), abs=1e-12)
 
 
+def test_signs_that_forbid_every_direction_make_the_constant_classifier_optimal(pima):
+    """Every sign opposite to its feature's correlation with the label, no penalty: w* = 0 (the critical λ1 is 0 up
+    to its program's rounding); the report says the constant classifier is optimal and names the signs."""
+    X, y = pima
+    corr = np.array([np.corrcoef(X[:, h], y)[0, 1] for h in range(X.shape[1])])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = rs.Problem(signs=-np.sign(corr).astype(int), positive_class=1).solve(X, y)
+    report = sol.degenerate
+    assert report is not None and report["constant_decision"] and report["proved"]
+    assert "constant classifier is optimal" in report["cause"] and "signs" in report["cause"]
+    assert np.linalg.norm(sol.w) < 1e-8
+
+
 def test_a_model_that_separates_the_classes_is_not_reported(pima):
     X, y = pima
     with warnings.catch_warnings():

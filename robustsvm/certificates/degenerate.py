@@ -38,6 +38,8 @@ _FLOOR = 1e-8
 #: limit the report names the certificate's resolution and points to :func:`robustsvm.critical_radius` /
 #: :func:`robustsvm.critical_l1`
 EXPLAIN_MAX_FEATURES = 2_000
+#: a critical λ1 below this fraction of ``Σ_i c_i max|x_ih|`` (the largest it can be) is 0 up to its program's rounding
+_CRITICAL_ROUNDING = 1e-9
 #: how the warning on a model no better than a constant one begins (:func:`uninformative`)
 UNINFORMATIVE = "the model classifies its training data no better than a constant one"
 EXPLAIN_MAX_ENTRIES = 200_000
@@ -183,6 +185,14 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
             return compare_critical("radius", float(np.max(radii)), rc, varying=bool(np.ptp(radii) > 0))
         cl1 = critical.model_critical_l1(model)
         report["critical_l1"] = cl1
+        X = model.X
+        scale = float(np.sum(model.c)) * float(abs(X).max() if X.shape[0] and X.shape[1] else 0.0)
+        if cl1 <= _CRITICAL_ROUNDING * scale:  # 0 but for the rounding of its conic program
+            ws = model.feasible_set
+            held = np.any(ws.lower > -np.inf) or np.any(ws.upper < np.inf) or model.has_constraints
+            return ("the constant classifier is optimal for these data: no weight " + (
+                "the signs, bounds or constraints allow improves on it (fewer or other ones may let the model "
+                "separate the classes)" if held else "improves on it")), "proved"
         return compare_critical("l1", float(model.l1), cl1)
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         return _unexplained(w, report["weight_resolution"]), "unknown"
