@@ -39,6 +39,7 @@ from . import objective as objective_module
 from ._validation import check_fit_data, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend, accepted_options, check_options, with_defaults
+from .backends.threads import on_one_blas_thread
 from .certificates import degenerate
 from .certificates.degenerate import announce as announce_degenerate
 from .certificates.duality import certify_with_decision as certify_linear
@@ -49,12 +50,7 @@ from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
 from .distributed.data import is_dask_array
 from .distributed.model import DISTRIBUTED, DistributedModel, choose_distributed_backend, distributed_model
 from .duals.distributional import distribution_dual
-from .exceptions import (
-    ConvergenceWarning,
-    SignDirectionWarning,
-    SolverError,
-    UnsupportedModelError,
-)
+from .exceptions import ConvergenceWarning, SignDirectionWarning, SolverError, UnsupportedModelError
 from .model import Model, normalize, solved_problem, summarize
 from .result import Attempt, Result
 from .solution import Solution
@@ -194,6 +190,7 @@ def _noted(result: Result, texts: list[str]) -> Result:
     return result
 
 
+@on_one_blas_thread
 def run(backend: Backend, model: Model, options: Mapping[str, Any], *, quiet: bool = False) -> tuple[Result, float]:
     """``backend.solve(model, **options)`` with the declared defaults; the result and the seconds it took
     (``quiet``: :func:`recorded_warnings`)."""
@@ -203,6 +200,7 @@ def run(backend: Backend, model: Model, options: Mapping[str, Any], *, quiet: bo
     return _noted(result, texts), time.perf_counter() - start
 
 
+@on_one_blas_thread
 def run_many(backend: Backend, model: Model, values: list[dict], options: Mapping[str, Any], *,
              quiet: bool = False) -> list[Result]:
     """``backend.solve_many(model, values, **options)`` with the declared defaults (one result per point)."""
@@ -227,6 +225,7 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
     return certify_with_decision(name, model, result, tol)[0]
 
 
+@on_one_blas_thread
 def certify_with_decision(name: str, model: Model, result: Result, tol: float | None = None) -> tuple:
     """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``, and ``Xw`` at its
     point where the certifier formed it (None elsewhere), which the degeneracy check reads.
@@ -320,6 +319,7 @@ def _degeneracy(model: Model, result: Result, *, explain: bool, decision: np.nda
                                explain=explain, decision=decision)
 
 
+@on_one_blas_thread
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
                 warn: bool = True, quiet: bool = False, stacklevel: int = 1) -> Solution:
     """Steps 2–5 on a normalized model: refuse, run, certify, report (``warn=False``: no

@@ -24,10 +24,10 @@ import scipy.sparse as sp
 from ..backends.dual_ascent import intercept_rho
 from ..backends.registry import Backend, register
 from ..backends.shared_set import SharedSetArrays, shared_set_needs
+from ..backends.threads import one_blas_thread
 from ..result import Result
 from ._cocoa_rounds import BlockAnswer, RoundFailedError, RoundPlan, Rounds, RoundsOutcome, run_rounds
 from ._local import ELLIPSOID_MAX_FEATURES, Block, BlockSums, block_losses, block_sums, local_ascent, make_block
-from .data import one_blas_thread
 from .model import DISTRIBUTED, check_limits
 
 __all__ = ["DEFAULTS", "LOCAL_EPOCHS", "NEEDS", "DaskRounds", "SerialRounds", "client_spec", "cocoa_result",
@@ -282,7 +282,7 @@ def solve_dask_cocoa(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     rounds = DaskRounds(model, spec)
     rounds0, resubmitted0 = model.data.rounds, model.data.resubmitted
     try:
-        with one_blas_thread():  # the client's certificate between rounds (data.one_blas_thread)
+        with one_blas_thread():  # the client's certificate between rounds (backends.threads.one_blas_thread)
             run = run_rounds(rounds, spec, [BlockSums.zeros(model.d) for _ in range(K)],
                              penalty=model.penalty.value, scale=model.c_sum, rho=rho, tol=tol, max_iter=max_iter,
                              time_limit=time_limit, epochs=epochs, seed=int(random_state or 0), verbose=verbose)

@@ -46,7 +46,7 @@ import scipy.sparse as sp
 from .._validation import check_X
 from ._sources import MAPPED_COPY_WARNING, mapped_copy, workers_hold
 
-__all__ = ["Block", "DiskRows", "Partitions", "WorkerLostError", "get_client", "is_dask_array", "one_blas_thread",
+__all__ = ["Block", "DiskRows", "Partitions", "WorkerLostError", "get_client", "is_dask_array",
            "partition"]
 
 #: rows of one slice of a block read or formed at once (:meth:`Block.row_slices`)
@@ -69,24 +69,6 @@ class WorkerLostError(RuntimeError):
 def is_dask_array(X: Any) -> bool:
     """Whether ``X`` is a ``dask.array.Array`` (without importing Dask when it is not loaded)."""
     return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks") and hasattr(X, "to_delayed")
-
-
-def one_blas_thread():
-    """A context in which the client's linear algebra runs on one BLAS thread (``threadpoolctl``, when installed).
-
-    The client computes between rounds while the workers wait, but the cores are shared with the workers and
-    other processes: a BLAS pool of one thread per core then waits on descheduled threads. On a loaded two-core
-    machine a 102 × 102 Cholesky factorization took 0.2 s on the pool (a quarter of a ``dask-ipm`` fit's wall
-    time), a 602 × 602 one 0.13 s against 5 ms on one thread, and a product of two vectors of 12,644 numbers in
-    ``dask-cocoa``'s certificate 17 ms.
-    """
-    import contextlib
-
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with the parallel extra
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def get_client(client: Any = None):

@@ -40,11 +40,12 @@ from ..backends.building_blocks import Batch, Design, Factor, Layout, softclip
 from ..backends.dual_ascent import DualCertificate
 from ..backends.registry import Backend, History, Result, register
 from ..backends.shared_set import CERT_INNER, SharedSetArrays, Workspace, shared_set_needs
+from ..backends.threads import one_blas_thread
 from ..certificates.duality import class_balance
 from ..exceptions import UnsupportedModelError
 from ..uncertainty import Ellipsoid
 from . import _ipm_rows as rows
-from .data import WorkerLostError, one_blas_thread
+from .data import WorkerLostError
 from .model import DISTRIBUTED, DistributedModel, as_distributed, check_limits, dask_ipm_refusal, margin_terms_many
 
 __all__ = ["DEFAULTS", "NEEDS", "solve_dask_ipm"]
