@@ -14,7 +14,7 @@ from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, w
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",
-           "products", "refresh_all", "retry", "row_products", "start", "take", "variant", "visit"]
+           "products", "refresh_all", "refreshes", "retry", "row_products", "start", "take", "variant", "visit"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -206,18 +206,28 @@ def _piece():
 
 
 #: the pieces of :func:`epoch`: ``start(step, rows, st, setk, prm, A)``, the scalars ``run`` carried from step to
-#: step; ``products(step, rows, i, st, setk, run)``, :func:`visit`'s; ``move(step, rows, i, dv, st, setk, prm, A,
-#: run)``, ``v += dv·x_i`` and the prox at the new ``A`` (``scal`` too), returning ``run``; ``finish(step, st, setk,
-#: prm, A)``, what the epoch leaves in ``st``
+#: step; ``products(step, rows, i, z, w, u, st, setk, run)``, :func:`visit`'s; ``move(step, rows, i, dv, v, st, setk,
+#: prm, A, run)``, ``v += dv·x_i`` and what the variant keeps of the prox at the new ``A``, returning ``run``;
+#: ``finish(step, st, setk, prm, A)``, what the epoch leaves in ``st``
 start, products, move, finish = _piece(), _piece(), _piece(), _piece()
 
 
-def variant(cls, pieces, fastmath=_FM, inline="always"):
-    """Make ``pieces`` (plain functions) :func:`epoch`'s ``start, products, move, finish`` for a ``step`` of the
-    named tuple type ``cls``, compiled with ``fastmath``; ``inline="never"`` keeps each piece's own flags."""
+def variant(cls, pieces, each=False):
+    """Make ``pieces`` (plain functions, inlined) :func:`epoch`'s ``start, products, move, finish`` for a ``step`` of
+    the named tuple type ``cls``; ``each``: the epoch refreshes the prox over all coordinates after each step."""
     for stub, impl in zip((start, products, move, finish), pieces, strict=True):
-        overload(stub, strict=False, inline=inline, jit_options={"fastmath": fastmath})(
-            lambda step, *args, impl=impl: impl if getattr(step, "instance_class", None) is cls else None)
+        overload(stub, strict=False, inline="always", jit_options={"fastmath": _FM})(_chooser(cls, impl))
+    _EACH[cls] = each
+
+
+def _chooser(cls, impl):
+    return lambda step, *args: impl if getattr(step, "instance_class", None) is cls else None
+
+
+_EACH = {}
+#: whether the variant of ``step`` refreshes the prox after each step (a constant of its type)
+refreshes = by_type(lambda step: _EACH[getattr(step, "instance_class", type(step))], lambda step: True,
+                    lambda step: False, inline="always")
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -227,22 +237,26 @@ def epoch(step, rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
     ``index`` and ``st`` updated in place. The type of ``step`` chooses the pieces (:func:`variant`):
     :data:`Refresh`, the prox refreshed after each step on dense or CSR rows (O(d), §3); :data:`Ball2Scale`, the
     2-ball on CSR rows in O(nnz(x_i)) per step (plus O(|C|) with bounds; ``z`` and ``‖z‖²`` kept on the touched
-    coordinates, ``w`` and ``u`` rebuilt at the end, §7); :data:`._box_sparse_kernels.BoxBand` (§8)."""
+    coordinates, ``w`` and ``u`` rebuilt at the end, §7); :data:`._box_sparse_kernels.BoxBand` (§8). The arrays
+    are unpacked once (an array read from a named tuple in the loop costs a reference count)."""
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    scal, state = st.scal, st.sums[0]
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
+    each, state = refreshes(step), st.sums[0]
     b0, S, A = state.b0, state.S, state.A
     run = start(step, rows, st, setk, prm, A)
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
         active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
-                                               products(step, rows, i, st, setk, run), b0 + prm.rho * S, scal, prm,
-                                               pg_old, pg)
+                                               products(step, rows, i, z, w, u, st, setk, run), b0 + prm.rho * S,
+                                               scal, prm, pg_old, pg)
         n_updates += da != 0.0
         while da != 0.0:  # the local step, then the safe one when the local gains less
             ww_old, b_old = scal[0].ww, b0 + prm.rho * S
             S, A, dv = take(alpha, i, stp, a, da, S, A)
-            run = move(step, rows, i, dv, st, setk, prm, A, run)
+            run = move(step, rows, i, dv, v, st, setk, prm, A, run)
+            if each and (not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded)):
+                refresh_clipped(setk, st, A, prm, prm.inner)
             a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
     state.S = S
     state.A = A
@@ -255,15 +269,12 @@ Refresh = namedtuple("Refresh", [])
 Ball2Scale = namedtuple("Ball2Scale", [])
 
 
-def _refresh_products(step, rows, i, st, setk, run):
-    return row_products(rows, i, st.w, st.u)
+def _refresh_products(step, rows, i, z, w, u, st, setk, run):
+    return row_products(rows, i, w, u)
 
 
-def _refresh_move(step, rows, i, dv, st, setk, prm, A, run):
-    move_row(rows, i, dv, st.v)
-    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
-    if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-        refresh_clipped(setk, st, A, prm, prm.inner)
+def _refresh_move(step, rows, i, dv, v, st, setk, prm, A, run):
+    move_row(rows, i, dv, v)
     return run
 
 
@@ -284,7 +295,7 @@ def _ball2_first(step, rows, st, setk, prm, A):
     return _ball2_start(st, setk, prm, A)
 
 
-def _ball2_products(step, rows, i, st, setk, run):
+def _ball2_products(step, rows, i, z, w, u, st, setk, run):
     shrink, inv_m, _, ncand, _ = run
     xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
     xw = shrink * xz + xc
@@ -292,11 +303,11 @@ def _ball2_products(step, rows, i, st, setk, run):
     return (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
 
 
-def _ball2_step(step, rows, i, dv, st, setk, prm, A, run):
+def _ball2_step(step, rows, i, dv, v, st, setk, prm, A, run):
     shrink, _, nz2, ncand, smax = run
     nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
     return _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
 
 
-variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged))
+variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged), each=True)
 variant(Ball2Scale, (_ball2_first, _ball2_products, _ball2_step, refresh_all))
