@@ -10,7 +10,7 @@ import numba as nb
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
+from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, of_type, screen, worse_than_safe
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",
@@ -210,24 +210,19 @@ def _piece():
 #: prm, A, run)``, ``v += dv·x_i`` and what the variant keeps of the prox at the new ``A``, returning ``run``;
 #: ``finish(step, st, setk, prm, A)``, what the epoch leaves in ``st``
 start, products, move, finish = _piece(), _piece(), _piece(), _piece()
+#: the variants of :func:`epoch` defined here (the box's band: :data:`._box_sparse_kernels.BoxBand`); the refresh's
+#: epoch refreshes the prox over all coordinates after each step (:func:`refreshes`, a constant of the type)
+Refresh = namedtuple("Refresh", [])
+Ball2Scale = namedtuple("Ball2Scale", [])
+refreshes = by_type(of_type(Refresh), lambda step: True, lambda step: False, inline="always")
 
 
-def variant(cls, pieces, each=False):
+def variant(cls, pieces):
     """Make ``pieces`` (plain functions, inlined) :func:`epoch`'s ``start, products, move, finish`` for a ``step`` of
-    the named tuple type ``cls``; ``each``: the epoch refreshes the prox over all coordinates after each step."""
+    the named tuple type ``cls``."""
     for stub, impl in zip((start, products, move, finish), pieces, strict=True):
-        overload(stub, strict=False, inline="always", jit_options={"fastmath": _FM})(_chooser(cls, impl))
-    _EACH[cls] = each
-
-
-def _chooser(cls, impl):
-    return lambda step, *args: impl if getattr(step, "instance_class", None) is cls else None
-
-
-_EACH = {}
-#: whether the variant of ``step`` refreshes the prox after each step (a constant of its type)
-refreshes = by_type(lambda step: _EACH[getattr(step, "instance_class", type(step))], lambda step: True,
-                    lambda step: False, inline="always")
+        overload(stub, strict=False, inline="always", jit_options={"fastmath": _FM})(
+            lambda step, *args, impl=impl: impl if getattr(step, "instance_class", None) is cls else None)
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -262,11 +257,6 @@ def epoch(step, rows, samples, alpha, st, setk, prm, index, rng, active_size, pg
     state.A = A
     finish(step, st, setk, prm, A)
     return active_size, pg[0], pg[1], n_updates
-
-
-#: the variants of :func:`epoch` defined here (the box's band: :data:`._box_sparse_kernels.BoxBand`)
-Refresh = namedtuple("Refresh", [])
-Ball2Scale = namedtuple("Ball2Scale", [])
 
 
 def _refresh_products(step, rows, i, z, w, u, st, setk, run):
@@ -309,5 +299,5 @@ def _ball2_step(step, rows, i, dv, v, st, setk, prm, A, run):
     return _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
 
 
-variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged), each=True)
+variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged))
 variant(Ball2Scale, (_ball2_first, _ball2_products, _ball2_step, refresh_all))
