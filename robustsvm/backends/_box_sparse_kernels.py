@@ -13,7 +13,8 @@ from ._shared_set_kernels import soft
 
 __all__ = ["BAND", "BoxBand", "box_sums"]
 
-#: no fused multiply-adds: ``|z_h| − τδ_h > 0`` decided the same way everywhere (§8)
+#: no fused multiply-adds in :func:`box_sums`; whether ``|z_h| > τδ_h`` is decided by a comparison everywhere, which
+#: no fusion changes, so the pieces inlined into the epoch (with its flags) count the same coordinates (§8)
 _FM = {"reassoc", "nsz", "arcp"}
 
 #: the candidates' band: ``|z_h|/δ_h`` within a factor ``BAND`` of the shrink level
@@ -75,8 +76,8 @@ def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pra
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _coordinate(a, dh, tau, sign, z0, q1, uw, ww):  # pragma: no cover - compiled
     """Add (``sign`` = 1) or take out (−1) the terms of one coordinate with ``|z_h| = a`` at ``τ``."""
-    e = a - tau * dh
-    if e > 0.0:
+    if a > tau * dh:
+        e = a - tau * dh
         q1 += sign * dh * dh
         uw += sign * dh * e
         ww += sign * e * e
@@ -123,8 +124,7 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
 
 
 #: the box without bounds on CSR rows, O(nnz(x_i) + |C|) per step (§8): :func:`._robust_dcd_kernels.epoch`'s variant
-#: whose ``run`` is ``(τ, the band's ends, Z0, Q1, u·w, ‖w‖², |C|)``; its pieces call this module's compiled
-#: functions, which keep its arithmetic flags
+#: whose ``run`` is ``(τ, the band's ends, Z0, Q1, u·w, ‖w‖², |C|)``
 BoxBand = namedtuple("BoxBand", [])
 
 
@@ -149,7 +149,7 @@ def band_start(z, delta, cand, flag, scal, tau):  # pragma: no cover - compiled
     return tau, tau / BAND, tau * BAND, z0, q1, uw, ww, ncand
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=_FM, inline="always")
 def band_products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - compiled
     """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
     ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
@@ -168,7 +168,7 @@ def band_products(indices, data, start, stop, z, delta, tau):  # pragma: no cove
     return acc
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=_FM, inline="always")
 def band_move(row, dv, arrays, scal, lam1, inv_lam, A, run):  # pragma: no cover - compiled
     """``run`` after a step on ``row = (indices, data, start, stop)`` moving ``A``: the sums moved with ``τ`` inside
     the band, then along the row (``arrays = (v, z, cand, flag, sg, δ)``); made anew when ``τ`` left the band."""
