@@ -129,33 +129,19 @@ BoxBand = namedtuple("BoxBand", [])
 
 
 def _start(step, rows, st, setk, prm, A):
-    return band_start(st.z, setk.delta, st.cand, st.flag, st.scal, A * (1.0 / prm.lam))
-
-
-def _products(step, rows, i, z, w, u, st, setk, run):
-    return band_products(rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1], z, setk.delta, run[0])
-
-
-def _move(step, rows, i, dv, v, st, setk, prm, A, run):
-    return band_move((rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]), dv,
-                     (v, st.z, st.cand, st.flag, setk.sg, setk.delta), st.scal, prm.lam1, 1.0 / prm.lam, A, run)
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def band_start(z, delta, cand, flag, scal, tau):  # pragma: no cover - compiled
-    """The epoch's ``run`` at ``τ`` (:func:`box_sums`), ``scal`` set from it."""
-    z0, q1, uw, ww, ncand = box_sums(z, delta, tau, cand, flag)
-    _scalars(scal, tau, z0, q1, uw, ww)
+    tau = A * (1.0 / prm.lam)
+    z0, q1, uw, ww, ncand = box_sums(st.z, setk.delta, tau, st.cand, st.flag)
+    _scalars(st.scal, tau, z0, q1, uw, ww)
     return tau, tau / BAND, tau * BAND, z0, q1, uw, ww, ncand
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def band_products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - compiled
+def _products(step, rows, i, z, w, u, st, setk, run):
     """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
     ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
+    indices, data, delta, tau = rows.indices, rows.data, setk.delta, run[0]
     acc = (0.0, 0.0, 0.0, 0.0)
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    for k in range(start, stop):
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
         h = indices[k]
         zh = z[h]
         dh = delta[h]
@@ -168,21 +154,22 @@ def band_products(indices, data, start, stop, z, delta, tau):  # pragma: no cove
     return acc
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def band_move(row, dv, arrays, scal, lam1, inv_lam, A, run):  # pragma: no cover - compiled
-    """``run`` after a step on ``row = (indices, data, start, stop)`` moving ``A``: the sums moved with ``τ`` inside
-    the band, then along the row (``arrays = (v, z, cand, flag, sg, δ)``); made anew when ``τ`` left the band."""
+def _move(step, rows, i, dv, v, st, setk, prm, A, run):
+    """``run`` after a step moving ``A``: the sums moved with ``τ`` inside the band, then along row i; made anew when
+    ``τ`` left the band."""
     tau, lo, hi, z0, q1, uw, ww, ncand = run
-    z, cand, flag, delta = arrays[1], arrays[2], arrays[3], arrays[5]
+    z, cand, flag, delta, inv_lam = st.z, st.cand, st.flag, setk.delta, 1.0 / prm.lam
     tau_n = A * inv_lam
     inside = lo <= tau_n <= hi and tau > 0.0
     if inside:
         z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-    z0, q1, uw, ww, ncand = _row_move(row, dv, arrays, lam1, inv_lam, tau_n, (lo, hi), (z0, q1, uw, ww, ncand))
+    z0, q1, uw, ww, ncand = _row_move((rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]), dv,
+                                      (v, z, cand, flag, setk.sg, delta), prm.lam1, inv_lam, tau_n, (lo, hi),
+                                      (z0, q1, uw, ww, ncand))
     if not inside:  # the level left the band (or is 0)
         lo, hi = tau_n / BAND, tau_n * BAND
         z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
-    _scalars(scal, tau_n, z0, q1, uw, ww)
+    _scalars(st.scal, tau_n, z0, q1, uw, ww)
     return tau_n, lo, hi, z0, q1, uw, ww, ncand
 
 
