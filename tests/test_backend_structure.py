@@ -107,7 +107,7 @@ def _compiled_functions():
 
 def test_compiled_kernels_take_few_arguments():
     kernels = dict(_compiled_functions())
-    assert {"_robust_dcd_kernels.epoch_refresh", "_dcd_kernels.epoch_sparse", "_ipm_kernels.normal_matrices"} <= set(
+    assert {"_robust_dcd_kernels.epoch", "_dcd_kernels.epoch", "_ipm_kernels.normal_matrices"} <= set(
         kernels)
     arity = {name: len(inspect.signature(f.py_func).parameters) for name, f in kernels.items()}
     too_many = {name: k for name, k in arity.items() if k > MAX_KERNEL_ARGUMENTS}

@@ -530,7 +530,7 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
     v0 = np.asarray(X.T @ (c * y * alpha0)).ravel()
     prm = kern.DcdParams(inv_lam=1.0 / lam, upper=1.0, dii=0.0, rho=rho, shrinking=True, local=sparse)
     rows = kern.CsrRows(X.indptr, X.indices, X.data) if sparse else kern.DenseRows(X)
-    epoch = kern.epoch_sparse if sparse else kern.epoch_dense
+    epoch = kern.epoch
     outcomes = []
     for box in (kern.DcdSigns(sg), kern.DcdBox(lo, up)):
         alpha = alpha0.copy()

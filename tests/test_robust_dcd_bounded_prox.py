@@ -155,7 +155,7 @@ def test_the_sparse_epochs_candidate_list_follows_z(l1, kind):
     st = work.state
     A = 0.2
     work.refresh(setk, prm, np.zeros(d), A, 1)
-    nz2, ncand, shrink, _, smax = rk._ball2_start(st, setk, prm, A)
+    shrink, _, nz2, ncand, smax = rk._ball2_start(st, setk, prm, A)
     entered = left = empty = remade = 0
     moves = []  # half of the steps undo an earlier one: v keeps returning near 0
     for step in range(400):
@@ -166,7 +166,7 @@ def test_the_sparse_epochs_candidate_list_follows_z(l1, kind):
             i, dv = int(rng.integers(n)), 0.3 * rng.normal()
             moves.append((i, dv))
         if step % 20 == 19:
-            nz2, ncand, shrink, _, smax = rk._ball2_start(st, setk, prm, A)
+            shrink, _, nz2, ncand, smax = rk._ball2_start(st, setk, prm, A)
         before, smax_before = st.flag == 1, smax
         nz2, ncand = rk._ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
         A = max(0.0, A + 0.05 * rng.normal()) if step % 30 != 29 else 0.0

@@ -4,15 +4,17 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numba as nb
 
-from ._dcd_kernels import begin_epoch
-from ._robust_dcd_kernels import add_products, retry, take, visit
-from ._shared_set_kernels import refresh, soft
+from ._robust_dcd_kernels import add_products, refresh_all, variant
+from ._shared_set_kernels import box_pair, soft
 
-__all__ = ["BAND", "box_sums", "epoch_sparse_box"]
+__all__ = ["BAND", "BoxBand", "box_sums"]
 
-#: no fused multiply-adds: ``|z_h| − τδ_h > 0`` decided the same way everywhere (§8)
+#: no fused multiply-adds in :func:`box_sums`; whether ``|z_h| > τδ_h`` is decided by a comparison everywhere, which
+#: no fusion changes, so the pieces inlined into the epoch (with its flags) count the same coordinates (§8)
 _FM = {"reassoc", "nsz", "arcp"}
 
 #: the candidates' band: ``|z_h|/δ_h`` within a factor ``BAND`` of the shrink level
@@ -60,18 +62,13 @@ def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pra
         dh = delta[h]
         was = a > tau_o * dh
         now = a > tau_n * dh
-        if was != now:
+        if was != now:  # leaves S1 (counted at tau_n above as if it stayed) or joins it
             e = a - tau_n * dh
-            if was:  # leaves S1: counted at tau_n above as if it stayed
-                q1 -= dh * dh
-                uw -= dh * e
-                ww -= e * e
-                z0 += a * a
-            else:
-                q1 += dh * dh
-                uw += dh * e
-                ww += e * e
-                z0 -= a * a
+            sign = -1.0 if was else 1.0
+            q1 += sign * dh * dh
+            uw += sign * dh * e
+            ww += sign * e * e
+            z0 -= sign * a * a
         k += 1
     return z0, q1, uw, ww, ncand
 
@@ -79,8 +76,8 @@ def _tau_move(z, delta, cand, flag, ncand, tau_o, tau_n, z0, q1, uw, ww):  # pra
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _coordinate(a, dh, tau, sign, z0, q1, uw, ww):  # pragma: no cover - compiled
     """Add (``sign`` = 1) or take out (−1) the terms of one coordinate with ``|z_h| = a`` at ``τ``."""
-    e = a - tau * dh
-    if e > 0.0:
+    if a > tau * dh:
+        e = a - tau * dh
         q1 += sign * dh * dh
         uw += sign * dh * e
         ww += sign * e * e
@@ -126,64 +123,46 @@ def _scalars(scal, tau, z0, q1, uw, ww):  # pragma: no cover - compiled
     scal[0].ua = q1
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _products(indices, data, start, stop, z, delta, tau):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ``: ``w_h = soft(z_h, τδ_h)``,
-    ``u_h = clip(z_h/τ, −δ_h, δ_h)`` (``δ_h sign(z_h)`` at ``τ = 0``)."""
+#: the box without bounds on CSR rows, O(nnz(x_i) + |C|) per step (§8): :func:`._robust_dcd_kernels.epoch`'s variant
+#: whose ``run`` is ``(τ, the band's ends, Z0, Q1, u·w, ‖w‖², |C|)``
+BoxBand = namedtuple("BoxBand", [])
+
+
+def _start(step, rows, st, setk, prm, A):
+    tau = A * (1.0 / prm.lam)
+    z0, q1, uw, ww, ncand = box_sums(st.z, setk.delta, tau, st.cand, st.flag)
+    _scalars(st.scal, tau, z0, q1, uw, ww)
+    return tau, tau / BAND, tau * BAND, z0, q1, uw, ww, ncand
+
+
+def _products(step, rows, i, z, w, u, st, setk, run):
+    """:func:`._robust_dcd_kernels.visit`'s products from ``z`` and ``τ`` (:func:`._shared_set_kernels.box_pair`)."""
+    indices, data, delta, tau = rows.indices, rows.data, setk.delta, run[0]
     acc = (0.0, 0.0, 0.0, 0.0)
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    for k in range(start, stop):
-        h = indices[k]
-        zh = z[h]
-        dh = delta[h]
-        t = tau * dh
-        if tau > 0.0:
-            uh = min(max(zh * inv_tau, -dh), dh)
-        else:
-            uh = dh if zh > 0.0 else (-dh if zh < 0.0 else 0.0)
-        acc = add_products(acc, data[k], max(zh - t, 0.0) + min(zh + t, 0.0), uh)
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        wh, uh = box_pair(z[indices[k]], delta[indices[k]], tau, inv_tau)
+        acc = add_products(acc, data[k], wh, uh)
     return acc
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse_box(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                     pg_min_old):  # pragma: no cover - compiled
-    """:func:`._robust_dcd_kernels.epoch_refresh` on CSR rows for the box without bounds, O(nnz(x_i) + |C|) per step
-    (§8)."""
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
-    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    v, z, scal, state, cand, flag = st.v, st.z, st.scal, st.sums[0], st.cand, st.flag
-    sg, delta, inv_lam = setk.sg, setk.delta, 1.0 / prm.lam
-    arrays = (v, z, cand, flag, sg, delta)
-    b0, S, A = state.b0, state.S, state.A
-    tau = A * inv_lam
-    lo, hi = tau / BAND, tau * BAND
-    z0, q1, uw, ww, ncand = box_sums(z, delta, tau, cand, flag)
-    _scalars(scal, tau, z0, q1, uw, ww)
-    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
-    while s < active_size:
-        i = index[s]
-        start, stop = indptr[i], indptr[i + 1]
-        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
-                                               _products(indices, data, start, stop, z, delta, tau), b0 + prm.rho * S,
-                                               scal, prm, pg_old, pg)
-        n_updates += da != 0.0
-        while da != 0.0:  # the local step, then the safe one when the local gains less
-            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
-            S, A, dv = take(alpha, i, stp, a, da, S, A)
-            tau_n = A * inv_lam
-            inside = lo <= tau_n <= hi and tau > 0.0
-            if inside:
-                z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
-            z0, q1, uw, ww, ncand = _row_move((indices, data, start, stop), dv, arrays, prm.lam1, inv_lam, tau_n,
-                                              (lo, hi), (z0, q1, uw, ww, ncand))
-            if not inside:  # the level left the band (or is 0)
-                lo, hi = tau_n / BAND, tau_n * BAND
-                z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
-            tau = tau_n
-            _scalars(scal, tau, z0, q1, uw, ww)
-            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
-    state.S = S
-    state.A = A
-    refresh(setk, st, A, prm, prm.inner)
-    return active_size, pg[0], pg[1], n_updates
+def _move(step, rows, i, dv, v, st, setk, prm, A, run):
+    """``run`` after a step moving ``A``: the sums moved with ``τ`` inside the band, then along row i; made anew when
+    ``τ`` left the band."""
+    tau, lo, hi, z0, q1, uw, ww, ncand = run
+    z, cand, flag, delta, inv_lam = st.z, st.cand, st.flag, setk.delta, 1.0 / prm.lam
+    tau_n = A * inv_lam
+    inside = lo <= tau_n <= hi and tau > 0.0
+    if inside:
+        z0, q1, uw, ww, ncand = _tau_move(z, delta, cand, flag, ncand, tau, tau_n, z0, q1, uw, ww)
+    z0, q1, uw, ww, ncand = _row_move((rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]), dv,
+                                      (v, z, cand, flag, setk.sg, delta), prm.lam1, inv_lam, tau_n, (lo, hi),
+                                      (z0, q1, uw, ww, ncand))
+    if not inside:  # the level left the band (or is 0)
+        lo, hi = tau_n / BAND, tau_n * BAND
+        z0, q1, uw, ww, ncand = box_sums(z, delta, tau_n, cand, flag)
+    _scalars(st.scal, tau_n, z0, q1, uw, ww)
+    return tau_n, lo, hi, z0, q1, uw, ww, ncand
+
+
+variant(BoxBand, (_start, _products, _move, refresh_all))

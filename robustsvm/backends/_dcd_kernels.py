@@ -11,9 +11,9 @@ import numpy as np
 from numba.extending import overload
 
 __all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
-           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "by_type", "clipped_weight", "dual_sums",
-           "epoch_dense", "epoch_sparse", "free_at", "is_dense", "newton_step", "of_type", "one_epoch",
-           "outside", "run_epochs", "screen", "shuffle", "begin_epoch", "worse_than_safe"]
+           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type", "clipped_weight",
+           "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights", "newton_step", "of_type",
+           "outside", "row_dot", "run_epochs", "screen", "shuffle", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -186,114 +186,99 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_dense(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-                pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` of a dense ``rows.X``; returns ``(active_size, pg_max, pg_min,
-    n_updates)``, ``alpha``, ``st`` and ``index`` updated in place (``dcd.md`` §2)."""
+def _dot_dense(rows, i, w, box, local):
+    X, acc = rows.X, 0.0
+    for h in range(X.shape[1]):
+        acc += X[i, h] * w[h]
+    return acc, 0.0, 0.0, 0.0
+
+
+def _dot_sparse(rows, i, w, box, local):
+    indices, data, start, stop = rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
+    acc = q_free = n_free = 0.0
+    for k in range(start, stop):
+        h, x = indices[k], data[k]
+        wh = w[h]
+        acc += x * wh
+        if local:  # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
+            f = free_at(box, h, wh)
+            q_free += x * x * f
+            n_free += f
+    return acc, q_free, n_free, stop - start
+
+
+def _move_dense(rows, i, delta, v, w, box, inv_lam, squares):
     X = rows.X
-    y, c, qdiag = samples.y, samples.c, samples.qdiag
-    v, w, state = st.v, st.w, st.sums[0]
-    inv_lam, upper, dii, rho, shrinking = prm.inv_lam, prm.upper, prm.dii, prm.rho, prm.shrinking
-    d = X.shape[1]
-    b0, S = state.b0, state.S
-    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
-    while s < active_size:
-        i = index[s]
-        acc = 0.0
-        for h in range(d):
-            acc += X[i, h] * w[h]
-        yi, ai = y[i], alpha[i]
-        G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
-        if step:
-            a_new = newton_step(ai, G, qdiag[i], upper)
-            delta = (a_new - ai) * yi * c[i]
-            if delta != 0.0:
-                alpha[i] = a_new
-                S += delta
-                n_updates += 1
-                for h in range(d):
-                    vh = v[h] + delta * X[i, h]
-                    v[h] = vh
-                    w[h] = clipped_weight(box, h, vh, inv_lam)
-    state.S = S
-    return active_size, pg[0], pg[1], n_updates
+    for h in range(X.shape[1]):
+        vh = v[h] + delta * X[i, h]
+        v[h] = vh
+        w[h] = clipped_weight(box, h, vh, inv_lam)
+    return 0.0
+
+
+def _move_sparse(rows, i, delta, v, w, box, inv_lam, squares):
+    indices, data, dw2 = rows.indices, rows.data, 0.0
+    if squares:
+        for k in range(rows.indptr[i], rows.indptr[i + 1]):
+            h = indices[k]
+            vh = v[h] + delta * data[k]
+            wh = clipped_weight(box, h, vh, inv_lam)
+            dw2 += wh * wh - w[h] * w[h]
+            v[h] = vh
+            w[h] = wh
+        return dw2
+    for k in range(rows.indptr[i], rows.indptr[i + 1]):
+        h = indices[k]
+        vh = v[h] + delta * data[k]
+        v[h] = vh
+        w[h] = clipped_weight(box, h, vh, inv_lam)
+    return dw2
+
+
+#: ``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (CSR rows, ``local``), its entries)``;
+#: ``v += δ x_i`` and ``w`` clipped there, returning the change of ``‖w‖²`` (CSR rows, ``squares``); a constant
+#: True on dense rows (the epoch compiles no local step there)
+row_dot = by_type(is_dense, _dot_dense, _dot_sparse, inline="always", jit_options={"fastmath": _FM})
+move_weights = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
+dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
-                 pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_dense` on CSR rows, O(nnz) per epoch; with ``local`` the local-curvature step where a
-    coordinate of the row is clipped, kept only when it gains the safe step's bound (``dcd.md`` §2)."""
-    indptr, indices, data = rows.indptr, rows.indices, rows.data
+def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
+          pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]`` of dense or CSR rows (O(nnz) per epoch on CSR); returns
+    ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``, ``st`` and ``index`` updated in place. With ``local``
+    on CSR rows, the local-curvature step where a coordinate of the row is clipped, kept only when it gains the
+    safe step's bound (``dcd.md`` §2)."""
     y, c, qdiag = samples.y, samples.c, samples.qdiag
     v, w, state = st.v, st.w, st.sums[0]
     inv_lam, upper, dii, rho = prm.inv_lam, prm.upper, prm.dii, prm.rho
-    shrinking, local = prm.shrinking, prm.local
-    b0, S = state.b0, state.S
+    local = prm.local and not dense_rows(rows)
+    lam, b0, S = 1.0 / inv_lam, state.b0, state.S
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
-        start = indptr[i]
-        stop = indptr[i + 1]
-        acc = 0.0
-        q_free = 0.0  # Σ x_ih² over coordinates free at the current point (local curvature)
-        n_free = 0.0  # their number
-        for k in range(start, stop):
-            h = indices[k]
-            x = data[k]
-            wh = w[h]
-            acc += x * wh
-            # free at the current point: w_h ≠ 0, or unconstrained (w_h = 0 with a sign means clipped or v_h = 0);
-            # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
-            if local:
-                f = free_at(box, h, wh)
-                q_free += x * x * f
-                n_free += f
+        acc, q_free, n_free, n_row = row_dot(rows, i, w, box, local)
         yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai
-        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg)
+        active_size, pg, s, step = screen(index, s, active_size, ai, G, upper, prm.shrinking, pg_old, pg)
         if step:
             ci = c[i]
-            a_safe = newton_step(ai, G, qdiag[i], upper)
-            a_new = a_safe
-            if local and n_free < stop - start:  # some coordinate clipped: the local curvature is below qdiag
-                a_new = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
-            delta = (a_new - ai) * yi * ci
+            a_safe = a = newton_step(ai, G, qdiag[i], upper)
+            if local and n_free < n_row:  # some coordinate clipped: the local curvature is below qdiag
+                a = newton_step(ai, G, ci * (q_free * inv_lam + rho) + dii, upper)
+            delta = (a - ai) * yi * ci
             if delta != 0.0:
-                dw2 = 0.0  # change of ‖w‖² on the touched coordinates (β re-solved there), for the gain check
-                if a_new != a_safe:
-                    for k in range(start, stop):
-                        h = indices[k]
-                        vh = v[h] + delta * data[k]
-                        wh = clipped_weight(box, h, vh, inv_lam)
-                        dw2 += wh * wh - w[h] * w[h]
-                        v[h] = vh
-                        w[h] = wh
-                else:
-                    for k in range(start, stop):
-                        h = indices[k]
-                        vh = v[h] + delta * data[k]
-                        v[h] = vh
-                        w[h] = clipped_weight(box, h, vh, inv_lam)
-                if local and a_new != a_safe:
-                    # exact gain of the dual against the gain the curvature-bound step is sure to make
-                    gain = (ci * (a_new - ai) - 0.5 * dii * ci * (a_new * a_new - ai * ai) - 0.5 / inv_lam * dw2
-                            - (b0 + rho * S) * delta - 0.5 * rho * delta * delta)
-                    ds = a_safe - ai
-                    if gain < -ci * (G * ds + 0.5 * qdiag[i] * ds * ds):
-                        delta2 = (a_safe - a_new) * yi * ci
-                        for k in range(start, stop):
-                            h = indices[k]
-                            vh = v[h] + delta2 * data[k]
-                            v[h] = vh
-                            w[h] = clipped_weight(box, h, vh, inv_lam)
-                        delta += delta2
-                        a_new = a_safe
-                alpha[i] = a_new
-                S += delta
                 n_updates += 1
+                dw2 = move_weights(rows, i, delta, v, w, box, inv_lam, local and a != a_safe)
+                if local and a != a_safe and worse_than_safe(ai, a, a_safe, G, ci, qdiag[i], dw2, b0 + rho * S, delta,
+                                                             lam, dii, rho):
+                    delta2 = (a_safe - a) * yi * ci  # the local step gained less than the safe step's bound
+                    move_weights(rows, i, delta2, v, w, box, inv_lam, False)
+                    delta += delta2
+                    a = a_safe
+                alpha[i] = a
+                S += delta
     state.S = S
     return active_size, pg[0], pg[1], n_updates
 
@@ -316,11 +301,6 @@ def outside(v, index, lo, up):  # pragma: no cover - compiled
     return False
 
 
-#: :func:`epoch_dense` or :func:`epoch_sparse`, chosen by the type of ``rows``
-one_epoch = by_type(is_dense, lambda rows, *args: epoch_dense(rows, *args),
-                    lambda rows, *args: epoch_sparse(rows, *args))
-
-
 @nb.njit(cache=True)
 def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, avg, rx):  # pragma: no cover - compiled
     """Up to ``block.epochs`` epochs, each followed by ``b0 += ρ S``, the check of ``rx`` (:func:`outside`), the
@@ -337,8 +317,8 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, av
     active_new = active
     while True:
         visited = active
-        active_new, pg_max_new, pg_min_new, _ = one_epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
-                                                          pg_max_old, pg_min_old)
+        active_new, pg_max_new, pg_min_new, _ = epoch(rows, samples, alpha, st, box, prm, index, rng, visited,
+                                                      pg_max_old, pg_min_old)
         e += 1
         work += max(visited / max(n_total, 1), block.min_pass)
         if block.free:

@@ -7,13 +7,14 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numba as nb
+from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, screen, worse_than_safe
+from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, of_type, screen, worse_than_safe
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
-__all__ = ["Samples", "Step", "add_products", "epoch_refresh", "epoch_sparse_ball2", "move_row", "retry",
-           "row_products", "take", "visit"]
+__all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",
+           "products", "refresh_all", "refreshes", "retry", "row_products", "start", "take", "variant", "visit"]
 
 _FM = {"reassoc", "contract", "nsz", "arcp"}
 
@@ -105,33 +106,6 @@ row_products = by_type(is_dense, _products_dense, _products_sparse, inline="alwa
 move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
 
 
-@nb.njit(cache=True, fastmath=_FM)
-def epoch_refresh(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                  pg_min_old):  # pragma: no cover - compiled
-    """One epoch over ``index[:active_size]`` of dense or CSR rows, the prox refreshed after each step (O(d), §3);
-    returns ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``, ``index`` and ``st`` updated in place."""
-    y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
-    state = st.sums[0]
-    b0, S, A = state.b0, state.S, state.A
-    pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
-    while s < active_size:
-        i = index[s]
-        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
-                                               row_products(rows, i, w, u), b0 + prm.rho * S, scal, prm, pg_old, pg)
-        n_updates += da != 0.0
-        while da != 0.0:  # the local step, then the safe one when the local gains less
-            ww_old, b_old = scal[0].ww, b0 + prm.rho * S
-            S, A, dv = take(alpha, i, stp, a, da, S, A)
-            move_row(rows, i, dv, v)
-            if not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
-                refresh_clipped(setk, st, A, prm, prm.inner)
-            a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
-    state.S = S
-    state.A = A
-    return active_size, pg[0], pg[1], n_updates
-
-
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
     """``v += dv·x_i``, ``z = T(v)/λ2`` and ``‖z‖²`` (``Σ_{h∉C} z_h²`` with bounds) on the stored entries of row i,
@@ -182,7 +156,7 @@ def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no c
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
-    """``(nz2, ncand, s, 1/m, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
+    """``(s, 1/m, nz2, ncand, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
     ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
     z = st.z
     nz2 = 0.0
@@ -192,13 +166,12 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     smax = 1.0
     if setk.bounded:
         rest2, ncand = ball2_list(st, setk, 1.0)
-        shrink, inv_m, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
+        shrink, _, rest2, ncand, smax = _ball2_level_of(st, setk, prm, A, rest2, ncand, st.mu[0], smax)
         smax = min(1.0, _SMAX_MARGIN * shrink)
         rest2, ncand = ball2_list(st, setk, smax)
         if ncand > 0:  # else the same sum as without bounds (the same rounding: the signs' path)
             nz2 = rest2
-    shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
-    return nz2, ncand, shrink, inv_m, smax
+    return _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -226,33 +199,105 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
     return xz, xc, xa, xe
 
 
+def _piece():
+    def piece(step, *args):  # compiled only: the implementation of the variant of ``step`` (:func:`variant`)
+        raise NotImplementedError
+    return piece
+
+
+#: the pieces of :func:`epoch`: ``start(step, rows, st, setk, prm, A)``, the scalars ``run`` carried from step to
+#: step; ``products(step, rows, i, z, w, u, st, setk, run)``, :func:`visit`'s; ``move(step, rows, i, dv, v, st, setk,
+#: prm, A, run)``, ``v += dv·x_i`` and what the variant keeps of the prox at the new ``A``, returning ``run``;
+#: ``finish(step, st, setk, prm, A)``, what the epoch leaves in ``st``
+start, products, move, finish = _piece(), _piece(), _piece(), _piece()
+#: the variants of :func:`epoch` defined here (the box's band: :data:`._box_sparse_kernels.BoxBand`); the refresh's
+#: epoch refreshes the prox over all coordinates after each step (:func:`refreshes`, a constant of the type)
+Refresh = namedtuple("Refresh", [])
+Ball2Scale = namedtuple("Ball2Scale", [])
+refreshes = by_type(of_type(Refresh), lambda step: True, lambda step: False, inline="always")
+
+
+def variant(cls, pieces):
+    """Make ``pieces`` (plain functions, inlined) :func:`epoch`'s ``start, products, move, finish`` for a ``step`` of
+    the named tuple type ``cls``."""
+    for stub, impl in zip((start, products, move, finish), pieces, strict=True):
+        overload(stub, strict=False, inline="always", jit_options={"fastmath": _FM})(
+            lambda step, *args, impl=impl: impl if getattr(step, "instance_class", None) is cls else None)
+
+
 @nb.njit(cache=True, fastmath=_FM)
-def epoch_sparse_ball2(rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
-                        pg_min_old):  # pragma: no cover - compiled
-    """:func:`epoch_refresh` on CSR rows for the 2-ball in O(nnz(x_i)) per step (plus O(|C|) with bounds): ``z`` and
-    ``‖z‖²`` kept on the touched coordinates, ``w`` and ``u`` rebuilt once per epoch (§3, §7)."""
+def epoch(step, rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
+          pg_min_old):  # pragma: no cover - compiled
+    """One epoch over ``index[:active_size]``; returns ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``,
+    ``index`` and ``st`` updated in place. The type of ``step`` chooses the pieces (:func:`variant`):
+    :data:`Refresh`, the prox refreshed after each step on dense or CSR rows (O(d), §3); :data:`Ball2Scale`, the
+    2-ball on CSR rows in O(nnz(x_i)) per step (plus O(|C|) with bounds; ``z`` and ``‖z‖²`` kept on the touched
+    coordinates, ``w`` and ``u`` rebuilt at the end, §7); :data:`._box_sparse_kernels.BoxBand` (§8). The arrays
+    are unpacked once (an array read from a named tuple in the loop costs a reference count)."""
     y, c, r, sqn = samples.y, samples.c, samples.r, samples.sqn
-    scal, state = st.scal, st.sums[0]
+    separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
+    each, state = refreshes(step), st.sums[0]
     b0, S, A = state.b0, state.S, state.A
-    nz2, ncand, shrink, inv_m, smax = _ball2_start(st, setk, prm, A)
+    run = start(step, rows, st, setk, prm, A)
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
-        xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
-        xw = shrink * xz + xc
-        xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
-        products = (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
-        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]), products,
-                                               b0 + prm.rho * S, scal, prm, pg_old, pg)
+        active_size, pg, s, stp, a, da = visit(index, s, active_size, (y[i], c[i], r[i], sqn[i], alpha[i]),
+                                               products(step, rows, i, z, w, u, st, setk, run), b0 + prm.rho * S,
+                                               scal, prm, pg_old, pg)
         n_updates += da != 0.0
         while da != 0.0:  # the local step, then the safe one when the local gains less
             ww_old, b_old = scal[0].ww, b0 + prm.rho * S
             S, A, dv = take(alpha, i, stp, a, da, S, A)
-            nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
-            shrink, inv_m, nz2, ncand, smax = _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+            run = move(step, rows, i, dv, v, st, setk, prm, A, run)
+            if each and (not separable or refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded)):
+                refresh_clipped(setk, st, A, prm, prm.inner)
             a, da = retry(stp, a, scal[0].ww - ww_old, b_old, dv, prm)
     state.S = S
     state.A = A
-    refresh(setk, st, A, prm, prm.inner)
+    finish(step, st, setk, prm, A)
     return active_size, pg[0], pg[1], n_updates
 
+
+def _refresh_products(step, rows, i, z, w, u, st, setk, run):
+    return row_products(rows, i, w, u)
+
+
+def _refresh_move(step, rows, i, dv, v, st, setk, prm, A, run):
+    move_row(rows, i, dv, v)
+    return run
+
+
+def _none(step, rows, st, setk, prm, A):
+    return 0
+
+
+def _unchanged(step, st, setk, prm, A):
+    return 0
+
+
+def refresh_all(step, st, setk, prm, A):
+    """The prox over all coordinates (a variant's finish)."""
+    refresh(setk, st, A, prm, prm.inner)
+
+
+def _ball2_first(step, rows, st, setk, prm, A):
+    return _ball2_start(st, setk, prm, A)
+
+
+def _ball2_products(step, rows, i, z, w, u, st, setk, run):
+    shrink, inv_m, _, ncand, _ = run
+    xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
+    xw = shrink * xz + xc
+    xu = (xw if ncand > 0 and shrink > 0.0 else xz - xe) * inv_m  # 1/m is 1/‖w‖ while candidates are listed
+    return (xw, xu, xa, xu) if shrink > 0.0 else (xw, xu, 0.0, 0.0)
+
+
+def _ball2_step(step, rows, i, dv, v, st, setk, prm, A, run):
+    shrink, _, nz2, ncand, smax = run
+    nz2, ncand = _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax)
+    return _ball2_level_of(st, setk, prm, A, nz2, ncand, shrink, smax)
+
+
+variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged))
+variant(Ball2Scale, (_ball2_first, _ball2_products, _ball2_step, refresh_all))

@@ -80,7 +80,7 @@ NEEDS = soft_margin_needs(
 FEATURE_SHRINKING = True
 #: certificates in a row that do not halve the gap before the shrunk samples are all restored (0: never)
 UNSHRINK_AFTER = 3
-#: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch_sparse`)
+#: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch`)
 LOCAL_STEP = True
 #: with frozen features, the local-curvature step stays on while the clipped features that are not frozen hold at
 #: least this share of the stored entries of the rows the epochs read (:meth:`_FeatureShrinking.clipped_share`);

@@ -32,7 +32,7 @@ import scipy.sparse as sp
 
 from ..objective import optimal_intercept
 from . import _robust_dcd_kernels as kern
-from ._box_sparse_kernels import epoch_sparse_box
+from ._box_sparse_kernels import BoxBand
 from .dual_ascent import (
     Products,
     ascend,
@@ -80,10 +80,10 @@ NEEDS = shared_set_needs(
                 "form (signs do: the box is then a cone); the conic backends (clarabel, scs) solve it")
 
 
-#: the compiled epoch on CSR rows of each sparse step a set declares (``SetDescription.sparse_step``): the set's
-#: refresh after each step (O(d)), the 2-ball's scale (O(nnz(x_i)), :func:`._robust_dcd_kernels.epoch_sparse_ball2`)
-#: and the box's band of sums (O(nnz(x_i) + |C|), :func:`._box_sparse_kernels.epoch_sparse_box`)
-SPARSE_EPOCHS = {"refresh": kern.epoch_refresh, "scale": kern.epoch_sparse_ball2, "band": epoch_sparse_box}
+#: the variant of the compiled epoch (:func:`._robust_dcd_kernels.epoch`) on CSR rows for each sparse step a set
+#: declares (``SetDescription.sparse_step``): the set's refresh after each step (O(d)), the 2-ball's scale
+#: (O(nnz(x_i))) and the box's band of sums (O(nnz(x_i) + |C|), :data:`._box_sparse_kernels.BoxBand`)
+SPARSE_EPOCHS = {"refresh": kern.Refresh(), "scale": kern.Ball2Scale(), "band": BoxBand()}
 
 
 def _as_alpha(warm_start, n: int, upper: float) -> np.ndarray:
@@ -119,15 +119,16 @@ def epoch_runner(arrays: SharedSetArrays, alpha, st, setk, prm, index, rng_state
     The epoch is called through its compiled specialization for these arguments' types, resolved once:
     numba's dispatch types every array of the named tuples at each call (5 µs against epochs of 10–60 µs on
     WDBC's folds)."""
-    epoch = kern.epoch_refresh
+    step = kern.Refresh()
     if sp.issparse(arrays.X):  # the set's declared sparse step: O(nnz(x_i)) (plus the candidates) instead of O(d)
         desc = arrays.description
-        epoch = SPARSE_EPOCHS[desc.sparse_step if arrays.box is None or desc.sparse_bounds else "refresh"]
+        step = SPARSE_EPOCHS[desc.sparse_step if arrays.box is None or desc.sparse_bounds else "refresh"]
     rows, samples = arrays.rows(parts), kern.Samples(arrays.y, arrays.c, arrays.r, arrays.sqn)
-    run = compiled_entry(epoch, (rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf, -np.inf))
+    run = compiled_entry(kern.epoch, (step, rows, samples, alpha, st, setk, prm, index, rng_state, 0, np.inf,
+                                      -np.inf))
 
     def run_epoch(active: int, pg_max_old: float, pg_min_old: float):
-        return run(rows, samples, alpha, st, setk, prm, index, rng_state, int(active), float(pg_max_old),
+        return run(step, rows, samples, alpha, st, setk, prm, index, rng_state, int(active), float(pg_max_old),
                    float(pg_min_old))
     return run_epoch
 
