@@ -39,7 +39,7 @@ from . import objective as objective_module
 from ._validation import check_fit_data, unnamed_direction
 from .backends import cost, registry
 from .backends.registry import Backend, accepted_options, check_options, with_defaults
-from .backends.threads import on_one_blas_thread
+from .backends.threads import on_one_blas_thread, one_blas_thread
 from .certificates import degenerate
 from .certificates.degenerate import announce as announce_degenerate
 from .certificates.duality import certify_with_decision as certify_linear
@@ -319,7 +319,6 @@ def _degeneracy(model: Model, result: Result, *, explain: bool, decision: np.nda
                                explain=explain, decision=decision)
 
 
-@on_one_blas_thread
 def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[str, Any], *,
                 warn: bool = True, quiet: bool = False, stacklevel: int = 1) -> Solution:
     """Steps 2–5 on a normalized model: refuse, run, certify, report (``warn=False``: no
@@ -328,14 +327,13 @@ def solve_model(problem: Any, backend: Backend, model: Model, options: Mapping[s
     reasons = backend.check(problem)
     if reasons:
         able = registry.capable_backends(problem)
-        raise UnsupportedModelError(
-            f"backend {backend.name!r} cannot solve this model ({'; '.join(reasons)}); "
-            f"backends that can: {', '.join(able) if able else 'none registered'}"
-        )
-    result, elapsed = run(backend, model, options, quiet=quiet)
-    result, decision = certify_with_decision(backend.name, model, result, tol=options.get("tol"))
-    return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1,
-                       decision=decision)
+        raise UnsupportedModelError(f"backend {backend.name!r} cannot solve this model ({'; '.join(reasons)}); "
+                                    f"backends that can: {', '.join(able) if able else 'none registered'}")
+    with one_blas_thread():  # the report's work too (its warnings keep their stack level: no decorator here)
+        result, elapsed = run(backend, model, options, quiet=quiet)
+        result, decision = certify_with_decision(backend.name, model, result, tol=options.get("tol"))
+        return to_solution(problem, backend.name, model, result, elapsed, warn=warn, stacklevel=stacklevel + 1,
+                           decision=decision)
 
 
 # ----------------------------------------------------------------- the path
