@@ -5,7 +5,8 @@ of ``n`` or ``d`` numbers in a certificate, a Cholesky factorization of a few hu
 the certifier does the same after every backend. A BLAS pool of one thread per core then waits, at every call, on
 threads the operating system has descheduled for other work: on a two-core machine at load 1.5, a feature-ipm fit
 of 20,000 × 100 with a box took 4.5 s on the default pool against 0.11 s on one thread, dcd on the same data 0.66
-against 0.20 s, and signed dcd on the Cora-shaped data 0.53 against 0.04 s (``docs/architecture.md``, "Threads").
+against 0.20 s, and signed dcd on the Cora-shaped data 0.53 against 0.04 s; idle, feature-ipm on 100,000 × 100
+took 1.16 s against 0.41 s (``docs/architecture.md``, "Threads").
 So :mod:`robustsvm.solve_path` runs every backend, and its certification, in :func:`one_blas_thread`; parallel work
 is the caller's (``n_jobs`` of a grid search, the Dask backends' workers).
 """
