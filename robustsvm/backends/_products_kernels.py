@@ -13,8 +13,7 @@ import numpy as np
 
 __all__ = ["certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
            "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
-           "restrict_columns", "restrict_columns_into",
-           "row_sq_norms", "signs_energy"]
+           "restrict_columns", "restrict_columns_into", "row_sq_norms", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}

@@ -20,19 +20,19 @@ from typing import Any
 
 __all__ = ["on_one_blas_thread", "one_blas_thread"]
 
-_CONTROLLER: list[Any] = []
-
-
 def one_blas_thread() -> contextlib.AbstractContextManager:
-    """A context in which every BLAS library loaded in this process runs on one thread (``threadpoolctl``; the
-    libraries are found once, on first use, after NumPy's and SciPy's are loaded); the former counts are restored
-    on exit."""
-    if not _CONTROLLER:
-        import scipy.linalg  # noqa: F401  (SciPy's BLAS loaded before the libraries are listed)
-        from threadpoolctl import ThreadpoolController
+    """A context in which every BLAS library loaded in this process runs on one thread (``threadpoolctl``); the
+    former counts are restored on exit."""
+    return _controller().limit(limits=1, user_api="blas")
 
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+
+@functools.cache
+def _controller() -> Any:
+    """The BLAS libraries of this process, found once, on first use, after NumPy's and SciPy's are loaded."""
+    import scipy.linalg  # noqa: F401  (SciPy's BLAS loaded before the libraries are listed)
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def on_one_blas_thread(function: Callable) -> Callable:

@@ -108,8 +108,7 @@ def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
                                                                            ("λ1", float(model.l1))) if value > 0]
     if model.layout is not None or model.distribution is not None:
         levers.append("a smaller radius")
-    if np.any(model.feasible_set.lower > -np.inf) or np.any(model.feasible_set.upper < np.inf) or (
-            model.has_constraints):
+    if _restricted(model):
         levers.append("fewer or other signs, bounds or constraints (they may rule out the direction that separates "
                       "the classes)")
     if not weighted:
@@ -126,6 +125,12 @@ def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
             "uninformative": True, "training_accuracy": accuracy, "constant_accuracy": constant,
             "weight_resolution": None, "critical_radius": None, "critical_l1": None, "explained": True,
             "proved": True, "cause": cause}
+
+
+def _restricted(model: Any) -> bool:
+    """Whether signs, bounds or linear constraints restrict the weights."""
+    ws = model.feasible_set
+    return bool(np.any(ws.lower > -np.inf) or np.any(ws.upper < np.inf) or model.has_constraints)
 
 
 def improves_on_constant(model: Any, objective: float) -> bool:
@@ -188,11 +193,9 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
         X = model.X
         scale = float(np.sum(model.c)) * float(abs(X).max() if X.shape[0] and X.shape[1] else 0.0)
         if cl1 <= _CRITICAL_ROUNDING * scale:  # 0 but for the rounding of its conic program
-            ws = model.feasible_set
-            held = np.any(ws.lower > -np.inf) or np.any(ws.upper < np.inf) or model.has_constraints
             return ("the constant classifier is optimal for these data: no weight " + (
                 "the signs, bounds or constraints allow improves on it (fewer or other ones may let the model "
-                "separate the classes)" if held else "improves on it")), "proved"
+                "separate the classes)" if _restricted(model) else "improves on it")), "proved"
         return compare_critical("l1", float(model.l1), cl1)
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         return _unexplained(w, report["weight_resolution"]), "unknown"

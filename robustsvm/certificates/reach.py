@@ -99,11 +99,9 @@ def unpenalized_reach(model: Any, a: np.ndarray, objective: float) -> np.ndarray
 
 
 def _is_nominal(model: Any) -> bool:
-    """A hinge or squared hinge without penalty, kernel or set (every radius 0), with a free, absent or ridge
-    intercept."""
+    """A hinge or squared hinge without penalty, kernel or set (every radius 0)."""
     layout = model.layout
-    return (model.l1 == 0 and model.l2 == 0 and model.kernel is None
-            and model.loss.name in ("hinge", "squared_hinge") and model.intercept.mode in ("free", "none", "ridge")
+    return (model.l1 == 0 and model.l2 == 0 and model.kernel is None and model.loss.name in ("hinge", "squared_hinge")
             and (layout is None or not np.any(layout.radius > 0)))
 
 
@@ -171,10 +169,10 @@ def nominal_repair(model: Any, a: np.ndarray) -> np.ndarray:
     X, y = model.X, model.y
     cap = np.asarray(model.c, dtype=np.float64) * float(model.loss.dual_upper)
     eps = np.maximum(np.minimum(a, cap - a), 0.0)
-    free = eps >= 1e-3 * float(eps.max()) if np.any(eps > 0) else eps > 0
-    with_b = model.intercept.mode == "free"
-    if not np.any(free):
+    if not np.any(eps > 0):
         return a
+    free = eps >= 1e-3 * float(eps.max())
+    with_b = model.intercept.mode == "free"
     rows = X.tocsr()[free] if hasattr(X, "tocsr") else X[free]
     v, _ = _image(X, y, a, with_b)
     target = np.flatnonzero(_sides(model, v, v, with_b)[0] > 0)  # a sign or bound takes care of the others
@@ -356,10 +354,7 @@ def _projected_steps(X: Any, y: np.ndarray, r: np.ndarray, V: Any, lam: np.ndarr
 def _inside(model: Any, V: Any, a: np.ndarray, tau: np.ndarray) -> tuple[float, float]:
     """``(ρ(a), γ_V(v(a)))`` with ``ρ`` rounded down and ``γ`` up: ``γ(v) ≤ γ(v̂) + Σ_h |v_h − v̂_h| γ(e_h)``, the
     error of the computed ``v̂`` at most ``(n + 4)·eps·Σ_i a_i |x_ih|``."""
-    X = model.X
-    n = X.shape[0]
-    v = np.asarray(X.T @ (a * model.y)).ravel()
-    err = (n + 4) * np.finfo(float).eps * np.asarray(abs(X).T @ a).ravel()
+    v, err = _image(model.X, model.y, a, False)
     rho = float(a @ model.layout.radius) * (1.0 - _ROUNDING)
     return rho, float(V.gauge(v)) * (1.0 + _ROUNDING) + float(err @ tau)
 
