@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, minres
 
@@ -50,31 +49,43 @@ def test_gathered_rows_are_the_signed_rows_on_the_kept_columns():
 
 
 def _preconditioner(ptr, cols, vals, n_cols, k):
+    """The ``k`` most frequent columns deflated: the rows renumbered in place (those columns ``0..k−1``, first in
+    each row) and their :data:`mk.Deflation`."""
     counts = np.bincount(cols, minlength=n_cols)
     position = np.full(n_cols, -1, dtype=np.int64)
     position[np.argsort(counts)[n_cols - k:]] = np.arange(k)
-    D, S, cptr, cpos, cval = mk.deflation_parts(ptr, cols, vals, position, k, 1e-3)
-    R = sla.cholesky(S, lower=False)
-    return position, mk.Deflation(cptr, cpos, cval, D, R, np.ascontiguousarray(R.T))
+    mid, label, D, S = mk.deflate_rows(ptr, cols, vals, position, k, 1e-3)
+    deflated = position >= 0
+    assert np.array_equal(np.sort(label), np.arange(n_cols)) and np.array_equal(label[deflated], position[deflated])
+    return mk.GatheredRows(ptr, cols, vals), me._factored(mid, D, S)
+
+
+def _dense(rows, n_rows, n_cols):
+    A = np.zeros((n_rows, n_cols))
+    for j in range(n_rows):
+        A[j, rows.cols[rows.ptr[j]:rows.ptr[j + 1]]] = rows.vals[rows.ptr[j]:rows.ptr[j + 1]]
+    return A
 
 
 def test_preconditioner_is_the_inverse_of_the_diagonal_plus_the_frequent_columns():
-    """``precondition`` applies ``(D + C Cᵀ)⁻¹``: checked against the dense matrix built from the rows."""
+    """``precondition`` applies ``(D + C Cᵀ)⁻¹``: checked against the dense matrix built from the rows; the
+    deflated rows hold the gathered rows' entries, those of ``C`` first."""
     X, y = _bag_of_words()
     rows = np.arange(120)
     ptr, cols, vals, features = _gathered(X, y, rows, np.ones(X.shape[1], dtype=bool))
     n_cols, k = features.size, 10
-    position, pre = _preconditioner(ptr, cols, vals, n_cols, k)
-    A = np.zeros((rows.size, n_cols))
+    before = np.sort(_dense(mk.GatheredRows(ptr, cols, vals), rows.size, n_cols), axis=1)
+    deflated, pre = _preconditioner(ptr, cols, vals, n_cols, k)
+    A = _dense(deflated, rows.size, n_cols)
+    np.testing.assert_array_equal(np.sort(A, axis=1), before)  # the same rows, columns renumbered
     for j in range(rows.size):
-        A[j, cols[ptr[j]:ptr[j + 1]]] = vals[ptr[j]:ptr[j + 1]]
-    common = position >= 0
-    rest = (A[:, ~common] ** 2).sum(axis=1) + 1e-3
-    M = np.diag(rest) + A[:, common] @ A[:, common].T
+        assert np.all(cols[ptr[j]:pre.mid[j]] < k) and np.all(cols[pre.mid[j]:ptr[j + 1]] >= k)
+    rest = (A[:, k:] ** 2).sum(axis=1) + 1e-3
+    M = np.diag(rest) + A[:, :k] @ A[:, :k].T
     np.testing.assert_allclose(pre.D, rest, rtol=1e-13)
     r = np.random.default_rng(2).standard_normal(rows.size)
     out = np.empty(rows.size)
-    mk.precondition(pre, r, out)
+    mk.precondition(deflated, pre, r, out)
     np.testing.assert_allclose(out, np.linalg.solve(M, r), rtol=1e-9, atol=1e-12)
 
 
@@ -85,17 +96,14 @@ def test_compiled_minres_matches_scipy_and_solves_the_system():
     rows = np.arange(150)
     ptr, cols, vals, features = _gathered(X, y, rows, np.ones(X.shape[1], dtype=bool))
     n_cols, k = features.size, 8
-    _, pre = _preconditioner(ptr, cols, vals, n_cols, k)
-    rows_ = mk.GatheredRows(ptr, cols, vals)
-    A = np.zeros((rows.size, n_cols))
-    for j in range(rows.size):
-        A[j, cols[ptr[j]:ptr[j + 1]]] = vals[ptr[j]:ptr[j + 1]]
+    rows_, pre = _preconditioner(ptr, cols, vals, n_cols, k)
+    A = _dense(rows_, rows.size, n_cols)
     G = A @ A.T
     rhs = np.random.default_rng(3).standard_normal(rows.size)
 
     def prec(r):
         out = np.empty(r.size)
-        mk.precondition(pre, r, out)
+        mk.precondition(rows_, pre, r, out)
         return out
     n = rows.size
     none = np.zeros(rows.size)

@@ -1,5 +1,9 @@
 """Compiled loops of the margin-equation point (:mod:`.margin_equations`): the rows of the free samples on the free
-features with their columns renumbered, the products with ``A Aᵀ`` and the deflation preconditioner's parts."""
+features with their columns renumbered, the products with ``A Aᵀ``, the deflation preconditioner and MINRES.
+
+The preconditioner ``M = D + C Cᵀ`` keeps ``k`` columns ``C`` of the rows; :func:`deflate_rows` numbers them
+``0..k−1`` and stores them first in every row, so that its products with ``C`` and ``Cᵀ`` read the entries that
+the products with ``A`` and ``Aᵀ`` of the same iteration have just read (:func:`minres_solve`)."""
 
 from __future__ import annotations
 
@@ -8,14 +12,17 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-__all__ = ["Deflation", "GatheredRows", "column_energy", "deflation_parts", "gather_rows", "gram_into", "minres_solve",
+__all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "gather_rows", "gram_into", "minres_solve",
            "precondition", "transposed_into"]
 
 #: the rows of the free samples on the free features, columns renumbered ``0..n_cols−1`` (:func:`gather_rows`)
 GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
-#: the preconditioner ``M = D + C Cᵀ``: ``C`` as CSR rows ``(cptr, cpos, cval)`` over its ``k`` columns, ``D``,
-#: and ``S = I + Cᵀ D⁻¹ C = RᵀR`` by its upper Cholesky factor ``R`` and ``L = Rᵀ`` (C-contiguous)
-Deflation = namedtuple("Deflation", ["cptr", "cpos", "cval", "D", "R", "L"])
+#: the preconditioner ``M = D + C Cᵀ`` of rows from :func:`deflate_rows` (``C``: their columns ``0..k−1``, the
+#: entries ``ptr[i]..mid[i]`` of row ``i``): ``mid``, ``D`` and ``inv_d = 1/D``, and ``S = I + Cᵀ D⁻¹ C = RᵀR`` by
+#: ``L = Rᵀ`` and ``R`` with its rows and columns reversed (``Rrev``, lower triangular: both triangular solves then
+#: run forwards, which compiles to vectorized loops where a backward solve does not), with the inverses of their
+#: diagonals ``dinv`` and ``dinv_rev``
+Deflation = namedtuple("Deflation", ["mid", "D", "inv_d", "L", "Rrev", "dinv", "dinv_rev"])
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -92,125 +99,208 @@ def column_energy(cols, vals, n_cols):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def deflation_parts(ptr, cols, vals, position, k, shift):  # pragma: no cover - compiled
-    """``(D, S, cptr, cpos, cval)`` of the preconditioner ``M = D + C Cᵀ``: ``C`` the columns with
-    ``position[j] ≥ 0`` (its column ``position[j]`` of ``k``), as CSR rows ``(cptr, cpos, cval)``; ``D_i`` the
-    squared norm of row ``i`` on the other columns plus ``shift``; ``S = I + Cᵀ D⁻¹ C`` (k × k)."""
-    n = ptr.size - 1
+def deflate_rows(ptr, cols, vals, position, k, shift):  # pragma: no cover - compiled
+    """The rows rewritten in place with the columns ``position[j] ≥ 0`` (``C``, ``k`` of them) numbered
+    ``position[j]`` and stored first in each row, the others numbered ``k..`` in their order: ``(mid, label, D, S)``
+    with ``mid[i]`` the end of row ``i``'s entries in ``C``, ``label[j]`` the new number of column ``j``, ``D_i``
+    the squared norm of row ``i`` outside ``C`` plus ``shift`` and the upper triangle of ``S = I + Cᵀ D⁻¹ C``
+    (k × k; zero below the diagonal)."""
+    n, m = ptr.size - 1, position.size
+    label = np.empty(m, dtype=np.int64)
+    rest = k
+    longest = 0
+    for j in range(m):
+        if position[j] >= 0:
+            label[j] = position[j]
+        else:
+            label[j] = rest
+            rest += 1
+    for i in range(n):
+        longest = max(longest, np.int64(ptr[i + 1]) - np.int64(ptr[i]))
+    row_cols = np.empty(longest, dtype=cols.dtype)
+    row_vals = np.empty(longest)
+    mid = np.empty(n, dtype=ptr.dtype)
     D = np.empty(n)
     S = np.eye(k)
-    cptr = np.empty_like(ptr)
-    cpos = np.empty(vals.size, dtype=np.uint32)
-    cval = np.empty(vals.size)
-    cptr[0] = 0
-    q = 0
     for i in range(n):
+        start = np.int64(ptr[i])
+        length = np.int64(ptr[i + 1]) - start
+        in_c = 0
+        for e in range(length):
+            row_cols[e] = cols[start + e]
+            row_vals[e] = vals[start + e]
+            in_c += 1 if position[cols[start + e]] >= 0 else 0
+        # each entry to the next place of its part, C first: a select, no branch on the part (half the entries are
+        # in C, in no predictable order)
+        qc, qr = start, start + in_c
         acc = shift
-        for e in range(ptr[i], ptr[i + 1]):
-            a = position[cols[e]]
-            if a < 0:
-                acc += vals[e] * vals[e]
-            else:
-                cpos[q] = a
-                cval[q] = vals[e]
-                q += 1
-        cptr[i + 1] = q
+        for e in range(length):
+            j = row_cols[e]
+            x = row_vals[e]
+            c = 1 if position[j] >= 0 else 0
+            q = qc if c else qr
+            cols[q] = label[j]
+            vals[q] = x
+            qc += c
+            qr += 1 - c
+            acc += (1 - c) * x * x
+        mid[i] = qc
         D[i] = acc
         inv = 1.0 / acc
-        for e in range(cptr[i], q):
-            va = cval[e] * inv
-            a = cpos[e]
-            for f in range(cptr[i], q):
-                S[a, cpos[f]] += va * cval[f]
-    return D, S, cptr, cpos[:q], cval[:q]
+        for e in range(start, mid[i]):  # the upper triangle: S[a, b] for a ≤ b
+            va = vals[e] * inv
+            a = cols[e]
+            for f in range(e, mid[i]):
+                b = cols[f]
+                S[min(a, b), max(a, b)] += va * vals[f]
+    return mid, label, D, S
 
 
 @nb.njit(cache=True, fastmath=_FM)
-def precondition(pre, r, out):  # pragma: no cover - compiled
-    """``out = M⁻¹ r = D⁻¹ (r − C S⁻¹ Cᵀ D⁻¹ r)`` for ``M = D + C Cᵀ`` (``pre`` a :data:`Deflation`)."""
-    cptr, cpos, cval, D, R, L = pre.cptr, pre.cpos, pre.cval, pre.D, pre.R, pre.L
-    k = R.shape[0]
-    n = cptr.size - 1
-    g = np.zeros(k)
-    for i in range(n):
-        ti = r[i] / D[i]
-        for e in range(cptr[i], cptr[i + 1]):
-            g[cpos[e]] += cval[e] * ti
-    for a in range(k):  # Rᵀ z = g, from the rows of L = Rᵀ (contiguous)
-        acc = g[a]
+def _factor_solve(L, Rrev, dinv, dinv_rev, g, z):  # pragma: no cover - compiled
+    """``g ← S⁻¹ g`` for ``S = RᵀR`` (``L = Rᵀ``; ``Rrev`` is ``R`` reversed), ``z`` a workspace of ``g``'s length:
+    ``Rᵀu = g`` forwards, then ``R x = u`` forwards in reversed order."""
+    k = g.size
+    for a in range(k):
+        acc = 0.0
         for b in range(a):
-            acc -= L[a, b] * g[b]
-        g[a] = acc / R[a, a]
-    for a in range(k - 1, -1, -1):  # R u = z
-        acc = g[a]
-        for b in range(a + 1, k):
-            acc -= R[a, b] * g[b]
-        g[a] = acc / R[a, a]
-    for i in range(n):
+            acc += L[a, b] * g[b]
+        g[a] = (g[a] - acc) * dinv[a]
+    for a in range(k):
+        z[a] = g[k - 1 - a]
+    for a in range(k):
+        acc = 0.0
+        for b in range(a):
+            acc += Rrev[a, b] * z[b]
+        z[a] = (z[a] - acc) * dinv_rev[a]
+    for a in range(k):
+        g[a] = z[k - 1 - a]
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _scaled_image(ptr, cols, vals, mid, inv_d, r, g):  # pragma: no cover - compiled
+    """``g = Cᵀ D⁻¹ r``."""
+    g[:] = 0.0
+    for i in range(ptr.size - 1):
+        ri = r[i] * inv_d[i]
+        for e in range(ptr[i], mid[i]):
+            g[cols[e]] += vals[e] * ri
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def precondition(rows, pre, r, out):  # pragma: no cover - compiled
+    """``out = M⁻¹ r = D⁻¹ (r − C S⁻¹ Cᵀ D⁻¹ r)`` for ``M = D + C Cᵀ`` (``rows`` from :func:`deflate_rows`,
+    ``pre`` their :data:`Deflation`)."""
+    ptr, cols, vals = rows.ptr, rows.cols, rows.vals
+    mid, inv_d = pre.mid, pre.inv_d
+    k = pre.L.shape[0]
+    g = np.empty(k)
+    _scaled_image(ptr, cols, vals, mid, inv_d, r, g)
+    _factor_solve(pre.L, pre.Rrev, pre.dinv, pre.dinv_rev, g, np.empty(k))
+    for i in range(ptr.size - 1):
         acc = r[i]
-        for e in range(cptr[i], cptr[i + 1]):
-            acc -= cval[e] * g[cpos[e]]
-        out[i] = acc / D[i]
+        for e in range(ptr[i], mid[i]):
+            acc -= vals[e] * g[cols[e]]
+        out[i] = acc * inv_d[i]
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def _precondition_image(ptr, cols, vals, mid, inv_d, r, h, y, t):  # pragma: no cover - compiled
+    """``y = D⁻¹ (r − C h)`` (``h = S⁻¹ Cᵀ D⁻¹ r``: ``y = M⁻¹ r``), ``t = Aᵀ y`` in the same pass over the rows;
+    returns ``r·y``."""
+    t[:] = 0.0
+    ry = 0.0
+    for i in range(ptr.size - 1):
+        acc = r[i]
+        for e in range(ptr[i], mid[i]):
+            acc -= vals[e] * h[cols[e]]
+        yi = acc * inv_d[i]
+        y[i] = yi
+        ry += r[i] * yi
+        for e in range(ptr[i], ptr[i + 1]):
+            t[cols[e]] += vals[e] * yi
+    return ry
 
 
 @nb.njit(cache=True, fastmath=_FM)
 def minres_solve(rows, n_cols, pre, rhs, max_iter, weights, target):  # pragma: no cover - compiled
-    """Preconditioned MINRES (Paige & Saunders) from 0 on ``A Aᵀ x = rhs`` (``A`` the :data:`GatheredRows`
-    ``rows`` over ``n_cols`` columns), preconditioned by :func:`precondition` with ``pre``: ``(x, iterations)``
+    """Preconditioned MINRES (Paige & Saunders) from 0 on ``A Aᵀ x = rhs`` (``A`` the rows of :func:`deflate_rows`
+    over ``n_cols`` columns), preconditioned by ``M = D + C Cᵀ`` (``pre``, :data:`Deflation`): ``(x, iterations)``
     after ``max_iter`` iterations at most, fewer once the residual ``r = rhs − A Aᵀ x`` falls to
     ``Σ_i weights_i |r_i| < target`` or vanishes. ``r`` follows the iterates by the recurrence of their search
-    directions applied to the products ``A Aᵀ v`` already formed (no extra product)."""
+    directions applied to the products ``A Aᵀ v`` already formed (no extra product).
+
+    An iteration reads the rows twice. The product ``A t`` of the Lanczos vector ``v = y/β`` (``t = Aᵀ y``) gives
+    ``C ᵀD⁻¹ (A Aᵀ v)`` in the same pass; the new Lanczos residual ``r₊ = A Aᵀ v − f₁ r₁ − f₂ r₂`` then has
+    ``Cᵀ D⁻¹ r₊`` by the same recurrence in ``k`` dimensions, and one pass forms ``y₊ = M⁻¹ r₊`` from it with
+    ``Aᵀ y₊`` for the next product (which the last iteration forms in vain)."""
     ptr, cols, vals = rows.ptr, rows.cols, rows.vals
+    mid, inv_d, L, Rrev, dinv, dinv_rev = pre.mid, pre.inv_d, pre.L, pre.Rrev, pre.dinv, pre.dinv_rev
     N = ptr.size - 1
+    k = L.shape[0]
     x = np.zeros(N)
-    t = np.empty(n_cols)
-    r1 = rhs.copy()
     res = rhs.copy()
-    y = np.empty(N)
-    precondition(pre, r1, y)
-    beta1 = 0.0
     size = 0.0
     for i in range(N):
-        beta1 += r1[i] * y[i]
         size += weights[i] * abs(res[i])
+    r1 = rhs.copy()
+    r2 = rhs.copy()
+    g1 = np.empty(k)  # Cᵀ D⁻¹ r1, Cᵀ D⁻¹ r2
+    _scaled_image(ptr, cols, vals, mid, inv_d, r1, g1)
+    g2 = g1.copy()
+    h = g2.copy()
+    z = np.empty(k)
+    _factor_solve(L, Rrev, dinv, dinv_rev, h, z)
+    y = np.empty(N)
+    t = np.empty(n_cols)
+    beta1 = _precondition_image(ptr, cols, vals, mid, inv_d, r2, h, y, t)
     if not beta1 > 0.0 or size < target:
         return x, 0
-    beta1 = np.sqrt(beta1)
-    oldb, beta, dbar, epsln, phibar = 0.0, beta1, 0.0, 0.0, beta1
+    beta = np.sqrt(beta1)
+    oldb, dbar, epsln, phibar = 0.0, 0.0, 0.0, beta
     cs, sn = -1.0, 0.0
     w = np.zeros(N)
     w2 = np.zeros(N)
     aw = np.zeros(N)  # A Aᵀ w, A Aᵀ w2
     aw2 = np.zeros(N)
     av = np.empty(N)
-    r2 = r1.copy()
     v = np.empty(N)
+    gc = np.empty(k)
     done = 0
     while done < max_iter:
         done += 1
         s = 1.0 / beta
+        f1 = beta / oldb if oldb > 0.0 else 0.0
+        gc[:] = 0.0
+        vav = 0.0
+        vr1 = 0.0
+        for i in range(N):  # A Aᵀ v = A t / β, with Cᵀ D⁻¹ of it
+            acc = 0.0
+            for e in range(ptr[i], ptr[i + 1]):
+                acc += vals[e] * t[cols[e]]
+            o = acc * s
+            av[i] = o
+            vi = y[i] * s
+            v[i] = vi
+            vav += vi * o
+            vr1 += vi * r1[i]
+            q = o * inv_d[i]
+            for e in range(ptr[i], mid[i]):
+                gc[cols[e]] += vals[e] * q
+        alfa = vav - f1 * vr1
+        f2 = alfa / beta
         for i in range(N):
-            v[i] = s * y[i]
-        gram_into(ptr, cols, vals, v, y, t)
-        for i in range(N):
-            av[i] = y[i]
-        if oldb > 0.0:
-            f = beta / oldb
-            for i in range(N):
-                y[i] -= f * r1[i]
-        alfa = 0.0
-        for i in range(N):
-            alfa += v[i] * y[i]
-        f = alfa / beta
-        for i in range(N):
-            y[i] -= f * r2[i]
+            rn = av[i] - f1 * r1[i] - f2 * r2[i]
             r1[i] = r2[i]
-            r2[i] = y[i]
-        precondition(pre, r2, y)
+            r2[i] = rn
+        for a in range(k):
+            gn = gc[a] - f1 * g1[a] - f2 * g2[a]
+            g1[a] = g2[a]
+            g2[a] = gn
+            h[a] = gn
+        _factor_solve(L, Rrev, dinv, dinv_rev, h, z)
+        bb = _precondition_image(ptr, cols, vals, mid, inv_d, r2, h, y, t)
         oldb = beta
-        bb = 0.0
-        for i in range(N):
-            bb += r2[i] * y[i]
         beta = np.sqrt(bb) if bb > 0.0 else 0.0
         oldeps = epsln
         delta = cs * dbar + sn * alfa

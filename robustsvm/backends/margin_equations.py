@@ -26,7 +26,7 @@ import math
 from collections import namedtuple
 
 import numpy as np
-import scipy.linalg as sla
+from scipy.linalg import lapack
 
 from . import _margin_kernels as mk
 from ._products_kernels import matvec_sparse
@@ -94,9 +94,13 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     ptr, cols, vals, features = mk.gather_rows(*parts, F.astype(np.int64), free, y)
     if vals.size < 2**32:  # unsigned offsets as well: half the time of a product with A Aᵀ (derivation §4)
         ptr = ptr.astype(np.uint32)
-    rows, n_cols = mk.GatheredRows(ptr, cols, vals), features.size
+    n_cols = features.size
     if F.size >= n_cols:  # rank(A Aᵀ) ≤ n_cols < |F|: the free samples cannot all be put on their margins
         return None
+    rows, pre, features = _deflation(mk.GatheredRows(ptr, cols, vals), features)
+    if pre is None:
+        return None
+    ptr, cols, vals = rows
     w0 = np.where(free, v, 0.0) / lam
     margins = matvec_sparse(ptr, cols, vals, w0[features]) + (0.0 if b is None else y[F] * b)
     rhs = lam * (1.0 - margins)
@@ -109,7 +113,7 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
         mk.gram_into(ptr, cols, vals, x0, product, t)
         rhs -= product
     iterations = int(MAX_ITER if max_iter is None else max_iter)
-    step, done = mk.minres_solve(rows, n_cols, _deflation(rows, n_cols), rhs, iterations, cF / lam, float(target))
+    step, done = mk.minres_solve(rows, n_cols, pre, rhs, iterations, cF / lam, float(target))
     if x0 is not None:
         step += x0
     if not np.all(np.isfinite(step)):
@@ -122,14 +126,16 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     return MarginPoint(w, multipliers, int(done))
 
 
-def _deflation(rows, n_cols: int):
-    """The preconditioner ``M = D + C Cᵀ`` of the gathered rows (:data:`._margin_kernels.Deflation`): ``C`` the
-    columns whose energy ``Σ_i a_ij²`` (the eigenvalue a column adds to ``A Aᵀ``) is at least
-    :data:`DEFLATION_ENERGY` times the mean energy of a row (the typical entry of ``D``), each in two rows at
-    least, the most energetic ``⌊√nnz(A)⌋`` of them at most (so that the two triangular solves with its factor cost
-    no more than one product with ``A``); ``D`` the squared row norms on the others plus a thousandth of the mean
-    squared row norm (so that ``D`` stays positive on a row whose entries are all in ``C``); ``I + Cᵀ D⁻¹ C`` by its
-    Cholesky factor."""
+def _deflation(rows, features: np.ndarray):
+    """The preconditioner ``M = D + C Cᵀ`` of the gathered rows: ``(rows, pre, features)`` with the rows (in place)
+    and ``features`` renumbered so that ``C`` comes first (:func:`._margin_kernels.deflate_rows`) and ``pre`` their
+    :data:`._margin_kernels.Deflation`. ``C``: the columns whose energy ``Σ_i a_ij²`` (the eigenvalue a column adds
+    to ``A Aᵀ``) is at least :data:`DEFLATION_ENERGY` times the mean energy of a row (the typical entry of ``D``),
+    each in two rows at least, the most energetic ``⌊√nnz(A)⌋`` of them at most (so that the two triangular solves
+    with its factor cost no more than one product with ``A``); ``D`` the squared row norms on the others plus a
+    thousandth of the mean squared row norm (so that ``D`` stays positive on a row whose entries are all in
+    ``C``); ``I + Cᵀ D⁻¹ C`` by its Cholesky factor."""
+    n_cols = features.size
     counts, energy = mk.column_energy(rows.cols, rows.vals, n_cols)
     mean_row = float(energy.sum()) / max(rows.ptr.size - 1, 1)
     energy[counts < 2] = 0.0
@@ -138,6 +144,24 @@ def _deflation(rows, n_cols: int):
     if k:
         position[np.argpartition(energy, n_cols - k)[n_cols - k:]] = np.arange(k)
     shift = 1e-3 * max(mean_row, 1e-300)
-    D, S, cptr, cpos, cval = mk.deflation_parts(rows.ptr, rows.cols, rows.vals, position, k, shift)
-    R = sla.cholesky(S, lower=False, check_finite=False) if k else np.zeros((0, 0))
-    return mk.Deflation(cptr, cpos, cval, D, R, np.ascontiguousarray(R.T))
+    mid, label, D, S = mk.deflate_rows(rows.ptr, rows.cols, rows.vals, position, k, shift)
+    renumbered = np.empty_like(features)
+    renumbered[label] = features
+    return rows, _factored(mid, D, S), renumbered
+
+
+def _factored(mid: np.ndarray, D: np.ndarray, S: np.ndarray):
+    """The :data:`._margin_kernels.Deflation` of ``D`` and ``S = I + Cᵀ D⁻¹ C`` given by its upper triangle
+    (``mid``: where each row's entries in ``C`` end): ``S = RᵀR`` by its upper Cholesky factor ``R``, computed in the
+    memory of ``S`` (read in Fortran order, its upper triangle is the lower one of ``S``, which LAPACK factors in
+    place as ``L Lᵀ``, and that memory read in C order is ``R = Lᵀ``); None if the factorization fails."""
+    if S.shape[0] == 0:
+        R = np.zeros((0, 0))
+    else:
+        factor, info = lapack.dpotrf(S.T, lower=1, clean=1, overwrite_a=1)
+        if info != 0:  # S = I + Cᵀ D⁻¹ C is positive definite: only a rounding disaster lands here
+            return None
+        R = factor.T
+    diagonal = np.diag(R)
+    return mk.Deflation(mid, D, 1.0 / D, np.ascontiguousarray(R.T), np.ascontiguousarray(R[::-1, ::-1]),
+                        1.0 / diagonal, np.ascontiguousarray(1.0 / diagonal[::-1]))
