@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import robustsvm as rs
 from robustsvm.backends import _dcd_kernels as kern
-from robustsvm.backends import dual_ascent
+from robustsvm.backends import dcd, dual_ascent
 
 from .conftest import make_classification
 
@@ -93,6 +93,18 @@ def test_the_block_order_is_chosen_from_the_shape():
     assert dual_ascent.order_block(X) == (dual_ascent.ORDER_BLOCK, -(-dual_ascent.ORDER_MIN_BYTES["sparse"] // 240))
 
 
+def test_dcd_visits_csr_rows_by_blocks_from_fewer_bytes():
+    """dcd's epochs take the block order on CSR rows from 512 KiB of active rows (robust-dcd's from 2 MiB), on dense
+    rows from the same 8 MiB; read back from the order a solve's kernel receives."""
+    X = sp.random(1000, 5000, density=0.004, format="csr", random_state=0)  # 240 bytes a row
+    assert dcd.ORDER_MIN_BYTES == {"dense": dual_ascent.ORDER_MIN_BYTES["dense"], "sparse": 2**19}
+    state = dual_ascent.visiting_order(0, X, dcd.ORDER_MIN_BYTES)[0]
+    assert (int(state[1]), int(state[2])) == (32, -(-2**19 // 240))
+    assert int(dual_ascent.visiting_order(0, X)[0][2]) == -(-2**21 // 240)
+    dense = np.zeros((10, 100))
+    assert dual_ascent.order_block(dense, dcd.ORDER_MIN_BYTES) == dual_ascent.order_block(dense)
+
+
 @pytest.mark.parametrize(("n", "d", "density"), [
     (-(-dual_ascent.ORDER_MIN_BYTES["dense"] // 800), 100, None),  # the dense threshold
     (50_000, 100, None), (200_000, 100, None), (100_000, 200, None), (60_000, 784, None),  # 40 to 376 MB
@@ -133,6 +145,7 @@ def blocks_everywhere(monkeypatch):
     """The block order on every epoch with more than one block of 8 active samples."""
     monkeypatch.setattr(dual_ascent, "ORDER_BLOCK", 8)
     monkeypatch.setattr(dual_ascent, "ORDER_MIN_BYTES", {"dense": 0, "sparse": 0})
+    monkeypatch.setattr(dcd, "ORDER_MIN_BYTES", {"dense": 0, "sparse": 0})
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse"])

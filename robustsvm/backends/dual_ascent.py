@@ -34,25 +34,29 @@ __all__ = ["MIN_PASS", "ORDER_BLOCK", "ORDER_MIN_BYTES", "Ascent", "CertificateS
 ORDER_BLOCK = 32
 #: the bytes of the active rows from which they are visited by blocks, dense and CSR (a CSR row is read from two
 #: arrays): 4× and 1× the L2 cache of the benchmark machine; below, blocks cost more epochs than the reads they save
+#: (``robust-dcd``'s; ``dcd`` reads its CSR rows by blocks from fewer bytes, :data:`.dcd.ORDER_MIN_BYTES`)
 ORDER_MIN_BYTES = {"dense": 2**23, "sparse": 2**21}
 
 
-def order_block(X) -> tuple[int, int]:
+def order_block(X, min_bytes: dict | None = None) -> tuple[int, int]:
     """:data:`ORDER_BLOCK` and the fewest active samples visited by blocks (:func:`._dcd_kernels.shuffle`): those
-    that fill :data:`ORDER_MIN_BYTES` at the mean bytes of a row (dense: ``d`` values; CSR: stored entries and
-    their int32 indices). The block length does not grow with the bytes of the rows. Derivation §7."""
+    that fill ``min_bytes`` (default :data:`ORDER_MIN_BYTES`; keys ``"dense"`` and ``"sparse"``) at the mean bytes
+    of a row (dense: ``d`` values; CSR: stored entries and their int32 indices). The block length does not grow
+    with the bytes of the rows. Derivation §7."""
     sparse = sp.issparse(X)
     row_bytes = X.nnz * (X.dtype.itemsize + 4) / max(X.shape[0], 1) if sparse else X.shape[1] * X.itemsize
-    rows = np.ceil(ORDER_MIN_BYTES["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
+    limits = ORDER_MIN_BYTES if min_bytes is None else min_bytes
+    rows = np.ceil(limits["sparse" if sparse else "dense"] / max(row_bytes, 1.0))
     return (int(ORDER_BLOCK), int(rows)) if ORDER_BLOCK > 0 else (0, 0)
 
 
-def visiting_order(seed, X=None) -> np.ndarray:
+def visiting_order(seed, X=None, min_bytes: dict | None = None) -> np.ndarray:
     """The epochs' visiting order as a one-record array of :data:`._dcd_kernels.ORDER`: the generator's state
     drawn from ``seed`` (odd, hence non-zero) and, for data ``X``, the block length and threshold of
-    :func:`order_block` (without ``X``: a plain permutation every epoch)."""
+    :func:`order_block` (with ``min_bytes``; without ``X``: a plain permutation every epoch)."""
     out = np.zeros(1, dtype=kern.ORDER)
-    out[0] = (np.random.default_rng(seed).integers(1, 2**62) * 2 + 1, *(order_block(X) if X is not None else (0, 0)))
+    block = order_block(X, min_bytes) if X is not None else (0, 0)
+    out[0] = (np.random.default_rng(seed).integers(1, 2**62) * 2 + 1, *block)
     return out
 
 
