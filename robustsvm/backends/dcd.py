@@ -541,13 +541,15 @@ class _Loop:
             return cert
         self.margin_start, self.margin_iterations = point.multipliers, self.margin_iterations + point.iterations
         w = np.where(sg * point.w >= 0.0, point.w, 0.0)
-        S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
+        S = cert.S  # Σ c_i y_i clip(α_i, 0, U), from the certificate's pass
+        if not np.isfinite(S):
+            S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
         P, b = arrays.best_primal(w, ops.matvec(w), S, b)
         self.margin_tried += 1
         if P >= cert.P:
             return cert
         self.margin_kept += 1
-        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images)
+        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images, S=cert.S)
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
@@ -572,17 +574,14 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     else:
         images, z, sums = products.certificate_dense(arrays.X, c, y, alpha, arrays.upper, w)
     S = float(sums[0] - sums[1])
-    best = arrays.best_primal(w, z, S, b_hint)
     fp, fn = class_balance(float(sums[0]), float(sums[1])) if mode == "free" else (1.0, 1.0)
-    alpha_t = np.clip(alpha, 0.0, arrays.upper)
-    if (fp, fn) != (1.0, 1.0):
-        alpha_t = np.where(y > 0, fp * alpha_t, fn * alpha_t)
-    v_t = images[0] + images[1] if (fp, fn) == (1.0, 1.0) else fp * images[0] + fn * images[1]
-    if relax is not None and kern.outside(v_t, relax.index, relax.a, relax.b):
+    if relax is not None and kern.outside(fp * images[0] + fn * images[1], relax.index, relax.a, relax.b):
         return None
-    conjugate = products.signs_energy(v_t, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
+    best = arrays.best_primal(w, z, S, b_hint)
+    alpha_t = products.balanced_alpha(alpha, y, arrays.upper, fp, fn)
+    conjugate = products.signs_energy(images[0], images[1], fp, fn, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
     D = dual_value(arrays.loss, c, alpha_t, conjugate, arrays.intercept, 0.0 if mode == "free" else S)
-    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images)
+    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images, S=S)
 
 
 register(

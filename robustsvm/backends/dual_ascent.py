@@ -78,14 +78,16 @@ class DualCertificate:
 
     ``gap = max(P − D, 0)`` bounds ``P − P*``; ``rel_gap = gap / max(|P|, TRIVIAL_SCALE·scale)`` with ``scale``
     the objective's value at ``w = 0, b = 0`` (``Σ c_i``), so that an optimum at 0 is certified by its absolute
-    gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` (a fresh
-    evaluation only: a merged certificate drops them).
+    gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` and ``S`` its
+    ``Σ_i c_i y_i clip(α_i, 0, U)`` (a fresh evaluation only: a merged certificate drops them; NaN where not formed).
     """
 
-    __slots__ = ("D", "P", "b", "images", "scale", "w")
+    __slots__ = ("D", "P", "S", "b", "images", "scale", "w")
 
-    def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None) -> None:
+    def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None,
+                 S: float = float("nan")) -> None:
         self.P, self.D, self.w, self.b, self.scale, self.images = float(P), float(D), w, float(b), scale, images
+        self.S = float(S)
 
     @property
     def gap(self) -> float:
