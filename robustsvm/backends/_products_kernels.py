@@ -13,7 +13,7 @@ import numpy as np
 
 __all__ = ["balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
            "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
-           "restrict_columns", "restrict_columns_into", "row_sq_norms", "signs_energy"]
+           "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -149,6 +149,16 @@ def signs_energy(pos, neg, fp, fn, signs):  # pragma: no cover - compiled
         x = fp * pos[h] + fn * neg[h]
         acc += x * x if signs[h] * x >= 0.0 else 0.0
     return acc
+
+
+@nb.njit(cache=True)
+def resync(pos, neg, lo, up, lam, v, w):  # pragma: no cover - compiled
+    """``v = pos + neg`` and ``w = clip(v, lo, up)/λ`` on every feature in one pass (dcd's weights from the class
+    images of a certificate; the same numbers as numpy's add, clip and divide)."""
+    for h in range(v.size):
+        x = pos[h] + neg[h]
+        v[h] = x
+        w[h] = min(max(x, lo[h]), up[h]) / lam
 
 
 @nb.njit(cache=True)

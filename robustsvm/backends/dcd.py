@@ -495,9 +495,7 @@ class _Loop:
         features were not followed), revise the frozen set and the restricted rows (:class:`_FeatureShrinking`),
         and choose the step: once few entries are clipped and not frozen, the plain one (derivation §6)."""
         arrays, features, st = self.arrays, self.features, self.st
-        np.add(images[0], images[1], out=st.v)
-        np.clip(st.v, self.box.lo, self.box.up, out=st.w)
-        np.divide(st.w, arrays.l2, out=st.w)
+        products.resync(images[0], images[1], self.box.lo, self.box.up, arrays.l2, st.v, st.w)
         restricted = features.update(st.v)
         part, samples, params = self.rows[0]
         if restricted is not None:
