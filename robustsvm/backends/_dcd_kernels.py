@@ -8,12 +8,13 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba import types
 from numba.extending import overload
 
 __all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
            "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type", "clipped_weight",
-           "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights", "newton_step", "of_type",
-           "outside", "row_dot", "run_epochs", "screen", "shuffle", "worse_than_safe"]
+           "column", "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights", "newton_step",
+           "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle", "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -186,18 +187,30 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-def _dot_dense(rows, i, w, box, local):
-    X, acc = rows.X, 0.0
-    for h in range(X.shape[1]):
-        acc += X[i, h] * w[h]
-    return acc, 0.0, 0.0, 0.0
+def _row_dense(rows, i):
+    return None, rows.X[i], 0, rows.X.shape[1]
 
 
-def _dot_sparse(rows, i, w, box, local):
-    indices, data, start, stop = rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
+def _row_sparse(rows, i):
+    return rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
+
+
+#: row i as ``(columns, values, start, stop)``: its entries are ``(column(columns, k), values[k])`` for ``k`` in
+#: ``range(start, stop)`` (a dense row's columns are ``None``, its ``k`` the column itself)
+row_of = by_type(is_dense, _row_dense, _row_sparse, inline="always")
+column = by_type(lambda columns: columns is None or isinstance(columns, types.NoneType), lambda columns, k: k,
+                 lambda columns, k: columns[k], inline="always")
+#: a constant True on dense rows (the epoch compiles no local step there)
+dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
+    """``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (with ``local``), its entries)``."""
+    columns, values, start, stop = row_of(rows, i)
     acc = q_free = n_free = 0.0
     for k in range(start, stop):
-        h, x = indices[k], data[k]
+        h, x = column(columns, k), values[k]
         wh = w[h]
         acc += x * wh
         if local:  # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
@@ -207,40 +220,26 @@ def _dot_sparse(rows, i, w, box, local):
     return acc, q_free, n_free, stop - start
 
 
-def _move_dense(rows, i, delta, v, w, box, inv_lam, squares):
-    X = rows.X
-    for h in range(X.shape[1]):
-        vh = v[h] + delta * X[i, h]
-        v[h] = vh
-        w[h] = clipped_weight(box, h, vh, inv_lam)
-    return 0.0
-
-
-def _move_sparse(rows, i, delta, v, w, box, inv_lam, squares):
-    indices, data, dw2 = rows.indices, rows.data, 0.0
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cover - compiled
+    """``v += δ x_i`` and ``w`` clipped there; returns the change of ``‖w‖²`` with ``squares``, else 0."""
+    columns, values, start, stop = row_of(rows, i)
+    dw2 = 0.0
     if squares:
-        for k in range(rows.indptr[i], rows.indptr[i + 1]):
-            h = indices[k]
-            vh = v[h] + delta * data[k]
+        for k in range(start, stop):
+            h = column(columns, k)
+            vh = v[h] + delta * values[k]
             wh = clipped_weight(box, h, vh, inv_lam)
             dw2 += wh * wh - w[h] * w[h]
             v[h] = vh
             w[h] = wh
         return dw2
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        h = indices[k]
-        vh = v[h] + delta * data[k]
+    for k in range(start, stop):
+        h = column(columns, k)
+        vh = v[h] + delta * values[k]
         v[h] = vh
         w[h] = clipped_weight(box, h, vh, inv_lam)
     return dw2
-
-
-#: ``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (CSR rows, ``local``), its entries)``;
-#: ``v += δ x_i`` and ``w`` clipped there, returning the change of ``‖w‖²`` (CSR rows, ``squares``); a constant
-#: True on dense rows (the epoch compiles no local step there)
-row_dot = by_type(is_dense, _dot_dense, _dot_sparse, inline="always", jit_options={"fastmath": _FM})
-move_weights = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
-dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
 
 
 @nb.njit(cache=True, fastmath=_FM)

@@ -10,7 +10,7 @@ import numba as nb
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, of_type, screen, worse_than_safe
+from ._dcd_kernels import begin_epoch, by_type, column, newton_step, of_type, row_of, screen, worse_than_safe
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",
@@ -74,36 +74,23 @@ def add_products(acc, xh, wh, uh):  # pragma: no cover - compiled
     return acc[0] + xh * wh, acc[1] + xh * uh, acc[2] + xh * xh * on, acc[3] + xh * uh * on
 
 
-def _products_dense(rows, i, w, u):
-    X, acc = rows.X, (0.0, 0.0, 0.0, 0.0)
-    for h in range(X.shape[1]):
-        acc = add_products(acc, X[i, h], w[h], u[h])
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def row_products(rows, i, w, u):  # pragma: no cover - compiled
+    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row."""
+    columns, values, start, stop = row_of(rows, i)
+    acc = (0.0, 0.0, 0.0, 0.0)
+    for k in range(start, stop):
+        h = column(columns, k)
+        acc = add_products(acc, values[k], w[h], u[h])
     return acc
 
 
-def _products_sparse(rows, i, w, u):
-    indices, data, acc = rows.indices, rows.data, (0.0, 0.0, 0.0, 0.0)
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        h = indices[k]
-        acc = add_products(acc, data[k], w[h], u[h])
-    return acc
-
-
-def _move_dense(rows, i, dv, v):
-    X = rows.X
-    for h in range(X.shape[1]):
-        v[h] += dv * X[i, h]
-
-
-def _move_sparse(rows, i, dv, v):
-    indices, data = rows.indices, rows.data
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        v[indices[k]] += dv * data[k]
-
-
-#: ``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row, and ``v += dv·x_i``
-row_products = by_type(is_dense, _products_dense, _products_sparse, inline="always", jit_options={"fastmath": _FM})
-move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def move_row(rows, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i``."""
+    columns, values, start, stop = row_of(rows, i)
+    for k in range(start, stop):
+        v[column(columns, k)] += dv * values[k]
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")

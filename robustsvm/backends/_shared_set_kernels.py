@@ -19,8 +19,8 @@ _FM = {"reassoc", "contract", "nsz", "arcp"}
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
 #: the set, signs and bounds (:meth:`.shared_set.SharedSetArrays.set_kernel` says what each holds)
-SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
-                                     "chi", "cap", "forced"])
+SetKernel = namedtuple("SetKernel", ["kind", "sg", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo", "chi", "cap",
+                                     "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
 #: ``State.scal``: ``u·w``, ``‖u‖²``, the ℓ1 level θ, ``hs = 2h*(v − Au)/λ2``, ``ww`` (``‖w‖²``, ``hs`` when a bound
 #: clips ``w``) and ``Σ_{w_h≠0} u_h²``
@@ -34,14 +34,10 @@ def prox_scalars() -> np.ndarray:
     return np.zeros(1, dtype=PROX)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def soft(p, lam1, s):  # pragma: no cover - compiled
-    """``clip_s(soft(p, λ1))`` for a sign ``s ∈ {−1, 0, 1}`` (2: a weight fixed at 0)."""
-    if p > lam1:
-        return p - lam1 if 0 <= s <= 1 else 0.0
-    if p < -lam1:
-        return p + lam1 if -1 <= s <= 0 else 0.0
-    return 0.0
+    """``clip_s(soft(p, λ1))`` for a sign ``s ∈ {−1, 0, 1}`` (2: a weight fixed at 0), branch-free."""
+    return (0 <= s <= 1) * max(p - lam1, 0.0) + (-1 <= s <= 0) * min(p + lam1, 0.0)
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -103,7 +99,7 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
 def unpacked(setk, st):  # pragma: no cover - compiled
     """What :func:`refresh_separable` reads, unpacked once (an array read from a named tuple costs a reference
     count)."""
-    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.okp, setk.okn, setk.delta),
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.delta),
             (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
 
 
@@ -111,7 +107,6 @@ def unpacked(setk, st):  # pragma: no cover - compiled
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
     :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
-    okp, okn = arrays[0], arrays[1]
     lo, hi, clo, chi = bounds
     tau = A / prm.lam
     if kind == KIND_BOX:
@@ -122,7 +117,7 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
         scal[0].uu = uu
         _refresh_tail(w, u, scal, False)
         return False
-    nz2, out = _ball2_z(v, z, okp, okn, clo, chi, prm, bounded)
+    nz2, out = _ball2_z(v, z, arrays[0], clo, chi, prm, bounded)
     if out > 0:
         return True
     shrink, inv_m = ball2_scalars(nz2, A, prm.lam, scal)  # w = max(0, 1 − τ/‖z‖) z, u = z/max(‖z‖, τ)
@@ -154,23 +149,16 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
         _ellipsoid(setk, st, A, prm, inner)
     else:
         if kind == KIND_BOX:
-            uw, uu, hs = _box(st.v, z, st.w, st.u, (setk.okp, setk.okn, setk.delta), setk.lo, setk.hi, tau, prm,
-                              True)
+            uw, uu, hs = _box(st.v, z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, tau, prm, True)
             scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
         elif kind == KIND_BALL2:
-            nz2, _ = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, False)
+            nz2, _ = _ball2_z(v, z, setk.sg, setk.clo, setk.chi, prm, False)
             uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
         else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
             uw, uu = _refresh_linf(st, setk.sg, tau, prm)
         scal[0].uw = uw
         scal[0].uu = uu
     _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _z_of(p, okp, okn, lam1, inv_lam):  # pragma: no cover - compiled
-    """``z_h = T(p)_h/λ2`` branch-free."""
-    return (okp * max(p - lam1, 0.0) + okn * min(p + lam1, 0.0)) * inv_lam
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
@@ -185,7 +173,7 @@ def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
 def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and :func:`box_pair`; with ``clip`` (a constant), ``w = clip(soft(z, τδ), lo, hi)`` and its
     saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖², h*(v − Au))`` (the last with ``clip``)."""
-    okp, okn, delta = arrays
+    sg, delta = arrays
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     A = tau * lam
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
@@ -194,7 +182,7 @@ def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - comp
     hs = 0.0
     for h in range(v.size):
         p = v[h]
-        zh = _z_of(p, okp[h], okn[h], lam1, inv_lam)
+        zh = soft(p, lam1, sg[h]) * inv_lam
         wh, uh = box_pair(zh, delta[h], tau, inv_tau)
         if clip:
             wh = min(max(wh, lo[h]), hi[h])
@@ -220,13 +208,13 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
 
 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compiled
+def _ball2_z(v, z, sg, clo, chi, prm, check):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and ``(‖z‖², out)``, ``out`` the number of ``z_h ∉ [clo_h, chi_h]`` when ``check``."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     nz2 = 0.0
     out = 0
     for h in range(v.size):
-        zh = z[h] = _z_of(v[h], okp[h], okn[h], lam1, inv_lam)
+        zh = z[h] = soft(v[h], lam1, sg[h]) * inv_lam
         nz2 += zh * zh
         if check:
             out += (zh > chi[h]) + (zh < clo[h])
