@@ -31,8 +31,7 @@ def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
 def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     """The sums of :func:`_clip_terms` over ``cand[:nc]``, ``s² rest2`` added to the first."""
     n2 = s * s * rest2
-    c2 = 0.0
-    p = 0.0
+    c2 = p = 0.0
     for j in range(nc):
         h = cand[j]
         a, b, e = _clip_terms(z[h], v[h], s, lo[h], hi[h], lam, lam1)
@@ -79,10 +78,10 @@ def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragm
 @nb.njit(cache=True, fastmath=_FM)
 def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
     """``w = clip(s z, lo, hi)``, ``u = w/‖w‖`` (``z_e/τ`` at ``w = 0``) over all of ``z`` (the root kept in
-    ``mu[0]``); writes ``hs``, returns ``(u·w, ‖u‖²)``."""
+    ``mu[0]``); returns ``(u·w, ‖u‖², h*(v − Au))``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
     lo, hi = setk.lo, setk.hi
-    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    lam, lam1 = prm.lam, prm.lam1
     d = v.size
     nz = np.sqrt(nz2)
     smax = 1.0 if setk.forced or tau <= 0.0 else (1.0 - tau / nz if nz > tau else 0.0)
@@ -99,9 +98,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
         mu[0] = s
     nw = np.sqrt(nw2)
     fu = 1.0 / nw if nw > 0.0 else (1.0 / tau if tau > 0.0 else 0.0)
-    uw = 0.0
-    uu = 0.0
-    hs = 0.0
+    uw = uu = hs = 0.0
     A = tau * lam
     for h in range(d):
         wh = min(max(s * z[h], lo[h]), hi[h])
@@ -111,8 +108,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
         uw += uh * wh
         uu += uh * uh
         hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[0].hs = 2.0 * hs * inv_lam
-    return uw, uu
+    return uw, uu, hs
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -161,8 +157,7 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     nc = 0
     ze2 = 0.0
     n2 = s0 * s0 * rest2
-    c2 = 0.0
-    p = 0.0
+    c2 = p = 0.0
     for j in range(ncand):  # compaction, ‖z_e‖² over C and the first evaluation, in one pass
         h = cand[j]
         if flag[h] == 1:

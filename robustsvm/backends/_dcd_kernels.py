@@ -110,48 +110,27 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
     items = np.arange(n_draws).astype(index.dtype) if blocked else index[:k]
     for t in range(n_draws - 1, 0, -1):  # Fisher–Yates over the items
         x, j = _draw(x, t + 1)
-        tmp = items[t]
-        items[t] = items[j]
-        items[j] = tmp
+        items[t], items[j] = items[j], items[t]
     if blocked:
-        top = 0
-        for s in range(k):
-            top = max(top, np.int64(index[s]))
-        mark = np.zeros(top + 1, dtype=np.bool_)
-        for s in range(k):
-            mark[index[s]] = True
-        rows = np.empty(k, dtype=index.dtype)  # the active rows in storage order
+        mark = np.zeros(np.int64(index[:k].max()) + 1, dtype=np.bool_)
+        mark[index[:k]] = True
+        rows = np.flatnonzero(mark).astype(index.dtype)  # the active rows in storage order
         p = 0
-        for i in range(top + 1):
-            if mark[i]:
-                rows[p] = i
-                p += 1
-        p = 0
-        for t in range(n_draws):
+        for t in range(n_draws):  # block t, rotated by q: rows[first + q:first + size], then rows[first:first + q]
             first = items[t] * B
             size = min(B, k - first)
-            x, q = _draw(x, size)  # the rotation
-            for _ in range(size):
-                index[p] = rows[first + q]
-                p += 1
-                q += 1
-                if q == size:
-                    q = 0
+            x, q = _draw(x, size)
+            index[p:p + size - q] = rows[first + q:first + size]
+            index[p + size - q:p + size] = rows[first:first + q]
+            p += size
     order.state = x
 
 
 @nb.njit(cache=True)
 def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
     """Exact minimizer along α_i of the convex quadratic with slope G and curvature q, on [0, upper]."""
-    if q > 0.0:
-        a = alpha_i - G / q
-    else:  # zero curvature: the quadratic is linear, go to the bound G points to
-        a = upper if G < 0.0 else 0.0
-    if a < 0.0:
-        a = 0.0
-    elif a > upper:
-        a = upper
-    return a
+    a = alpha_i - G / q if q > 0.0 else (upper if G < 0.0 else 0.0)  # q = 0: linear, to the bound G points to
+    return min(max(a, 0.0), upper)
 
 
 @nb.njit(cache=True, inline="always")
@@ -311,8 +290,7 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, av
     active, pg_max_old, pg_min_old, pg_eps = shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps
     work = 0.0
     e = 0
-    looked = False
-    binds = False
+    looked = binds = False
     active_new = active
     while True:
         visited = active

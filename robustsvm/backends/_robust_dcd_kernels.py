@@ -141,9 +141,10 @@ def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no c
         nz2, ncand = ball2_list(st, setk, smax)
 
 
-def _ball2_start(step, rows, st, setk, prm, A):
-    """The 2-ball's ``start``: ``(s, 1/m, nz2, ncand, smax)`` from ``z``; with bounds the list is made for
-    ``smax = 1``, then for ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
+    """``(s, 1/m, nz2, ncand, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
+    ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
     z = st.z
     nz2 = 0.0
     for h in range(z.size):
@@ -166,10 +167,7 @@ def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compile
     ``w_h = clip(s z_h, lo_h, hi_h)`` (§7)."""
     indices, data = rows.indices, rows.data
     z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
-    xz = 0.0
-    xa = 0.0
-    xc = 0.0
-    xe = 0.0
+    xz = xa = xc = xe = 0.0
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
         h = indices[k]
         zh = z[h]
@@ -267,6 +265,10 @@ def refresh_all(step, st, setk, prm, A):
     refresh(setk, st, A, prm, prm.inner)
 
 
+def _ball2_first(step, rows, st, setk, prm, A):
+    return _ball2_start(st, setk, prm, A)
+
+
 def _ball2_products(step, rows, i, z, w, u, st, setk, run):
     shrink, inv_m, _, ncand, _ = run
     xz, xc, xa, xe = _ball2_row(rows, i, st, setk, shrink, ncand > 0)
@@ -282,4 +284,4 @@ def _ball2_step(step, rows, i, dv, v, st, setk, prm, A, run):
 
 
 variant(Refresh, (_none, _refresh_products, _refresh_move, _unchanged))
-variant(Ball2Scale, (_ball2_start, _ball2_products, _ball2_step, refresh_all))
+variant(Ball2Scale, (_ball2_first, _ball2_products, _ball2_step, refresh_all))

@@ -52,8 +52,8 @@ def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=_FM)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """At most ``inner`` projected-gradient steps ``μ ← proj(μ + λ2 Lᵀw/(A‖L‖²))`` on ``‖μ‖ ≤ 1``, then ``u = Lμ``,
-    ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS."""
-    v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
+    ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS. Returns ``(u·w, ‖u‖²)``."""
+    v, mu, w, u = st.v, st.mu, st.w, st.u
     sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
     if A <= 0.0:
@@ -76,15 +76,13 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
             if moved <= prm.inner_tol * prm.inner_tol:
                 break
     u[:] = Lm @ mu
-    uw = 0.0
-    uu = 0.0
+    uw = uu = 0.0
     for h in range(d):
         wh = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
         w[h] = wh
         uw += u[h] * wh
         uu += u[h] * u[h]
-    scal[0].uw = uw
-    scal[0].uu = uu
+    return uw, uu
 
 
 @nb.njit(cache=True, fastmath=_FM)
@@ -130,8 +128,7 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
 @nb.njit(cache=True, fastmath=_FM, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
     """``scal``'s ``ww`` (``hs`` when ``clipped``) and ``ua``."""
-    ww = 0.0
-    ua = 0.0
+    ww = ua = 0.0
     for h in range(w.size):
         wh = w[h]
         ww += wh * wh
@@ -146,18 +143,18 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
     kind, v, z, scal = setk.kind, st.v, st.z, st.scal
     tau = A / prm.lam
     if kind == KIND_ELLIPSOID:
-        _ellipsoid(setk, st, A, prm, inner)
+        uw, uu = _ellipsoid(setk, st, A, prm, inner)
+    elif kind == KIND_LINF:  # σ_V = ‖·‖∞, V the unit ℓ1 ball
+        uw, uu = _refresh_linf(st, setk.sg, tau, prm)
+    elif kind == KIND_BOX:
+        uw, uu, hs = _box(v, z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, tau, prm, True)
     else:
-        if kind == KIND_BOX:
-            uw, uu, hs = _box(st.v, z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, tau, prm, True)
-            scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
-        elif kind == KIND_BALL2:
-            nz2, _ = _ball2_z(v, z, setk.sg, setk.clo, setk.chi, prm, False)
-            uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
-        else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
-            uw, uu = _refresh_linf(st, setk.sg, tau, prm)
-        scal[0].uw = uw
-        scal[0].uu = uu
+        nz2, _ = _ball2_z(v, z, setk.sg, setk.clo, setk.chi, prm, False)
+        uw, uu, hs = refresh_ball2_bounded(st, setk, tau, prm, nz2)
+    if kind == KIND_BOX or kind == KIND_BALL2:  # clipped: ``hs = 2h*(v − Au)/λ2``
+        scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
+    scal[0].uw = uw
+    scal[0].uu = uu
     _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
 
 
@@ -177,9 +174,7 @@ def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - comp
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     A = tau * lam
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    uw = 0.0
-    uu = 0.0
-    hs = 0.0
+    uw = uu = hs = 0.0
     for h in range(v.size):
         p = v[h]
         zh = soft(p, lam1, sg[h]) * inv_lam
@@ -229,8 +224,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
     v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     d = v.size
-    l1 = 0.0
-    amax = 0.0
+    l1 = amax = 0.0
     kmax = -1
     for h in range(d):
         zh = soft(v[h], lam1, sg[h]) * inv_lam
@@ -266,8 +260,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
                 break
             theta = theta + f / cnt
         scal[0].theta = theta
-    uw = 0.0
-    uu = 0.0
+    uw = uu = 0.0
     for h in range(d):
         wh = min(max(z[h], -theta), theta)
         uh = (z[h] - wh) / tau
