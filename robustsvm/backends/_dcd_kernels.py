@@ -120,9 +120,12 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
             first = items[t] * B
             size = min(B, k - first)
             x, q = _draw(x, size)
-            index[p:p + size - q] = rows[first + q:first + size]
-            index[p + size - q:p + size] = rows[first:first + q]
-            p += size
+            for j in range(q, size):
+                index[p] = rows[first + j]
+                p += 1
+            for j in range(q):
+                index[p] = rows[first + j]
+                p += 1
     order.state = x
 
 
