@@ -7,18 +7,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._dcd_kernels import FASTMATH
+
 __all__ = ["ball2_candidates", "ball2_list", "ball2_scalars", "refresh_ball2_bounded"]
 
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _z_effective(zh, lo, hi):  # pragma: no cover - compiled
     """``z_h``, or 0 where the bound on its side is 0 (``u = z_e/τ`` when ``w = 0``)."""
     return zh if min(max(zh, lo), hi) != 0.0 else 0.0
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     """``(c², c² if clipped, v_h c − λ1|c| − (λ2/2)c²)`` at ``c = clip(s z_h, lo, hi)``."""
     t = s * zh
@@ -27,7 +27,7 @@ def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     return c2, c2 * (c != t), vh * c - lam1 * abs(c) - 0.5 * lam * c2
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     """The sums of :func:`_clip_terms` over ``cand[:nc]``, ``s² rest2`` added to the first."""
     n2 = s * s * rest2
@@ -41,7 +41,7 @@ def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no co
     return n2, c2, p
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragma: no cover - compiled
     """The scale ``s`` (1 at ``τ = 0``, 0 when ``‖z_e‖ ≤ τ``) and :func:`_clipped_norm` there: safeguarded Newton on
     ``G(s) = ‖clip(s z)‖(1 − s)/s − τ`` from ``first``, its value at the start ``s`` (``robust_dcd.md`` §7)."""
@@ -75,7 +75,7 @@ def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragm
     return s, ev
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
     """``w = clip(s z, lo, hi)``, ``u = w/‖w‖`` (``z_e/τ`` at ``w = 0``) over all of ``z`` (the root kept in
     ``mu[0]``); returns ``(u·w, ‖u‖², h*(v − Au))``."""
@@ -111,7 +111,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
     return uw, uu, hs
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def ball2_list(st, setk, smax):  # pragma: no cover - compiled
     """The candidates for the scales ``s ≤ smax`` (``smax·|z_h| > cap_h``) in ``cand[:nc]`` with ``flag`` 1, else
     ``flag`` 0; returns ``(Σ_{h∉C} z_h², nc)``."""
@@ -130,7 +130,7 @@ def ball2_list(st, setk, smax):  # pragma: no cover - compiled
     return rest2, nc
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
     """``scal`` of ``w = σ z``, ``u = z/m`` from ``‖z‖²`` (``σ = max(0, 1 − τ/‖z‖)``, ``m = max(‖z‖, τ)``); returns
     ``(σ, 1/m)``."""
@@ -146,7 +146,7 @@ def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
     return shrink, inv_m
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cover - compiled
     """The sparse epoch's scalars in O(|C|): compacts the list (drops flag 2), finds ``s`` and writes ``scal`` of
     ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``; returns ``(s, 1/‖w‖ (1/τ at w = 0), ncand)`` (§7)."""

@@ -11,10 +11,11 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-__all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
-           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type", "clipped_weight",
-           "column", "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights", "newton_step",
-           "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle", "worse_than_safe"]
+__all__ = ["FASTMATH", "ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns",
+           "DcdState", "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type",
+           "clipped_weight", "column", "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights",
+           "newton_step", "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle",
+           "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -41,12 +42,11 @@ ORDER = np.dtype([("state", np.uint64), ("block", np.int64), ("min_rows", np.int
 
 def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
     """A one-record array of :data:`SUMS`."""
-    out = np.zeros(1, dtype=SUMS)
-    out[0] = (b0, S, A)
-    return out
+    return np.array([(b0, S, A)], dtype=SUMS)
 
-#: reassociation and contraction only (no assumption that values are finite)
-_FM = {"reassoc", "contract", "nsz", "arcp"}
+#: the fast-math flags of the dual-coordinate kernels: reassociation and contraction only (no assumption that values
+#: are finite)
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
 def of_type(cls):
@@ -159,7 +159,7 @@ def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragm
     return active_size, (max(pg[0], PG), min(pg[1], PG)), s + 1, abs(PG) > 1e-12
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii, rho):  # pragma: no cover
     """Whether the local step's exact gain is below the safe step's bound ``−c_i(G Δ + ½ q_safe Δ²)``
     (``robust_dcd.md`` §3)."""
@@ -186,7 +186,7 @@ column = by_type(lambda columns: columns is None or isinstance(columns, types.No
 dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
     """``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (with ``local``), its entries)``."""
     columns, values, start, stop = row_of(rows, i)
@@ -202,7 +202,7 @@ def row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
     return acc, q_free, n_free, stop - start
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cover - compiled
     """``v += δ x_i`` and ``w`` clipped there; returns the change of ``‖w‖²`` with ``squares``, else 0."""
     columns, values, start, stop = row_of(rows, i)
@@ -224,7 +224,7 @@ def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cov
     return dw2
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
           pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` of dense or CSR rows (O(nnz) per epoch on CSR); returns
@@ -264,7 +264,7 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
     return active_size, pg[0], pg[1], n_updates
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def average_into(avg, x, weight):  # pragma: no cover - compiled
     """``avg ← (1 − weight)·avg + weight·x`` in one pass."""
     keep = 1.0 - weight

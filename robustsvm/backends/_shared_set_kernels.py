@@ -10,11 +10,11 @@ import numba as nb
 import numpy as np
 
 from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
+from ._dcd_kernels import FASTMATH
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State", "box_pair",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
 
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
@@ -40,7 +40,7 @@ def soft(p, lam1, s):  # pragma: no cover - compiled
     return (0 <= s <= 1) * max(p - lam1, 0.0) + (-1 <= s <= 0) * min(p + lam1, 0.0)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     """``T(p)/λ2`` for a whole vector: the gradient of ``h*`` at ``p``."""
     out = np.empty(p.size)
@@ -49,7 +49,7 @@ def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """At most ``inner`` projected-gradient steps ``μ ← proj(μ + λ2 Lᵀw/(A‖L‖²))`` on ``‖μ‖ ≤ 1``, then ``u = Lμ``,
     ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS. Returns ``(u·w, ‖u‖²)``."""
@@ -85,7 +85,7 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     return uw, uu
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """``u`` (the saddle point but for the ellipsoid), ``w = w_u``, ``z`` and ``scal`` from ``st.v`` and ``A``."""
     separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
@@ -101,7 +101,7 @@ def unpacked(setk, st):  # pragma: no cover - compiled
             (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
     :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
@@ -125,7 +125,7 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
     return False
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
     """``scal``'s ``ww`` (``hs`` when ``clipped``) and ``ua``."""
     ww = ua = 0.0
@@ -137,7 +137,7 @@ def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
     scal[0].ua = ua
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """:func:`refresh` of the ellipsoid, the ℓ1-ball, and of a box or a 2-ball whose bounds may bind."""
     kind, v, z, scal = setk.kind, st.v, st.z, st.scal
@@ -158,7 +158,7 @@ def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
     _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
     """``(w_h, u_h) = (soft(z_h, τδ_h), clip(z_h/τ, −δ_h, δ_h))``, and ``(z_h, δ_h sign(z_h))`` at ``τ = 0``."""
     t = tau * dh
@@ -166,7 +166,7 @@ def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
     return max(zh - t, 0.0) + min(zh + t, 0.0), uh
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and :func:`box_pair`; with ``clip`` (a constant), ``w = clip(soft(z, τδ), lo, hi)`` and its
     saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖², h*(v − Au))`` (the last with ``clip``)."""
@@ -193,7 +193,7 @@ def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - comp
     return uw, uu, hs
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _outside(w, lo, hi):  # pragma: no cover - compiled
     """The number of ``w_h`` outside ``[lo_h, hi_h]``."""
     out = 0
@@ -202,7 +202,7 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _ball2_z(v, z, sg, clo, chi, prm, check):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and ``(‖z‖², out)``, ``out`` the number of ``z_h ∉ [clo_h, chi_h]`` when ``check``."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
@@ -216,7 +216,7 @@ def _ball2_z(v, z, sg, clo, chi, prm, check):  # pragma: no cover - compiled
     return nz2, out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
     """The ℓ1-ball's ``w = z − proj_{τB₁}(z) = clip(z, −θ, θ)`` and ``u = (z − w)/τ``, ``θ`` the root of
     ``Σ_h (|z_h| − θ)_+ = τ`` (0 when ``‖z‖₁ ≤ τ``); at ``τ = 0``, ``w = z`` and ``u`` the signed unit vector of
