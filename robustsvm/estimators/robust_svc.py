@@ -384,8 +384,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         weights = [(for_class(self.bounds, c, classes, name="bounds"), for_class(
             self.constraints, c, classes, name="constraints")) for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
-        with multiclass.one_vs_rest_reports(classes.size):
-            for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+        for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+            with multiclass.one_vs_rest_reports(classes, k):
                 checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
                 solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
                                                   None if previous is None else previous[k], weights[k]))
