@@ -15,9 +15,9 @@ import scipy.sparse as sp
 
 from .priors.signs import check_signs
 
-__all__ = ["DataShape", "FitData", "check_X", "check_finite", "check_fit_data", "check_limits", "check_nonnegative",
-           "check_no_missing_labels", "check_positive_class", "check_sample_weight", "real_scalar", "sign_orientation",
-           "unnamed_direction"]
+__all__ = ["MISSING_OPTIONS", "MISSING_REMEDY", "DataShape", "FitData", "check_X", "check_finite", "check_fit_data",
+           "check_limits", "check_nonnegative", "check_no_missing_labels", "check_positive_class",
+           "check_sample_weight", "real_scalar", "sign_orientation", "unnamed_direction"]
 
 
 class DataShape:
@@ -100,10 +100,21 @@ def real_array(value: Any, *, name: str, what: str, complex_hint: str, numbers: 
         raise TypeError(f"{name} must hold {numbers}: {exc}") from exc
 
 
-def check_finite(X: Any, feature_names: Any = None, *, name: str = "X") -> None:
+#: what to do about NaN in ``X`` given to ``Problem.solve`` (the estimator names its own ``missing=`` option)
+MISSING_REMEDY = ("impute or drop them first, or give the missing values uncertainty sets: "
+                  "rs.missing_as_uncertainty(X), docs/missing_values.md")
+#: the estimator's remedies for NaN in dense and in sparse ``X`` (``RobustSVC(missing=...)`` handles dense rows only)
+MISSING_OPTIONS = ("missing='uncertain' fits with an uncertainty set over each row's missing values; "
+                   "'conditional_mean', 'mean' or 'drop' impute or drop them",
+                   "a sparse X cannot hold missing values: fill or drop them, or give a dense X with "
+                   "missing='uncertain'")
+
+
+def check_finite(X: Any, feature_names: Any = None, *, name: str = "X", remedy: str = MISSING_REMEDY) -> None:
     """Raise a ``ValueError`` naming the columns and the first rows where ``X`` holds NaN or infinity.
 
-    ``X`` is a float ndarray or a scipy.sparse matrix; ``feature_names`` (optional) name the columns.
+    ``X`` is a float ndarray or a scipy.sparse matrix; ``feature_names`` (optional) name the columns; ``remedy``
+    ends the message when some value is NaN (a missing value), else infinity is to be replaced or dropped.
     """
     if sp.issparse(X):
         coo = sp.coo_matrix(X)
@@ -132,7 +143,7 @@ def check_finite(X: Any, feature_names: Any = None, *, name: str = "X") -> None:
     more = np.unique(cols).size - len(parts)
     raise ValueError(f"{name} contains NaN or infinity: " + "; ".join(parts)
                      + (f"; and {more} more column{'s' if more > 1 else ''}" if more > 0 else "")
-                     + " (impute or drop them first)")
+                     + f" ({remedy if np.isnan(values).any() else 'replace or drop them first'})")
 
 
 def numeric_columns(X: Any, *, name: str = "X") -> Any:

@@ -43,7 +43,7 @@ from .backends.threads import on_one_blas_thread, one_blas_thread
 from .certificates import degenerate
 from .certificates.degenerate import announce as announce_degenerate
 from .certificates.duality import certify_with_decision as certify_linear
-from .conic.scaling import scale_spread_note
+from .conic.scaling import scale_note
 from .distributed import certify as distributed_certify
 from .distributed import cocoa as _cocoa  # noqa: F401  (registers dask-cocoa)
 from .distributed import ipm as _ipm  # noqa: F401  (registers dask-ipm)
@@ -281,7 +281,7 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
     kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     if result.status != OPTIMAL and not isinstance(model, DistributedModel) and model.kernel is None:
-        note = scale_spread_note(model.X, model.feature_names)
+        note = scale_note(model.X, model.feature_names)
         if note and note not in result.message:
             result = replace(result, message=(result.message + note) if result.message else note[2:])
     primal = result.primal_objective if np.isfinite(result.primal_objective) else result.primal_value

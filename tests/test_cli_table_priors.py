@@ -213,6 +213,9 @@ def test_class_weights_and_missing_values_agree_with_robustsvc_and_predict_repor
     np.testing.assert_allclose(sol.w, est.coef_[0], atol=1e-8)
     assert sol.b == pytest.approx(est.intercept_[0], abs=1e-8)
     assert sol.objective == pytest.approx(est.solution_.objective, rel=1e-8)
+    incomplete = int(Z.isna().any(axis=1).sum())
+    assert incomplete > 0 and (f"missing     each of the {incomplete} incomplete rows at its conditional mean, with an "
+                               "ellipsoid over its missing values (level 0.95)") in out.stdout
     expected = est.decision_function(Z)
 
     out = run("predict", model, root / "patients.csv", "--json")

@@ -132,3 +132,28 @@ def test_a_failed_conic_solve_names_features_whose_scales_differ(monkeypatch):
     with pytest.raises(rs.SolverError) as info:
         problem.solve(X, y, solver="clarabel")
     assert "scales differ" not in str(info.value)
+
+
+@pytest.mark.parametrize("factor", [1e8, 1e-8])
+def test_a_failed_conic_solve_names_features_far_from_order_one(monkeypatch, factor):
+    """Features of equal scale but far from 1 (all times 1e8, or 1e-8): the error names the largest |x| (computed
+    here) and its column and advises standardizing or scaling λ2; features of order 1 add nothing."""
+    import robustsvm.backends.conic as conic_backend
+    from robustsvm._lazy import cvxpy as cp
+
+    def failing(self, *args, **kwargs):
+        raise cp.error.SolverError("numerical trouble")
+
+    monkeypatch.setattr(conic_backend.ConicProgram, "solve", failing)
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 3))
+    y = np.where(X[:, 0] > 0, 1, 0)
+    top = np.abs(X * factor).max(axis=0)
+    with pytest.raises(rs.SolverError) as info:
+        rs.Problem(penalty=rs.L2(1.0)).solve(X * factor, y, solver="clarabel")
+    text = str(info.value)
+    assert f"largest |x| is {top.max():.4g} (in feature {int(np.argmax(top))})" in text
+    assert "StandardScaler" in text and "scale λ2 with the features" in text
+    with pytest.raises(rs.SolverError) as info:
+        rs.Problem(penalty=rs.L2(1.0)).solve(X, y, solver="clarabel")
+    assert "largest |x|" not in str(info.value)

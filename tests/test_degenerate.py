@@ -177,3 +177,22 @@ def test_a_large_constant_model_is_reported_without_the_critical_value_programs(
     assert sol.status == "optimal" and sol.degenerate is not None and sol.degenerate["critical_radius"] is None
     flat = np.ptp(X @ sol.w) <= 1e-9 * max(1.0, abs(sol.b))
     assert flat or np.linalg.norm(sol.w) <= sol.degenerate["weight_resolution"]
+
+
+def test_a_constant_decision_of_tiny_features_names_their_scale():
+    """Features of order 1e-8 with λ2 = 1: the optimal w is not 0 (the critical λ1 is positive), yet x·w varies by
+    about 1e-16 on the training data. The warning says so and names the features' largest |x| (computed here) and
+    λ2 as the cause, with the remedy; the same data standardized give a model that is not constant."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 4))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(60) > 0, 1, -1)
+    tiny = X * 1e-8
+    with pytest.warns(rs.DegenerateSolutionWarning, match="the optimal weights are not 0") as record:
+        sol = rs.Problem(penalty=rs.L2(1.0)).solve(tiny, y, solver="clarabel")
+    message = str(record[0].message)
+    assert f"largest |x| {np.abs(tiny).max():.3g}" in message and "λ2 = 1 is large" in message
+    assert "StandardScaler" in message
+    assert sol.degenerate["critical_l1"] > 0 and sol.degenerate["constant_decision"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rs.DegenerateSolutionWarning)
+        rs.Problem(penalty=rs.L2(1.0)).solve(X, y, solver="clarabel")

@@ -331,6 +331,40 @@ def test_em_shrinks_a_singular_estimate():
         fit_gaussian(X, shrinkage=0.0)
 
 
+def test_the_gaussian_does_not_depend_on_the_features_units():
+    """Columns in units 10⁶ apart (areas next to ratios, as in clinical tables): the EM Gaussian of the rescaled
+    data is the rescaled Gaussian (EM's steps and its stop measured in each column's unit), and a well-conditioned
+    correlation matrix is never called singular, whatever the units."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = _mcar(X[:200], 0.05, 3)
+    unit = 10.0 ** np.linspace(-3, 3, X.shape[1])
+    sd = np.nanstd(X, axis=0)
+    g, scaled = fit_gaussian(X / sd), fit_gaussian(X * unit / sd)
+    np.testing.assert_allclose(scaled.mean / unit, g.mean, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(scaled.covariance / np.outer(unit, unit), g.covariance, rtol=1e-8, atol=1e-10)
+    raw = fit_gaussian(X)  # the raw features: variances from 1e-7 to 1e5
+    corr = raw.covariance / np.sqrt(np.outer(np.diag(raw.covariance), np.diag(raw.covariance)))
+    assert np.linalg.eigvalsh(corr)[0] > 1e-7
+    est = rs.RobustSVC(l2=1.0, missing="uncertain", solver="clarabel").fit(X, y[:200])
+    assert est.solution_.status == "optimal" and est.score(X, y[:200]) > 0.8
+
+
+def test_nan_errors_name_the_remedies():
+    """A NaN is a missing value: the error names the estimator's ``missing=`` options (or, for ``Problem.solve``,
+    ``rs.missing_as_uncertainty``); an infinity is not, and its error says to replace it."""
+    X, _, y = _toy()
+    X[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"has NaN in 1 row \(first: 3\) \(missing='uncertain' fits"):
+        rs.RobustSVC().fit(X, y)
+    with pytest.raises(ValueError, match=r"rs\.missing_as_uncertainty\(X\)"):
+        rs.Problem(penalty=rs.L2(1.0)).solve(X, y)
+    X[3, 1] = np.inf
+    with pytest.raises(ValueError, match=r"has infinity in 1 row \(first: 3\) \(replace or drop them first\)"):
+        rs.RobustSVC().fit(X, y)
+
+
 def test_estimator_missing_parameters_and_errors():
     _, Xm, y = _toy(n=40, seed=14)
     est = rs.RobustSVC(missing="uncertain")

@@ -126,8 +126,25 @@ def test_one_vs_rest_models_are_judged_as_a_classifier():
     with pytest.warns(rs.DegenerateSolutionWarning, match="one-vs-rest classifier predicts its training data no "
                                                           "better than always predicting 'a'") as record:
         est = rs.RobustSVC(l2=100.0).fit(flat, y)
-    assert len([r for r in record if "one-vs-rest" in str(r.message)]) == 1
+    assert len([r for r in record if "one-vs-rest classifier" in str(r.message)]) == 1
     assert np.mean(est.predict(flat) == y) <= 0.5 + 1e-12
+
+
+def test_a_constant_one_vs_rest_model_names_its_class_and_labels():
+    """Labels drawn at random: the models of one class against the rest are constant (the constant classifier is
+    optimal). Each one's warning names its class and what its labels 1 and 0 mean, once per constant model."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((200, 4))
+    y = rng.choice(["a", "b", "c"], 200)
+    with pytest.warns(rs.DegenerateSolutionWarning) as record:
+        est = rs.RobustSVC().fit(X, y)
+    constant = [k for k, s in enumerate(est.solutions_) if s.degenerate and s.degenerate["constant_decision"]]
+    assert constant  # the scores of each such model are one value on every training row
+    for k in constant:
+        assert np.ptp(X @ est.coef_[k]) <= 1e-9 * max(1.0, abs(est.intercept_[k]))
+        label = str(est.classes_[k])
+        assert sum(str(r.message).startswith(f"the one-vs-rest model of class {label!r} (label 1: {label!r}, label 0: "
+                                             "the other classes): the model is constant") for r in record) == 1
 
 
 def test_the_command_line_reports_it():

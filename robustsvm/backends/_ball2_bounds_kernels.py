@@ -7,18 +7,18 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._dcd_kernels import FASTMATH
+
 __all__ = ["ball2_candidates", "ball2_list", "ball2_scalars", "refresh_ball2_bounded"]
 
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _z_effective(zh, lo, hi):  # pragma: no cover - compiled
     """``z_h``, or 0 where the bound on its side is 0 (``u = z_e/τ`` when ``w = 0``)."""
     return zh if min(max(zh, lo), hi) != 0.0 else 0.0
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     """``(c², c² if clipped, v_h c − λ1|c| − (λ2/2)c²)`` at ``c = clip(s z_h, lo, hi)``."""
     t = s * zh
@@ -27,12 +27,11 @@ def _clip_terms(zh, vh, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     return c2, c2 * (c != t), vh * c - lam1 * abs(c) - 0.5 * lam * c2
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no cover - compiled
     """The sums of :func:`_clip_terms` over ``cand[:nc]``, ``s² rest2`` added to the first."""
     n2 = s * s * rest2
-    c2 = 0.0
-    p = 0.0
+    c2 = p = 0.0
     for j in range(nc):
         h = cand[j]
         a, b, e = _clip_terms(z[h], v[h], s, lo[h], hi[h], lam, lam1)
@@ -42,7 +41,7 @@ def _clipped_norm(z, v, cand, nc, rest2, s, lo, hi, lam, lam1):  # pragma: no co
     return n2, c2, p
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragma: no cover - compiled
     """The scale ``s`` (1 at ``τ = 0``, 0 when ``‖z_e‖ ≤ τ``) and :func:`_clipped_norm` there: safeguarded Newton on
     ``G(s) = ‖clip(s z)‖(1 − s)/s − τ`` from ``first``, its value at the start ``s`` (``robust_dcd.md`` §7)."""
@@ -76,13 +75,13 @@ def _ball2_level(z, v, cand, nc, rest2, ze2, tau, setk, s, first, pen):  # pragm
     return s, ev
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compiled
     """``w = clip(s z, lo, hi)``, ``u = w/‖w‖`` (``z_e/τ`` at ``w = 0``) over all of ``z`` (the root kept in
-    ``mu[0]``); writes ``hs``, returns ``(u·w, ‖u‖²)``."""
+    ``mu[0]``); returns ``(u·w, ‖u‖², h*(v − Au))``."""
     v, z, w, u, mu, cand = st.v, st.z, st.w, st.u, st.mu, st.cand
     lo, hi = setk.lo, setk.hi
-    lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
+    lam, lam1 = prm.lam, prm.lam1
     d = v.size
     nz = np.sqrt(nz2)
     smax = 1.0 if setk.forced or tau <= 0.0 else (1.0 - tau / nz if nz > tau else 0.0)
@@ -99,9 +98,7 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
         mu[0] = s
     nw = np.sqrt(nw2)
     fu = 1.0 / nw if nw > 0.0 else (1.0 / tau if tau > 0.0 else 0.0)
-    uw = 0.0
-    uu = 0.0
-    hs = 0.0
+    uw = uu = hs = 0.0
     A = tau * lam
     for h in range(d):
         wh = min(max(s * z[h], lo[h]), hi[h])
@@ -111,11 +108,10 @@ def refresh_ball2_bounded(st, setk, tau, prm, nz2):  # pragma: no cover - compil
         uw += uh * wh
         uu += uh * uh
         hs += (v[h] - A * uh) * wh - lam1 * abs(wh) - 0.5 * lam * wh * wh
-    st.scal[0].hs = 2.0 * hs * inv_lam
-    return uw, uu
+    return uw, uu, hs
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def ball2_list(st, setk, smax):  # pragma: no cover - compiled
     """The candidates for the scales ``s ≤ smax`` (``smax·|z_h| > cap_h``) in ``cand[:nc]`` with ``flag`` 1, else
     ``flag`` 0; returns ``(Σ_{h∉C} z_h², nc)``."""
@@ -134,7 +130,7 @@ def ball2_list(st, setk, smax):  # pragma: no cover - compiled
     return rest2, nc
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
     """``scal`` of ``w = σ z``, ``u = z/m`` from ``‖z‖²`` (``σ = max(0, 1 − τ/‖z‖)``, ``m = max(‖z‖, τ)``); returns
     ``(σ, 1/m)``."""
@@ -150,7 +146,7 @@ def ball2_scalars(nz2, A, lam, scal):  # pragma: no cover - compiled
     return shrink, inv_m
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cover - compiled
     """The sparse epoch's scalars in O(|C|): compacts the list (drops flag 2), finds ``s`` and writes ``scal`` of
     ``w = clip(s z, lo, hi)``, ``u = w/‖w‖``; returns ``(s, 1/‖w‖ (1/τ at w = 0), ncand)`` (§7)."""
@@ -161,8 +157,7 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     nc = 0
     ze2 = 0.0
     n2 = s0 * s0 * rest2
-    c2 = 0.0
-    p = 0.0
+    c2 = p = 0.0
     for j in range(ncand):  # compaction, ‖z_e‖² over C and the first evaluation, in one pass
         h = cand[j]
         if flag[h] == 1:

@@ -26,10 +26,7 @@ def box_sums(z, delta, tau, cand, flag):  # pragma: no cover - compiled
     """``(Z0, Q1, uw, ww, ncand)`` at ``τ`` and the list ``cand[:ncand]`` of ``τ/BAND ≤ |z_h|/δ_h ≤ BAND·τ``."""
     lo = tau / BAND
     hi = tau * BAND
-    z0 = 0.0
-    q1 = 0.0
-    uw = 0.0
-    ww = 0.0
+    z0 = q1 = uw = ww = 0.0
     ncand = 0
     for h in range(z.size):
         a = abs(z[h])

@@ -8,12 +8,14 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
+from numba import types
 from numba.extending import overload
 
-__all__ = ["ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState",
-           "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type", "clipped_weight",
-           "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights", "newton_step", "of_type",
-           "outside", "row_dot", "run_epochs", "screen", "shuffle", "worse_than_safe"]
+__all__ = ["FASTMATH", "ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns",
+           "DcdState", "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type",
+           "clipped_weight", "column", "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights",
+           "newton_step", "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle",
+           "worse_than_safe"]
 
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
@@ -40,12 +42,11 @@ ORDER = np.dtype([("state", np.uint64), ("block", np.int64), ("min_rows", np.int
 
 def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
     """A one-record array of :data:`SUMS`."""
-    out = np.zeros(1, dtype=SUMS)
-    out[0] = (b0, S, A)
-    return out
+    return np.array([(b0, S, A)], dtype=SUMS)
 
-#: reassociation and contraction only (no assumption that values are finite)
-_FM = {"reassoc", "contract", "nsz", "arcp"}
+#: the fast-math flags of the dual-coordinate kernels: reassociation and contraction only (no assumption that values
+#: are finite)
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
 def of_type(cls):
@@ -109,48 +110,30 @@ def shuffle(index, active_size, rng):  # pragma: no cover - compiled
     items = np.arange(n_draws).astype(index.dtype) if blocked else index[:k]
     for t in range(n_draws - 1, 0, -1):  # Fisher–Yates over the items
         x, j = _draw(x, t + 1)
-        tmp = items[t]
-        items[t] = items[j]
-        items[j] = tmp
+        items[t], items[j] = items[j], items[t]
     if blocked:
-        top = 0
-        for s in range(k):
-            top = max(top, np.int64(index[s]))
-        mark = np.zeros(top + 1, dtype=np.bool_)
-        for s in range(k):
-            mark[index[s]] = True
-        rows = np.empty(k, dtype=index.dtype)  # the active rows in storage order
+        mark = np.zeros(np.int64(index[:k].max()) + 1, dtype=np.bool_)
+        mark[index[:k]] = True
+        rows = np.flatnonzero(mark).astype(index.dtype)  # the active rows in storage order
         p = 0
-        for i in range(top + 1):
-            if mark[i]:
-                rows[p] = i
-                p += 1
-        p = 0
-        for t in range(n_draws):
+        for t in range(n_draws):  # block t, rotated by q: rows[first + q:first + size], then rows[first:first + q]
             first = items[t] * B
             size = min(B, k - first)
-            x, q = _draw(x, size)  # the rotation
-            for _ in range(size):
-                index[p] = rows[first + q]
+            x, q = _draw(x, size)
+            for j in range(q, size):
+                index[p] = rows[first + j]
                 p += 1
-                q += 1
-                if q == size:
-                    q = 0
+            for j in range(q):
+                index[p] = rows[first + j]
+                p += 1
     order.state = x
 
 
 @nb.njit(cache=True)
 def newton_step(alpha_i, G, q, upper):  # pragma: no cover - compiled
     """Exact minimizer along α_i of the convex quadratic with slope G and curvature q, on [0, upper]."""
-    if q > 0.0:
-        a = alpha_i - G / q
-    else:  # zero curvature: the quadratic is linear, go to the bound G points to
-        a = upper if G < 0.0 else 0.0
-    if a < 0.0:
-        a = 0.0
-    elif a > upper:
-        a = upper
-    return a
+    a = alpha_i - G / q if q > 0.0 else (upper if G < 0.0 else 0.0)  # q = 0: linear, to the bound G points to
+    return min(max(a, 0.0), upper)
 
 
 @nb.njit(cache=True, inline="always")
@@ -176,7 +159,7 @@ def screen(index, s, active_size, ai, G, upper, shrinking, pg_old, pg):  # pragm
     return active_size, (max(pg[0], PG), min(pg[1], PG)), s + 1, abs(PG) > 1e-12
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii, rho):  # pragma: no cover
     """Whether the local step's exact gain is below the safe step's bound ``−c_i(G Δ + ½ q_safe Δ²)``
     (``robust_dcd.md`` §3)."""
@@ -186,18 +169,30 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-def _dot_dense(rows, i, w, box, local):
-    X, acc = rows.X, 0.0
-    for h in range(X.shape[1]):
-        acc += X[i, h] * w[h]
-    return acc, 0.0, 0.0, 0.0
+def _row_dense(rows, i):
+    return None, rows.X[i], 0, rows.X.shape[1]
 
 
-def _dot_sparse(rows, i, w, box, local):
-    indices, data, start, stop = rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
+def _row_sparse(rows, i):
+    return rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
+
+
+#: row i as ``(columns, values, start, stop)``: its entries are ``(column(columns, k), values[k])`` for ``k`` in
+#: ``range(start, stop)`` (a dense row's columns are ``None``, its ``k`` the column itself)
+row_of = by_type(is_dense, _row_dense, _row_sparse, inline="always")
+column = by_type(lambda columns: columns is None or isinstance(columns, types.NoneType), lambda columns, k: k,
+                 lambda columns, k: columns[k], inline="always")
+#: a constant True on dense rows (the epoch compiles no local step there)
+dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
+
+
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
+def row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
+    """``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (with ``local``), its entries)``."""
+    columns, values, start, stop = row_of(rows, i)
     acc = q_free = n_free = 0.0
     for k in range(start, stop):
-        h, x = indices[k], data[k]
+        h, x = column(columns, k), values[k]
         wh = w[h]
         acc += x * wh
         if local:  # a product with the 0/1 indicator rather than a branch (the test is unpredictable)
@@ -207,43 +202,29 @@ def _dot_sparse(rows, i, w, box, local):
     return acc, q_free, n_free, stop - start
 
 
-def _move_dense(rows, i, delta, v, w, box, inv_lam, squares):
-    X = rows.X
-    for h in range(X.shape[1]):
-        vh = v[h] + delta * X[i, h]
-        v[h] = vh
-        w[h] = clipped_weight(box, h, vh, inv_lam)
-    return 0.0
-
-
-def _move_sparse(rows, i, delta, v, w, box, inv_lam, squares):
-    indices, data, dw2 = rows.indices, rows.data, 0.0
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
+def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cover - compiled
+    """``v += δ x_i`` and ``w`` clipped there; returns the change of ``‖w‖²`` with ``squares``, else 0."""
+    columns, values, start, stop = row_of(rows, i)
+    dw2 = 0.0
     if squares:
-        for k in range(rows.indptr[i], rows.indptr[i + 1]):
-            h = indices[k]
-            vh = v[h] + delta * data[k]
+        for k in range(start, stop):
+            h = column(columns, k)
+            vh = v[h] + delta * values[k]
             wh = clipped_weight(box, h, vh, inv_lam)
             dw2 += wh * wh - w[h] * w[h]
             v[h] = vh
             w[h] = wh
         return dw2
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        h = indices[k]
-        vh = v[h] + delta * data[k]
+    for k in range(start, stop):
+        h = column(columns, k)
+        vh = v[h] + delta * values[k]
         v[h] = vh
         w[h] = clipped_weight(box, h, vh, inv_lam)
     return dw2
 
 
-#: ``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (CSR rows, ``local``), its entries)``;
-#: ``v += δ x_i`` and ``w`` clipped there, returning the change of ``‖w‖²`` (CSR rows, ``squares``); a constant
-#: True on dense rows (the epoch compiles no local step there)
-row_dot = by_type(is_dense, _dot_dense, _dot_sparse, inline="always", jit_options={"fastmath": _FM})
-move_weights = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
-dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
-
-
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_old,
           pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]`` of dense or CSR rows (O(nnz) per epoch on CSR); returns
@@ -283,7 +264,7 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
     return active_size, pg[0], pg[1], n_updates
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def average_into(avg, x, weight):  # pragma: no cover - compiled
     """``avg ← (1 − weight)·avg + weight·x`` in one pass."""
     keep = 1.0 - weight
@@ -312,8 +293,7 @@ def run_epochs(rows, samples, alpha, st, box, prm, index, rng, shrink, block, av
     active, pg_max_old, pg_min_old, pg_eps = shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps
     work = 0.0
     e = 0
-    looked = False
-    binds = False
+    looked = binds = False
     active_new = active
     while True:
         visited = active

@@ -10,13 +10,12 @@ import numba as nb
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import begin_epoch, by_type, is_dense, newton_step, of_type, screen, worse_than_safe
+from ._dcd_kernels import FASTMATH, begin_epoch, by_type, column, newton_step, of_type, row_of, screen, worse_than_safe
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",
            "products", "refresh_all", "refreshes", "retry", "row_products", "start", "take", "variant", "visit"]
 
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
 #: the sparse 2-ball lists the candidates for the scales up to this factor times the current one
 _SMAX_MARGIN = 1.05
@@ -27,7 +26,7 @@ Samples = namedtuple("Samples", ["y", "c", "r", "sqn"])
 Step = namedtuple("Step", ["yi", "ci", "ri", "ai", "G", "q_safe", "a_safe"])
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg):  # pragma: no cover - compiled
     """The step at ``index[s]`` from ``sample = (y_i, c_i, r_i, ‖x_i‖², α_i)`` and the row's ``products``: safe
     curvature ``c_i(‖x_i − y_i r_i u‖²/λ2 + ρ) + δ``, or the local one first (§3). Returns ``(active_size, pg,
@@ -48,7 +47,7 @@ def visit(index, s, active_size, sample, products, b_eff, scal, prm, pg_old, pg)
     return active_size, pg, s, Step(yi, ci, ri, ai, G, q_safe, a_safe), a_new, a_new - ai
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
     """``α_i ← a``; returns ``S``, ``A`` (at least 0) and ``dv = da y_i c_i``, the move of ``S`` and of ``v``."""
     alpha[i] = a
@@ -58,7 +57,7 @@ def take(alpha, i, stp, a, da, S, A):  # pragma: no cover - compiled
     return S + dv, A, dv
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def retry(stp, a, d_ww, b_old, dv, prm):  # pragma: no cover - compiled
     """``(a_safe, a_safe − a)`` when the local step ``a`` gained less than the safe step's bound, else ``(a, 0)``."""
     if a != stp.a_safe and worse_than_safe(stp.ai, a, stp.a_safe, stp.G, stp.ci, stp.q_safe, d_ww, b_old, dv,
@@ -67,46 +66,33 @@ def retry(stp, a, d_ww, b_old, dv, prm):  # pragma: no cover - compiled
     return a, 0.0
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def add_products(acc, xh, wh, uh):  # pragma: no cover - compiled
     """``acc = (x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` with the entry ``x_ih`` added."""
     on = wh != 0.0
     return acc[0] + xh * wh, acc[1] + xh * uh, acc[2] + xh * xh * on, acc[3] + xh * uh * on
 
 
-def _products_dense(rows, i, w, u):
-    X, acc = rows.X, (0.0, 0.0, 0.0, 0.0)
-    for h in range(X.shape[1]):
-        acc = add_products(acc, X[i, h], w[h], u[h])
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
+def row_products(rows, i, w, u):  # pragma: no cover - compiled
+    """``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row."""
+    columns, values, start, stop = row_of(rows, i)
+    acc = (0.0, 0.0, 0.0, 0.0)
+    for k in range(start, stop):
+        h = column(columns, k)
+        acc = add_products(acc, values[k], w[h], u[h])
     return acc
 
 
-def _products_sparse(rows, i, w, u):
-    indices, data, acc = rows.indices, rows.data, (0.0, 0.0, 0.0, 0.0)
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        h = indices[k]
-        acc = add_products(acc, data[k], w[h], u[h])
-    return acc
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
+def move_row(rows, i, dv, v):  # pragma: no cover - compiled
+    """``v += dv·x_i``."""
+    columns, values, start, stop = row_of(rows, i)
+    for k in range(start, stop):
+        v[column(columns, k)] += dv * values[k]
 
 
-def _move_dense(rows, i, dv, v):
-    X = rows.X
-    for h in range(X.shape[1]):
-        v[h] += dv * X[i, h]
-
-
-def _move_sparse(rows, i, dv, v):
-    indices, data = rows.indices, rows.data
-    for k in range(rows.indptr[i], rows.indptr[i + 1]):
-        v[indices[k]] += dv * data[k]
-
-
-#: ``(x_i·w, x_i·u, Σ_{w_h≠0} x_ih², Σ_{w_h≠0} x_ih u_h)`` on a dense or a CSR row, and ``v += dv·x_i``
-row_products = by_type(is_dense, _products_dense, _products_sparse, inline="always", jit_options={"fastmath": _FM})
-move_row = by_type(is_dense, _move_dense, _move_sparse, inline="always", jit_options={"fastmath": _FM})
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cover - compiled
     """``v += dv·x_i``, ``z = T(v)/λ2`` and ``‖z‖²`` (``Σ_{h∉C} z_h²`` with bounds) on the stored entries of row i,
     the candidates for the scales up to ``smax`` following each coordinate (flag 2: listed, no longer one)."""
@@ -139,7 +125,7 @@ def _ball2_move(rows, i, dv, st, setk, prm, nz2, ncand, smax):  # pragma: no cov
     return max(nz2, 0.0), ncand
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no cover - compiled
     """``(s, 1/m, nz2, ncand, smax)`` after a step (:func:`._ball2_bounds_kernels.ball2_scalars` while no coordinate
     is a candidate); a root above ``smax`` remakes the list for ``smax = min(1, 1.05 s)`` (§7)."""
@@ -154,7 +140,7 @@ def _ball2_level_of(st, setk, prm, A, nz2, ncand, s_last, smax):  # pragma: no c
         nz2, ncand = ball2_list(st, setk, smax)
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     """``(s, 1/m, nz2, ncand, smax)`` from ``z``; with bounds the list is made for ``smax = 1``, then for
     ``smax = min(1, 1.05 s)`` at the scale found (§7)."""
@@ -174,16 +160,13 @@ def _ball2_start(st, setk, prm, A):  # pragma: no cover - compiled
     return _ball2_level_of(st, setk, prm, A, nz2, ncand, st.mu[0], smax)
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _ball2_row(rows, i, st, setk, shrink, listed):  # pragma: no cover - compiled
     """``(x_i·z, x_i·(w − s z), Σ_{w_h≠0} x_ih², x_i·(z − z_e))`` on row i: ``w = s z`` but at the candidates, where
     ``w_h = clip(s z_h, lo_h, hi_h)`` (§7)."""
     indices, data = rows.indices, rows.data
     z, flag, lo, hi = st.z, st.flag, setk.lo, setk.hi
-    xz = 0.0
-    xa = 0.0
-    xc = 0.0
-    xe = 0.0
+    xz = xa = xc = xe = 0.0
     for k in range(rows.indptr[i], rows.indptr[i + 1]):
         h = indices[k]
         zh = z[h]
@@ -221,11 +204,11 @@ def variant(cls, pieces):
     """Make ``pieces`` (plain functions, inlined) :func:`epoch`'s ``start, products, move, finish`` for a ``step`` of
     the named tuple type ``cls``."""
     for stub, impl in zip((start, products, move, finish), pieces, strict=True):
-        overload(stub, strict=False, inline="always", jit_options={"fastmath": _FM})(
+        overload(stub, strict=False, inline="always", jit_options={"fastmath": FASTMATH})(
             lambda step, *args, impl=impl: impl if getattr(step, "instance_class", None) is cls else None)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def epoch(step, rows, samples, alpha, st, setk, prm, index, rng, active_size, pg_max_old,
           pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active_size]``; returns ``(active_size, pg_max, pg_min, n_updates)``, ``alpha``,

@@ -10,17 +10,17 @@ import numba as nb
 import numpy as np
 
 from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
+from ._dcd_kernels import FASTMATH
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State", "box_pair",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
 
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
 
 #: the set, signs and bounds (:meth:`.shared_set.SharedSetArrays.set_kernel` says what each holds)
-SetKernel = namedtuple("SetKernel", ["kind", "sg", "okp", "okn", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo",
-                                     "chi", "cap", "forced"])
+SetKernel = namedtuple("SetKernel", ["kind", "sg", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo", "chi", "cap",
+                                     "forced"])
 State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "flag"])
 #: ``State.scal``: ``u·w``, ``‖u‖²``, the ℓ1 level θ, ``hs = 2h*(v − Au)/λ2``, ``ww`` (``‖w‖²``, ``hs`` when a bound
 #: clips ``w``) and ``Σ_{w_h≠0} u_h²``
@@ -34,17 +34,13 @@ def prox_scalars() -> np.ndarray:
     return np.zeros(1, dtype=PROX)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def soft(p, lam1, s):  # pragma: no cover - compiled
-    """``clip_s(soft(p, λ1))`` for a sign ``s ∈ {−1, 0, 1}`` (2: a weight fixed at 0)."""
-    if p > lam1:
-        return p - lam1 if 0 <= s <= 1 else 0.0
-    if p < -lam1:
-        return p + lam1 if -1 <= s <= 0 else 0.0
-    return 0.0
+    """``clip_s(soft(p, λ1))`` for a sign ``s ∈ {−1, 0, 1}`` (2: a weight fixed at 0), branch-free."""
+    return (0 <= s <= 1) * max(p - lam1, 0.0) + (-1 <= s <= 0) * min(p + lam1, 0.0)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     """``T(p)/λ2`` for a whole vector: the gradient of ``h*`` at ``p``."""
     out = np.empty(p.size)
@@ -53,11 +49,11 @@ def softclip(p, lam1, sg, inv_lam):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """At most ``inner`` projected-gradient steps ``μ ← proj(μ + λ2 Lᵀw/(A‖L‖²))`` on ``‖μ‖ ≤ 1``, then ``u = Lμ``,
-    ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS."""
-    v, mu, w, u, scal = st.v, st.mu, st.w, st.u, st.scal
+    ``w = w_u`` (``robust_dcd.md`` §2); ``L`` lower-triangular, its products by BLAS. Returns ``(u·w, ‖u‖²)``."""
+    v, mu, w, u = st.v, st.mu, st.w, st.u
     sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
     if A <= 0.0:
@@ -80,18 +76,16 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
             if moved <= prm.inner_tol * prm.inner_tol:
                 break
     u[:] = Lm @ mu
-    uw = 0.0
-    uu = 0.0
+    uw = uu = 0.0
     for h in range(d):
         wh = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
         w[h] = wh
         uw += u[h] * wh
         uu += u[h] * u[h]
-    scal[0].uw = uw
-    scal[0].uu = uu
+    return uw, uu
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """``u`` (the saddle point but for the ellipsoid), ``w = w_u``, ``z`` and ``scal`` from ``st.v`` and ``A``."""
     separable, kind, arrays, bounds, bounded, v, z, w, u, scal = unpacked(setk, st)
@@ -103,15 +97,14 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
 def unpacked(setk, st):  # pragma: no cover - compiled
     """What :func:`refresh_separable` reads, unpacked once (an array read from a named tuple costs a reference
     count)."""
-    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.okp, setk.okn, setk.delta),
+    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.delta),
             (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
     :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
-    okp, okn = arrays[0], arrays[1]
     lo, hi, clo, chi = bounds
     tau = A / prm.lam
     if kind == KIND_BOX:
@@ -122,7 +115,7 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
         scal[0].uu = uu
         _refresh_tail(w, u, scal, False)
         return False
-    nz2, out = _ball2_z(v, z, okp, okn, clo, chi, prm, bounded)
+    nz2, out = _ball2_z(v, z, arrays[0], clo, chi, prm, bounded)
     if out > 0:
         return True
     shrink, inv_m = ball2_scalars(nz2, A, prm.lam, scal)  # w = max(0, 1 − τ/‖z‖) z, u = z/max(‖z‖, τ)
@@ -132,11 +125,10 @@ def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded): 
     return False
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
     """``scal``'s ``ww`` (``hs`` when ``clipped``) and ``ua``."""
-    ww = 0.0
-    ua = 0.0
+    ww = ua = 0.0
     for h in range(w.size):
         wh = w[h]
         ww += wh * wh
@@ -145,35 +137,28 @@ def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
     scal[0].ua = ua
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """:func:`refresh` of the ellipsoid, the ℓ1-ball, and of a box or a 2-ball whose bounds may bind."""
     kind, v, z, scal = setk.kind, st.v, st.z, st.scal
     tau = A / prm.lam
     if kind == KIND_ELLIPSOID:
-        _ellipsoid(setk, st, A, prm, inner)
+        uw, uu = _ellipsoid(setk, st, A, prm, inner)
+    elif kind == KIND_LINF:  # σ_V = ‖·‖∞, V the unit ℓ1 ball
+        uw, uu = _refresh_linf(st, setk.sg, tau, prm)
+    elif kind == KIND_BOX:
+        uw, uu, hs = _box(v, z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, tau, prm, True)
     else:
-        if kind == KIND_BOX:
-            uw, uu, hs = _box(st.v, z, st.w, st.u, (setk.okp, setk.okn, setk.delta), setk.lo, setk.hi, tau, prm,
-                              True)
-            scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
-        elif kind == KIND_BALL2:
-            nz2, _ = _ball2_z(v, z, setk.okp, setk.okn, setk.clo, setk.chi, prm, False)
-            uw, uu = refresh_ball2_bounded(st, setk, tau, prm, nz2)
-        else:  # KIND_LINF: σ_V = ‖·‖∞, V the unit ℓ1 ball
-            uw, uu = _refresh_linf(st, setk.sg, tau, prm)
-        scal[0].uw = uw
-        scal[0].uu = uu
+        nz2, _ = _ball2_z(v, z, setk.sg, setk.clo, setk.chi, prm, False)
+        uw, uu, hs = refresh_ball2_bounded(st, setk, tau, prm, nz2)
+    if kind == KIND_BOX or kind == KIND_BALL2:  # clipped: ``hs = 2h*(v − Au)/λ2``
+        scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
+    scal[0].uw = uw
+    scal[0].uu = uu
     _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _z_of(p, okp, okn, lam1, inv_lam):  # pragma: no cover - compiled
-    """``z_h = T(p)_h/λ2`` branch-free."""
-    return (okp * max(p - lam1, 0.0) + okn * min(p + lam1, 0.0)) * inv_lam
-
-
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
     """``(w_h, u_h) = (soft(z_h, τδ_h), clip(z_h/τ, −δ_h, δ_h))``, and ``(z_h, δ_h sign(z_h))`` at ``τ = 0``."""
     t = tau * dh
@@ -181,20 +166,18 @@ def box_pair(zh, dh, tau, inv_tau):  # pragma: no cover - compiled
     return max(zh - t, 0.0) + min(zh + t, 0.0), uh
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and :func:`box_pair`; with ``clip`` (a constant), ``w = clip(soft(z, τδ), lo, hi)`` and its
     saddle point ``u`` (``robust_dcd.md`` §7). Returns ``(u·w, ‖u‖², h*(v − Au))`` (the last with ``clip``)."""
-    okp, okn, delta = arrays
+    sg, delta = arrays
     lam, lam1, inv_lam = prm.lam, prm.lam1, 1.0 / prm.lam
     A = tau * lam
     inv_tau = 1.0 / tau if tau > 0.0 else 0.0
-    uw = 0.0
-    uu = 0.0
-    hs = 0.0
+    uw = uu = hs = 0.0
     for h in range(v.size):
         p = v[h]
-        zh = _z_of(p, okp[h], okn[h], lam1, inv_lam)
+        zh = soft(p, lam1, sg[h]) * inv_lam
         wh, uh = box_pair(zh, delta[h], tau, inv_tau)
         if clip:
             wh = min(max(wh, lo[h]), hi[h])
@@ -210,7 +193,7 @@ def _box(v, z, w, u, arrays, lo, hi, tau, prm, clip):  # pragma: no cover - comp
     return uw, uu, hs
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _outside(w, lo, hi):  # pragma: no cover - compiled
     """The number of ``w_h`` outside ``[lo_h, hi_h]``."""
     out = 0
@@ -219,21 +202,21 @@ def _outside(w, lo, hi):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
-def _ball2_z(v, z, okp, okn, clo, chi, prm, check):  # pragma: no cover - compiled
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
+def _ball2_z(v, z, sg, clo, chi, prm, check):  # pragma: no cover - compiled
     """``z = T(v)/λ2`` and ``(‖z‖², out)``, ``out`` the number of ``z_h ∉ [clo_h, chi_h]`` when ``check``."""
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     nz2 = 0.0
     out = 0
     for h in range(v.size):
-        zh = z[h] = _z_of(v[h], okp[h], okn[h], lam1, inv_lam)
+        zh = z[h] = soft(v[h], lam1, sg[h]) * inv_lam
         nz2 += zh * zh
         if check:
             out += (zh > chi[h]) + (zh < clo[h])
     return nz2, out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
     """The ℓ1-ball's ``w = z − proj_{τB₁}(z) = clip(z, −θ, θ)`` and ``u = (z − w)/τ``, ``θ`` the root of
     ``Σ_h (|z_h| − θ)_+ = τ`` (0 when ``‖z‖₁ ≤ τ``); at ``τ = 0``, ``w = z`` and ``u`` the signed unit vector of
@@ -241,8 +224,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
     v, z, w, u, scal = st.v, st.z, st.w, st.u, st.scal
     lam1, inv_lam = prm.lam1, 1.0 / prm.lam
     d = v.size
-    l1 = 0.0
-    amax = 0.0
+    l1 = amax = 0.0
     kmax = -1
     for h in range(d):
         zh = soft(v[h], lam1, sg[h]) * inv_lam
@@ -278,8 +260,7 @@ def _refresh_linf(st, sg, tau, prm):  # pragma: no cover - compiled
                 break
             theta = theta + f / cnt
         scal[0].theta = theta
-    uw = 0.0
-    uu = 0.0
+    uw = uu = 0.0
     for h in range(d):
         wh = min(max(z[h], -theta), theta)
         uh = (z[h] - wh) / tau

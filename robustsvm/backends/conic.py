@@ -12,7 +12,7 @@ import numpy as np
 from .._lazy import cvxpy as cp
 from .._lazy import is_installed
 from ..conic import STATUS, ConicProgram, native_options, solver_output
-from ..conic.scaling import scale_spread_note
+from ..conic.scaling import scale_note
 from ..duals import KernelDual, solve_nqp_cvxpy
 from ..model import Model
 from .registry import Backend, Needs, Result, capable_backends, get_backend, register
@@ -259,7 +259,7 @@ def solve_conic(solver_name: str):
         except cp.error.SolverError as exc:
             return Result(w=None, b=0.0, status="solver_error",
                           message=f"{solver_name}: {exc}{_redundant_rows_note(model, solver_name)}"
-                                  f"{scale_spread_note(model.X, model.feature_names)}",
+                                  f"{scale_note(model.X, model.feature_names)}",
                           time_compile=t1 - t0)
         if res.status != "optimal":
             res = replace(res, message=res.message + _redundant_rows_note(model, solver_name))

@@ -152,14 +152,17 @@ def improves_on_constant(model: Any, objective: float) -> bool:
 def explain_report(model: Any, w: np.ndarray, report: dict) -> dict | None:
     """``report`` completed with its cause, the critical radius and λ1 compared with the model's (in place); None
     when they prove ``w* ≠ 0`` and the decision of ``w`` is not constant (the report is withdrawn)."""
-    return _completed(report, w, *_cause(model, w, report))
+    cause, verdict = _cause(model, w, report)
+    if verdict == "refuted" and report["constant_decision"]:
+        cause = _below_rounding(model, report)
+    return _completed(report, w, cause, verdict)
 
 
 def _completed(report: dict, w: np.ndarray, cause: str, verdict: str) -> dict | None:
     constant = bool(report["constant_decision"])
     if verdict == "refuted" and not constant:
         return None
-    report["cause"] = cause if verdict != "refuted" else _unexplained(w, math.nan)
+    report["cause"] = cause if cause else _unexplained(w, math.nan)
     report["proved"] = verdict == "proved" or constant
     report["explained"] = True
     return report
@@ -199,6 +202,20 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
         return compare_critical("l1", float(model.l1), cl1)
     except (ValueError, RuntimeError):  # a model the critical values are not derived for
         return _unexplained(w, report["weight_resolution"]), "unknown"
+
+
+def _below_rounding(model: Any, report: dict) -> str:
+    """The cause of a decision constant on the training data at weights the critical value proves are not 0: the
+    optimal decision varies less than its rounding, its features being small next to the penalty."""
+    X = model.X
+    largest = float(abs(X).max()) if X.shape[0] and X.shape[1] else 0.0
+    critical_value = report["critical_radius"] if report["critical_radius"] is not None else report["critical_l1"]
+    which = "radius" if report["critical_radius"] is not None else "λ1"
+    lever = (f"λ2 = {float(model.l2):.3g} is large next to the features' scale (largest |x| {largest:.3g}): "
+             "standardize the features (StandardScaler) or lower λ2" if model.l2 > 0 else
+             f"the features' scale (largest |x| {largest:.3g}) is too small: standardize them (StandardScaler)")
+    return (f"the optimal weights are not 0 (the model's {which} is below the critical {which} {critical_value:.4g}), "
+            f"but the decision x·w they give varies by {report['decision_spread']:.3g} on the training data: {lever}")
 
 
 def _explainable(model: Any) -> bool:

@@ -217,10 +217,14 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         from . import one_vs_rest
 
         return one_vs_rest.run_fit(args, fitted, problem, _solver_options(args), _print_json)
+    incomplete = int(np.isnan(X).any(axis=1).sum()) if getattr(args, "missing", "error") == "uncertain" else 0
     if not args.json:
         print(description)
         print(fitted.rules.describe())
         print(problem)
+        if incomplete:
+            print(f"missing     each of the {incomplete} incomplete rows at its conditional mean, with an ellipsoid "
+                  f"over its missing values (level {args.missing_level:g}) added to its uncertainty")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         warnings.simplefilter("always", DegenerateSolutionWarning)
@@ -239,7 +243,8 @@ def _cmd_fit(args: argparse.Namespace) -> int:
         solution = solution_to_dict(sol, X, y)
         solution.pop("history", None)  # iteration by iteration: in the --output file
         _print_json({"data": {**_data_json(X, description, names), "preprocessing": solution.pop("preprocessing")},
-                     "model": _model_json(problem),
+                     "model": {**_model_json(problem), "missing_values": None if not incomplete else
+                               {"incomplete_rows": incomplete, "level": args.missing_level}},
                      "classes": {"+1": sol.class_mapping[1], "-1": sol.class_mapping[-1]},
                      "solution": solution, "training_accuracy": accuracy,
                      "weighted_training_accuracy": None if weighted is None else weighted[0],

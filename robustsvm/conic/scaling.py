@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["RESCALE_RANGE", "SCALED_PARAMETER_LIMIT", "SCALE_SPREAD_NOTED", "data_scale", "scale_rows",
-           "scale_spread_note", "scaled"]
+__all__ = ["RESCALE_RANGE", "SCALED_PARAMETER_LIMIT", "SCALE_FAR_NOTED", "SCALE_SPREAD_NOTED", "data_scale",
+           "scale_note", "scale_rows", "scaled"]
 
 #: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
 RESCALE_RANGE = 16.0
@@ -62,27 +62,34 @@ def scaled(value: float, name: str, kappa: float) -> float:
 
 #: feature scales (largest ``|x_ih|`` of a column) further apart than this factor are named when a solve fails
 SCALE_SPREAD_NOTED = 1e3
+#: a largest ``|x_ih|`` above this or below its inverse is named when a solve fails (penalties, radii and solver
+#: tolerances are set for features of order 1)
+SCALE_FAR_NOTED = 1e4
 
 
-def scale_spread_note(X, feature_names=None) -> str:
+def scale_note(X, feature_names=None) -> str:
     """What to add to the message of a failed or unfinished solve when the features' scales ``max_i |x_ih|``
-    differ by more than :data:`SCALE_SPREAD_NOTED`: the columns of the largest and the smallest scale and the
-    remedy (empty otherwise, and for data that are not an in-memory array)."""
+    differ by more than :data:`SCALE_SPREAD_NOTED`, or the largest is further from 1 than :data:`SCALE_FAR_NOTED`:
+    the columns concerned and the remedy (empty otherwise, and for data that are not an in-memory array)."""
     if not (isinstance(X, np.ndarray) or sp.issparse(X)) or X.ndim != 2 or X.shape[0] == 0:
         return ""
     # the largest |x_ih| of each column, without a copy of a dense X
     scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.maximum(X.max(axis=0),
                                                                                                 -X.min(axis=0))
     present = np.flatnonzero(np.isfinite(scale) & (scale > 0))
-    if present.size < 2:
+    if present.size == 0:
         return ""
     big, small = present[np.argmax(scale[present])], present[np.argmin(scale[present])]
-    if scale[big] <= SCALE_SPREAD_NOTED * scale[small]:
-        return ""
 
     def name(h: int) -> str:
         return f"feature {h}" if feature_names is None else f"feature {h} ({feature_names[h]!s})"
 
-    return (f"; the features' scales differ by a factor of {scale[big] / scale[small]:.3g} (largest |x| "
-            f"{scale[big]:.4g} in {name(big)}, {scale[small]:.4g} in {name(small)}), on which solvers can stall "
-            "or fail: standardize the features (StandardScaler; the set's radius is then in standard deviations)")
+    remedy = "standardize the features (StandardScaler; the set's radius is then in standard deviations)"
+    if scale[big] > SCALE_SPREAD_NOTED * scale[small]:
+        return (f"; the features' scales differ by a factor of {scale[big] / scale[small]:.3g} (largest |x| "
+                f"{scale[big]:.4g} in {name(big)}, {scale[small]:.4g} in {name(small)}), on which solvers can stall "
+                f"or fail: {remedy}")
+    if not 1.0 / SCALE_FAR_NOTED <= scale[big] <= SCALE_FAR_NOTED:
+        return (f"; the features' largest |x| is {scale[big]:.4g} (in {name(big)}), far from the order 1 for which "
+                f"penalties and solver tolerances are set: {remedy}, or scale λ2 with the features")
+    return ""

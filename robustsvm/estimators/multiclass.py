@@ -125,16 +125,23 @@ def weighted_by_class(class_weight: Any, y: Any, sample_weight: Any) -> Any:
 
 
 @contextmanager
-def one_vs_rest_reports(models: int) -> Iterator[None]:
-    """While ``models > 2`` one-vs-rest models are fitted: a model of one class against the rest that classifies no
-    better than a constant one is common and says nothing of the classifier (which takes the largest score), so
-    that report is not a warning there; :func:`warn_if_uninformative` judges the classifier as a whole."""
-    if models <= 2:
+def one_vs_rest_reports(classes: np.ndarray, k: int) -> Iterator[None]:
+    """While the model of ``classes[k]`` against the rest is fitted (more than two classes): its warnings name the
+    class and its labels (1: the class, 0: the rest); a report that it classifies no better than a constant model is
+    dropped, as such a model is common and says nothing of the classifier (which takes the largest score):
+    :func:`warn_if_uninformative` judges the classifier as a whole. Each warning keeps the place it points to."""
+    if classes.size <= 2:
         yield
         return
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=UNINFORMATIVE, category=DegenerateSolutionWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         yield
+    label = _plain(classes[k])
+    for w in caught:
+        if issubclass(w.category, DegenerateSolutionWarning) and str(w.message).startswith(UNINFORMATIVE):
+            continue
+        warnings.warn_explicit(f"the one-vs-rest model of class {label!r} (label 1: {label!r}, label 0: the other "
+                               f"classes): {w.message}", w.category, w.filename, w.lineno)
 
 
 def name_one_vs_rest(solutions: list, classes: np.ndarray) -> None:

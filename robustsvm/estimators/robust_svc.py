@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import solve_path
-from .._validation import check_finite, check_no_missing_labels, numeric_columns
+from .._validation import MISSING_OPTIONS, check_finite, check_no_missing_labels, numeric_columns
 from ..distributed.data import is_dask_array
 from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
@@ -354,7 +354,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                              dtype=np.float64, ensure_min_samples=1, ensure_all_finite=False)
         X_given = X
         if self.missing == "error" or hasattr(X, "tocsr"):
-            check_finite(X, getattr(self, "feature_names_in_", None))
+            check_finite(X, getattr(self, "feature_names_in_", None), remedy=MISSING_OPTIONS[hasattr(X, "tocsr")])
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
@@ -384,8 +384,8 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
         weights = [(for_class(self.bounds, c, classes, name="bounds"), for_class(
             self.constraints, c, classes, name="constraints")) for c in (classes[1:] if classes.size == 2 else classes)]
         solutions = []
-        with multiclass.one_vs_rest_reports(classes.size):
-            for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+        for k, (y_k, signs, unc, positive) in enumerate(targets):  # a loop: warnings point to the caller of fit
+            with multiclass.one_vs_rest_reports(classes, k):
                 checked = self._check_uncertainty(radius, X.shape[0], None if sets is not None else unc)
                 solutions.append(self._fit_binary(X, y_k, sw, checked, signs, unc, positive,
                                                   None if previous is None else previous[k], weights[k]))

@@ -28,7 +28,7 @@ from .coordinate_ellipsoid import CoordinateEllipsoid
 
 __all__ = ["ConditionalGaussian", "MissingValues", "fit_gaussian", "missing_as_uncertainty"]
 
-#: the relative change of (μ, Σ) below which EM stops, and its iteration cap
+#: the change of (μ, Σ) in units of the columns' standard deviations below which EM stops, and its iteration cap
 EM_TOL = 1e-7
 EM_MAX_ITER = 500
 
@@ -190,13 +190,23 @@ def fit_gaussian(X: Any, *, method: str = "em", shrinkage: float | None = None) 
     else:
         raise ValueError(f"method must be 'em' or 'complete', got {method!r}")
     if _singular(cov):
-        raise ValueError(f"the fitted covariance is singular (smallest eigenvalue {np.linalg.eigvalsh(cov)[0]:.3g}); "
-                         "pass shrinkage > 0 (or more rows)")
+        raise ValueError(f"the fitted covariance is singular (smallest eigenvalue of its correlation matrix "
+                         f"{np.linalg.eigvalsh(_correlation(cov))[0]:.3g}); pass shrinkage > 0 (or more rows)")
     return ConditionalGaussian(mean=mean, covariance=cov)
 
 
+def _correlation(cov: np.ndarray) -> np.ndarray:
+    sd = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    sd = np.where(sd > 0, sd, 1.0)
+    return cov / np.outer(sd, sd)
+
+
 def _singular(cov: np.ndarray) -> bool:
-    eig = np.linalg.eigvalsh(cov)
+    """Whether the correlation matrix of ``cov`` has a condition number above 10¹⁰ (a test that does not depend on
+    the features' units), or a variance is 0."""
+    if np.any(np.diag(cov) <= 0):
+        return True
+    eig = np.linalg.eigvalsh(_correlation(cov))
     return bool(eig[0] <= 1e-10 * max(eig[-1], 1e-300))
 
 
@@ -229,14 +239,14 @@ def _em_gaussian(X: np.ndarray, delta: float) -> tuple[np.ndarray, np.ndarray]:
     if np.any(var <= 0):
         raise ValueError(f"X has no spread in column(s) {np.flatnonzero(var <= 0).tolist()}")
     cov = np.diag(var)
+    unit = np.sqrt(var)  # changes measured in each column's unit: the iterations do not depend on the scales
     miss = np.isnan(X)
     for _ in range(EM_MAX_ITER):
         filled, extra = ConditionalGaussian(mean, cov)._expectations(X, miss)
         new_mean = filled.mean(axis=0)
         D = filled - new_mean
         new_cov = _shrink((D.T @ D + extra) / n, delta)
-        change = max(np.max(np.abs(new_mean - mean)) / max(1.0, np.max(np.abs(mean))),
-                     np.max(np.abs(new_cov - cov)) / np.max(np.abs(cov)))
+        change = max(np.max(np.abs(new_mean - mean) / unit), np.max(np.abs(new_cov - cov) / np.outer(unit, unit)))
         mean, cov = new_mean, 0.5 * (new_cov + new_cov.T)
         if change < EM_TOL or (delta == 0.0 and _singular(cov)):  # a singular Σ: fit_gaussian shrinks it
             break
