@@ -113,22 +113,31 @@ def kernel_violation(model: Model, dual_coef: Any, support_vectors: Any, b: floa
 
 
 def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: bool = False,
-                      positive_weight: float | None = None) -> float:
+                      positive_weight: float | None = None, hint: float | None = None,
+                      equal_weights: bool | None = None) -> float:
     """Exact minimizer of ``φ(b) = Σ_i c_i ℓ(y_i(z_i + b))`` over a free intercept ``b``.
 
     With breakpoints ``t_i = y_i − z_i``, ``φ`` is convex piecewise linear
     (hinge: ``φ'(b) = Σ_{t_i<b} c_i − Σ_{y_i=+1} c_i``, so ``b`` is the smallest ``t_k`` with
     ``Σ_{t_i ≤ t_k} c_i ≥ Σ_{y_i=+1} c_i``, a weighted quantile found by selection in O(n) expected;
-    ``positive_weight`` is that sum when the caller has it)
+    ``positive_weight`` is that sum when the caller has it, the number of positives with ``equal_weights``; ``hint``, an intercept near ``b`` such as the last one
+    found, splits the breakpoints first so that the selection goes on from the side holding ``b``; with equal
+    weights, ``equal_weights`` or found, the sums are counts, exact, and ``b`` is the rule's breakpoint even where
+    ``φ`` is flat between two of them)
     or piecewise quadratic and C¹ (squared hinge: the root of
     ``g(b) = Σ_{y_i=+1, t_i>b} c_i(t_i − b) + Σ_{y_i=−1, t_i<b} c_i(t_i − b)``,
     decreasing and linear between breakpoints, from prefix sums after one sort, O(n log n)). ``z`` may hold
     the robust shifts (``z_i = x_i·w − y_i r_i σ_i``).
     """
-    t = y - z
     if not squared:
-        target = float(c[y > 0].sum()) if positive_weight is None else float(positive_weight)
-        return float(_weighted_quantile(t, c, target))
+        unit = bool(c.size) and float(c.min()) == float(c.max()) if equal_weights is None else bool(equal_weights)
+        if unit:  # the count of positives, exact in floating point
+            target = float(np.count_nonzero(y > 0)) if positive_weight is None else float(positive_weight)
+        else:
+            target = float(c[y > 0].sum()) if positive_weight is None else float(positive_weight)
+        start = np.nan if hint is None or not np.isfinite(hint) else float(hint)
+        return float(_weighted_quantile(y, z, c, target, start, unit))
+    t = y - z
     order = np.argsort(t, kind="stable")
     ts, cs, ys = t[order], c[order], y[order]
     pos = ys > 0
@@ -157,47 +166,86 @@ def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: b
 
 
 @nb.njit(cache=True)
-def _weighted_quantile(t, c, target):  # pragma: no cover - compiled
-    """The smallest ``τ`` among the ``t_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target``, by quickselect
-    (``docs/derivations/dcd.md`` §4); the smallest pivot found to reach it when rounding empties the searched range."""
-    tt = t.copy()
-    cc = c.copy()
-    lo = 0
-    hi = tt.size
-    below = 0.0  # weight of the elements smaller than every element of tt[lo:hi]
-    reached = np.max(t)  # the smallest pivot found to reach the target so far
-    while hi > lo:
-        a = tt[lo]
-        b = tt[lo + (hi - lo) // 2]
-        e = tt[hi - 1]
+def _weighted_quantile(y, z, c, target, hint, unit):  # pragma: no cover - compiled
+    """The smallest ``τ`` among the ``t_i = y_i − z_i`` with ``Σ_{t_i ≤ τ} c_i ≥ target`` (``docs/derivations/dcd.md``
+    §4): one pass forms ``t`` and its weights in a workspace, split at ``hint`` (the first pivot; NaN: a median of
+    three of ``t``), then :func:`_select` on the side that holds ``τ``. ``unit``: every weight counts 1 (equal
+    weights, ``target`` a count: the sums are exact)."""
+    n = y.size
+    t = np.empty(n)
+    cw = np.empty(n)
+    p = hint
+    if not p == p:
+        a, b, e = y[0] - z[0], y[n // 2] - z[n // 2], y[n - 1] - z[n - 1]
         p = max(min(a, b), min(max(a, b), e))
-        lt = lo
-        i = lo
-        gt = hi - 1
-        w_less = 0.0
-        w_equal = 0.0
-        while i <= gt:
-            x = tt[i]
-            if x < p:
-                tt[i], tt[lt] = tt[lt], x
-                cc[i], cc[lt] = cc[lt], cc[i]
-                w_less += cc[lt]
-                lt += 1
-                i += 1
-            elif x > p:
-                tt[i], tt[gt] = tt[gt], x
-                cc[i], cc[gt] = cc[gt], cc[i]
-                gt -= 1
-            else:
-                w_equal += cc[i]
-                i += 1
-        # tt[lo:lt] < p, tt[lt:gt + 1] == p, tt[gt + 1:hi] > p
-        if lt > lo and below + w_less >= target:
-            hi = lt
-            reached = p
-        elif below + w_less + w_equal >= target:
+    k = 0
+    m = n - 1
+    w_le = 0.0
+    w_lt = 0.0
+    top_le = -np.inf  # the largest t_i ≤ p
+    top = -np.inf
+    for i in range(n):  # no branch on the data: each t_i is written at the front (≤ p) or the back
+        x = y[i] - z[i]
+        ci = 1.0 if unit else c[i]
+        s = x <= p
+        j = k if s else m
+        t[j] = x
+        cw[j] = ci
+        w_le += ci if s else 0.0
+        w_lt += ci if x < p else 0.0
+        top_le = max(top_le, x if s else -np.inf)
+        top = max(top, x)
+        k += 1 if s else 0
+        m -= 0 if s else 1
+    if w_le < target or k == 0:  # above p (everything when no t_i ≤ p)
+        return _select(t, cw, k, n, w_le, target, top)
+    if w_lt < target:
+        return p  # w_lt < w_le: some t_i equals p
+    return _select(t, cw, 0, k, 0.0, target, top_le)
+
+
+@nb.njit(cache=True)
+def _select(t, cw, lo, hi, below, target, top):  # pragma: no cover - compiled
+    """:func:`_weighted_quantile` on ``t[lo:hi]`` (weights ``cw``; ``below`` the weight of the ``t_i`` under the range,
+    ``top`` its largest ``t_i``), by partitions at medians of three with unconditional swaps. Where rounding leaves
+    the whole range short of ``target`` the range's largest ``t_i`` is returned."""
+    while hi > lo:
+        a = t[lo]
+        b = t[lo + (hi - lo) // 2]
+        e = t[hi - 1]
+        p = max(min(a, b), min(max(a, b), e))
+        k, w_le, w_lt = _partition(t, cw, lo, hi, p, False)
+        if below + w_le < target:
+            if k == hi:  # short of target by rounding alone: p is the range's largest
+                return p
+            below += w_le
+            lo = k
+        elif below + w_lt < target:
             return p
         else:
-            below += w_less + w_equal
-            lo = gt + 1
-    return reached
+            if k == hi:  # p is the largest: the t_i equal to it split off
+                k = _partition(t, cw, lo, hi, p, True)[0]
+                if k == lo:  # every t_i of the range is p and below reaches target by rounding alone
+                    return p
+            hi = k
+    return top
+
+
+@nb.njit(cache=True, inline="always")
+def _partition(t, cw, lo, hi, p, strict):  # pragma: no cover - compiled
+    """``t[lo:hi]`` (with ``cw``) reordered so that ``t[lo:k] ≤ p`` (``< p`` when ``strict``) and ``t[k:hi]`` above,
+    by a swap at every element; returns ``(k, Σ_{t_i ≤ p} c_i, Σ_{t_i < p} c_i)`` over the range."""
+    k = lo
+    w_le = 0.0
+    w_lt = 0.0
+    for i in range(lo, hi):
+        x = t[i]
+        ci = cw[i]
+        t[i] = t[k]
+        cw[i] = cw[k]
+        t[k] = x
+        cw[k] = ci
+        w_le += ci if x <= p else 0.0
+        w_lt += ci if x < p else 0.0
+        k += 1 if (x < p if strict else x <= p) else 0
+    return k, w_le, w_lt

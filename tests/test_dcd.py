@@ -459,7 +459,8 @@ def test_weighted_quantile_matches_the_sorted_definition(seed):
             ts = np.sort(t)
             # definition: the smallest t_k with Σ_{t_i ≤ t_k} c_i ≥ target, else the largest t
             ok = [tk for tk in ts if c[t <= tk].sum() >= target]
-            assert weighted_quantile(t, c, target) == (ok[0] if ok else ts[-1])
+            for hint in (np.nan, 2.0, 2.5, -1.0, 9.0):  # split first at a breakpoint, between them, outside
+                assert weighted_quantile(t, np.zeros(n), c, target, hint, False) == (ok[0] if ok else ts[-1])
 
 
 def test_weighted_quantile_with_equal_weights_and_a_rounded_target():
@@ -475,7 +476,7 @@ def test_weighted_quantile_with_equal_weights_and_a_rounded_target():
         t = rng.standard_normal(n)
         c = np.full(n, 1.0 / n)
         target = float(c[rng.random(n) < rng.uniform(0.2, 0.8)].sum())
-        q = weighted_quantile(t, c, target)
+        q = weighted_quantile(t, np.zeros(n), c, target, float(rng.normal()) if rng.random() < 0.5 else np.nan, False)
         assert c[t <= q].sum() >= target - 1e-12 and c[t < q].sum() < target + 1e-12
 
 

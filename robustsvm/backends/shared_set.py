@@ -266,10 +266,15 @@ class SharedSetArrays:
         return self.V is not None and (bool(np.any(self.r > 0)) or self.fixed > 0)
 
     @cached_property
+    def equal_weights(self) -> bool:
+        """Whether every ``c_i`` is the same (the exact hinge intercept then counts breakpoints)."""
+        return bool(self.c.size) and float(self.c.min()) == float(self.c.max())
+
+    @cached_property
     def positive_weight(self) -> float:
-        """``Σ_{y_i=+1} c_i``: the weight the exact hinge intercept's breakpoints must reach
-        (:func:`robustsvm.objective.optimal_intercept`)."""
-        return float(self.c[self.y > 0].sum())
+        """``Σ_{y_i=+1} c_i`` (the number of positives with :attr:`equal_weights`): what the exact hinge intercept's
+        breakpoints must reach (:func:`robustsvm.objective.optimal_intercept`)."""
+        return float(np.count_nonzero(self.y > 0)) if self.equal_weights else float(self.c[self.y > 0].sum())
 
     @cached_property
     def description(self) -> SetDescription:
@@ -348,19 +353,19 @@ class SharedSetArrays:
         """
         return dual_value(self.loss, self.c, alpha, 0.5 * self.l2 * float(w @ w), self.intercept, S)
 
-    def exact_intercepts(self, zmarg: np.ndarray, S: float) -> list[float]:
-        """The intercept of a primal point from its robust margins ``zmarg`` (free), from the dual (``S/μ``,
-        ridge) or 0."""
+    def exact_intercepts(self, zmarg: np.ndarray, S: float, hint: float | None = None) -> list[float]:
+        """The intercept of a primal point from its robust margins ``zmarg`` (free; ``hint`` an intercept near it,
+        where the selection starts), from the dual (``S/μ``, ridge) or 0."""
         mode = self.intercept.mode
         if mode == "free":
-            return [optimal_intercept(zmarg, self.y, self.c, squared=self.squared,
-                                      positive_weight=self.positive_weight)]
+            return [optimal_intercept(zmarg, self.y, self.c, squared=self.squared, hint=hint,
+                                      positive_weight=self.positive_weight, equal_weights=self.equal_weights)]
         return [self.intercept.from_dual(S)]
 
     def best_primal(self, w: np.ndarray, zmarg: np.ndarray, S: float, b_hint: float | None = None) -> tuple:
         """``(P, b)``: the lowest primal objective of ``w`` (robust margins ``zmarg``) over its
         :meth:`exact_intercepts` and ``b_hint`` (ignored without an intercept), and the intercept reaching it."""
-        bs = self.exact_intercepts(zmarg, S)
+        bs = self.exact_intercepts(zmarg, S, b_hint)
         if b_hint is not None and self.intercept.mode != "none":
             bs.append(float(b_hint))
         best = None
