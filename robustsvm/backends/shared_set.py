@@ -364,9 +364,11 @@ class SharedSetArrays:
 
     def best_primal(self, w: np.ndarray, zmarg: np.ndarray, S: float, b_hint: float | None = None) -> tuple:
         """``(P, b)``: the lowest primal objective of ``w`` (robust margins ``zmarg``) over its
-        :meth:`exact_intercepts` and ``b_hint`` (ignored without an intercept), and the intercept reaching it."""
+        :meth:`exact_intercepts` and ``b_hint`` (a ridge intercept's; without an intercept ignored, and a free one's
+        exact minimizer is as low as any other ``b``: there the hint only starts its selection), and the intercept
+        reaching it."""
         bs = self.exact_intercepts(zmarg, S, b_hint)
-        if b_hint is not None and self.intercept.mode != "none":
+        if b_hint is not None and self.intercept.mode == "ridge":
             bs.append(float(b_hint))
         best = None
         for b in bs:
