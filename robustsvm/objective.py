@@ -120,10 +120,10 @@ def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: b
     With breakpoints ``t_i = y_i − z_i``, ``φ`` is convex piecewise linear
     (hinge: ``φ'(b) = Σ_{t_i<b} c_i − Σ_{y_i=+1} c_i``, so ``b`` is the smallest ``t_k`` with
     ``Σ_{t_i ≤ t_k} c_i ≥ Σ_{y_i=+1} c_i``, a weighted quantile found by selection in O(n) expected;
-    ``positive_weight`` is that sum when the caller has it, the number of positives with ``equal_weights``; ``hint``, an intercept near ``b`` such as the last one
-    found, splits the breakpoints first so that the selection goes on from the side holding ``b``; with equal
-    weights, ``equal_weights`` or found, the sums are counts, exact, and ``b`` is the rule's breakpoint even where
-    ``φ`` is flat between two of them)
+    ``positive_weight`` is that sum when the caller has it, the number of positives with ``equal_weights``;
+    ``hint``, an intercept near ``b`` such as the last one found, splits the breakpoints first so that the
+    selection goes on from the side holding ``b``; with equal weights, ``equal_weights`` or found, the sums are
+    counts, exact, and ``b`` is the rule's breakpoint even where ``φ`` is flat between two of them)
     or piecewise quadratic and C¹ (squared hinge: the root of
     ``g(b) = Σ_{y_i=+1, t_i>b} c_i(t_i − b) + Σ_{y_i=−1, t_i<b} c_i(t_i − b)``,
     decreasing and linear between breakpoints, from prefix sums after one sort, O(n log n)). ``z`` may hold
