@@ -107,9 +107,9 @@ def test_clarabel_recovers_on_hard_squared_hinge_models(sonar, reduction, kind, 
     assert sol.objective <= other.objective + 1e-6 * scale
 
 
-def test_a_failed_conic_solve_names_features_whose_scales_differ(monkeypatch):
-    """When the conic solver fails, the error names the columns with the largest and smallest max |x| (computed
-    here) if they differ by more than a factor of 1,000, and advises standardizing; equal scales add nothing."""
+@pytest.fixture
+def failing_conic(monkeypatch):
+    """Every conic solve raises the solver's error."""
     import robustsvm.backends.conic as conic_backend
     from robustsvm._lazy import cvxpy as cp
 
@@ -117,6 +117,11 @@ def test_a_failed_conic_solve_names_features_whose_scales_differ(monkeypatch):
         raise cp.error.SolverError("numerical trouble")
 
     monkeypatch.setattr(conic_backend.ConicProgram, "solve", failing)
+
+
+def test_a_failed_conic_solve_names_features_whose_scales_differ(failing_conic):
+    """When the conic solver fails, the error names the columns with the largest and smallest max |x| (computed
+    here) if they differ by more than a factor of 1,000, and advises standardizing; equal scales add nothing."""
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 4))
     y = np.where(X[:, 0] > 0, 1, 0)
@@ -135,16 +140,9 @@ def test_a_failed_conic_solve_names_features_whose_scales_differ(monkeypatch):
 
 
 @pytest.mark.parametrize("factor", [1e8, 1e-8])
-def test_a_failed_conic_solve_names_features_far_from_order_one(monkeypatch, factor):
+def test_a_failed_conic_solve_names_features_far_from_order_one(failing_conic, factor):
     """Features of equal scale but far from 1 (all times 1e8, or 1e-8): the error names the largest |x| (computed
     here) and its column and advises standardizing or scaling λ2; features of order 1 add nothing."""
-    import robustsvm.backends.conic as conic_backend
-    from robustsvm._lazy import cvxpy as cp
-
-    def failing(self, *args, **kwargs):
-        raise cp.error.SolverError("numerical trouble")
-
-    monkeypatch.setattr(conic_backend.ConicProgram, "solve", failing)
     rng = np.random.default_rng(1)
     X = rng.standard_normal((40, 3))
     y = np.where(X[:, 0] > 0, 1, 0)

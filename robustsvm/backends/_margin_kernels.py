@@ -161,20 +161,22 @@ def _factor_solve(L, Rrev, dinv, dinv_rev, g, z):  # pragma: no cover - compiled
     """``g ← S⁻¹ g`` for ``S = RᵀR`` (``L = Rᵀ``; ``Rrev`` is ``R`` reversed), ``z`` a workspace of ``g``'s length:
     ``Rᵀu = g`` forwards, then ``R x = u`` forwards in reversed order."""
     k = g.size
-    for a in range(k):
-        acc = 0.0
-        for b in range(a):
-            acc += L[a, b] * g[b]
-        g[a] = (g[a] - acc) * dinv[a]
+    _forward(L, dinv, g)
     for a in range(k):
         z[a] = g[k - 1 - a]
-    for a in range(k):
-        acc = 0.0
-        for b in range(a):
-            acc += Rrev[a, b] * z[b]
-        z[a] = (z[a] - acc) * dinv_rev[a]
+    _forward(Rrev, dinv_rev, z)
     for a in range(k):
         g[a] = z[k - 1 - a]
+
+
+@nb.njit(cache=True, fastmath=_FM, inline="always")
+def _forward(M, dinv, x):  # pragma: no cover - compiled
+    """``x ← M⁻¹x`` by forward substitution, ``M`` lower-triangular with inverse diagonal ``dinv``."""
+    for a in range(x.size):
+        acc = 0.0
+        for b in range(a):
+            acc += M[a, b] * x[b]
+        x[a] = (x[a] - acc) * dinv[a]
 
 
 @nb.njit(cache=True, fastmath=_FM)
