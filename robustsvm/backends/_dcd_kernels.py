@@ -17,6 +17,9 @@ __all__ = ["FASTMATH", "ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdP
            "newton_step", "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle",
            "worse_than_safe"]
 
+#: the fast-math flags of the dual-coordinate kernels: reassociation and contraction only (no assumption that values
+#: are finite)
+FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])
 CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
@@ -43,10 +46,6 @@ ORDER = np.dtype([("state", np.uint64), ("block", np.int64), ("min_rows", np.int
 def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
     """A one-record array of :data:`SUMS`."""
     return np.array([(b0, S, A)], dtype=SUMS)
-
-#: the fast-math flags of the dual-coordinate kernels: reassociation and contraction only (no assumption that values
-#: are finite)
-FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 
 
 def of_type(cls):
