@@ -288,6 +288,9 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
         check_no_missing_labels(y, name=name)
         raise ValueError(f"{name} contains infinity")
+    two = _two_numeric_classes(y)
+    if two is not None:
+        return two
     try:
         classes = np.unique(y)
     except TypeError as exc:
@@ -298,6 +301,22 @@ def check_labels(y: Any, n: int, *, name: str = "y") -> tuple[np.ndarray, np.nda
         )
     y_pm = np.where(y == classes[1], 1.0, -1.0)
     return y_pm, classes
+
+
+def _two_numeric_classes(y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(y_pm, classes)`` of :func:`check_labels` for numeric labels (finite, one-dimensional) of exactly two
+    values ``lo < hi``, without sorting: ``classes = [min y, max y]``, which is ``np.unique(y)`` exactly when every
+    label equals one of them; None otherwise (other counts of classes, other types, and a float label 0, whose sign
+    ``np.unique`` and ``min``/``max`` may pick differently), for the general path."""
+    if y.dtype.kind not in "iuf" or y.size < 2:
+        return None
+    lo, hi = y.min(), y.max()
+    if not lo < hi or (y.dtype.kind == "f" and (lo == 0 or hi == 0)):
+        return None
+    upper = y == hi
+    if np.count_nonzero(upper) + np.count_nonzero(y == lo) != y.size:
+        return None
+    return np.where(upper, 1.0, -1.0), np.array([lo, hi], dtype=y.dtype)
 
 
 def _homogeneous_labels(values: np.ndarray, name: str) -> np.ndarray:

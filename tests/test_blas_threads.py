@@ -62,3 +62,27 @@ def test_the_estimator_and_a_grid_run_on_one_blas_thread(monkeypatch):
         after = _blas_threads()
     assert 2 in before.values() and all(after[lib] == before[lib] for lib in before)
     assert len(seen) >= 3 and all(set(threads.values()) == {1} for threads in seen)
+
+
+def test_a_nested_limit_sets_nothing_and_the_outer_one_restores(monkeypatch):
+    from robustsvm.backends import threads
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = _blas_threads()
+        calls = []
+        controller = threads._controller()
+        original = controller.limit
+
+        def counting(*args, **kwargs):
+            calls.append(kwargs)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(controller, "limit", counting)
+        with threads.one_blas_thread():
+            with threads.one_blas_thread():
+                inner = _blas_threads()
+            between = _blas_threads()
+        after = _blas_threads()
+    assert len(calls) == 1  # the outer context alone sets the limit
+    assert set(inner.values()) == {1} and set(between.values()) == {1}  # the inner exit keeps the outer's limit
+    assert 2 in before.values() and after == before

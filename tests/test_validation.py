@@ -157,3 +157,28 @@ def test_real_scalar_arguments_refuse_text_alike(build, name):
     """A number written as text or as a complex number is refused the same way by every scalar argument."""
     with pytest.raises(TypeError, match=f"^{name} must be a"):
         build()
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, 7, 7, 3, 3]), np.array([-1.0, 1.0, 1.0, -1.0]), np.array([0, 1, 1, 0], dtype=np.uint8),
+    np.array([0.0, 1.0, 0.0]), np.array([-0.0, 0.0, 1.0, 1.0]), np.array([True, False, True]),
+    np.array([2.5, -4.0, 2.5], dtype=np.float32), np.array(["b", "a", "b"]),
+])
+def test_two_labels_give_numpys_unique_classes(labels):
+    """The classes and the ±1 labels are np.unique's (the mapping written here from it), whatever the dtype."""
+    from robustsvm._validation import check_labels
+
+    y_pm, classes = check_labels(labels, labels.size)
+    expected = np.unique(labels)
+    assert classes.dtype == expected.dtype and np.array_equal(classes, expected)
+    if classes.dtype.kind == "f":  # a zero label keeps the sign np.unique gives it
+        assert np.array_equal(np.signbit(classes), np.signbit(expected))
+    assert np.array_equal(y_pm, np.where(labels == expected[1], 1.0, -1.0))
+
+
+@pytest.mark.parametrize("labels", [np.array([1, 2, 3, 1]), np.array([1.0, 1.0, 1.0]), np.array([0, 0])])
+def test_other_numbers_of_numeric_classes_are_refused(labels):
+    from robustsvm._validation import check_labels
+
+    with pytest.raises(ValueError, match="exactly two classes"):
+        check_labels(labels, labels.size)

@@ -15,15 +15,39 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 __all__ = ["on_one_blas_thread", "one_blas_thread"]
 
 def one_blas_thread() -> contextlib.AbstractContextManager:
     """A context in which every BLAS library loaded in this process runs on one thread (``threadpoolctl``); the
-    former counts are restored on exit."""
-    return _controller().limit(limits=1, user_api="blas")
+    former counts are restored on exit. Inside another such context of the same thread (a solve's steps within the
+    solve) the outer one already holds the limit, and this one sets nothing: a limit set and restored costs ~11 µs."""
+    if getattr(_held, "depth", 0) > 0:
+        return _nested()
+    return _outermost()
+
+
+#: how many :func:`one_blas_thread` contexts the current thread is in
+_held = threading.local()
+
+
+@contextlib.contextmanager
+def _outermost() -> Iterator[None]:
+    with _controller().limit(limits=1, user_api="blas"):
+        with _nested():
+            yield
+
+
+@contextlib.contextmanager
+def _nested() -> Iterator[None]:
+    _held.depth = getattr(_held, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _held.depth -= 1
 
 
 @functools.cache

@@ -122,7 +122,8 @@ def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | N
     lower, upper : ndarray of shape (d,), optional
         The box, infinite sides allowed.
     """
-    t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0)
+    # the soft-threshold by λ1 (by 0 it is s itself, as a copy: the sign test below writes t)
+    t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0) if l1 != 0 else np.array(s, dtype=np.float64)
     if lower is not None:
         w = box_maximizer(t, l2, lower, upper)
         if not np.all(np.isfinite(w)):
@@ -299,8 +300,8 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
     lower, upper = (None, None) if box is None else box
     term = Intercept("ridge", mu) if intercept == "ridge" else None
 
-    c_live = c[live]
-    alpha_live = a[live] / c_live
+    c_live, a_live = c[live], a[live]
+    alpha_live = a_live / c_live
     # without λ1 and a box, R*(θs) = θ²R*(s) for θ ≥ 0 (the signs' cone is invariant under the scaling)
     homogeneous = l1 == 0 and lower is None and l2 > 0
     conj_s = penalty_conjugate(s, l2, l1, signs) if homogeneous else 0.0
@@ -316,7 +317,7 @@ def lagrangian_bound(model: Any, a: np.ndarray, *, shift: Any = None, nu: Any = 
     a_top = float(loss.dual_upper)
     hi = 4.0
     if np.isfinite(a_top) and np.any(live):
-        hi = min(hi, float(np.min(a_top * c[live] / a[live])))
+        hi = min(hi, float(np.min(a_top * c_live / a_live)))
     if l2 <= 0:
         ex = _excess(s, signs, box)
         top = float(ex.max()) if ex.size else 0.0
