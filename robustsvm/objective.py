@@ -104,6 +104,11 @@ def kernel_objective(model: Model, dual_coef: Any, support_vectors: Any, b: floa
     return float(value)
 
 
+def kernel_decision(model: Model, dual_coef: Any, support_vectors: Any) -> np.ndarray:
+    """``Σ_j a_j k(x_i, x_j)`` at the training rows: the expansion's decision without its intercept."""
+    return model.y * _kernel_parts(model, dual_coef, support_vectors, 0.0)[1]
+
+
 def kernel_violation(model: Model, dual_coef: Any, support_vectors: Any, b: float) -> float:
     """``max(0, max_i(1 − y_i f(x_i)))`` for a hard margin, 0 otherwise."""
     if not model.loss.is_constraint:

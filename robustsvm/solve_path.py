@@ -246,10 +246,10 @@ def certify_with_decision(name: str, model: Model, result: Result, tol: float | 
     if isinstance(model, DistributedModel):  # the objective in partitions, the backend's checked bound
         return distributed_certify.certify(model, result, tol), None
     if result.w is None:
-        objective = objective_module.kernel_objective(model, result.dual_coef, result.support_vectors, result.b)
-        violation = objective_module.kernel_violation(model, result.dual_coef, result.support_vectors, result.b)
-        return replace(result, b=float(result.b), objective=float(objective), violation=float(violation),
-                       dual_objective=float(result.dual_value)), None
+        a, sv = result.dual_coef, result.support_vectors  # the expansion re-scored, and its scores
+        return replace(result, b=float(result.b), objective=objective_module.kernel_objective(model, a, sv, result.b),
+                       violation=objective_module.kernel_violation(model, a, sv, result.b),
+                       dual_objective=float(result.dual_value)), objective_module.kernel_decision(model, a, sv)
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     if model.distribution is not None:  # the set's own dual (its multipliers: the rows of its conic duals)
@@ -311,9 +311,11 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
 
 
 def _degeneracy(model: Model, result: Result, *, explain: bool, decision: np.ndarray | None = None) -> dict | None:
-    """The degeneracy report of a linear in-memory solution (None otherwise); the gap counts only when optimal."""
-    if result.w is None or isinstance(model, DistributedModel) or model.kernel is not None:
+    """The degeneracy report of an in-memory solution (the gap counts only when optimal; a kernel's: uninformative)."""
+    if isinstance(model, DistributedModel) or (result.w is None and (decision is None or model.kernel is None)):
         return None
+    if model.kernel is not None:
+        return degenerate.uninformative(model, decision + float(result.b), float(np.ptp(decision)))
     gap = float(result.gap) if result.status == OPTIMAL else np.nan
     return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
                                explain=explain, decision=decision)

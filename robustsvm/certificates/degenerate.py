@@ -108,6 +108,8 @@ def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
                                                                            ("λ1", float(model.l1))) if value > 0]
     if model.layout is not None or model.distribution is not None:
         levers.append("a smaller radius")
+    if model.kernel is not None:
+        levers.append(f"another kernel or kernel parameter (here {model.kernel!r})")
     if _restricted(model):
         levers.append("fewer or other signs, bounds or constraints (they may rule out the direction that separates "
                       "the classes)")
