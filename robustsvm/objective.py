@@ -23,8 +23,7 @@ import numpy as np
 from .model import Model
 
 __all__ = [
-    "kernel_objective",
-    "kernel_violation",
+    "kernel_scores",
     "objective",
     "objective_from_margins",
     "optimal_intercept",
@@ -47,7 +46,7 @@ def objective_from_margins(model: Model, w: np.ndarray, b: float, margins: np.nd
     """``P`` from precomputed margins: ``(λ2/2)‖w‖² + λ1‖w‖₁ + I(b) + Σ c_i ℓ(m_i)``.
 
     For a kernel model pass ``w`` such that ``‖w‖²`` is right: use
-    :func:`kernel_objective` instead.
+    :func:`kernel_scores` instead.
     """
     value = model.penalty.value(w) + model.intercept.value(b)
     if model.distribution is not None:  # the worst expected loss over the set of distributions
@@ -95,26 +94,18 @@ def _kernel_parts(model: Model, dual_coef: Any, support_vectors: Any, b: float) 
     return norm_sq, margins
 
 
-def kernel_objective(model: Model, dual_coef: Any, support_vectors: Any, b: float) -> float:
-    """``P`` at the expansion ``f(x) = Σ_j a_j k(x, x_j) + b``: ``(λ2/2)aᵀK_SS a + I(b) + Σ c_i ℓ(y_i f(x_i))``."""
+def kernel_scores(model: Model, dual_coef: Any, support_vectors: Any, b: float) -> tuple[float, float, np.ndarray]:
+    """``(P, violation, f − b)`` at the expansion ``f(x) = Σ_j a_j k(x, x_j) + b``, its kernel matrices formed once:
+    ``P = (λ2/2)aᵀK_SS a + I(b) + Σ c_i ℓ(y_i f(x_i))``, the violation ``max(0, max_i(1 − y_i f(x_i)))`` for a hard
+    margin (0 otherwise), and ``f(x_i) − b = Σ_j a_j k(x_i, x_j)`` at the training rows."""
     norm_sq, margins = _kernel_parts(model, dual_coef, support_vectors, b)
     value = 0.5 * model.l2 * norm_sq + model.intercept.value(b)  # the L2 term at ‖w‖² = aᵀK_SS a (no L1)
-    if not model.loss.is_constraint:
+    violation = 0.0
+    if model.loss.is_constraint:
+        violation = max(0.0, float(np.max(1.0 - margins)))
+    else:
         value += float(model.c @ model.loss.value(margins))
-    return float(value)
-
-
-def kernel_decision(model: Model, dual_coef: Any, support_vectors: Any) -> np.ndarray:
-    """``Σ_j a_j k(x_i, x_j)`` at the training rows: the expansion's decision without its intercept."""
-    return model.y * _kernel_parts(model, dual_coef, support_vectors, 0.0)[1]
-
-
-def kernel_violation(model: Model, dual_coef: Any, support_vectors: Any, b: float) -> float:
-    """``max(0, max_i(1 − y_i f(x_i)))`` for a hard margin, 0 otherwise."""
-    if not model.loss.is_constraint:
-        return 0.0
-    _, margins = _kernel_parts(model, dual_coef, support_vectors, b)
-    return max(0.0, float(np.max(1.0 - margins)))
+    return float(value), violation, model.y * margins - b
 
 
 def optimal_intercept(z: np.ndarray, y: np.ndarray, c: np.ndarray, *, squared: bool = False,

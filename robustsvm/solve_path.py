@@ -246,10 +246,10 @@ def certify_with_decision(name: str, model: Model, result: Result, tol: float | 
     if isinstance(model, DistributedModel):  # the objective in partitions, the backend's checked bound
         return distributed_certify.certify(model, result, tol), None
     if result.w is None:
-        a, sv = result.dual_coef, result.support_vectors  # the expansion re-scored, and its scores
-        return replace(result, b=float(result.b), objective=objective_module.kernel_objective(model, a, sv, result.b),
-                       violation=objective_module.kernel_violation(model, a, sv, result.b),
-                       dual_objective=float(result.dual_value)), objective_module.kernel_decision(model, a, sv)
+        objective, violation, decision = objective_module.kernel_scores(model, result.dual_coef, result.support_vectors,
+                                                                        result.b)  # re-scored; its scores for below
+        return replace(result, b=float(result.b), objective=objective, violation=violation,
+                       dual_objective=float(result.dual_value)), decision
     from ._lazy import cvxpy as cp  # imported only if the except clause below is reached
 
     if model.distribution is not None:  # the set's own dual (its multipliers: the rows of its conic duals)

@@ -54,8 +54,8 @@ def test_kernel_objective_equals_the_linear_objective_for_the_linear_kernel(loss
     prob = rs.Problem(loss=loss, penalty=rs.L2(0.4), intercept=rs.L2(0.8))
     w = X[support].T @ a
     km = kprob.normalize(X, y)
-    assert objective.kernel_objective(km, a, X[support], b) == pytest.approx(prob.objective(X, y, w, b), rel=1e-12)
-    assert objective.kernel_violation(km, a, X[support], b) == pytest.approx(prob.violation(X, y, w, b), abs=1e-12)
+    assert objective.kernel_scores(km, a, X[support], b)[0] == pytest.approx(prob.objective(X, y, w, b), rel=1e-12)
+    assert objective.kernel_scores(km, a, X[support], b)[1] == pytest.approx(prob.violation(X, y, w, b), abs=1e-12)
 
 
 def test_kernel_solution_objective_is_recomputed_by_the_objective_module():
@@ -64,7 +64,7 @@ def test_kernel_solution_objective_is_recomputed_by_the_objective_module():
     for solver in ("m3", "clarabel"):
         sol = prob.solve(X, y, solver=solver, tol=1e-8, max_iter=50000)
         model = prob.normalize(X, y)
-        value = objective.kernel_objective(model, sol.dual_coef, sol.support_vectors, sol.b)
+        value = objective.kernel_scores(model, sol.dual_coef, sol.support_vectors, sol.b)[0]
         assert sol.objective == value
         # and by hand: (λ/2) aᵀK_SS a + (μ/2) b² + mean hinge of y f(x)
         K = rs.RBF(1.0)(X, sol.support_vectors)

@@ -23,13 +23,12 @@ def kernel_primal(model: Model, K: np.ndarray, coef: np.ndarray, b: float) -> tu
 
     ``K`` is the training Gram matrix and ``coef`` (n,) the expansion
     coefficients (zero off the support); the values are those of
-    :func:`robustsvm.objective.kernel_objective` at the support.
+    :func:`robustsvm.objective.kernel_scores` at the support.
     """
     coef = np.asarray(coef, dtype=np.float64)
     support = np.flatnonzero(coef)
     sv = model.X[support]
-    return (objective_module.kernel_objective(model, coef[support], sv, b),
-            objective_module.kernel_violation(model, coef[support], sv, b))
+    return objective_module.kernel_scores(model, coef[support], sv, b)[:2]
 
 
 class KernelDual(Reduction):
@@ -96,7 +95,6 @@ class KernelDual(Reduction):
             b = float(y @ v) / self.mu if self.mu is not None else 0.0
         support = np.flatnonzero(v > threshold)
         sv = self.model.X[support]
-        objective = objective_module.kernel_objective(self.model, coef[support], sv, b)
-        violation = objective_module.kernel_violation(self.model, coef[support], sv, b)
+        objective, violation, _ = objective_module.kernel_scores(self.model, coef[support], sv, b)
         return Recovered(w=None, b=b, dual_coef=coef[support], support_vectors=sv,
                          support=support, objective=objective, violation=violation)

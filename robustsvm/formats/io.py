@@ -438,8 +438,8 @@ def validate(
     expansion = solution.dual_coef is not None and solution.support_vectors is not None
     if kernel is not None and expansion:
         b = float(solution.b)
-        recomputed = objective_module.kernel_objective(model, solution.dual_coef, solution.support_vectors, b)
-        violation = objective_module.kernel_violation(model, solution.dual_coef, solution.support_vectors, b)
+        recomputed, violation, _ = objective_module.kernel_scores(model, solution.dual_coef,
+                                                                  solution.support_vectors, b)
         if solution.w is not None:
             a = np.asarray(solution.dual_coef, dtype=np.float64)
             f_exp = kernel(model.X, solution.support_vectors) @ a
