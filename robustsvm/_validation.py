@@ -15,9 +15,9 @@ import scipy.sparse as sp
 
 from .priors.signs import check_signs
 
-__all__ = ["MISSING_OPTIONS", "MISSING_REMEDY", "DataShape", "FitData", "check_X", "check_finite", "check_fit_data",
-           "check_limits", "check_nonnegative", "check_no_missing_labels", "check_positive_class",
-           "check_sample_weight", "real_scalar", "sign_orientation", "unnamed_direction"]
+__all__ = ["MISSING_OPTIONS", "MISSING_REMEDY", "SPARSE_MISSING", "DataShape", "FitData", "check_X", "check_finite",
+           "check_fit_data", "check_limits", "check_nonnegative", "check_no_missing_labels", "check_positive_class",
+           "check_sample_weight", "estimator_missing_remedy", "real_scalar", "sign_orientation", "unnamed_direction"]
 
 
 class DataShape:
@@ -103,11 +103,16 @@ def real_array(value: Any, *, name: str, what: str, complex_hint: str, numbers: 
 #: what to do about NaN in ``X`` given to ``Problem.solve`` (the estimator names its own ``missing=`` option)
 MISSING_REMEDY = ("impute or drop them first, or give the missing values uncertainty sets: "
                   "rs.missing_as_uncertainty(X), docs/missing_values.md")
-#: the estimator's remedies for NaN in dense and in sparse ``X`` (``RobustSVC(missing=...)`` handles dense rows only)
+#: the estimator's remedy for NaN in a dense ``X`` (its ``missing=`` options) and in a sparse one (it has none there)
 MISSING_OPTIONS = ("missing='uncertain' fits with an uncertainty set over each row's missing values; "
-                   "'conditional_mean', 'mean' or 'drop' impute or drop them",
-                   "a sparse X cannot hold missing values: fill or drop them, or give a dense X with "
-                   "missing='uncertain'")
+                   "'conditional_mean', 'mean' or 'drop' impute or drop them")
+SPARSE_MISSING = "a sparse X cannot hold missing values: fill or drop them, or give a dense X with missing='uncertain'"
+
+
+def estimator_missing_remedy(X: Any) -> str:
+    """What ``RobustSVC`` advises for NaN in ``X``: :data:`SPARSE_MISSING` for a sparse ``X``, else
+    :data:`MISSING_OPTIONS`."""
+    return SPARSE_MISSING if sp.issparse(X) else MISSING_OPTIONS
 
 
 def check_finite(X: Any, feature_names: Any = None, *, name: str = "X", remedy: str = MISSING_REMEDY) -> None:

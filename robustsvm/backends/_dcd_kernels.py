@@ -17,8 +17,8 @@ __all__ = ["FASTMATH", "ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdP
            "newton_step", "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle",
            "worse_than_safe"]
 
-#: the fast-math flags of the dual-coordinate kernels: reassociation and contraction only (no assumption that values
-#: are finite)
+#: the fast-math flags of the dual-coordinate kernels and their certificates' products: reassociation and
+#: contraction only (no assumption that values are finite)
 FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
 #: the rows of a dense C-ordered ``X`` / of a CSR ``X``
 DenseRows = namedtuple("DenseRows", ["X"])

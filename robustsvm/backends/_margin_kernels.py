@@ -12,6 +12,8 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
+from ._dcd_kernels import FASTMATH
+
 __all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "gather_rows", "gram_into", "minres_solve",
            "precondition", "transposed_into"]
 
@@ -24,8 +26,6 @@ GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
 #: diagonals ``dinv`` and ``dinv_rev``
 Deflation = namedtuple("Deflation", ["mid", "D", "inv_d", "L", "Rrev", "dinv", "dinv_rev"])
 
-#: reassociation and contraction only (no assumption that values are finite)
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
 
 @nb.njit(cache=True)
@@ -64,7 +64,7 @@ def gather_rows(indptr, indices, data, rows, keep, y):  # pragma: no cover - com
     return ptr, cols[:pos], vals[:pos], features[:m]
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def transposed_into(ptr, cols, vals, p, t):  # pragma: no cover - compiled
     """``t = Aᵀ p`` for the rows ``A`` (``ptr, cols, vals``; ``t`` as long as their columns)."""
     t[:] = 0.0
@@ -74,7 +74,7 @@ def transposed_into(ptr, cols, vals, p, t):  # pragma: no cover - compiled
             t[cols[k]] += vals[k] * pi
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def gram_into(ptr, cols, vals, p, out, t):  # pragma: no cover - compiled
     """``out = A Aᵀ p`` for the rows ``A`` (``ptr, cols, vals``), with ``t = Aᵀ p`` (length: the columns)."""
     transposed_into(ptr, cols, vals, p, t)
@@ -98,7 +98,7 @@ def column_energy(cols, vals, n_cols):  # pragma: no cover - compiled
     return counts, energy
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def deflate_rows(ptr, cols, vals, position, k, shift):  # pragma: no cover - compiled
     """The rows rewritten in place with the columns ``position[j] ≥ 0`` (``C``, ``k`` of them) numbered
     ``position[j]`` and stored first in each row, the others numbered ``k..`` in their order: ``(mid, label, D, S)``
@@ -156,7 +156,7 @@ def deflate_rows(ptr, cols, vals, position, k, shift):  # pragma: no cover - com
     return mid, label, D, S
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _factor_solve(L, Rrev, dinv, dinv_rev, g, z):  # pragma: no cover - compiled
     """``g ← S⁻¹ g`` for ``S = RᵀR`` (``L = Rᵀ``; ``Rrev`` is ``R`` reversed), ``z`` a workspace of ``g``'s length:
     ``Rᵀu = g`` forwards, then ``R x = u`` forwards in reversed order."""
@@ -169,7 +169,7 @@ def _factor_solve(L, Rrev, dinv, dinv_rev, g, z):  # pragma: no cover - compiled
         g[a] = z[k - 1 - a]
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _forward(M, dinv, x):  # pragma: no cover - compiled
     """``x ← M⁻¹x`` by forward substitution, ``M`` lower-triangular with inverse diagonal ``dinv``."""
     for a in range(x.size):
@@ -179,7 +179,7 @@ def _forward(M, dinv, x):  # pragma: no cover - compiled
         x[a] = (x[a] - acc) * dinv[a]
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _scaled_image(ptr, cols, vals, mid, inv_d, r, g):  # pragma: no cover - compiled
     """``g = Cᵀ D⁻¹ r``."""
     g[:] = 0.0
@@ -189,7 +189,7 @@ def _scaled_image(ptr, cols, vals, mid, inv_d, r, g):  # pragma: no cover - comp
             g[cols[e]] += vals[e] * ri
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def precondition(rows, pre, r, out):  # pragma: no cover - compiled
     """``out = M⁻¹ r = D⁻¹ (r − C S⁻¹ Cᵀ D⁻¹ r)`` for ``M = D + C Cᵀ`` (``rows`` from :func:`deflate_rows`,
     ``pre`` their :data:`Deflation`)."""
@@ -206,7 +206,7 @@ def precondition(rows, pre, r, out):  # pragma: no cover - compiled
         out[i] = acc * inv_d[i]
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _precondition_image(ptr, cols, vals, mid, inv_d, r, h, y, t):  # pragma: no cover - compiled
     """``y = D⁻¹ (r − C h)`` (``h = S⁻¹ Cᵀ D⁻¹ r``: ``y = M⁻¹ r``), ``t = Aᵀ y`` in the same pass over the rows;
     returns ``r·y``."""
@@ -224,7 +224,7 @@ def _precondition_image(ptr, cols, vals, mid, inv_d, r, h, y, t):  # pragma: no 
     return ry
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def minres_solve(rows, n_cols, pre, rhs, max_iter, weights, target):  # pragma: no cover - compiled
     """Preconditioned MINRES (Paige & Saunders) from 0 on ``A Aᵀ x = rhs`` (``A`` the rows of :func:`deflate_rows`
     over ``n_cols`` columns), preconditioned by ``M = D + C Cᵀ`` (``pre``, :data:`Deflation`): ``(x, iterations)``

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ._dcd_kernels import FASTMATH
+
 __all__ = ["balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
            "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
            "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "signs_energy"]
 
-#: reassociation and contraction only (no assumption that values are finite)
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 
 _UINT32_MAX = np.iinfo(np.uint32).max
 
@@ -138,7 +138,7 @@ def clipped_entries(v, signs, frozen, counts):  # pragma: no cover - compiled
     return total
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def signs_energy(pos, neg, fp, fn, signs):  # pragma: no cover - compiled
     """``Σ_h v_h²`` over the features with ``signs_h v_h ≥ 0`` for ``v = fp·pos + fn·neg`` (``λ²‖w‖²`` of
     ``w_h = v_h/λ`` there, 0 elsewhere: the class images of a dual point, each class scaled by its balance factor),
@@ -172,7 +172,7 @@ def balanced_alpha(alpha, y, upper, fp, fn):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def row_sq_norms(indptr, data):  # pragma: no cover - compiled
     """``‖x_i‖² = Σ_k data_k²`` over the stored entries of each row of a CSR matrix (canonical: no duplicates)."""
     n = indptr.size - 1
@@ -185,7 +185,7 @@ def row_sq_norms(indptr, data):  # pragma: no cover - compiled
     return sq
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def dual_images_dense(X, u, pos):  # pragma: no cover - compiled
     """``out[0] = Σ_{i: pos_i} u_i x_i``, ``out[1] = Σ_{i: not pos_i} u_i x_i`` for a dense ``X``."""
     n, d = X.shape
@@ -200,7 +200,7 @@ def dual_images_dense(X, u, pos):  # pragma: no cover - compiled
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - compiled
     """:func:`dual_images_dense` for a CSR ``X``, O(nnz)."""
     n = indptr.size - 1
@@ -215,7 +215,7 @@ def dual_images_sparse(indptr, indices, data, d, u, pos):  # pragma: no cover - 
     return out
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def certificate_dense(X, c, y, alpha, upper, w):  # pragma: no cover - compiled
     """One pass over a dense ``X`` for a certificate: ``(images, z, sums)`` with ``images`` those of
     :func:`dual_images_dense` at ``u = c∘y∘clip(α, 0, upper)``, ``z = X w`` and ``sums = [Σ_{y>0} c α,
@@ -239,7 +239,7 @@ def certificate_dense(X, c, y, alpha, upper, w):  # pragma: no cover - compiled
     return out, z, sums
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def certificate_sparse(indptr, indices, data, rptr, ridx, rdat, d, c, y, alpha, upper,
                        w):  # pragma: no cover - compiled
     """:func:`certificate_dense` for a CSR ``X``, O(nnz).
@@ -271,7 +271,7 @@ def certificate_sparse(indptr, indices, data, rptr, ridx, rdat, d, c, y, alpha, 
     return out, z, sums
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def matvec_dense(X, w):  # pragma: no cover - compiled
     """``X @ w`` for a dense ``X``."""
     n, d = X.shape
@@ -284,7 +284,7 @@ def matvec_dense(X, w):  # pragma: no cover - compiled
     return z
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def matvec_sparse(indptr, indices, data, w):  # pragma: no cover - compiled
     """``X @ w`` for a CSR ``X``, O(nnz)."""
     n = indptr.size - 1

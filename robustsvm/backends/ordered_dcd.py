@@ -37,7 +37,7 @@ from ..objective import objective_from_margins, optimal_intercept
 from ..priors.base import Prior
 from ..priors.constraints import Ordered
 from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
-from ._dcd_kernels import SUMS
+from ._dcd_kernels import FASTMATH, SUMS
 from .dual_ascent import (
     DualCertificate,
     ascend,
@@ -62,7 +62,6 @@ AVERAGE_SETTLES = 2
 UNSHRINK_AFTER = 3
 
 #: reassociation and contraction only (bounds may be infinite)
-_FM = {"reassoc", "contract", "nsz", "arcp"}
 #: the maintained vectors: ``v``, ``w = w(v)``, ``sums = [b0, S, A]`` (read by the driver as one record of
 #: the dual-coordinate family's named sums, :data:`SUMS`)
 State = namedtuple("State", ["v", "w", "sums"])
@@ -195,14 +194,14 @@ def _local_curvature(x, w, prior, prm):  # pragma: no cover - compiled
     return q / prm.l2
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _move(X, i, delta, v, w, prior, prm):  # pragma: no cover - compiled
     for h in range(X.shape[1]):
         v[h] += delta * X[i, h]
     _weights(v, w, prior, prm)
 
 
-@nb.njit(cache=True, fastmath=_FM, inline="always")
+@nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compiled
     """The step with the curvature of ``h*`` at the current point (:func:`_local_curvature`), kept when the dual
     rises by at least a quarter of its quadratic model's prediction; else undone. Returns the new ``α_i``
@@ -226,7 +225,7 @@ def _local_step(X, i, G, ai, smp, st, prior, prm):  # pragma: no cover - compile
     return ai
 
 
-@nb.njit(cache=True, fastmath=_FM)
+@nb.njit(cache=True, fastmath=FASTMATH)
 def _epoch(X, smp, alpha, st, prior, prm, index, scratch, active, pg_max_old,
            pg_min_old):  # pragma: no cover - compiled
     """One epoch over ``index[:active]`` in a random order of blocks (liblinear's shrinking); returns ``(active,

@@ -24,7 +24,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .. import solve_path
-from .._validation import MISSING_OPTIONS, check_finite, check_no_missing_labels, numeric_columns
+from .._validation import check_finite, check_no_missing_labels, estimator_missing_remedy, numeric_columns
 from ..distributed.data import is_dask_array
 from ..problem import Problem
 from ..terms.kernels import Kernel, Linear
@@ -354,7 +354,7 @@ class RobustSVC(ClassifierMixin, BaseEstimator):
                              dtype=np.float64, ensure_min_samples=1, ensure_all_finite=False)
         X_given = X
         if self.missing == "error" or hasattr(X, "tocsr"):
-            check_finite(X, getattr(self, "feature_names_in_", None), remedy=MISSING_OPTIONS[hasattr(X, "tocsr")])
+            check_finite(X, getattr(self, "feature_names_in_", None), remedy=estimator_missing_remedy(X))
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
