@@ -517,6 +517,7 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
     """The int8-sign variant of the compiled epochs takes the steps of the variant with the bounds [0, ∞) / (−∞, 0]:
     same α, and in both ``v = Xᵀ(c∘y∘α)`` and ``w = clip(v, λl, λu)/λ`` recomputed here from α."""
     from robustsvm.backends import _dcd_kernels as kern
+    from robustsvm.backends._compiled import CsrRows, DenseRows
 
     rng = np.random.default_rng(3)
     n, d, lam, rho = 300, 40, 0.05, 2.0
@@ -530,7 +531,7 @@ def test_signs_only_epoch_matches_the_epoch_with_zero_bounds(sparse):
     alpha0 = rng.random(n) * (rng.random(n) < 0.7)
     v0 = np.asarray(X.T @ (c * y * alpha0)).ravel()
     prm = kern.DcdParams(inv_lam=1.0 / lam, upper=1.0, dii=0.0, rho=rho, shrinking=True, local=sparse)
-    rows = kern.CsrRows(X.indptr, X.indices, X.data) if sparse else kern.DenseRows(X)
+    rows = CsrRows(X.indptr, X.indices, X.data) if sparse else DenseRows(X)
     epoch = kern.epoch
     outcomes = []
     for box in (kern.DcdSigns(sg), kern.DcdBox(lo, up)):

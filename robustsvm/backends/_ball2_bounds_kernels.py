@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._dcd_kernels import FASTMATH
+from ._compiled import FASTMATH
 
 __all__ = ["ball2_candidates", "ball2_list", "ball2_scalars", "refresh_ball2_bounded"]
 

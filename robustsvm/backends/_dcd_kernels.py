@@ -8,21 +8,13 @@ from collections import namedtuple
 
 import numba as nb
 import numpy as np
-from numba import types
-from numba.extending import overload
 
-__all__ = ["FASTMATH", "ORDER", "SUMS", "BoundCheck", "CsrRows", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns",
-           "DcdState", "DenseRows", "EpochBlock", "ShrinkState", "average_into", "begin_epoch", "by_type",
-           "clipped_weight", "column", "dense_rows", "dual_sums", "epoch", "free_at", "is_dense", "move_weights",
-           "newton_step", "of_type", "outside", "row_dot", "row_of", "run_epochs", "screen", "shuffle",
-           "worse_than_safe"]
+from ._compiled import FASTMATH, by_type, column, dense_rows, of_type, row_of
 
-#: the fast-math flags of the dual-coordinate kernels and their certificates' products: reassociation and
-#: contraction only (no assumption that values are finite)
-FASTMATH = {"reassoc", "contract", "nsz", "arcp"}
-#: the rows of a dense C-ordered ``X`` / of a CSR ``X``
-DenseRows = namedtuple("DenseRows", ["X"])
-CsrRows = namedtuple("CsrRows", ["indptr", "indices", "data"])
+__all__ = ["ORDER", "SUMS", "BoundCheck", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "EpochBlock",
+           "ShrinkState", "average_into", "begin_epoch", "clipped_weight", "dual_sums", "epoch", "free_at",
+           "move_weights", "newton_step", "outside", "row_dot", "run_epochs", "screen", "shuffle", "worse_than_safe"]
+
 #: per sample: labels ±1, loss coefficients, the dual's diagonal ``Q_ii``
 DcdSamples = namedtuple("DcdSamples", ["y", "c", "qdiag"])
 #: the maintained scalars: intercept multiplier ``b0``, ``S = Σ c_i y_i α_i``, radius mass ``A = Σ c_i α_i r_i``
@@ -48,20 +40,6 @@ def dual_sums(b0: float = 0.0, S: float = 0.0, A: float = 0.0) -> np.ndarray:
     return np.array([(b0, S, A)], dtype=SUMS)
 
 
-def of_type(cls):
-    """A test of whether a value or its numba type is of the named tuple ``cls``."""
-    return lambda x: isinstance(x, cls) or getattr(x, "instance_class", None) is cls
-
-
-def by_type(test, first, other, **options):
-    """A function calling ``first(x, ...)`` when ``test(x)``, else ``other(x, ...)``; compiled, the choice is made once
-    per type of ``x`` (``options``: those of :func:`numba.extending.overload`)."""
-    def chosen(x, *args):
-        return (first if test(x) else other)(x, *args)
-    overload(chosen, strict=False, **options)(lambda x, *args: first if test(x) else other)
-    return chosen
-
-
 def _signs_weight(box, h, vh, inv_lam):
     return vh * inv_lam if box.sg[h] * vh >= 0.0 else 0.0
 
@@ -82,8 +60,6 @@ def _box_free_at(box, h, wh):
 clipped_weight = by_type(of_type(DcdSigns), _signs_weight, _box_weight)
 #: 1.0 when ``h`` is free at ``w_h`` (``w_h ≠ 0``, or no zero bound), else 0.0 (a factor, not a branch)
 free_at = by_type(of_type(DcdSigns), _signs_free_at, _box_free_at)
-#: whether ``rows`` (or its numba type) is :data:`DenseRows`
-is_dense = of_type(DenseRows)
 
 
 @nb.njit(cache=True, inline="always")
@@ -168,23 +144,6 @@ def worse_than_safe(ai, a_new, a_safe, G, ci, q_safe, d_ww, b_old, dv, lam, dii,
     return gain < -ci * (G * ds + 0.5 * q_safe * ds * ds)
 
 
-def _row_dense(rows, i):
-    return None, rows.X[i], 0, rows.X.shape[1]
-
-
-def _row_sparse(rows, i):
-    return rows.indices, rows.data, rows.indptr[i], rows.indptr[i + 1]
-
-
-#: row i as ``(columns, values, start, stop)``: its entries are ``(column(columns, k), values[k])`` for ``k`` in
-#: ``range(start, stop)`` (a dense row's columns are ``None``, its ``k`` the column itself)
-row_of = by_type(is_dense, _row_dense, _row_sparse, inline="always")
-column = by_type(lambda columns: columns is None or isinstance(columns, types.NoneType), lambda columns, k: k,
-                 lambda columns, k: columns[k], inline="always")
-#: a constant True on dense rows (the epoch compiles no local step there)
-dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
-
-
 @nb.njit(cache=True, fastmath=FASTMATH, inline="always")
 def row_dot(rows, i, w, box, local):  # pragma: no cover - compiled
     """``(x_i·w, Σ x_ih² and the number of the coordinates of row i free at w (with ``local``), its entries)``."""
@@ -206,20 +165,14 @@ def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cov
     """``v += δ x_i`` and ``w`` clipped there; returns the change of ``‖w‖²`` with ``squares``, else 0."""
     columns, values, start, stop = row_of(rows, i)
     dw2 = 0.0
-    if squares:
-        for k in range(start, stop):
-            h = column(columns, k)
-            vh = v[h] + delta * values[k]
-            wh = clipped_weight(box, h, vh, inv_lam)
-            dw2 += wh * wh - w[h] * w[h]
-            v[h] = vh
-            w[h] = wh
-        return dw2
     for k in range(start, stop):
         h = column(columns, k)
         vh = v[h] + delta * values[k]
+        wh = clipped_weight(box, h, vh, inv_lam)
+        if squares:
+            dw2 += wh * wh - w[h] * w[h]
         v[h] = vh
-        w[h] = clipped_weight(box, h, vh, inv_lam)
+        w[h] = wh
     return dw2
 
 

@@ -12,7 +12,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._dcd_kernels import FASTMATH
+from ._compiled import FASTMATH
 
 __all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "gather_rows", "gram_into", "minres_solve",
            "precondition", "transposed_into"]

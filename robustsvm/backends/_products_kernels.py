@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._dcd_kernels import FASTMATH
+from ._compiled import FASTMATH
 
 __all__ = ["balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
            "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",

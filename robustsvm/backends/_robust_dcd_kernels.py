@@ -10,7 +10,8 @@ import numba as nb
 from numba.extending import overload
 
 from ._ball2_bounds_kernels import ball2_candidates, ball2_list, ball2_scalars
-from ._dcd_kernels import FASTMATH, begin_epoch, by_type, column, newton_step, of_type, row_of, screen, worse_than_safe
+from ._compiled import FASTMATH, by_type, column, of_type, row_of
+from ._dcd_kernels import begin_epoch, newton_step, screen, worse_than_safe
 from ._shared_set_kernels import refresh, refresh_clipped, refresh_separable, soft, unpacked
 
 __all__ = ["Ball2Scale", "Refresh", "Samples", "Step", "add_products", "epoch", "finish", "move", "move_row",

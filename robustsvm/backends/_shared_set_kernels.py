@@ -10,7 +10,7 @@ import numba as nb
 import numpy as np
 
 from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
-from ._dcd_kernels import FASTMATH
+from ._compiled import FASTMATH
 
 __all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State", "box_pair",
            "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
@@ -57,8 +57,7 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
     sg, Lm, lam1, inv_lam = setk.sg, setk.L, prm.lam1, 1.0 / prm.lam
     d = v.size
     if A <= 0.0:
-        for h in range(d):
-            w[h] = soft(v[h], lam1, sg[h]) * inv_lam
+        w[:] = softclip(v, lam1, sg, inv_lam)
         g = Lm.T @ w
         nrm = np.sqrt(g @ g)
         mu[:] = g / nrm if nrm > 0.0 else g
@@ -66,8 +65,7 @@ def _ellipsoid(setk, st, A, prm, inner):  # pragma: no cover - compiled
         step = prm.lam / (A * setk.lnorm2)
         for _ in range(inner):
             u[:] = Lm @ mu
-            for h in range(d):
-                w[h] = soft(v[h] - A * u[h], lam1, sg[h]) * inv_lam
+            w[:] = softclip(v - A * u, lam1, sg, inv_lam)
             g = mu + step * (Lm.T @ w)  # μ + step Lᵀw, projected on the unit ball
             nrm = np.sqrt(g @ g)
             g *= 1.0 / nrm if nrm > 1.0 else 1.0

@@ -39,6 +39,7 @@ from ..model import Model
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
 from . import dual_ascent, margin_equations
+from ._compiled import CsrRows, DenseRows
 from .dual_ascent import (
     MIN_PASS,
     DualCertificate,
@@ -278,7 +279,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
             return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shrink, block, avg, rx)
         return run_block, rows, features
 
-    part, samples = kern.DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
+    part, samples = DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
     run = _Specialized(kern.run_epochs)
     key = (part, samples)
 
@@ -500,7 +501,7 @@ class _Loop:
         part, samples, params = self.rows[0]
         if restricted is not None:
             ptr, idx, dat, qd = restricted
-            part, samples = kern.CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
+            part, samples = CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
             self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
             self.ops.restrict(restricted[:3], features.frozen)
         local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE

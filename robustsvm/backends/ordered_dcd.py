@@ -37,7 +37,8 @@ from ..objective import objective_from_margins, optimal_intercept
 from ..priors.base import Prior
 from ..priors.constraints import Ordered
 from ..priors.ordering import WORK_ROWS, ChainStructure, OrderingPrior, chain_prox_into, chain_structure
-from ._dcd_kernels import FASTMATH, SUMS
+from ._compiled import FASTMATH
+from ._dcd_kernels import SUMS
 from .dual_ascent import (
     DualCertificate,
     ascend,

@@ -37,7 +37,8 @@ from ..objective import objective_from_margins, optimal_intercept
 from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, DistributionalSet, Ellipsoid
 from . import _shared_set_kernels as kern
-from ._dcd_kernels import CsrRows, DenseRows, dual_sums
+from ._compiled import CsrRows, DenseRows
+from ._dcd_kernels import dual_sums
 from ._products_kernels import csr_parts, row_sq_norms
 from .dual_ascent import DualCertificate, Products, compiled_entry, soft_margin_needs
 from .registry import Needs, Result
