@@ -165,14 +165,20 @@ def move_weights(rows, i, delta, v, w, box, inv_lam, squares):  # pragma: no cov
     """``v += δ x_i`` and ``w`` clipped there; returns the change of ``‖w‖²`` with ``squares``, else 0."""
     columns, values, start, stop = row_of(rows, i)
     dw2 = 0.0
+    if squares:  # two loops: the loop-invariant test is not hoisted out of one
+        for k in range(start, stop):
+            h = column(columns, k)
+            vh = v[h] + delta * values[k]
+            wh = clipped_weight(box, h, vh, inv_lam)
+            dw2 += wh * wh - w[h] * w[h]
+            v[h] = vh
+            w[h] = wh
+        return dw2
     for k in range(start, stop):
         h = column(columns, k)
         vh = v[h] + delta * values[k]
-        wh = clipped_weight(box, h, vh, inv_lam)
-        if squares:
-            dw2 += wh * wh - w[h] * w[h]
         v[h] = vh
-        w[h] = wh
+        w[h] = clipped_weight(box, h, vh, inv_lam)
     return dw2
 
 
