@@ -71,6 +71,7 @@ class DistributedModel:
     #: what the in-memory :class:`~robustsvm.model.Model` has and this one has not
     kernel = None
     layout = None
+    distribution = None
     feasible = None
     has_bounds = False
     has_constraints = False
