@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from .. import objective as objective_module
-from ..distributed.model import DistributedModel
 from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
@@ -185,16 +184,22 @@ def uninformative(model: Any, summary: DecisionSummary) -> dict | None:
             "proved": True, "cause": cause}
 
 
+def _on_cluster(model: Any) -> bool:
+    """Whether the model's rows are partitioned on a cluster (:class:`robustsvm.distributed.model.DistributedModel`:
+    no ``X``, one shared set)."""
+    return bool(getattr(model, "on_cluster", False))
+
+
 def _has_set(model: Any) -> bool:
     """Whether the model has an uncertainty set (a radius to lower)."""
-    if isinstance(model, DistributedModel):
+    if _on_cluster(model):
         return model.uncertainty is not None
     return model.layout is not None or model.distribution is not None
 
 
 def _restricted(model: Any) -> bool:
     """Whether signs, bounds or linear constraints restrict the weights."""
-    if isinstance(model, DistributedModel):  # signs only
+    if _on_cluster(model):  # signs only
         return model.has_signs
     ws = model.feasible_set
     return bool(np.any(ws.lower > -np.inf) or np.any(ws.upper < np.inf) or model.has_constraints)
@@ -212,7 +217,7 @@ def improves_on_constant(model: Any, objective: float, summary: DecisionSummary 
     if not math.isfinite(objective) or model.distribution is not None:
         return False  # a set of distributions keeps a budget at w = 0 that b₀ does not minimize
     try:
-        if isinstance(model, DistributedModel):
+        if _on_cluster(model):
             if summary is None:
                 return False
             b0 = critical.constant_intercept(model.loss, model.intercept, summary.positive, summary.negative)
@@ -259,7 +264,7 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     ``"refuted"`` (``w* ≠ 0``) or ``"unknown"`` (not derived for this model, or above the size the programs are
     run for after a solve: :data:`EXPLAIN_MAX_FEATURES`, :data:`EXPLAIN_MAX_ENTRIES`); fills ``report``'s critical
     values."""
-    if isinstance(model, DistributedModel):
+    if _on_cluster(model):
         which = "critical_radius" if model.uncertainty is not None else "critical_l1"
         return (f"{_unexplained(w, report['weight_resolution'])}; the critical values are not computed for data on a "
                 f"cluster ({model.n:,} × {model.d:,}): rs.{which} computes it on the data in memory"), "unknown"

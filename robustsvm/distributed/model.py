@@ -73,6 +73,8 @@ class DistributedModel:
     layout = None
     distribution = None
     feasible = None
+    #: the rows are on the workers (the in-memory model's is False)
+    on_cluster = True
     has_bounds = False
     has_constraints = False
 

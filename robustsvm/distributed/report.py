@@ -1,14 +1,14 @@
 """The certifier's one pass over the partitions: the objective, the violation, what the degeneracy report reads.
 
-At the certified point ``(w, b)`` each partition ``k`` forms its decisions ``z_i = x_i·w`` a slice of rows at a
-time (:meth:`.data.Block.row_slices`) and returns O(d) numbers (:func:`certify_terms`): the loss sum
+At the certified point ``(w, b)`` each partition ``k`` forms its decisions ``z_i = x_i·w`` where its rows are (a slice
+at a time from disk, :meth:`.data.Block.row_slices`) and returns O(d) numbers (:func:`certify_terms`): the loss sum
 ``Σ_{i∈k} c_i ℓ(m_i)`` and ``min_i m_i`` of the robust margins ``m_i = y_i(z_i + b) − r σ_V(∓w)`` (as
 :func:`.model.margin_terms`), ``min_i z_i`` and ``max_i z_i``, the weighted counts ``Σ c_i [y_i(z_i + b) > 0]``,
 ``Σ c_i [z_i + b > 0]``, ``Σ_{y_i = +1} c_i``, ``Σ c_i``, the first, smallest and largest ``c_i``, and the columns'
 ``max_i |x_ih|``. The client combines them (:func:`certify_pass`) into ``P(w, b)``, the violation, the
 :class:`~robustsvm.certificates.degenerate.DecisionSummary` and the columns' scales (the note of an unfinished
 solve, :func:`robustsvm.conic.scaling.scales_note`). Neither ``X`` nor the n decisions leave the workers: the
-client receives ``k(d + 10)`` numbers, in the round that re-scores the objective (no second read of the rows).
+client receives ``k(d + 11)`` numbers, in the round that re-scores the objective (no second read of the rows).
 """
 
 from __future__ import annotations
