@@ -19,7 +19,7 @@ from ..certificates.duality import CERT_RTOL
 from ..conic.scaling import scales_note
 from ..result import Result
 from .model import DistributedModel
-from .report import certify_pass
+from .report import certify_pass, column_scales
 
 __all__ = ["certify", "certify_with_summary"]
 
@@ -33,11 +33,12 @@ def certify_with_summary(model: DistributedModel, result: Result,
                          tol: float | None = None) -> tuple[Result, DecisionSummary]:
     """:func:`certify` and the :class:`~robustsvm.certificates.degenerate.DecisionSummary` of the certified point's
     decision, from the same round; a status other than ``"optimal"`` notes features far from order 1
-    (:func:`robustsvm.conic.scaling.scales_note`)."""
+    (:func:`robustsvm.conic.scaling.scales_note`; the columns' scales taken in that round when the backend's status
+    was not ``"optimal"`` already, else in a round of their own)."""
     w = np.asarray(result.w, dtype=np.float64).copy()
     w[model.signs * w < 0] = 0.0
     b = float(result.b) if model.intercept.present else 0.0
-    objective, violation, summary, scale = certify_pass(model, w, b)
+    objective, violation, summary, scale = certify_pass(model, w, b, scales=result.status != "optimal")
     bound = float(result.dual_value) if result.dual_feasible and np.isfinite(result.dual_value) else -np.inf
     gap = max(objective - bound, 0.0) if np.isfinite(bound) and np.isfinite(objective) else float("inf")
     rtol = max(CERT_RTOL, float(tol) if tol is not None else 0.0)
@@ -47,6 +48,8 @@ def certify_with_summary(model: DistributedModel, result: Result,
         status = "inaccurate"
         messages.append(f"the package's duality gap {gap:.3g} (objective {objective:.10g}, dual bound {bound:.10g}) "
                         f"exceeds the solver's claim ({claimed:.3g}) and the tolerance {rtol:.1g}·max(1, |P|)")
+    if status != "optimal" and scale is None:  # a claimed optimum the certificate does not confirm
+        scale = column_scales(model)
     note = scales_note(scale, model.feature_names) if status != "optimal" else ""
     if note and note[2:] not in "; ".join(messages):
         messages.append(note[2:])
