@@ -87,6 +87,8 @@ class Model(DataShape):
     feature_names: np.ndarray | None = None
     feasible: WeightSet | None = None
     distribution: DistributionalSet | None = None
+    #: the rows are in memory (a :class:`~robustsvm.distributed.model.DistributedModel`'s are on a cluster)
+    on_cluster = False
 
     # ------------------------------------------------------------- terms (n, d, is_sparse: DataShape)
     @property

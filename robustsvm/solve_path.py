@@ -228,7 +228,7 @@ def certify(name: str, model: Model, result: Result, tol: float | None = None) -
 @on_one_blas_thread
 def certify_with_decision(name: str, model: Model, result: Result, tol: float | None = None) -> tuple:
     """The package's verdict on a backend's result, as a :class:`Result` with ``certified=True``, and ``Xw`` at its
-    point where the certifier formed it (None elsewhere), which the degeneracy check reads.
+    point where the certifier formed it (on a cluster its summary; None elsewhere), which the degeneracy check reads.
 
     A linear model's point goes through :func:`robustsvm.certificates.duality.certify_with_decision`: projected on
     the signs (rescaled onto a hard margin), re-scored by :mod:`robustsvm.objective`, and given the gap
@@ -243,8 +243,8 @@ def certify_with_decision(name: str, model: Model, result: Result, tol: float | 
     """
     if result.status in FAILED or (result.w is None and result.dual_coef is None):
         raise _refuse(name, model, result)
-    if isinstance(model, DistributedModel):  # the objective in partitions, the backend's checked bound
-        return distributed_certify.certify(model, result, tol), None
+    if isinstance(model, DistributedModel):  # the objective and the decision's summary in partitions, one round
+        return distributed_certify.certify_with_summary(model, result, tol)
     if result.w is None:
         objective, violation, decision = objective_module.kernel_scores(model, result.dual_coef, result.support_vectors,
                                                                         result.b)  # re-scored; its scores for below
@@ -274,11 +274,11 @@ def certify_with_decision(name: str, model: Model, result: Result, tol: float | 
 
 
 def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: float, *,
-                warn: bool = True, stacklevel: int = 1, decision: np.ndarray | None = None) -> Solution:
+                warn: bool = True, stacklevel: int = 1, decision: Any = None) -> Solution:
     """The :class:`Solution` of a certified result; a :class:`ConvergenceWarning` when it is not optimal, a
     :class:`DegenerateSolutionWarning` when its decision is constant on the training data
-    (:func:`robustsvm.certificates.degenerate.diagnose` on ``decision``, the certifier's ``Xw`` when it has one,
-    kept in ``Solution.degenerate``)."""
+    (:func:`robustsvm.certificates.degenerate.diagnose` on ``decision``, the certifier's ``Xw`` when it has one or
+    its summary on a cluster, kept in ``Solution.degenerate``)."""
     extra = {k: v for k, v in result.extra.items() if k != "program"}
     if result.status != OPTIMAL and not isinstance(model, DistributedModel) and model.kernel is None:
         note = scale_note(model.X, model.feature_names)
@@ -310,12 +310,12 @@ def to_solution(problem: Any, name: str, model: Model, result: Result, elapsed: 
     return sol
 
 
-def _degeneracy(model: Model, result: Result, *, explain: bool, decision: np.ndarray | None = None) -> dict | None:
-    """The degeneracy report of an in-memory solution (the gap counts only when optimal; a kernel's: uninformative)."""
-    if isinstance(model, DistributedModel) or (result.w is None and (decision is None or model.kernel is None)):
+def _degeneracy(model: Model, result: Result, *, explain: bool, decision: Any = None) -> dict | None:
+    """The degeneracy report of a solution (the gap counts only when optimal; a kernel's: uninformative)."""
+    if result.w is None and (decision is None or model.kernel is None):
         return None
     if model.kernel is not None:
-        return degenerate.uninformative(model, decision + float(result.b), float(np.ptp(decision)))
+        return degenerate.uninformative(model, degenerate.summarize(model, decision, float(result.b)))
     gap = float(result.gap) if result.status == OPTIMAL else np.nan
     return degenerate.diagnose(model, np.asarray(result.w), float(result.b), gap, float(result.objective),
                                explain=explain, decision=decision)

@@ -32,8 +32,8 @@ import numpy as np
 from .._lazy import cvxpy as cp
 from ..terms.losses import Hinge, SquaredHinge
 
-__all__ = ["ConstantClassifier", "constant_classifier", "critical_l1", "critical_radius", "model_critical_l1",
-           "model_critical_radius", "radius_scale"]
+__all__ = ["ConstantClassifier", "constant_classifier", "constant_intercept", "critical_l1", "critical_radius",
+           "model_critical_l1", "model_critical_radius", "radius_scale"]
 
 #: Clarabel's tolerances for these small programs (the critical value is compared to bisections at 1e-6)
 _SETTINGS = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10, "tol_ktratio": 1e-8}
@@ -63,34 +63,49 @@ class ConstantClassifier:
     balance: float | None
 
 
+def constant_intercept(loss: Any, intercept: Any, c_pos: float, c_neg: float) -> float:
+    """The constant classifier's ``b`` (:func:`constant_classifier`) from the classes' weights ``C± = Σ_{y_i = ±1}
+    c_i``, the loss and the intercept term alone.
+
+    Raises
+    ------
+    ValueError
+        A loss other than the hinge and the squared hinge.
+    """
+    mode, mu = intercept.mode, float(intercept.mu)
+    if isinstance(loss, SquaredHinge):
+        return 0.0 if mode == "none" else (c_pos - c_neg) / (c_pos + c_neg) if mode == "free" else 2 * (
+            c_pos - c_neg) / (mu + 2 * (c_pos + c_neg))
+    if not isinstance(loss, Hinge):
+        raise ValueError(f"the critical radius is derived for the hinge and the squared hinge, not "
+                         f"{type(loss).__name__} (a hard margin has no feasible w = 0)")
+    if mode == "none":
+        return 0.0
+    if mode == "free":
+        return float(np.sign(c_pos - c_neg))
+    return float(np.clip((c_pos - c_neg) / mu, -1.0, 1.0))
+
+
 def constant_classifier(model: Any) -> ConstantClassifier:
     """The constant classifier of ``model`` (hinge or squared hinge; free, ridge or no intercept), in closed form.
 
     With ``C± = Σ_{y_i = ±1} c_i``: for the hinge, a free intercept gives ``b = sign(C+ − C−)`` (0 on a tie), a
     ridge ``μ`` gives ``b = (C+ − C−)/μ`` clipped to ``[−1, 1]``; the samples with ``y_i b = 1`` have
     ``α_i ∈ [0, 1]``, the others ``α_i = 1``. For the squared hinge (``α_i = 2(1 − y_i b)``), ``b = (C+ − C−)/C``
-    (free) or ``2(C+ − C−)/(μ + 2C)`` (ridge), ``C = C+ + C−``. Without an intercept ``b = 0``.
+    (free) or ``2(C+ − C−)/(μ + 2C)`` (ridge), ``C = C+ + C−``. Without an intercept ``b = 0``
+    (:func:`constant_intercept`).
     """
     y, c = np.asarray(model.y, dtype=np.float64), np.asarray(model.c, dtype=np.float64)
-    cp_, cm = float(c[y > 0].sum()), float(c[y < 0].sum())
-    mode, mu = model.intercept.mode, float(model.intercept.mu)
+    b = constant_intercept(model.loss, model.intercept, float(c[y > 0].sum()), float(c[y < 0].sum()))
     if isinstance(model.loss, SquaredHinge):
-        b = 0.0 if mode == "none" else (cp_ - cm) / (cp_ + cm) if mode == "free" else 2 * (cp_ - cm) / (
-            mu + 2 * (cp_ + cm))
         alpha = 2.0 * np.maximum(1.0 - y * b, 0.0)
         return ConstantClassifier(b=b, lower=alpha, upper=alpha.copy(), balance=None)
-    if not isinstance(model.loss, Hinge):
-        raise ValueError(f"the critical radius is derived for the hinge and the squared hinge, not "
-                         f"{type(model.loss).__name__} (a hard margin has no feasible w = 0)")
-    if mode == "none":
+    if model.intercept.mode == "none":
         return ConstantClassifier(b=0.0, lower=np.ones_like(y), upper=np.ones_like(y), balance=None)
-    if mode == "free":
-        b = float(np.sign(cp_ - cm))
-    else:
-        b = float(np.clip((cp_ - cm) / mu, -1.0, 1.0))
     kink = (y * b == 1.0) if abs(b) == 1.0 else np.zeros(y.shape, dtype=bool)
     lower = np.where(kink, 0.0, 1.0)
-    return ConstantClassifier(b=b, lower=lower, upper=np.ones_like(y), balance=0.0 if mode == "free" else mu * b)
+    balance = 0.0 if model.intercept.mode == "free" else float(model.intercept.mu) * b
+    return ConstantClassifier(b=b, lower=lower, upper=np.ones_like(y), balance=balance)
 
 
 def radius_scale(model: Any) -> np.ndarray:

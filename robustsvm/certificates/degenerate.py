@@ -9,13 +9,17 @@ within ``δ`` of 0 while the exact conditions at ``w = 0`` (:mod:`robustsvm.cert
 classifier is optimal. An objective below the constant classifier's proves ``w* ≠ 0`` first, in O(n)
 (:func:`improves_on_constant`). A solution whose scores vary but that classifies its training data no better than
 the constant classifier (one class for every sample is the extreme case) is reported too (:func:`uninformative`,
-``report["uninformative"]``), with what outweighs the data.
+``report["uninformative"]``), with what outweighs the data. Both read the decision through a
+:class:`DecisionSummary` (its spread, the weighted training accuracy, the classes' weights), formed from ``Xw`` in
+memory (:func:`summarize`) or summed in the certifier's pass over the partitions of data on a cluster
+(:mod:`robustsvm.distributed.report`), where the critical values are not computed.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,8 +28,9 @@ from .. import objective as objective_module
 from ..exceptions import DegenerateSolutionWarning
 from . import critical
 
-__all__ = ["UNINFORMATIVE", "announce", "compare_critical", "count_nonzeros", "diagnose", "explain_report",
-           "explain_with_critical", "improves_on_constant", "uninformative", "weight_resolution"]
+__all__ = ["UNINFORMATIVE", "DecisionSummary", "announce", "compare_critical", "count_nonzeros", "diagnose",
+           "explain_report", "explain_with_critical", "improves_on_constant", "summarize", "uninformative",
+           "weight_resolution"]
 
 #: ulps of the objective counted as rounding in a computed gap
 _ROUNDING_ULPS = 64
@@ -53,8 +58,55 @@ def weight_resolution(gap: float, objective: float, l2: float) -> float:
     return math.sqrt(2.0 * (max(gap, 0.0) + rounding) / l2)
 
 
+@dataclass(frozen=True)
+class DecisionSummary:
+    """What the degeneracy report reads of the decision ``z_i = x_i·w`` of a solution ``(w, b)`` on its training
+    data, weighted by the model's ``c`` (sample and class weights): O(1) numbers, summed over partitions on a
+    cluster.
+
+    Attributes
+    ----------
+    spread : float
+        ``max_i z_i − min_i z_i``.
+    correct : float
+        ``Σ_i c_i [y_i (z_i + b) > 0]``.
+    predicted_positive : float
+        ``Σ_i c_i [z_i + b > 0]``.
+    positive : float
+        ``Σ_{y_i = +1} c_i``.
+    total : float
+        ``Σ_i c_i``.
+    weighted : bool
+        Whether the ``c_i`` differ (``np.allclose(c, c_0)`` fails).
+    """
+
+    spread: float
+    correct: float
+    predicted_positive: float
+    positive: float
+    total: float
+    weighted: bool
+
+    @property
+    def negative(self) -> float:
+        """``Σ_{y_i = −1} c_i``."""
+        return self.total - self.positive
+
+
+def summarize(model: Any, decision: np.ndarray, b: float) -> DecisionSummary:
+    """The :class:`DecisionSummary` of ``decision`` (``Xw``, or a kernel expansion's scores without ``b``) on an
+    in-memory ``model``."""
+    c = np.asarray(model.c, dtype=np.float64)
+    y = np.asarray(model.y, dtype=np.float64)
+    scores = decision + b
+    return DecisionSummary(spread=float(decision.max() - decision.min()) if decision.size else 0.0,
+                           correct=float(c @ (y * scores > 0)), predicted_positive=float(c @ (scores > 0)),
+                           positive=float(c @ (y > 0)), total=float(c.sum()),
+                           weighted=bool(c.size) and not np.allclose(c, c[0]))
+
+
 def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, *,
-             explain: bool = True, decision: np.ndarray | None = None) -> dict | None:
+             explain: bool = True, decision: np.ndarray | DecisionSummary | None = None) -> dict | None:
     """The degeneracy report of a linear solution ``(w, b)`` of ``model`` (None when it is not degenerate).
 
     Degenerate: the decision ``x_i·w`` is constant on the training data (its spread at most ``1e-9 max(1, |b|)``),
@@ -65,17 +117,20 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
     where computed, ``critical_radius`` (the model's largest radius compared with it) and ``critical_l1``. With
     ``explain=False`` (a grid search's points) the critical values are not computed and the cause names the
     resolution only: :func:`explain_report` completes it. ``decision`` is ``Xw`` when the caller has it (the
-    certifier's, :func:`robustsvm.certificates.duality.certify_with_decision`), else formed here.
+    certifier's, :func:`robustsvm.certificates.duality.certify_with_decision`), else formed here; on a cluster it is
+    the :class:`DecisionSummary` the certifier summed over the partitions (:mod:`robustsvm.distributed.report`).
     """
     if model.n == 0:
         return None
     resolution = weight_resolution(gap, objective, float(model.l2))
-    decision = np.asarray(model.X @ w).ravel() if decision is None else decision
-    spread = float(decision.max() - decision.min())
+    if not isinstance(decision, DecisionSummary):
+        decision = np.asarray(model.X @ w).ravel() if decision is None else decision
+    spread = decision.spread if isinstance(decision, DecisionSummary) else float(decision.max() - decision.min())
     constant = spread <= 1e-9 * max(1.0, abs(b))
     unresolved = math.isfinite(resolution) and float(np.linalg.norm(w)) <= resolution
-    if not (constant or unresolved) or (not constant and improves_on_constant(model, objective)):
-        return uninformative(model, decision + b, spread)
+    summary = decision if isinstance(decision, DecisionSummary) else None
+    if not (constant or unresolved) or (not constant and improves_on_constant(model, objective, summary)):
+        return uninformative(model, summary if summary is not None else summarize(model, decision, b))
     report: dict[str, Any] = {"predicts": 1 if b > 0 else -1, "decision_spread": spread, "constant_decision": constant,
                               "weight_resolution": resolution if math.isfinite(resolution) else None,
                               "critical_radius": None, "critical_l1": None, "explained": False}
@@ -85,28 +140,28 @@ def diagnose(model: Any, w: np.ndarray, b: float, gap: float, objective: float, 
     return report
 
 
-def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
+def uninformative(model: Any, summary: DecisionSummary) -> dict | None:
     """The report of a solution whose scores ``x_i·w + b`` vary but classify the training data no better than the
     constant classifier: ``Σ_i c_i [y_i (x_i·w + b) > 0] ≤ max(Σ_{y=+1} c_i, Σ_{y=−1} c_i)``, accuracies weighted
     by the model's ``c`` (sample and class weights) — one class for every sample is the extreme case. None
     otherwise. Its scores may still rank the samples; as a classifier it is useless on these data. The cause names
-    what the data weigh less than: the penalty, the set, the class balance."""
-    c = np.asarray(model.c, dtype=np.float64)
-    total = float(c.sum())
+    what the data weigh less than: the penalty, the set, the class balance. ``summary``: the scores' sums
+    (:class:`DecisionSummary`)."""
+    total = summary.total
     if model.n < 2 or not total > 0:
         return None
-    y = np.asarray(model.y, dtype=np.float64)
-    accuracy = float(c @ (y * scores > 0)) / total
-    share_pos = float(c @ (y > 0)) / total
+    accuracy = summary.correct / total
+    share_pos = summary.positive / total
     constant = max(share_pos, 1.0 - share_pos)
     if accuracy > constant * (1 + 1e-12):
         return None
-    predicted_pos = float(c @ (scores > 0)) / total
-    weighted = not np.allclose(c, c[0])
+    predicted_pos = summary.predicted_positive / total
+    weighted = summary.weighted
+    spread = summary.spread
     what = "weighted training accuracy" if weighted else "training accuracy"
     levers = [f"a smaller {name} (here {value:.3g})" for name, value in (("λ2", float(model.l2)),
                                                                            ("λ1", float(model.l1))) if value > 0]
-    if model.layout is not None or model.distribution is not None:
+    if _has_set(model):
         levers.append("a smaller radius")
     if model.kernel is not None:
         levers.append(f"another kernel or kernel parameter (here {model.kernel!r})")
@@ -129,24 +184,50 @@ def uninformative(model: Any, scores: np.ndarray, spread: float) -> dict | None:
             "proved": True, "cause": cause}
 
 
+def _on_cluster(model: Any) -> bool:
+    """Whether the model's rows are partitioned on a cluster (:class:`robustsvm.distributed.model.DistributedModel`:
+    no ``X``, one shared set)."""
+    return bool(getattr(model, "on_cluster", False))
+
+
+def _has_set(model: Any) -> bool:
+    """Whether the model has an uncertainty set (a radius to lower)."""
+    if _on_cluster(model):
+        return model.uncertainty is not None
+    return model.layout is not None or model.distribution is not None
+
+
 def _restricted(model: Any) -> bool:
     """Whether signs, bounds or linear constraints restrict the weights."""
+    if _on_cluster(model):  # signs only
+        return model.has_signs
     ws = model.feasible_set
     return bool(np.any(ws.lower > -np.inf) or np.any(ws.upper < np.inf) or model.has_constraints)
 
 
-def improves_on_constant(model: Any, objective: float) -> bool:
+def improves_on_constant(model: Any, objective: float, summary: DecisionSummary | None = None) -> bool:
     """True when the objective ``P(w, b)`` of a feasible point proves ``w* ≠ 0``: it is below ``P(0, b₀)``, the
     value of the constant classifier ``b₀`` (:func:`robustsvm.certificates.critical.constant_classifier`, the best
     objective with ``w = 0``), by more than the rounding of the sums (:data:`_ROUNDING_ULPS` ulps). Every point with
-    ``w = 0`` then has an objective above ``P* ≤ P(w, b)``. O(n), against a conic program for the critical λ1."""
+    ``w = 0`` then has an objective above ``P* ≤ P(w, b)``. O(n), against a conic program for the critical λ1.
+
+    On a cluster ``P(0, b₀) = I(b₀) + C₊ ℓ(b₀) + C₋ ℓ(−b₀)`` (``C±`` the classes' weights, from ``summary``: at
+    ``w = 0`` every margin is ``±b₀``, a set's shift ``r σ_V(0)`` is 0); without ``summary`` it is not known: False.
+    """
     if not math.isfinite(objective) or model.distribution is not None:
         return False  # a set of distributions keeps a budget at w = 0 that b₀ does not minimize
     try:
-        const = critical.constant_classifier(model)
+        if _on_cluster(model):
+            if summary is None:
+                return False
+            b0 = critical.constant_intercept(model.loss, model.intercept, summary.positive, summary.negative)
+            value = float(model.intercept.value(b0) + summary.positive * float(model.loss.value(np.array([b0]))[0])
+                          + summary.negative * float(model.loss.value(np.array([-b0]))[0]))
+        else:
+            const = critical.constant_classifier(model)
+            value = float(objective_module.objective(model, np.zeros(model.d), const.b))
     except ValueError:  # a loss the constant classifier is not derived for
         return False
-    value = float(objective_module.objective(model, np.zeros(model.d), const.b))
     rounding = _ROUNDING_ULPS * np.finfo(float).eps * max(1.0, abs(value), abs(objective))
     return bool(objective < value - rounding)
 
@@ -183,6 +264,10 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     ``"refuted"`` (``w* ≠ 0``) or ``"unknown"`` (not derived for this model, or above the size the programs are
     run for after a solve: :data:`EXPLAIN_MAX_FEATURES`, :data:`EXPLAIN_MAX_ENTRIES`); fills ``report``'s critical
     values."""
+    if _on_cluster(model):
+        which = "critical_radius" if model.uncertainty is not None else "critical_l1"
+        return (f"{_unexplained(w, report['weight_resolution'])}; the critical values are not computed for data on a "
+                f"cluster ({model.n:,} × {model.d:,}): rs.{which} computes it on the data in memory"), "unknown"
     if not _explainable(model):
         which = "critical_radius" if model.layout is not None or model.distribution is not None else "critical_l1"
         return (f"{_unexplained(w, report['weight_resolution'])}; the critical value is not computed after a solve "

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["RESCALE_RANGE", "SCALED_PARAMETER_LIMIT", "SCALE_FAR_NOTED", "SCALE_SPREAD_NOTED", "data_scale",
-           "scale_note", "scale_rows", "scaled"]
+__all__ = ["RESCALE_RANGE", "SCALED_PARAMETER_LIMIT", "SCALE_FAR_NOTED", "SCALE_SPREAD_NOTED", "column_scale",
+           "data_scale", "scale_note", "scale_rows", "scaled", "scales_note"]
 
 #: data whose largest entry lies in [1/RESCALE_RANGE, RESCALE_RANGE] are compiled as they are
 RESCALE_RANGE = 16.0
@@ -67,15 +67,26 @@ SCALE_SPREAD_NOTED = 1e3
 SCALE_FAR_NOTED = 1e4
 
 
+def column_scale(X) -> np.ndarray:
+    """``max_i |x_ih|`` of each column of a dense or sparse ``X`` (without a copy of a dense ``X``; 0 without rows)."""
+    if X.shape[0] == 0:
+        return np.zeros(X.shape[1])
+    if sp.issparse(X):
+        return np.asarray(abs(X).max(axis=0).todense()).ravel()
+    return np.maximum(X.max(axis=0), -X.min(axis=0))
+
+
 def scale_note(X, feature_names=None) -> str:
     """What to add to the message of a failed or unfinished solve when the features' scales ``max_i |x_ih|``
     differ by more than :data:`SCALE_SPREAD_NOTED`, or the largest is further from 1 than :data:`SCALE_FAR_NOTED`:
     the columns concerned and the remedy (empty otherwise, and for data that are not an in-memory array)."""
     if not (isinstance(X, np.ndarray) or sp.issparse(X)) or X.ndim != 2 or X.shape[0] == 0:
         return ""
-    # the largest |x_ih| of each column, without a copy of a dense X
-    scale = np.asarray(abs(X).max(axis=0).todense()).ravel() if sp.issparse(X) else np.maximum(X.max(axis=0),
-                                                                                                -X.min(axis=0))
+    return scales_note(column_scale(X), feature_names)
+
+
+def scales_note(scale: np.ndarray, feature_names=None) -> str:
+    """:func:`scale_note` from the columns' scales ``max_i |x_ih|`` (on a cluster, the largest over the partitions)."""
     present = np.flatnonzero(np.isfinite(scale) & (scale > 0))
     if present.size == 0:
         return ""

@@ -71,7 +71,10 @@ class DistributedModel:
     #: what the in-memory :class:`~robustsvm.model.Model` has and this one has not
     kernel = None
     layout = None
+    distribution = None
     feasible = None
+    #: the rows are on the workers (the in-memory model's is False)
+    on_cluster = True
     has_bounds = False
     has_constraints = False
 
