@@ -1,13 +1,20 @@
 """``robustsvm cv DATA``: choose λ2 and the radius by cross-validation with a scikit-learn scorer.
 
-The table goes through ``fit``'s preprocessing (fitted once on the whole table), then scikit-learn's
-``GridSearchCV`` runs :class:`~robustsvm.RobustSVC` over the grid ``--l2-grid`` × ``--radius-grid``
-(the set of ``--uncertainty`` with each radius; radius 0 is the model without it; ``--class-weight balanced``
-recomputed on each training fold, as scikit-learn does) on
+The score is that of the whole procedure ``fit`` + ``predict`` on rows it has not seen. scikit-learn's
+``GridSearchCV`` runs :class:`~robustsvm.cli.table_classifier.TableClassifier` over the grid ``--l2-grid`` ×
+``--radius-grid`` (the set of ``--uncertainty`` with each radius; radius 0 is the model without it) on
 ``StratifiedKFold(--folds, shuffle=True, random_state=--seed)`` with the scorer ``--scoring``
 (``roc_auc``, ``balanced_accuracy``, ``accuracy``, ``neg_brier_score`` or ``neg_log_loss`` with
-``--probability``, or any name of ``sklearn.metrics.get_scorer_names()``). The chosen point is refitted on
-every row; its certificate (status, gap) is printed, and ``--output`` stores it as ``fit --output`` does.
+``--probability``, or any name of ``sklearn.metrics.get_scorer_names()``): in each training fold the
+preprocessing statistics (the fill values of ``--impute median``, the z-score means and scales) are learned
+from the fold's rows alone, the ``--ordered`` constraints rebuilt with the fold's scales, and
+:class:`~robustsvm.RobustSVC` fitted on them (``--class-weight balanced`` recomputed, the Gaussian of
+``--missing uncertain`` fitted, Platt's sigmoid of ``--probability`` fitted on the fold); the held-out rows
+go through the fold's rules. The columns, their categories and reference levels are the whole table's (the
+feature space, label-free, so that a sign or a bound by name means the same in every fold), and
+``--impute drop-rows`` drops its rows once, before the folds (each held-out row is scored). The chosen point
+is refitted on every row with ``fit``'s preprocessing (the whole table's statistics); its certificate (status,
+gap) is printed, and ``--output`` stores it as ``fit --output`` does.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["add_arguments", "run"]
+__all__ = ["add_arguments", "fold_preprocessing", "run"]
 
 
 def _grid(text: str) -> list[float]:
@@ -63,10 +70,12 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     import warnings
 
     import pandas as pd
+    from sklearn.base import clone
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from ..exceptions import ConvergenceWarning
     from . import data as cli_data
+    from .table_classifier import TableClassifier
     from .table_model import estimator, store_sections
 
     if args.folds < 2:
@@ -78,37 +87,43 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
                _multiclass_scorer(args.scoring, getattr(args, "probability", False) or problem.loss.gives_probability))
     options = solver_options(args)
     grid = _param_grid(problem, args)
-    search = GridSearchCV(estimator(problem, fitted, args, options), grid, scoring=scoring,
-                          cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed), refit=True,
+    model = estimator(problem, fitted, args, options)
+    search = GridSearchCV(TableClassifier(fitted.rules, model, fitted.priors),
+                          {f"{_INNER}{k}": v for k, v in grid.items()}, scoring=scoring,
+                          cv=StratifiedKFold(args.folds, shuffle=True, random_state=args.seed), refit=False,
                           error_score="raise")
-    frame = pd.DataFrame(fitted.X, columns=fitted.names)  # signs and bounds by feature name
+    rows = fitted.table.iloc[fitted.rows]  # --impute drop-rows: the rows with missing values left out, once
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        search.fit(frame, fitted.y)
-    best = search.best_estimator_
+        search.fit(rows, fitted.y)  # each training fold learns the preprocessing statistics of its rows
+        chosen_params = {k.removeprefix(_INNER): v for k, v in search.best_params_.items()}
+        best = clone(model).set_params(**chosen_params)  # the refit: fit's preprocessing, on every row
+        best.fit(pd.DataFrame(fitted.X, columns=fitted.names), fitted.y)  # signs and bounds by feature name
     sol = best.solution_
     store_sections(best, fitted)
     chosen = {"l2": float(best.l2), "radius": _radius(best.uncertainty)}
-    table = [{"l2": float(p["l2"]), "radius": _radius(p.get("uncertainty", search.estimator.uncertainty)),
+    table = [{"l2": float(p[f"{_INNER}l2"]), "radius": _radius(p.get(f"{_INNER}uncertainty", model.uncertainty)),
               "mean_score": float(m), "std_score": float(s)}
              for p, m, s in zip(search.cv_results_["params"], search.cv_results_["mean_test_score"],
                                 search.cv_results_["std_test_score"], strict=True)]
+    in_folds = fold_preprocessing(fitted, args)
     notes = list(dict.fromkeys(fitted.warnings + [str(w.message) for w in caught]))
     for note in notes:
         print(f"warning: {note}", file=sys.stderr)
     if not args.json:
-        _print_grid(args, fitted, table, chosen, float(search.best_score_))
+        _print_grid(args, fitted, table, chosen, float(search.best_score_), in_folds)
     from .table_model import restore_missing
 
     if len(best.solutions_) > 1:  # one model of each class against the rest
         from . import one_vs_rest
 
-        return one_vs_rest.print_cv(args, best, fitted, table, chosen, float(search.best_score_), notes, print_json)
+        return one_vs_rest.print_cv(args, best, fitted, table, chosen, float(search.best_score_), notes, print_json,
+                                    in_folds)
     path = sol.to_json(args.output, restore_missing(sol, fitted.X), fitted.y) if args.output else None
     if args.json:
         print_json({"data": {"description": fitted.description, "feature_names": fitted.names},
                     "scoring": args.scoring, "folds": args.folds, "seed": args.seed, "grid": table,
-                    "chosen": chosen, "cv_score": float(search.best_score_),
+                    "chosen": chosen, "cv_score": float(search.best_score_), "fold_preprocessing": in_folds,
                     "certificate": {"status": sol.status, "gap": sol.gap, "objective": sol.objective,
                                     "solver": sol.solver},
                     "w": None if sol.w is None else dict(zip(fitted.names, sol.w.tolist(), strict=True)),
@@ -119,6 +134,33 @@ def run(args: argparse.Namespace, problem_from_args: Any, solver_options: Any, p
     if path is not None:
         print(f"solution written to {path}")
     return 0
+
+
+#: the prefix of the estimator's parameters in the grid of the search (the folds' TableClassifier)
+_INNER = "estimator__"
+
+
+def fold_preprocessing(fitted: Any, args: argparse.Namespace) -> dict:
+    """What each training fold learns from its own rows, and what comes from the whole table (``cv --json``'s
+    ``fold_preprocessing``): ``learned`` lists ``fill`` (``--impute median``), ``mean`` and ``scale`` (the
+    z-scores) and ``gaussian`` (``--missing uncertain``); ``rows_dropped_before_folds`` counts the rows
+    ``--impute drop-rows`` leaves out before the folds are drawn."""
+    rules = fitted.rules
+    learned = (["fill"] if rules.impute == "median" else []) + (["mean", "scale"] if rules.standardize else [])
+    learned += ["gaussian"] if getattr(args, "missing", "error") == "uncertain" else []
+    return {"learned": learned, "from_whole_table": ["columns", "categories", "reference levels"],
+            "rows_dropped_before_folds": int(len(fitted.table) - len(fitted.rows))}
+
+
+def _fold_line(in_folds: dict) -> str:
+    """``fold_preprocessing`` in words, one line."""
+    words = {"fill": "fill values", "mean": "z-score means and scales", "gaussian": "the Gaussian of the missing values"}
+    learned = ", ".join(words[k] for k in in_folds["learned"] if k in words) or "none (--no-standardize)"
+    dropped = in_folds["rows_dropped_before_folds"]
+    line = (f"preprocessing statistics learned in each training fold from its rows: {learned}; columns, categories "
+            f"and reference levels from the whole table")
+    return line + (f"; {dropped} row{'s' * (dropped != 1)} with missing values dropped before the folds"
+                   if dropped else "")
 
 
 def _default_scoring(n_classes: int, class_weight: Any) -> str:
@@ -133,10 +175,13 @@ TWO_CLASS_SCORERS = {"roc_auc": "roc_auc_ovr with --probability", "average_preci
                      "precision": "precision_macro", "recall": "recall_macro", "jaccard": "jaccard_macro"}
 
 
-def _print_grid(args: argparse.Namespace, fitted: Any, table: list, chosen: dict, score: float) -> None:
-    """The data, the preprocessing, each grid point's mean score ± its spread over the folds and the chosen point."""
+def _print_grid(args: argparse.Namespace, fitted: Any, table: list, chosen: dict, score: float,
+                in_folds: dict) -> None:
+    """The data, the preprocessing (what the folds learn), each grid point's mean score ± its spread over the folds
+    and the chosen point."""
     print(fitted.description)
     print(fitted.rules.describe())
+    print(_fold_line(in_folds))
     for row in table:
         print(f"  l2 {row['l2']:<10g} radius {row['radius']:<10g} {args.scoring} {row['mean_score']:.4f} "
               f"± {row['std_score']:.4f}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["FitInput", "add_fit_arguments", "add_predict_command", "finish_fit", "load_data", "platt_calibration",
-           "predict_rows", "prepare_fit", "read_csv", "read_model", "run_predict", "translate_signs", "validation_data",
+           "predict_rows", "prepare_fit", "read_csv", "read_model", "run_predict", "validation_data",
            "write_predictions"]
 
 
@@ -259,6 +259,12 @@ class FitInput:
     n_classes: int = 2
     #: ``{"signs"|"bounds"|"uncertainty"|"constraints": PerClass}`` of ``--signs-for`` and the like
     per_class: dict = field(default_factory=dict)
+    #: the prior options as given, to put in the features of other rules (:class:`robustsvm.cli.priors.TablePriors`)
+    priors: Any = None
+    #: the table's feature columns as read (cv's folds learn the preprocessing statistics from its rows)
+    table: Any = None
+    #: the positions in ``table`` of the rows of ``X`` (``--impute drop-rows`` leaves some out)
+    rows: Any = None
 
 
 def prepare_fit(args: argparse.Namespace) -> FitInput:
@@ -267,6 +273,7 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
 
     from ..tabular.preprocessing import fit_preprocessing
     from . import per_class, table_model
+    from .priors import TablePriors
 
     frame, target, y, what = _training_table(args.data, args.target)
     impute = args.impute
@@ -285,16 +292,10 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
                                         reference=reference, ordered=args.ordered)
     raw = [c for c in map(str, frame.columns) if c != target]
     n_classes = _at_least_two_classes(prepared.y, target)
-    given, default_signs = per_class.resolve(
-        args, n_classes, lambda text, option: _label(text, prepared.y, target, option),
-        lambda spec, option: _translate(spec, option, rules, raw, getattr(args, "widths", None)),
-        lambda signs: _ordering(args.ordered, signs, rules), sorted(set(np.asarray(prepared.y).tolist()), key=str))
-    args.constraints = _ordering(args.ordered, args.signs, rules) if default_signs else None
-    args.signs = translate_signs(args.signs, rules, raw)
-    if getattr(args, "bounds", None) is not None:
-        args.bounds = translate_signs(args.bounds, rules, raw, option="--bounds")
-    args.uncertainty = table_model.box_with_widths(args.uncertainty, getattr(args, "widths", None), rules)
-    per_class.keep_defaults(given, args)  # the classes not named get --signs, --bounds, --uncertainty
+    priors = TablePriors(argparse.Namespace(**vars(args)), raw, n_classes,
+                         sorted(set(np.asarray(prepared.y).tolist()), key=str),
+                         lambda text, option: _label(text, prepared.y, target, option))
+    given = priors.apply(args, rules)  # --signs and the like in the features of the rules
     if n_classes > 2 and args.positive is not None:
         raise ValueError(f"--positive {args.positive!r} names the class the signs point to when there are two; with "
                          f"{n_classes} classes each one-vs-rest model's signs point to its own class: leave out "
@@ -308,16 +309,9 @@ def prepare_fit(args: argparse.Namespace) -> FitInput:
     weights = table_model.class_weights(getattr(args, "class_weight", None), prepared.y,
                                         lambda text: _label(text, prepared.y, target, "--class-weight"))
     return FitInput(X=X, y=prepared.y, names=names, description=what, rules=rules, solve_options=options,
-                    warnings=prepared.warnings, class_weight=weights, n_classes=n_classes, per_class=given)
-
-
-def _translate(spec: Any, option: str, rules: Any, raw: list[str], widths: dict | None) -> Any:
-    """A per-class value in the preprocessed features: signs or bounds by name, a box with ``--widths``."""
-    from . import table_model
-
-    if option == "--uncertainty-for":
-        return table_model.box_with_widths(spec, widths, rules)
-    return translate_signs(spec, rules, raw, option=option)
+                    warnings=prepared.warnings, class_weight=weights, n_classes=n_classes, per_class=given,
+                    priors=priors, table=frame.drop(columns=[c for c in [target] if c is not None]),
+                    rows=prepared.rows)
 
 
 def _at_least_two_classes(y: Any, target: str | None) -> int:
@@ -352,67 +346,6 @@ def _same_number(label: Any, text: str) -> bool:
         return float(text) == float(label)
     except (TypeError, ValueError):
         return False
-
-
-def translate_signs(signs: dict | None, rules: Any, raw: list[str], *, option: str = "--signs") -> dict | None:
-    """``--signs`` (or ``--bounds``: ``option``) in the user's column names (or indices of ``raw``, the feature
-    columns) as preprocessed features.
-
-    A name is kept when it is a feature (a numeric column, or a dummy ``site=A``); an index is kept
-    when it is the same column among the raw and the preprocessed features, and named otherwise. A
-    reference-coded categorical column gives its value to each of its levels' features. A one-hot
-    categorical, dropped, target or unknown column is an error naming it.
-    """
-    if signs is None:
-        return None
-    names = rules.feature_names
-    out: dict = {}
-    for key, sign in signs.items():
-        name = key
-        if isinstance(key, int):
-            if not -len(raw) <= key < len(raw):
-                raise ValueError(f"{option}: column index {key} is out of range: the data have {len(raw)} feature "
-                                 f"columns (the label column not counted)")
-            name = raw[key]
-            if -len(names) <= key < len(names) and names[key] == name:
-                name = key
-        if isinstance(name, str) and name not in names:
-            key = name
-            rule = rules.column(key)
-            if rule is not None and rule.kind == "categorical" and rule.reference is not None:
-                for feature in rule.features:  # every level against the reference level
-                    if feature in out and out[feature] != sign:
-                        raise ValueError(f"{option} gives {feature!r} (a level of {key!r}) two different values")
-                    out[feature] = sign
-                continue
-            if rule is not None and rule.kind == "categorical":
-                raise ValueError(f"{option}: {key!r} is a categorical column, one-hot encoded into {rule.features}; "
-                                 f"give {'a sign' if option == '--signs' else 'bounds'} to one of those features")
-            if key in rules.dropped:
-                raise ValueError(f"{option}: column {key!r} is left out (--drop or --categorical drop)")
-            if key == rules.target:
-                raise ValueError(f"{option}: {key!r} is the label column")
-            raise ValueError(f"{option}: {key!r} is not a column of the data; features: {names}")
-        if name in out and out[name] != sign:
-            raise ValueError(f"{option} gives {name!r} two different {'signs' if option == '--signs' else 'bounds'}")
-        out[name] = sign
-    return out
-
-
-def _ordering(ordered: dict, signs: dict | None, rules: Any) -> list | None:
-    """The ``LinearConstraint`` of each ``--ordered`` column (monotone in the direction of its sign)."""
-    from ..tabular.categories import column_signs, ordering_constraint
-
-    direction = column_signs(signs, rules)
-    out = []
-    for name in ordered:
-        if name not in direction or direction[name] == 0:
-            raise ValueError(f"--ordered {name}: give the direction of its effect with --signs {name}=+1 (the effect "
-                             f"grows along the order, towards the positive class) or {name}=-1")
-        constraint = ordering_constraint(rules.column(name), rules.feature_names, rules.scale, direction[name])
-        if constraint is not None:
-            out.append(constraint)
-    return out or None
 
 
 def finish_fit(solution: Any, fitted: FitInput, problem: Any, args: argparse.Namespace, options: dict) -> None:

@@ -165,9 +165,9 @@ def _print_fit(args: argparse.Namespace, fitted: Any, solutions: list, report: d
 
 # ------------------------------------------------------------------ cv
 def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chosen: dict, score: float,
-             notes: list[str], print_json: Any) -> int:
-    """``cv`` on more than two classes: the certificate of each refitted model (with ``--json``, also the grid and
-    the chosen point, which ``cv`` prints otherwise)."""
+             notes: list[str], print_json: Any, in_folds: dict) -> int:
+    """``cv`` on more than two classes: the certificate of each refitted model (with ``--json``, also the grid,
+    the chosen point and what the folds learned, ``in_folds``, which ``cv`` prints otherwise)."""
     from .per_class import describe
     from .table_model import restore_missing
 
@@ -181,7 +181,8 @@ def print_cv(args: argparse.Namespace, best: Any, fitted: Any, table: list, chos
     if args.json:
         print_json({"data": {"description": fitted.description, "feature_names": fitted.names},
                     "scoring": args.scoring, "folds": args.folds, "seed": args.seed, "grid": table,
-                    "chosen": chosen, "cv_score": score, "classes": [c["class"] for c in certificates],
+                    "chosen": chosen, "cv_score": score, "fold_preprocessing": in_folds,
+                    "classes": [c["class"] for c in certificates],
                     "certificate": certificates, "warnings": notes, "output": path})
         return 0
     print(f"refit on all {fitted.X.shape[0]} rows, one model of each of {len(solutions)} classes against the rest:")

@@ -25,7 +25,7 @@ first row after the header, in every message.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -192,6 +192,22 @@ class Preprocessing:
         if self.dropped:
             parts.append(f"dropped {list(self.dropped)}")
         return "preprocessing: " + "; ".join(parts)
+
+    def refit_statistics(self, frame: Any, y: Any = None) -> Preprocessing:
+        """The same rules with the statistics they learn from rows fitted anew on ``frame``'s rows.
+
+        The fill values (``impute="median"``: each numeric column's median, each string column's most frequent
+        value) and the z-scores ``z_h = (x_h − x̄_h)/s_h`` (:func:`zscore_parameters`, missing values left out
+        under ``impute="keep"``) are those of :func:`fit_preprocessing` on ``frame``. The structure is kept: the
+        columns, their kinds, categories and reference levels, the feature space of the table the rules were
+        fitted on (as ``OneHotEncoder(categories=...)`` is given it), so that a feature, and a sign or a bound
+        by its name, means the same for every subset of rows; a category absent from ``frame`` is a dummy of
+        zeros there. ``y``: the labels, when ``frame`` lacks the target column.
+        """
+        fills = {rule.name: rule.fill for rule in _fit_values(self, frame, y)}
+        rules = replace(self, columns=tuple(replace(c, fill=fills[c.name]) for c in self.columns), mean=None,
+                        scale=None)
+        return _with_zscores(rules, frame, y) if self.standardize else rules
 
     # ------------------------------------------------------------ applying
     def transform(self, frame: Any, y: Any = None, *, predict: bool = False, scale: bool = True) -> Prepared:
@@ -393,13 +409,17 @@ def fit_preprocessing(frame: Any, target: str | None = None, *, y: Any = None, d
                            target=target, impute=impute, dropped=tuple(dropped))
     _check_unique_features(fitted)
     if standardize:
-        mean, scale = zscore_parameters(fitted.transform(frame, y).X, fitted.feature_names,
-                                        skip_missing=impute == "keep")
-        fitted = Preprocessing(columns=fitted.columns, target=target, impute=impute, dropped=tuple(dropped),
-                               mean=mean, scale=scale)
+        fitted = _with_zscores(fitted, frame, y)
     prepared = fitted.transform(frame, y)
     prepared.warnings.extend(_wide_categorical_warnings(fitted, len(prepared.rows)) + _lookalike_warnings(fitted))
     return fitted, prepared
+
+
+def _with_zscores(rules: Preprocessing, frame: Any, y: Any) -> Preprocessing:
+    """``rules`` with the z-scores of the features it makes of ``frame``'s rows (NaN left out under "keep")."""
+    mean, scale = zscore_parameters(rules.transform(frame, y).X, rules.feature_names,
+                                    skip_missing=rules.impute == "keep")
+    return replace(rules, mean=mean, scale=scale)
 
 
 def _fit_values(draft: Preprocessing, frame: Any, y: Any) -> tuple[ColumnRule, ...]:
@@ -417,7 +437,7 @@ def _fit_values(draft: Preprocessing, frame: Any, y: Any) -> tuple[ColumnRule, .
         unfilled = {}
     if unfilled and draft.impute == "none":
         raise ValueError(_missing_message(unfilled))
-    labels = frame[draft.target] if draft.target is not None else pd.Series(np.asarray(y))
+    labels = frame[draft.target] if draft.target in frame.columns else pd.Series(np.asarray(y))
     missing = np.asarray(labels.isna(), dtype=bool)
     if missing.any() and draft.impute != "drop-rows":
         raise ValueError(_missing_labels_message(draft.target, np.flatnonzero(missing)))
