@@ -15,6 +15,7 @@ import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.metrics import balanced_accuracy_score, confusion_matrix, roc_auc_score
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
@@ -72,6 +73,22 @@ def design(frame: pd.DataFrame, *, impute: bool, grade: str = "onehot") -> pd.Da
     parts.update({f"grade={g}": (frame["grade"] == g).astype(float) for g in levels})
     parts.update({"nodes": num["nodes"], "pgr": num["pgr"]})
     return _zscores(pd.DataFrame(parts))
+
+
+def in_folds(estimator, impute: bool = True):
+    """scikit-learn's pipeline of ``design`` learned on the rows it is fitted on (what ``cv`` scores on each fold):
+    the median of each lab value, ``therapy=yes``, the three grade dummies and z-scores, then ``estimator``."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
+
+    fill = SimpleImputer(strategy="median") if impute else FunctionTransformer()
+    features = ColumnTransformer([("age", fill, ["age"]),
+                                  ("therapy", OneHotEncoder(categories=[["no", "yes"]], drop="first"), ["therapy"]),
+                                  ("grade", OneHotEncoder(categories=[["I", "II", "III"]]), ["grade"]),
+                                  ("labs", clone(fill), ["nodes", "pgr"])], sparse_threshold=0)
+    return make_pipeline(features, StandardScaler(), estimator)
 
 
 def labels(frame: pd.DataFrame) -> np.ndarray:
@@ -264,13 +281,17 @@ def test_cv_chooses_the_point_of_gridsearchcv_and_prints_its_certificate(table):
               "--radius-grid", "0,0.05", "--scoring", "roc_auc", "--folds", "3", "--seed", "1", "--json")
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
-    Z = design(frame, impute=True)
-    search = GridSearchCV(rs.RobustSVC(class_weight="balanced"),
-                          {"l2": [0.02, 0.2], "uncertainty": [None, rs.Box(0.05)]}, scoring="roc_auc",
-                          cv=StratifiedKFold(3, shuffle=True, random_state=1)).fit(Z, frame["outcome"])
-    best = search.best_estimator_
-    assert doc["chosen"] == {"l2": best.l2, "radius": 0.0 if best.uncertainty is None else 0.05}
+    search = GridSearchCV(in_folds(rs.RobustSVC(class_weight="balanced", solver="clarabel")),
+                          {"robustsvc__l2": [0.02, 0.2], "robustsvc__uncertainty": [None, rs.Box(0.05)]},
+                          scoring="roc_auc", cv=StratifiedKFold(3, shuffle=True, random_state=1),
+                          refit=False).fit(frame, frame["outcome"])
+    chosen = search.best_params_
+    assert doc["chosen"] == {"l2": chosen["robustsvc__l2"],
+                             "radius": 0.0 if chosen["robustsvc__uncertainty"] is None else 0.05}
     assert doc["cv_score"] == pytest.approx(search.best_score_, abs=1e-8)
+    Z = design(frame, impute=True)  # the refit: the preprocessing of fit, on every row
+    best = rs.RobustSVC(class_weight="balanced", l2=chosen["robustsvc__l2"],
+                        uncertainty=chosen["robustsvc__uncertainty"]).fit(Z, frame["outcome"])
     np.testing.assert_allclose([doc["w"][f] for f in Z.columns], best.coef_[0], atol=1e-8)
     assert doc["certificate"]["status"] == "optimal"
     assert doc["certificate"]["gap"] == pytest.approx(best.solution_.gap, rel=1e-3, abs=1e-12)
@@ -380,9 +401,9 @@ def test_cv_scores_the_brier_score_of_text_labels_and_stores_what_predict_needs(
     doc = json.loads(out.stdout)
     scorer = make_scorer(brier_score_loss, response_method="predict_proba", greater_is_better=False,
                          pos_label="relapse")
-    search = GridSearchCV(rs.RobustSVC(probability=True), {"l2": [0.05, 0.5]}, scoring=scorer,
-                          cv=StratifiedKFold(3, shuffle=True, random_state=0)).fit(design(frame, impute=True),
-                                                                                   frame["outcome"])
+    search = GridSearchCV(in_folds(rs.RobustSVC(probability=True, solver="clarabel")), {"robustsvc__l2": [0.05, 0.5]},
+                          scoring=scorer, cv=StratifiedKFold(3, shuffle=True, random_state=0),
+                          refit=False).fit(frame, frame["outcome"])
     assert doc["cv_score"] == pytest.approx(search.best_score_, abs=1e-8) and search.best_score_ < 0
     out = run("predict", root / "cv-brier.json", root / "patients.csv", "--json")
     assert json.loads(out.stdout)["metrics"]["brier"] is not None
