@@ -193,6 +193,7 @@ def test_cv_with_three_classes(wine, tmp_path, capsys):
     assert status == 0
     doc = json.loads(text)
     assert doc["scoring"] == "accuracy" and doc["classes"] == ["class_0", "class_1", "class_2"]
+    assert doc["fold_preprocessing"]["learned"] == ["mean", "scale"]
     assert [c["status"] for c in doc["certificate"]] == ["optimal"] * 3
     X, y = frame.drop(columns=TARGET), frame[TARGET].to_numpy()
     folds = StratifiedKFold(3, shuffle=True, random_state=0)  # the z-scores of each training fold

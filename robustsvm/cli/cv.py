@@ -154,7 +154,8 @@ def fold_preprocessing(fitted: Any, args: argparse.Namespace) -> dict:
 
 def _fold_line(in_folds: dict) -> str:
     """``fold_preprocessing`` in words, one line."""
-    words = {"fill": "fill values", "mean": "z-score means and scales", "gaussian": "the Gaussian of the missing values"}
+    words = {"fill": "fill values", "mean": "z-score means and scales",
+             "gaussian": "the Gaussian of the missing values"}
     learned = ", ".join(words[k] for k in in_folds["learned"] if k in words) or "none (--no-standardize)"
     dropped = in_folds["rows_dropped_before_folds"]
     line = (f"preprocessing statistics learned in each training fold from its rows: {learned}; columns, categories "

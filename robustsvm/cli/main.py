@@ -403,9 +403,10 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     from . import cv
 
     p = sub.add_parser("cv", help="choose λ2 and the radius by cross-validation (a scikit-learn scorer)",
-                       description="Cross-validate RobustSVC over --l2-grid × --radius-grid on the preprocessed "
-                                   "table with a scikit-learn scorer; print the chosen point, its CV score and "
-                                   "the certificate of its refit on every row.")
+                       description="Cross-validate RobustSVC over --l2-grid × --radius-grid with a scikit-learn "
+                                   "scorer, each training fold learning the preprocessing statistics (fill values, "
+                                   "z-scores) from its own rows; print the chosen point, its CV score and the "
+                                   "certificate of its refit on every row.")
     _add_fitting_arguments(p, "backend name (see `robustsvm solvers`; default clarabel)",
                            "write the refitted solution (as fit --output) to this JSON file")
     _add_json_option(p)
