@@ -80,14 +80,15 @@ class DualCertificate:
     the objective's value at ``w = 0, b = 0`` (``Σ c_i``), so that an optimum at 0 is certified by its absolute
     gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` and ``S`` its
     ``Σ_i c_i y_i clip(α_i, 0, U)`` (a fresh evaluation only: a merged certificate drops them; NaN where not formed).
+    ``z`` is ``X w`` at exactly ``w`` where a compiled product formed it (None elsewhere; kept with its point).
     """
 
-    __slots__ = ("D", "P", "S", "b", "images", "scale", "w")
+    __slots__ = ("D", "P", "S", "b", "images", "scale", "w", "z")
 
     def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None,
-                 S: float = float("nan")) -> None:
+                 S: float = float("nan"), z: np.ndarray | None = None) -> None:
         self.P, self.D, self.w, self.b, self.scale, self.images = float(P), float(D), w, float(b), scale, images
-        self.S = float(S)
+        self.S, self.z = float(S), z
 
     @property
     def gap(self) -> float:
@@ -100,7 +101,8 @@ class DualCertificate:
     def merge(self, new: DualCertificate) -> DualCertificate:
         """The better primal point of ``self`` and ``new`` with the larger dual value: both bounds stay valid."""
         best = new if new.P <= self.P else self
-        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale))
+        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale),
+                               z=best.z)
 
 
 class Products:
@@ -386,7 +388,7 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
         dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64), dual_alpha=dual_alpha,
-        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
+        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap), xw=cert.z,
         extra={"time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )
 
