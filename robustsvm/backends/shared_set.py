@@ -33,7 +33,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ..certificates.duality import class_balance, class_sums, dual_value, penalty_conjugate
-from ..objective import objective_from_margins, optimal_intercept
+from ..objective import nominal_soft_margin, objective_from_margins, optimal_intercept
 from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, DistributionalSet, Ellipsoid
 from . import _shared_set_kernels as kern
@@ -372,8 +372,14 @@ class SharedSetArrays:
         if b_hint is not None and self.intercept.mode == "ridge":
             bs.append(float(b_hint))
         best = None
+        # the nominal soft-margin objective in one compiled pass (the same terms as self.primal's)
+        nominal = self.V is None and self.loss.name in ("hinge", "squared_hinge")
         for b in bs:
-            P = self.primal(w, b, self.y * (zmarg + b))
+            if nominal:
+                P = nominal_soft_margin(w, zmarg, self.y, self.c, b, self.l2, self.l1, self.squared) + \
+                    self.intercept.value(b)
+            else:
+                P = self.primal(w, b, self.y * (zmarg + b))
             if best is None or P < best[0]:
                 best = (P, b)
         return best
