@@ -13,9 +13,9 @@ import numpy as np
 
 from ._compiled import FASTMATH
 
-__all__ = ["balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
-           "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
-           "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "signs_energy"]
+__all__ = ["any_nonzero_at", "balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries",
+           "column_counts", "csr_parts", "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense",
+           "matvec_sparse", "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "signs_energy"]
 
 
 _UINT32_MAX = np.iinfo(np.uint32).max
@@ -85,6 +85,15 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
         new_ptr[i + 1] = pos
         start = end
     return pos
+
+
+@nb.njit(cache=True)
+def any_nonzero_at(w, index):  # pragma: no cover - compiled
+    """Whether ``w[h] ≠ 0`` for some ``h`` in ``index`` (``np.any(w[index])`` without the gathered copy)."""
+    for j in range(index.size):
+        if w[index[j]] != 0.0:
+            return True
+    return False
 
 
 @nb.njit(cache=True)

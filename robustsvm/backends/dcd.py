@@ -199,7 +199,12 @@ class _FeatureShrinking:
         idx, dat = idx[:kept], dat[:kept]
         self.stored = int(kept)
         self.rebuilds += 1
-        return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
+        # the rows' curvatures c (‖x‖²/λ + ρ) + ℓ*'' in the memory of sq (the rows it described are replaced)
+        np.divide(sq, self.lam, out=sq)
+        sq += self.rho
+        sq *= self.c
+        sq += self.dii
+        return [ptr, idx, dat, sq]
 
 
 def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.DcdSigns:
@@ -581,7 +586,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     alpha_t = products.balanced_alpha(alpha, y, arrays.upper, fp, fn)
     conjugate = products.signs_energy(images[0], images[1], fp, fn, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
     D = dual_value(arrays.loss, c, alpha_t, conjugate, arrays.intercept, 0.0 if mode == "free" else S)
-    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images, S=S, z=z)
+    return DualCertificate(best[0], D, w, best[1], scale=arrays.weight_total, images=images, S=S, z=z)
 
 
 register(

@@ -129,7 +129,7 @@ class Products:
     def rows_for(self, w: np.ndarray) -> tuple:
         """The CSR parts to multiply ``w`` with: the restricted rows when ``w`` is zero on their dropped columns
         (the same product, fewer entries), else all of ``X``."""
-        if self.restricted is not None and not np.any(w[self.restricted[1]]):
+        if self.restricted is not None and not products.any_nonzero_at(w, self.restricted[1]):
             return self.restricted[0]
         return self.parts
 

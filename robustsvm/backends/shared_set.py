@@ -272,6 +272,11 @@ class SharedSetArrays:
         return bool(self.c.size) and float(self.c.min()) == float(self.c.max())
 
     @cached_property
+    def weight_total(self) -> float:
+        """``Σ_i c_i``: the objective at ``w = 0, b = 0`` for the hinge, a certificate's ``scale``."""
+        return float(self.c.sum())
+
+    @cached_property
     def positive_weight(self) -> float:
         """``Σ_{y_i=+1} c_i`` (the number of positives with :attr:`equal_weights`): what the exact hinge intercept's
         breakpoints must reach (:func:`robustsvm.objective.optimal_intercept`)."""

@@ -123,6 +123,9 @@ def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | N
     lower, upper : ndarray of shape (d,), optional
         The box, infinite sides allowed.
     """
+    if l1 == 0 and lower is None and signs is not None and l2 > 0:  # ‖s clipped to the signs‖² / (2λ2), compiled
+        return products.signs_energy(np.ascontiguousarray(s, dtype=np.float64),
+                                     np.ascontiguousarray(signs, dtype=np.float64)) / (2.0 * l2)
     # the soft-threshold by λ1 (by 0 it is s itself, as a copy: the sign test below writes t)
     t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0) if l1 != 0 else np.array(s, dtype=np.float64)
     if lower is not None:

@@ -14,7 +14,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["image", "margins_and_image"]
+__all__ = ["image", "margins_and_image", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -80,3 +80,14 @@ def _csr_both(indptr, indices, data, w, u, d):  # pragma: no cover - compiled
             s[h] += x * ui
         z[i] = acc
     return z, s
+
+
+@nb.njit(cache=True, fastmath=_FM)
+def signs_energy(s, signs):  # pragma: no cover - compiled
+    """``Σ_h s_h²`` over the features whose sign admits ``s_h`` (all but those with ``signs_h s_h < 0``): ``‖t‖²`` of
+    the clip of ``s`` to the signs, without forming it."""
+    acc = 0.0
+    for h in range(s.size):
+        x = s[h]
+        acc += 0.0 if signs[h] * x < 0.0 else x * x
+    return acc
