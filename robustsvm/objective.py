@@ -25,6 +25,7 @@ from .model import Model
 __all__ = [
     "kernel_scores",
     "nominal_soft_margin",
+    "objective_from_products",
     "objective",
     "objective_from_margins",
     "optimal_intercept",
@@ -55,6 +56,17 @@ def objective_from_margins(model: Model, w: np.ndarray, b: float, margins: np.nd
     if not model.loss.is_constraint:
         value += float(model.c @ model.loss.value(margins))
     return float(value)
+
+
+def objective_from_products(model: Model, w: np.ndarray, b: float, z: np.ndarray) -> float | None:
+    """``P(w, b)`` from ``z = Xw`` for a nominal model (no uncertainty set, no set of distributions) with the hinge or
+    squared hinge loss, by :func:`nominal_soft_margin` plus the intercept's term; None for any other model (its
+    margins then go through :func:`robust_margins` and :func:`objective_from_margins`)."""
+    if model.layout is not None or model.distribution is not None or model.loss.name not in ("hinge", "squared_hinge"):
+        return None
+    return nominal_soft_margin(np.ascontiguousarray(w, dtype=np.float64), np.ascontiguousarray(z, dtype=np.float64),
+                               model.y, np.asarray(model.c, dtype=np.float64), b, model.l2, model.l1,
+                               model.loss.name == "squared_hinge") + model.intercept.value(b)
 
 
 def nominal_soft_margin(w: np.ndarray, z: np.ndarray, y: np.ndarray, c: np.ndarray, b: float, l2: float, l1: float,

@@ -105,6 +105,8 @@ MARGIN_SCHEDULE = 0.6
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
 FREEZE_MARGIN = 1.0
+#: no frozen features (:func:`._products_kernels.sign_free` on all of ``X``)
+_NONE_FROZEN = np.zeros(0, dtype=bool)
 #: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
 _NO_CHECK = kern.BoundCheck(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 #: what a certificate costs in passes over the data, for the schedule (:func:`.dual_ascent.next_check`): its products
@@ -218,7 +220,7 @@ def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.
 def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
     """The bounds on ``λw`` for the kernels: the model's box, or the signs' ``[0, ∞)`` / ``(−∞, 0]`` (±1e300 for ∞)."""
     if arrays.box is None:
-        return kern.DcdBox(np.where(arrays.sg > 0, 0.0, -_HUGE), np.where(arrays.sg < 0, 0.0, _HUGE))
+        return kern.DcdBox(*products.sign_bounds(arrays.sg, _HUGE))
     lower, upper = arrays.box
     return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
 
@@ -507,7 +509,7 @@ class _Loop:
         if restricted is not None:
             ptr, idx, dat, qd = restricted
             part, samples = CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
-            self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+            products.zero_where(self.w_avg, features.frozen)  # still sign-feasible; the certificate reads fewer rows
             self.ops.restrict(restricted[:3], features.frozen)
         local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
         if restricted is not None or local != params.local:
@@ -526,15 +528,14 @@ class _Loop:
         (evaluated exactly, its exact intercept and the equations' one tried)."""
         arrays, ops = self.arrays, self.ops
         sg = arrays.sg
-        v = cert.images[0] + cert.images[1]
-        free = (sg == 0) | (sg * v >= 0.0)
-        if ops.restricted is not None:  # the rows without the frozen features (as the last epochs read them)
-            free &= ~self.features.frozen
-            parts = ops.restricted[0]
-        else:
-            parts = ops.parts
+        # v, and the features its signs leave free, without the frozen ones when the epochs read the rows without
+        # them (ops.restricted)
+        restricted = ops.restricted is not None
+        frozen = self.features.frozen if restricted else _NONE_FROZEN
+        v, free, n_free = products.sign_free(cert.images[0], cert.images[1], sg, frozen, restricted)
+        parts = ops.restricted[0] if restricted else ops.parts
         # as many free samples as free features: A Aᵀ is singular, no point (margin_point)
-        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= free.sum()
+        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= n_free
         if self.margin_singular:
             return cert
         b = b_hint if self.free else None
@@ -544,7 +545,7 @@ class _Loop:
         if point is None:
             return cert
         self.margin_start, self.margin_iterations = point.multipliers, self.margin_iterations + point.iterations
-        w = np.where(sg * point.w >= 0.0, point.w, 0.0)
+        w = products.clip_to_signs(point.w, sg)
         S = cert.S  # Σ c_i y_i clip(α_i, 0, U), from the certificate's pass
         if not np.isfinite(S):
             S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))

@@ -149,7 +149,7 @@ def _factored(mid: np.ndarray, D: np.ndarray, S: np.ndarray):
     if S.shape[0] == 0:
         R = np.zeros((0, 0))
     else:
-        factor, info = lapack.dpotrf(S.T, lower=1, clean=1, overwrite_a=1)
+        factor, info = lapack.dpotrf(S.T, lower=1, clean=0, overwrite_a=1)  # the other triangle is 0 already
         if info != 0:  # S = I + Cᵀ D⁻¹ C is positive definite: only a rounding disaster lands here
             return None
         R = factor.T

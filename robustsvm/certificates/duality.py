@@ -507,7 +507,9 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
             z, image = margins_and_image(model.X, w, a * model.y)
         else:
             image = products.image(model.X, a * model.y)
-    margins = objective_module.robust_margins(model, w, b, z=z)
+    # a nominal soft-margin model with its multipliers needs no margins beyond its objective (from z, compiled)
+    direct = None if a is None or z is None else objective_module.objective_from_products(model, w, b, z)
+    margins = objective_module.robust_margins(model, w, b, z=z) if direct is None else None
     if loss.is_constraint:
         m0 = float(np.min(margins))
         if m0 <= 0.0:
@@ -527,7 +529,7 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
     changed = not (np.array_equal(w, w_in) and b == b_in)
     with np.errstate(over="ignore", invalid="ignore"):
-        objective = objective_module.objective_from_margins(model, w, b, margins)
+        objective = objective_module.objective_from_margins(model, w, b, margins) if direct is None else direct
         violation = objective_module.violation(model, w, b, margins=margins)
     if not (np.isfinite(objective) and np.all(np.isfinite(w)) and np.isfinite(b)):
         # a diverged iterate: nothing to certify
