@@ -13,10 +13,10 @@ import numpy as np
 
 from ._compiled import FASTMATH
 
-__all__ = ["any_nonzero_at", "balanced_alpha", "clip_to_signs", "certificate_dense", "certificate_sparse", "clipped_entries",
-           "column_counts", "csr_parts", "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense",
-           "matvec_sparse", "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "sign_bounds", "sign_free",
-           "signs_energy", "zero_where"]
+__all__ = ["any_nonzero_at", "balanced_alpha", "certificate_dense", "certificate_sparse", "clip_to_signs",
+           "clipped_entries", "column_counts", "csr_parts", "dual_images_dense", "dual_images_sparse", "freeze_scan",
+           "matvec_dense", "matvec_sparse", "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms",
+           "row_sq_norms_and_counts", "sign_bounds", "sign_free", "signs_energy", "zero_where"]
 
 
 _UINT32_MAX = np.iinfo(np.uint32).max
@@ -241,6 +241,23 @@ def row_sq_norms(indptr, data):  # pragma: no cover - compiled
             acc += data[k] * data[k]
         sq[i] = acc
     return sq
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def row_sq_norms_and_counts(indptr, indices, data, d):  # pragma: no cover - compiled
+    """:func:`row_sq_norms` and :func:`column_counts` (the stored entries of each of the ``d`` columns) in one
+    pass over the stored entries."""
+    n = indptr.size - 1
+    sq = np.empty(n)
+    counts = np.zeros(d, dtype=np.int64)
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):  # the loop of row_sq_norms (the same sums, bit for bit)
+            acc += data[k] * data[k]
+        sq[i] = acc
+        for k in range(indptr[i], indptr[i + 1]):
+            counts[indices[k]] += 1
+    return sq, counts
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

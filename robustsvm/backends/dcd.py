@@ -45,10 +45,9 @@ from .dual_ascent import (
     DualCertificate,
     Products,
     Shrinking,
-    argument_types,
+    Specialized,
     ascend,
     certified_result,
-    compiled_entry,
     intercept_rho,
     soft_margin_needs,
     visiting_order,
@@ -145,11 +144,11 @@ class _FeatureShrinking:
     """
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sg: np.ndarray, c: np.ndarray,
-                 lam: float, rho: float, dii: float) -> None:
+                 lam: float, rho: float, dii: float, col_nnz: np.ndarray | None = None) -> None:
         self.indptr, self.indices, self.data = indptr, indices, data
         self.sg, self.c, self.lam, self.rho, self.dii = sg, c, lam, rho, dii
         d = sg.size
-        self._col_nnz = None  # stored entries per column, counted at the first freeze
+        self._col_nnz = col_nnz  # stored entries per column (None: counted at the first freeze)
         self.frozen = np.zeros(d, dtype=bool)
         self.released = np.zeros(d, dtype=bool)  # frozen once and found free: never frozen again
         self.prev_v = np.zeros(d)
@@ -277,9 +276,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         full = arrays.rows(parts)
         rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if local and shrinking and FEATURE_SHRINKING:
-            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii)
+            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
+                                         arrays.col_nnz)
 
-        run = _Specialized(kern.run_epochs)
+        run = Specialized(kern.run_epochs)
 
         def run_block(shrink, block, avg, rx):
             part, samples, params = rows[0]
@@ -287,35 +287,12 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         return run_block, rows, features
 
     part, samples = DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
-    run = _Specialized(kern.run_epochs)
+    run = Specialized(kern.run_epochs)
     key = (part, samples)
 
     def run_block(shrink, block, avg, rx):
         return run(key, part, samples, alpha, st, box, prm, index, rng_state, shrink, block, avg, rx)
     return run_block, None, features
-
-
-class _Specialized:
-    """A compiled function called through its specialization for the argument types, resolved again only when
-    ``key`` changes to arrays of other types: numba's dispatch (typing a dozen arrays in named tuples) costs
-    several times an epoch on a small shrunk set (18 µs against 3 µs per call on twonorm), and ill-conditioned
-    data run thousands of them. ``key`` is a tuple of named tuples of arrays (the rows and the samples, which the
-    frozen features replace); the arrays' dtype, dimension, layout and flags decide the specialization, so
-    rows rebuilt with the same types keep it. The specializations are also kept between solves
-    (:func:`.dual_ascent.compiled_entry`, by the types of every argument): numba's typing of the arguments
-    costs about 0.3 ms."""
-
-    def __init__(self, dispatcher) -> None:
-        self.dispatcher, self.key, self.types, self.entry = dispatcher, None, None, None
-
-    def __call__(self, key, *args):
-        if key is not self.key:
-            types = argument_types(key)  # what numba's typing reads of the arrays
-            if types != self.types:
-                self.entry = compiled_entry(self.dispatcher, args)
-                self.types = types
-            self.key = key
-        return self.entry(*args)
 
 
 def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=0,
@@ -380,7 +357,9 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    arrays = SharedSetArrays.from_model(model)
+    # the stored entries per column, for the frozen features (counted with the row norms)
+    arrays = SharedSetArrays.from_model(model, column_counts=bool(shrinking) and FEATURE_SHRINKING and LOCAL_STEP
+                                        and bool(np.any(model.signs != 0)))
     if arrays.overflow():
         return overflow_result(arrays, t_start)
     c, lam = arrays.c, arrays.l2

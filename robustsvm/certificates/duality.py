@@ -53,8 +53,8 @@ from ..model import weight_reach
 from ..result import Result
 from ..terms.intercept import Intercept, class_balance, class_sums
 from ..terms.losses import LOSSES as REGISTERED
-from .dual_scale import best_scale, scale_in_closed_form
 from . import products
+from .dual_scale import best_scale, scale_in_closed_form
 from .products import margins_and_image
 from .reach import nominal_repair, unpenalized_reach
 from .set_points import optimal_shift, retract
