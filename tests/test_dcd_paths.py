@@ -285,3 +285,29 @@ def test_signs_certificate_of_bounds_that_do_not_bind(intercept):
                                   dual_primal=False)
         assert ours.P == pytest.approx(shared.P, rel=1e-13, abs=1e-15)
         assert ours.D == pytest.approx(shared.D, rel=1e-13, abs=1e-15)
+
+
+def test_the_sign_kernels_of_the_certificates_bookkeeping():
+    """``sign_bounds``, ``sign_free``, ``clip_to_signs``, ``zero_where`` and ``any_nonzero_at`` against NumPy."""
+    rng = np.random.default_rng(12)
+    d = 50
+    sg = rng.choice(np.array([1, -1, 0], dtype=np.int8), size=d)
+    pos, neg = rng.standard_normal(d), rng.standard_normal(d)
+    lo, up = products.sign_bounds(sg, 1e300)
+    np.testing.assert_array_equal(lo, np.where(sg > 0, 0.0, -1e300))
+    np.testing.assert_array_equal(up, np.where(sg < 0, 0.0, 1e300))
+    frozen = rng.random(d) < 0.3
+    v = pos + neg
+    for use in (False, True):
+        got_v, free, count = products.sign_free(pos, neg, sg, frozen, use)
+        want = ((sg == 0) | (sg * v >= 0)) & (~frozen if use else True)
+        np.testing.assert_array_equal(got_v, v)
+        np.testing.assert_array_equal(free, want)
+        assert count == want.sum()
+    np.testing.assert_array_equal(products.clip_to_signs(v, sg), np.where(sg * v >= 0, v, 0.0))
+    w = v.copy()
+    products.zero_where(w, frozen)
+    np.testing.assert_array_equal(w, np.where(frozen, 0.0, v))
+    index = np.flatnonzero(frozen)
+    assert not products.any_nonzero_at(w, index) and products.any_nonzero_at(v, index)
+    assert not products.any_nonzero_at(v, index[:0])

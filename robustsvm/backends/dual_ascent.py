@@ -60,6 +60,8 @@ def visiting_order(seed, X=None, min_bytes: dict | None = None) -> np.ndarray:
     return out
 
 
+#: the smallest positive normal float64
+_TINY = float(np.finfo(float).tiny)
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
 TRIVIAL_SCALE = 1e-9
@@ -96,7 +98,7 @@ class DualCertificate:
 
     @property
     def rel_gap(self) -> float:
-        return self.gap / max(abs(self.P), TRIVIAL_SCALE * self.scale, np.finfo(float).tiny)
+        return self.gap / max(abs(self.P), TRIVIAL_SCALE * self.scale, _TINY)
 
     def merge(self, new: DualCertificate) -> DualCertificate:
         """The better primal point of ``self`` and ``new`` with the larger dual value: both bounds stay valid."""
@@ -397,11 +399,11 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
 _ENTRIES: dict = {}
 
 
-def compiled_entry(dispatcher, args: tuple):
+def compiled_entry(dispatcher, args: tuple, types: object = None):
     """The compiled specialization of the numba dispatcher ``dispatcher`` for ``args`` (cached in :data:`_ENTRIES`):
     calling it skips numba's typing of the arguments, which for arrays in named tuples costs several times a short
-    compiled call (dcd's and robust-dcd's epochs)."""
-    key = (dispatcher, argument_types(args))
+    compiled call (dcd's and robust-dcd's epochs). ``types``: ``argument_types(args)`` when the caller has it."""
+    key = (dispatcher, argument_types(args) if types is None else types)
     entry = _ENTRIES.get(key)
     if entry is None:
         entry = _ENTRIES[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
@@ -411,12 +413,15 @@ def compiled_entry(dispatcher, args: tuple):
 def argument_types(x) -> object:
     """What numba's typing reads of ``x``: an array's dtype, dimension, layout and flags, a tuple's type and
     items, a scalar's type."""
-    if isinstance(x, np.ndarray):
-        return (x.dtype.str, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous, x.flags.writeable,
-                x.flags.aligned)
+    if isinstance(x, np.ndarray):  # the flags: C and F contiguous, aligned, writeable (not who owns the data)
+        return (x.dtype, x.ndim, x.flags.num & _TYPED_FLAGS)
     if isinstance(x, tuple):
-        return (type(x), tuple(argument_types(a) for a in x))
+        return (type(x), tuple([argument_types(a) for a in x]))
     return type(x)
+
+
+#: the bits of ``ndarray.flags.num`` numba's typing reads: C_CONTIGUOUS, F_CONTIGUOUS, ALIGNED, WRITEABLE
+_TYPED_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
 
 
 class Specialized:
@@ -436,7 +441,7 @@ class Specialized:
         if key is not self.key:
             types = argument_types(key)  # what numba's typing reads of the arrays
             if types != self.types:
-                self.entry = compiled_entry(self.dispatcher, args)
+                self.entry = compiled_entry(self.dispatcher, args, argument_types(args))
                 self.types = types
             self.key = key
         return self.entry(*args)
