@@ -215,8 +215,13 @@ def check_X(X: Any, *, name: str = "X", n_features: int | None = None,  # noqa: 
     if sp.issparse(X):
         if X.dtype.kind == "c":
             raise TypeError(f"{name} has complex entries: pass real features (for instance {name}.real)")
+        # the caller's CSR matrix keeps what scipy found of its format (sorted, no duplicates) between solves: a
+        # wrapper of the same arrays takes that over instead of checking every row again
+        canonical = X.format == "csr" and X.dtype == np.float64 and X.has_canonical_format
         X = sp.csr_matrix(X, dtype=np.float64)
-        if not X.has_canonical_format:  # on a copy: the CSR matrix above may share its arrays with the caller's
+        if canonical:
+            X.has_canonical_format = True
+        elif not X.has_canonical_format:  # on a copy: the CSR matrix above may share its arrays with the caller's
             X = X.copy()
             X.sum_duplicates()
         data = X.data

@@ -33,9 +33,12 @@ def test_a_solve_and_its_certificate_run_on_one_blas_thread(solver, uncertainty,
             return function(*args, **kwargs)
         return wrapped
 
-    # the objective the certifier evaluates, and the one the shared-set backends' own certificates evaluate
+    # the objective the certifier evaluates, and the one the shared-set backends' own certificates evaluate (from
+    # the margins, or for a nominal soft margin from X w)
     monkeypatch.setattr(objective, "objective_from_margins", recording(objective.objective_from_margins))
     monkeypatch.setattr(shared_set, "objective_from_margins", recording(shared_set.objective_from_margins))
+    monkeypatch.setattr(objective, "nominal_soft_margin", recording(objective.nominal_soft_margin))
+    monkeypatch.setattr(shared_set, "nominal_soft_margin", recording(shared_set.nominal_soft_margin))
     with threadpool_limits(limits=2, user_api="blas"):
         before = _blas_threads()
         sol = rs.Problem(penalty=rs.L2(0.01), uncertainty=uncertainty).solve(X, y, solver=solver)
@@ -48,13 +51,17 @@ def test_a_solve_and_its_certificate_run_on_one_blas_thread(solver, uncertainty,
 def test_the_estimator_and_a_grid_run_on_one_blas_thread(monkeypatch):
     X, y = make_classification(200, 5, seed=5)
     seen = []
-    original = objective.objective_from_margins
 
-    def recording(*args, **kwargs):
-        seen.append(_blas_threads())
-        return original(*args, **kwargs)
+    def recording(function):
+        def wrapped(*args, **kwargs):
+            seen.append(_blas_threads())
+            return function(*args, **kwargs)
+        return wrapped
 
-    monkeypatch.setattr(objective, "objective_from_margins", recording)
+    # the certifier's objective and dcd's own (a nominal soft margin: from X w)
+    monkeypatch.setattr(objective, "objective_from_margins", recording(objective.objective_from_margins))
+    monkeypatch.setattr(objective, "nominal_soft_margin", recording(objective.nominal_soft_margin))
+    monkeypatch.setattr(shared_set, "nominal_soft_margin", recording(shared_set.nominal_soft_margin))
     with threadpool_limits(limits=2, user_api="blas"):
         before = _blas_threads()
         rs.RobustSVC(l2=0.1, solver="dcd").fit(X, y)

@@ -651,3 +651,25 @@ def test_unshrinking_after_stalls_reaches_the_same_optimum(wdbc, monkeypatch):
     for a, b in ((with_restore, without), (without, with_restore)):
         assert a.status == "optimal"
         assert a.objective - a.gap <= b.objective + 1e-12  # each lower bound is below the other's feasible value
+
+
+@pytest.mark.parametrize("intercept", [False, True])
+def test_dcd_hands_the_certifier_x_times_its_point(intercept):
+    """On sparse data with signs, dcd's result carries ``xw``, ``X w`` at exactly its returned ``w`` (against a
+    dense NumPy product), and its own objective at that point is NumPy's closed form there."""
+    import scipy.sparse as sp
+
+    from robustsvm.backends.dcd import solve_dcd
+    from robustsvm.datasets import make_cora_like
+
+    ds = make_cora_like(400, 300, seed=3, density=0.03)
+    X = sp.csr_matrix(ds.X)
+    y = np.where(np.asarray(ds.y) == 1, 1.0, -1.0)
+    signs = np.random.default_rng(4).choice(np.array([1, -1, 0]), size=300, p=[0.4, 0.4, 0.2])
+    lam = 1.0 / 400
+    problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(lam), signs=signs, intercept=intercept)
+    res = solve_dcd(problem.normalize(X, y), tol=1e-6)
+    dense = X.toarray()
+    np.testing.assert_allclose(res.xw, dense @ res.w, rtol=1e-12, atol=1e-12)
+    P = 0.5 * lam * res.w @ res.w + np.mean(np.maximum(0.0, 1.0 - y * (dense @ res.w + res.b)))
+    assert res.primal_objective == pytest.approx(P, rel=1e-12)

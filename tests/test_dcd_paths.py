@@ -178,13 +178,32 @@ def test_row_norms_of_canonical_and_duplicate_entries():
     X = sp.random(50, 30, density=0.1, random_state=5, format="csr")
     X[7, :] = 0.0
     X.eliminate_zeros()
-    _, sq = _rows(X)
+    _, sq, none = _rows(X)
     np.testing.assert_allclose(sq, (X.toarray() ** 2).sum(axis=1), rtol=1e-15, atol=0)
-    assert sq[7] == 0.0
+    assert sq[7] == 0.0 and none is None
     dup = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 3))
     assert not dup.has_canonical_format
-    _, sq = _rows(dup)
+    _, sq, _ = _rows(dup)
     np.testing.assert_array_equal(sq, [9.0, 9.0])
+
+
+def test_row_norms_with_column_counts_in_one_pass():
+    """``_rows(X, column_counts=True)``: the same squared row norms bit for bit, and the stored entries of each
+    column of the canonical matrix (duplicates summed first), against the dense matrix; dense data have none."""
+    from robustsvm.backends.shared_set import _rows
+
+    rng = np.random.default_rng(3)
+    X = sp.random(200, 40, density=0.1, random_state=4, format="csr", data_rvs=rng.standard_normal)
+    _, sq, none = _rows(X)
+    _, sq2, counts = _rows(X, column_counts=True)
+    np.testing.assert_array_equal(sq2, sq)
+    np.testing.assert_array_equal(counts, (X.toarray() != 0).sum(axis=0))
+    assert counts.dtype == np.int64 and none is None
+    dup = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 3))
+    _, sq, counts = _rows(dup, column_counts=True)
+    np.testing.assert_array_equal(sq, [9.0, 9.0])
+    np.testing.assert_array_equal(counts, [1, 1, 0])
+    assert _rows(X.toarray(), column_counts=True)[2] is None
 
 
 def test_certificate_products_read_the_restricted_rows_only_where_they_are_the_same():
@@ -266,3 +285,29 @@ def test_signs_certificate_of_bounds_that_do_not_bind(intercept):
                                   dual_primal=False)
         assert ours.P == pytest.approx(shared.P, rel=1e-13, abs=1e-15)
         assert ours.D == pytest.approx(shared.D, rel=1e-13, abs=1e-15)
+
+
+def test_the_sign_kernels_of_the_certificates_bookkeeping():
+    """``sign_bounds``, ``sign_free``, ``clip_to_signs``, ``zero_where`` and ``any_nonzero_at`` against NumPy."""
+    rng = np.random.default_rng(12)
+    d = 50
+    sg = rng.choice(np.array([1, -1, 0], dtype=np.int8), size=d)
+    pos, neg = rng.standard_normal(d), rng.standard_normal(d)
+    lo, up = products.sign_bounds(sg, 1e300)
+    np.testing.assert_array_equal(lo, np.where(sg > 0, 0.0, -1e300))
+    np.testing.assert_array_equal(up, np.where(sg < 0, 0.0, 1e300))
+    frozen = rng.random(d) < 0.3
+    v = pos + neg
+    for use in (False, True):
+        got_v, free, count = products.sign_free(pos, neg, sg, frozen, use)
+        want = ((sg == 0) | (sg * v >= 0)) & (~frozen if use else True)
+        np.testing.assert_array_equal(got_v, v)
+        np.testing.assert_array_equal(free, want)
+        assert count == want.sum()
+    np.testing.assert_array_equal(products.clip_to_signs(v, sg), np.where(sg * v >= 0, v, 0.0))
+    w = v.copy()
+    products.zero_where(w, frozen)
+    np.testing.assert_array_equal(w, np.where(frozen, 0.0, v))
+    index = np.flatnonzero(frozen)
+    assert not products.any_nonzero_at(w, index) and products.any_nonzero_at(v, index)
+    assert not products.any_nonzero_at(v, index[:0])

@@ -297,3 +297,40 @@ def test_certified_gap_of_a_kept_point_bounds_the_distance_to_the_cvxpy_optimum(
     assert sol.objective >= ref.bound - 1e-12 * ref.scale()
     assert sol.objective - ref.objective <= sol.gap + 1e-12 * ref.scale()
     assert sol.gap <= 1e-4 * abs(sol.objective)
+
+
+@pytest.mark.parametrize("b", [None, 0.4])
+def test_the_equations_right_hand_side_and_the_point_from_a_step(b):
+    """``margin_rhs``: ``w0 = v/λ`` on the free features (0 elsewhere) and ``λ(1 − y_F(X_{F,H} w0 + b))``;
+    ``margin_weights``: ``w0 + A_Fᵀ step/λ`` and ``c∘α`` with ``step`` added on ``F`` — against dense NumPy;
+    ``deflation_energy``: each column's ``Σ a²`` (0 in fewer than two rows), a row's mean and the count above a
+    multiple of it."""
+    X, y = _bag_of_words()
+    rng = np.random.default_rng(9)
+    F = np.sort(rng.choice(X.shape[0], 60, replace=False)).astype(np.int64)
+    free = rng.random(X.shape[1]) < 0.6
+    v, lam = rng.standard_normal(X.shape[1]), 0.3
+    ptr, cols, vals, features = mk.gather_rows(*csr_parts(X), F, free, y)
+    A = np.zeros((F.size, features.size))
+    for j in range(F.size):
+        A[j, cols[ptr[j]:ptr[j + 1]]] = vals[ptr[j]:ptr[j + 1]]
+    w0, rhs = mk.margin_rhs(ptr, cols, vals, free, v, features, y, F, 0.0 if b is None else b, b is not None, lam)
+    want_w0 = np.where(free, v, 0.0) / lam
+    np.testing.assert_allclose(w0, want_w0, rtol=1e-15)
+    dense = X.toarray()
+    want_rhs = lam * (1.0 - y[F] * (dense[F] @ want_w0 + (0.0 if b is None else b)))
+    np.testing.assert_allclose(rhs, want_rhs, rtol=1e-12, atol=1e-12)
+    step, c, alpha = rng.standard_normal(F.size), rng.random(X.shape[0]), rng.random(X.shape[0])
+    w, multipliers = mk.margin_weights(ptr, cols, vals, step, w0, features, lam, c, alpha, F)
+    want_w = want_w0.copy()
+    want_w[features] += A.T @ step / lam
+    np.testing.assert_allclose(w, want_w, rtol=1e-12, atol=1e-12)
+    want_m = c * alpha
+    want_m[F] += step
+    np.testing.assert_allclose(multipliers, want_m, rtol=1e-15)
+    energy, mean_row, above = mk.deflation_energy(cols, vals, F.size, features.size, 2.0)
+    counts = (A != 0).sum(axis=0)
+    want_e = np.where(counts >= 2, (A ** 2).sum(axis=0), 0.0)
+    np.testing.assert_allclose(energy, want_e, rtol=1e-13)
+    assert mean_row == pytest.approx((A ** 2).sum() / F.size, rel=1e-13)
+    assert above == np.count_nonzero(want_e >= 2.0 * mean_row)

@@ -88,3 +88,25 @@ def test_optimal_intercept_is_a_minimizer(squared):
     b_star = objective.optimal_intercept(z, y, c, squared=squared)
     grid = np.linspace(-4, 4, 4001)
     assert phi(b_star) <= min(phi(g) for g in grid) + 1e-12
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_nominal_soft_margin_is_the_objective_from_the_product(squared):
+    """``nominal_soft_margin`` (one compiled pass) against the closed form in NumPy, with an L1 term and an
+    intercept; ``objective_from_products`` adds the intercept's own term and leaves robust models to the margins."""
+    from robustsvm.objective import nominal_soft_margin, objective_from_products
+
+    rng = np.random.default_rng(11)
+    n, d = 120, 9
+    X, w = rng.standard_normal((n, d)), rng.standard_normal(d)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    c = rng.random(n)
+    z, b, l2, l1 = X @ w, 0.3, 0.7, 0.2
+    e = np.maximum(0.0, 1.0 - y * (z + b))
+    want = 0.5 * l2 * w @ w + l1 * np.abs(w).sum() + c @ (e * e if squared else e)
+    assert nominal_soft_margin(w, z, y, c, b, l2, l1, squared) == pytest.approx(want, rel=1e-13)
+    loss = rs.SquaredHinge() if squared else rs.Hinge()
+    model = rs.Problem(loss=loss, penalty=rs.L2(l2) + rs.L1(l1), intercept=rs.L2(0.5)).normalize(X, y)
+    assert objective_from_products(model, w, b, z) == pytest.approx(objective.objective(model, w, b), rel=1e-13)
+    robust = rs.Problem(loss=loss, penalty=rs.L2(l2), uncertainty=rs.Box(0.1)).normalize(X, y)
+    assert objective_from_products(robust, w, b, z) is None

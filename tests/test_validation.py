@@ -182,3 +182,30 @@ def test_other_numbers_of_numeric_classes_are_refused(labels):
 
     with pytest.raises(ValueError, match="exactly two classes"):
         check_labels(labels, labels.size)
+
+
+def test_check_x_takes_over_a_canonical_format_scipy_established(monkeypatch):
+    """A float64 CSR matrix whose canonical format scipy has established (and keeps on the caller's object) is not
+    checked row by row again: the validated wrapper carries the flag. A matrix with duplicate entries is still
+    summed, on a copy (the caller's matrix unchanged)."""
+    import scipy.sparse._compressed as compressed
+
+    from robustsvm._validation import check_X
+
+    X = sp.random(60, 20, density=0.2, format="csr", random_state=3)
+    assert X.has_canonical_format  # established and kept on X
+    calls = []
+    original = compressed.csr_has_canonical_format
+
+    def counted(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(compressed, "csr_has_canonical_format", counted)
+    checked = check_X(X)
+    assert not calls and checked.has_canonical_format
+    np.testing.assert_array_equal(checked.toarray(), X.toarray())
+    dup = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([1, 1, 0]), np.array([0, 2, 3])), shape=(2, 3))
+    fixed = check_X(dup)
+    assert fixed.has_canonical_format and fixed.nnz == 2 and dup.nnz == 3
+    np.testing.assert_array_equal(fixed.toarray(), [[0.0, 3.0, 0.0], [3.0, 0.0, 0.0]])

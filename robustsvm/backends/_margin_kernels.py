@@ -14,8 +14,8 @@ import numpy as np
 
 from ._compiled import FASTMATH
 
-__all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "gather_rows", "gram_into", "minres_solve",
-           "precondition", "transposed_into"]
+__all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "deflation_energy", "gather_rows", "gram_into",
+           "margin_rhs", "margin_weights", "minres_solve", "precondition", "transposed_into"]
 
 #: the rows of the free samples on the free features, columns renumbered ``0..n_cols−1`` (:func:`gather_rows`)
 GatheredRows = namedtuple("GatheredRows", ["ptr", "cols", "vals"])
@@ -96,6 +96,64 @@ def column_energy(cols, vals, n_cols):  # pragma: no cover - compiled
         counts[j] += 1
         energy[j] += vals[k] * vals[k]
     return counts, energy
+
+
+@nb.njit(cache=True)
+def deflation_energy(cols, vals, n_rows, n_cols, factor):  # pragma: no cover - compiled
+    """``(energy, mean_row, above)``: the energy ``Σ_i a_ij²`` of each column of the gathered rows (0 for a column
+    in fewer than two rows), the mean energy of a row (``Σ_ij a_ij² / n_rows``) and the number of columns whose
+    energy is at least ``factor·mean_row`` (:func:`column_energy` and the selection of the deflated columns)."""
+    counts, energy = column_energy(cols, vals, n_cols)
+    total = 0.0
+    for j in range(n_cols):
+        total += energy[j]
+    mean_row = total / max(n_rows, 1)
+    above = 0
+    for j in range(n_cols):
+        if counts[j] < 2:
+            energy[j] = 0.0
+        above += 1 if energy[j] >= factor * mean_row else 0
+    return energy, mean_row, above
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def margin_rhs(ptr, cols, vals, free, v, features, y, rows, b, has_b, lam):  # pragma: no cover - compiled
+    """``(w0, rhs)`` of the margin equations: ``w0 = w(α)`` (``v/λ`` on the ``free`` features, 0 elsewhere) and
+    ``rhs = λ (1 − y_F ∘ (X_{F,H} w0_H + b))`` from the gathered rows (``features[j]`` the feature of column ``j``,
+    ``rows`` the samples ``F``; ``b`` read when ``has_b``)."""
+    w0 = np.empty(v.size)
+    for h in range(v.size):
+        w0[h] = (v[h] if free[h] else 0.0) / lam
+    wf = np.empty(features.size)
+    for j in range(features.size):
+        wf[j] = w0[features[j]]
+    n = ptr.size - 1
+    rhs = np.empty(n)
+    for i in range(n):
+        acc = 0.0
+        for e in range(ptr[i], ptr[i + 1]):
+            acc += vals[e] * wf[cols[e]]
+        margin = acc + (y[rows[i]] * b if has_b else 0.0)
+        rhs[i] = lam * (1.0 - margin)
+    return w0, rhs
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def margin_weights(ptr, cols, vals, step, w0, features, lam, c, alpha, rows):  # pragma: no cover - compiled
+    """``(w, multipliers)`` of a margin-equation solution ``step`` (the change of ``c_F∘α_F``):
+    ``w = w0 + Aᵀ step / λ`` on the gathered columns (``features``), ``multipliers = c∘α`` with ``step`` added on
+    the samples ``rows``."""
+    t = np.empty(features.size)
+    transposed_into(ptr, cols, vals, step, t)
+    w = w0.copy()
+    for j in range(features.size):
+        w[features[j]] += t[j] / lam
+    multipliers = np.empty(c.size)
+    for i in range(c.size):
+        multipliers[i] = c[i] * alpha[i]
+    for i in range(rows.size):
+        multipliers[rows[i]] += step[i]
+    return w, multipliers
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

@@ -13,9 +13,10 @@ import numpy as np
 
 from ._compiled import FASTMATH
 
-__all__ = ["balanced_alpha", "certificate_dense", "certificate_sparse", "clipped_entries", "column_counts", "csr_parts",
-           "dual_images_dense", "dual_images_sparse", "freeze_scan", "matvec_dense", "matvec_sparse",
-           "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms", "signs_energy"]
+__all__ = ["any_nonzero_at", "balanced_alpha", "certificate_dense", "certificate_sparse", "clip_to_signs",
+           "clipped_entries", "column_counts", "csr_parts", "dual_images_dense", "dual_images_sparse", "freeze_scan",
+           "matvec_dense", "matvec_sparse", "restrict_columns", "restrict_columns_into", "resync", "row_sq_norms",
+           "row_sq_norms_and_counts", "sign_bounds", "sign_free", "signs_energy", "zero_where"]
 
 
 _UINT32_MAX = np.iinfo(np.uint32).max
@@ -85,6 +86,63 @@ def restrict_columns_into(indptr, indices, data, keep, new_ptr, new_idx, new_dat
         new_ptr[i + 1] = pos
         start = end
     return pos
+
+
+@nb.njit(cache=True)
+def any_nonzero_at(w, index):  # pragma: no cover - compiled
+    """Whether ``w[h] ≠ 0`` for some ``h`` in ``index`` (``np.any(w[index])`` without the gathered copy)."""
+    for j in range(index.size):
+        if w[index[j]] != 0.0:
+            return True
+    return False
+
+
+@nb.njit(cache=True)
+def sign_bounds(signs, huge):  # pragma: no cover - compiled
+    """``(lo, up)``: the signs' bounds on ``λw``, ``[0, huge]`` where ``signs_h > 0``, ``[−huge, 0]`` where
+    ``signs_h < 0``, ``[−huge, huge]`` elsewhere."""
+    lo = np.empty(signs.size)
+    up = np.empty(signs.size)
+    for h in range(signs.size):
+        lo[h] = 0.0 if signs[h] > 0 else -huge
+        up[h] = 0.0 if signs[h] < 0 else huge
+    return lo, up
+
+
+@nb.njit(cache=True)
+def sign_free(pos, neg, signs, frozen, use_frozen):  # pragma: no cover - compiled
+    """``(v, free, count)``: ``v = pos + neg``, the features its signs leave free (``signs_h = 0`` or
+    ``signs_h v_h ≥ 0``; not ``frozen`` with ``use_frozen``) and their number."""
+    d = signs.size
+    v = np.empty(d)
+    free = np.empty(d, dtype=np.bool_)
+    count = 0
+    for h in range(d):
+        x = pos[h] + neg[h]
+        v[h] = x
+        f = (signs[h] == 0) | (signs[h] * x >= 0.0)
+        if use_frozen:
+            f &= not frozen[h]
+        free[h] = f
+        count += 1 if f else 0
+    return v, free, count
+
+
+@nb.njit(cache=True)
+def clip_to_signs(w, signs):  # pragma: no cover - compiled
+    """``w`` with the entries its signs forbid (``signs_h w_h < 0``) set to 0, as a new array."""
+    out = np.empty(w.size)
+    for h in range(w.size):
+        out[h] = w[h] if signs[h] * w[h] >= 0.0 else 0.0
+    return out
+
+
+@nb.njit(cache=True)
+def zero_where(w, mask):  # pragma: no cover - compiled
+    """``w[mask] = 0`` in place."""
+    for h in range(w.size):
+        if mask[h]:
+            w[h] = 0.0
 
 
 @nb.njit(cache=True)
@@ -183,6 +241,23 @@ def row_sq_norms(indptr, data):  # pragma: no cover - compiled
             acc += data[k] * data[k]
         sq[i] = acc
     return sq
+
+
+@nb.njit(cache=True, fastmath=FASTMATH)
+def row_sq_norms_and_counts(indptr, indices, data, d):  # pragma: no cover - compiled
+    """:func:`row_sq_norms` and :func:`column_counts` (the stored entries of each of the ``d`` columns) in one
+    pass over the stored entries."""
+    n = indptr.size - 1
+    sq = np.empty(n)
+    counts = np.zeros(d, dtype=np.int64)
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):  # the loop of row_sq_norms (the same sums, bit for bit)
+            acc += data[k] * data[k]
+        sq[i] = acc
+        for k in range(indptr[i], indptr[i + 1]):
+            counts[indices[k]] += 1
+    return sq, counts
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)

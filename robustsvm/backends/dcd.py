@@ -45,10 +45,9 @@ from .dual_ascent import (
     DualCertificate,
     Products,
     Shrinking,
-    argument_types,
+    Specialized,
     ascend,
     certified_result,
-    compiled_entry,
     intercept_rho,
     soft_margin_needs,
     visiting_order,
@@ -105,6 +104,8 @@ MARGIN_SCHEDULE = 0.6
 AVG_WEIGHT = 0.25
 #: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
 FREEZE_MARGIN = 1.0
+#: no frozen features (:func:`._products_kernels.sign_free` on all of ``X``)
+_NONE_FROZEN = np.zeros(0, dtype=bool)
 #: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
 _NO_CHECK = kern.BoundCheck(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
 #: what a certificate costs in passes over the data, for the schedule (:func:`.dual_ascent.next_check`): its products
@@ -143,11 +144,11 @@ class _FeatureShrinking:
     """
 
     def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sg: np.ndarray, c: np.ndarray,
-                 lam: float, rho: float, dii: float) -> None:
+                 lam: float, rho: float, dii: float, col_nnz: np.ndarray | None = None) -> None:
         self.indptr, self.indices, self.data = indptr, indices, data
         self.sg, self.c, self.lam, self.rho, self.dii = sg, c, lam, rho, dii
         d = sg.size
-        self._col_nnz = None  # stored entries per column, counted at the first freeze
+        self._col_nnz = col_nnz  # stored entries per column (None: counted at the first freeze)
         self.frozen = np.zeros(d, dtype=bool)
         self.released = np.zeros(d, dtype=bool)  # frozen once and found free: never frozen again
         self.prev_v = np.zeros(d)
@@ -199,7 +200,12 @@ class _FeatureShrinking:
         idx, dat = idx[:kept], dat[:kept]
         self.stored = int(kept)
         self.rebuilds += 1
-        return [ptr, idx, dat, self.c * (sq / self.lam + self.rho) + self.dii]
+        # the rows' curvatures c (‖x‖²/λ + ρ) + ℓ*'' in the memory of sq (the rows it described are replaced)
+        np.divide(sq, self.lam, out=sq)
+        sq += self.rho
+        sq *= self.c
+        sq += self.dii
+        return [ptr, idx, dat, sq]
 
 
 def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.DcdSigns:
@@ -213,7 +219,7 @@ def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.
 def weight_box(arrays: SharedSetArrays) -> kern.DcdBox:
     """The bounds on ``λw`` for the kernels: the model's box, or the signs' ``[0, ∞)`` / ``(−∞, 0]`` (±1e300 for ∞)."""
     if arrays.box is None:
-        return kern.DcdBox(np.where(arrays.sg > 0, 0.0, -_HUGE), np.where(arrays.sg < 0, 0.0, _HUGE))
+        return kern.DcdBox(*products.sign_bounds(arrays.sg, _HUGE))
     lower, upper = arrays.box
     return kern.DcdBox(np.clip(arrays.l2 * lower, -_HUGE, _HUGE), np.clip(arrays.l2 * upper, -_HUGE, _HUGE))
 
@@ -270,9 +276,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         full = arrays.rows(parts)
         rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if local and shrinking and FEATURE_SHRINKING:
-            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii)
+            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
+                                         arrays.col_nnz)
 
-        run = _Specialized(kern.run_epochs)
+        run = Specialized(kern.run_epochs)
 
         def run_block(shrink, block, avg, rx):
             part, samples, params = rows[0]
@@ -280,35 +287,12 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         return run_block, rows, features
 
     part, samples = DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
-    run = _Specialized(kern.run_epochs)
+    run = Specialized(kern.run_epochs)
     key = (part, samples)
 
     def run_block(shrink, block, avg, rx):
         return run(key, part, samples, alpha, st, box, prm, index, rng_state, shrink, block, avg, rx)
     return run_block, None, features
-
-
-class _Specialized:
-    """A compiled function called through its specialization for the argument types, resolved again only when
-    ``key`` changes to arrays of other types: numba's dispatch (typing a dozen arrays in named tuples) costs
-    several times an epoch on a small shrunk set (18 µs against 3 µs per call on twonorm), and ill-conditioned
-    data run thousands of them. ``key`` is a tuple of named tuples of arrays (the rows and the samples, which the
-    frozen features replace); the arrays' dtype, dimension, layout and flags decide the specialization, so
-    rows rebuilt with the same types keep it. The specializations are also kept between solves
-    (:func:`.dual_ascent.compiled_entry`, by the types of every argument): numba's typing of the arguments
-    costs about 0.3 ms."""
-
-    def __init__(self, dispatcher) -> None:
-        self.dispatcher, self.key, self.types, self.entry = dispatcher, None, None, None
-
-    def __call__(self, key, *args):
-        if key is not self.key:
-            types = argument_types(key)  # what numba's typing reads of the arrays
-            if types != self.types:
-                self.entry = compiled_entry(self.dispatcher, args)
-                self.types = types
-            self.key = key
-        return self.entry(*args)
 
 
 def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=0,
@@ -373,7 +357,9 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    arrays = SharedSetArrays.from_model(model)
+    # the stored entries per column, for the frozen features (counted with the row norms)
+    arrays = SharedSetArrays.from_model(model, column_counts=bool(shrinking) and FEATURE_SHRINKING and LOCAL_STEP
+                                        and bool(np.any(model.signs != 0)))
     if arrays.overflow():
         return overflow_result(arrays, t_start)
     c, lam = arrays.c, arrays.l2
@@ -502,7 +488,7 @@ class _Loop:
         if restricted is not None:
             ptr, idx, dat, qd = restricted
             part, samples = CsrRows(ptr, idx, dat), kern.DcdSamples(arrays.y, arrays.c, qd)
-            self.w_avg[features.frozen] = 0.0  # still sign-feasible; lets the certificate use the restricted rows
+            products.zero_where(self.w_avg, features.frozen)  # still sign-feasible; the certificate reads fewer rows
             self.ops.restrict(restricted[:3], features.frozen)
         local = features.clipped_share(st.v) >= LOCAL_MIN_SHARE
         if restricted is not None or local != params.local:
@@ -521,15 +507,14 @@ class _Loop:
         (evaluated exactly, its exact intercept and the equations' one tried)."""
         arrays, ops = self.arrays, self.ops
         sg = arrays.sg
-        v = cert.images[0] + cert.images[1]
-        free = (sg == 0) | (sg * v >= 0.0)
-        if ops.restricted is not None:  # the rows without the frozen features (as the last epochs read them)
-            free &= ~self.features.frozen
-            parts = ops.restricted[0]
-        else:
-            parts = ops.parts
+        # v, and the features its signs leave free, without the frozen ones when the epochs read the rows without
+        # them (ops.restricted)
+        restricted = ops.restricted is not None
+        frozen = self.features.frozen if restricted else _NONE_FROZEN
+        v, free, n_free = products.sign_free(cert.images[0], cert.images[1], sg, frozen, restricted)
+        parts = ops.restricted[0] if restricted else ops.parts
         # as many free samples as free features: A Aᵀ is singular, no point (margin_point)
-        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= free.sum()
+        self.margin_singular = np.count_nonzero((self.alpha > 0.0) & (self.alpha < arrays.upper)) >= n_free
         if self.margin_singular:
             return cert
         b = b_hint if self.free else None
@@ -539,16 +524,17 @@ class _Loop:
         if point is None:
             return cert
         self.margin_start, self.margin_iterations = point.multipliers, self.margin_iterations + point.iterations
-        w = np.where(sg * point.w >= 0.0, point.w, 0.0)
+        w = products.clip_to_signs(point.w, sg)
         S = cert.S  # Σ c_i y_i clip(α_i, 0, U), from the certificate's pass
         if not np.isfinite(S):
             S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
-        P, b = arrays.best_primal(w, ops.matvec(w), S, b)
+        z = ops.matvec(w)
+        P, b = arrays.best_primal(w, z, S, b)
         self.margin_tried += 1
         if P >= cert.P:
             return cert
         self.margin_kept += 1
-        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images, S=cert.S)
+        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images, S=cert.S, z=z)
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
@@ -564,7 +550,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that ``S = 0``
     (:func:`robustsvm.certificates.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖² [− S²/(2μ)]``
     at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0 (its norm one compiled sum over ``v``,
-    :func:`._products_kernels.signs_energy`). ``images`` keeps the class images.
+    :func:`._products_kernels.signs_energy`). ``images`` keeps the class images and ``z`` the product ``X w``.
     """
     y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
     if ops.sparse:
@@ -580,7 +566,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     alpha_t = products.balanced_alpha(alpha, y, arrays.upper, fp, fn)
     conjugate = products.signs_energy(images[0], images[1], fp, fn, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
     D = dual_value(arrays.loss, c, alpha_t, conjugate, arrays.intercept, 0.0 if mode == "free" else S)
-    return DualCertificate(best[0], D, w, best[1], scale=float(c.sum()), images=images, S=S)
+    return DualCertificate(best[0], D, w, best[1], scale=arrays.weight_total, images=images, S=S, z=z)
 
 
 register(

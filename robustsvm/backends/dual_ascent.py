@@ -26,7 +26,7 @@ from . import _products_kernels as products
 from .registry import History, Needs, Result
 
 __all__ = ["MIN_PASS", "ORDER_BLOCK", "ORDER_MIN_BYTES", "Ascent", "CertificateSchedule", "DualCertificate", "Products",
-           "Shrinking", "argument_types", "ascend", "certified_result", "compiled_entry",
+           "Shrinking", "Specialized", "argument_types", "ascend", "certified_result", "compiled_entry",
            "intercept_rho", "next_check", "order_block", "soft_margin_needs", "stalls", "visiting_order"]
 
 #: the rows of a block of the epochs' visiting order (:func:`._dcd_kernels.shuffle`; 0: a plain permutation always),
@@ -60,6 +60,8 @@ def visiting_order(seed, X=None, min_bytes: dict | None = None) -> np.ndarray:
     return out
 
 
+#: the smallest positive normal float64
+_TINY = float(np.finfo(float).tiny)
 #: a gap below this fraction of the objective's scale ``Σ_i c_i`` (its value at ``w = 0, b = 0``) counts as 0 in the
 #: relative gap: at an optimum at or near 0 (one class weighted zero) the relative gap has no meaning
 TRIVIAL_SCALE = 1e-9
@@ -80,14 +82,15 @@ class DualCertificate:
     the objective's value at ``w = 0, b = 0`` (``Σ c_i``), so that an optimum at 0 is certified by its absolute
     gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` and ``S`` its
     ``Σ_i c_i y_i clip(α_i, 0, U)`` (a fresh evaluation only: a merged certificate drops them; NaN where not formed).
+    ``z`` is ``X w`` at exactly ``w`` where a compiled product formed it (None elsewhere; kept with its point).
     """
 
-    __slots__ = ("D", "P", "S", "b", "images", "scale", "w")
+    __slots__ = ("D", "P", "S", "b", "images", "scale", "w", "z")
 
     def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None,
-                 S: float = float("nan")) -> None:
+                 S: float = float("nan"), z: np.ndarray | None = None) -> None:
         self.P, self.D, self.w, self.b, self.scale, self.images = float(P), float(D), w, float(b), scale, images
-        self.S = float(S)
+        self.S, self.z = float(S), z
 
     @property
     def gap(self) -> float:
@@ -95,12 +98,13 @@ class DualCertificate:
 
     @property
     def rel_gap(self) -> float:
-        return self.gap / max(abs(self.P), TRIVIAL_SCALE * self.scale, np.finfo(float).tiny)
+        return self.gap / max(abs(self.P), TRIVIAL_SCALE * self.scale, _TINY)
 
     def merge(self, new: DualCertificate) -> DualCertificate:
         """The better primal point of ``self`` and ``new`` with the larger dual value: both bounds stay valid."""
         best = new if new.P <= self.P else self
-        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale))
+        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale),
+                               z=best.z)
 
 
 class Products:
@@ -127,7 +131,7 @@ class Products:
     def rows_for(self, w: np.ndarray) -> tuple:
         """The CSR parts to multiply ``w`` with: the restricted rows when ``w`` is zero on their dropped columns
         (the same product, fewer entries), else all of ``X``."""
-        if self.restricted is not None and not np.any(w[self.restricted[1]]):
+        if self.restricted is not None and not products.any_nonzero_at(w, self.restricted[1]):
             return self.restricted[0]
         return self.parts
 
@@ -386,7 +390,7 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
         dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64), dual_alpha=dual_alpha,
-        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
+        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap), xw=cert.z,
         extra={"time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )
 
@@ -395,11 +399,11 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
 _ENTRIES: dict = {}
 
 
-def compiled_entry(dispatcher, args: tuple):
+def compiled_entry(dispatcher, args: tuple, types: object = None):
     """The compiled specialization of the numba dispatcher ``dispatcher`` for ``args`` (cached in :data:`_ENTRIES`):
     calling it skips numba's typing of the arguments, which for arrays in named tuples costs several times a short
-    compiled call (dcd's and robust-dcd's epochs)."""
-    key = (dispatcher, argument_types(args))
+    compiled call (dcd's and robust-dcd's epochs). ``types``: ``argument_types(args)`` when the caller has it."""
+    key = (dispatcher, argument_types(args) if types is None else types)
     entry = _ENTRIES.get(key)
     if entry is None:
         entry = _ENTRIES[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
@@ -409,9 +413,35 @@ def compiled_entry(dispatcher, args: tuple):
 def argument_types(x) -> object:
     """What numba's typing reads of ``x``: an array's dtype, dimension, layout and flags, a tuple's type and
     items, a scalar's type."""
-    if isinstance(x, np.ndarray):
-        return (x.dtype.str, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous, x.flags.writeable,
-                x.flags.aligned)
+    if isinstance(x, np.ndarray):  # the flags: C and F contiguous, aligned, writeable (not who owns the data)
+        return (x.dtype, x.ndim, x.flags.num & _TYPED_FLAGS)
     if isinstance(x, tuple):
-        return (type(x), tuple(argument_types(a) for a in x))
+        return (type(x), tuple([argument_types(a) for a in x]))
     return type(x)
+
+
+#: the bits of ``ndarray.flags.num`` numba's typing reads: C_CONTIGUOUS, F_CONTIGUOUS, ALIGNED, WRITEABLE
+_TYPED_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
+
+
+class Specialized:
+    """A compiled function called through its specialization for the argument types, resolved again only when
+    ``key`` changes to arrays of other types: numba's dispatch (typing a dozen arrays in named tuples) costs
+    several times an epoch on a small shrunk set (18 µs against 3 µs per call on twonorm), and ill-conditioned
+    data run thousands of them. ``key`` is a tuple of named tuples of arrays (the rows and the samples, which the
+    frozen features replace); the arrays' dtype, dimension, layout and flags decide the specialization, so
+    rows rebuilt with the same types keep it. The specializations are also kept between solves
+    (:func:`.dual_ascent.compiled_entry`, by the types of every argument): numba's typing of the arguments
+    costs about 0.3 ms."""
+
+    def __init__(self, dispatcher) -> None:
+        self.dispatcher, self.key, self.types, self.entry = dispatcher, None, None, None
+
+    def __call__(self, key, *args):
+        if key is not self.key:
+            types = argument_types(key)  # what numba's typing reads of the arrays
+            if types != self.types:
+                self.entry = compiled_entry(self.dispatcher, args, argument_types(args))
+                self.types = types
+            self.key = key
+        return self.entry(*args)

@@ -29,7 +29,6 @@ import numpy as np
 from scipy.linalg import lapack
 
 from . import _margin_kernels as mk
-from ._products_kernels import matvec_sparse
 
 __all__ = ["DEFLATION_ENERGY", "MAX_ITER", "MarginPoint", "margin_point"]
 
@@ -101,16 +100,14 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
     if pre is None:
         return None
     ptr, cols, vals = rows
-    w0 = np.where(free, v, 0.0) / lam
-    margins = matvec_sparse(ptr, cols, vals, w0[features]) + (0.0 if b is None else y[F] * b)
-    rhs = lam * (1.0 - margins)
+    w0, rhs = mk.margin_rhs(ptr, cols, vals, free, v, features, y, F, 0.0 if b is None else float(b), b is not None,
+                            float(lam))
     cF = c[F]
     x0 = None
-    t = np.empty(n_cols)
     if start is not None:  # A Aᵀ (x0 + x) = rhs solved for the correction x
         x0 = start[F] - cF * alpha[F]
         product = np.empty(F.size)
-        mk.gram_into(ptr, cols, vals, x0, product, t)
+        mk.gram_into(ptr, cols, vals, x0, product, np.empty(n_cols))
         rhs -= product
     iterations = int(MAX_ITER if max_iter is None else max_iter)
     step, done = mk.minres_solve(rows, n_cols, pre, rhs, iterations, cF / lam, float(target))
@@ -118,11 +115,7 @@ def margin_point(parts: tuple, y: np.ndarray, alpha: np.ndarray, upper: float, v
         step += x0
     if not np.all(np.isfinite(step)):
         return None
-    mk.transposed_into(ptr, cols, vals, step, t)
-    w = w0.copy()
-    w[features] += t / lam
-    multipliers = c * alpha
-    multipliers[F] += step
+    w, multipliers = mk.margin_weights(ptr, cols, vals, step, w0, features, float(lam), c, alpha, F)
     return MarginPoint(w, multipliers, int(done))
 
 
@@ -136,10 +129,8 @@ def _deflation(rows, features: np.ndarray):
     thousandth of the mean squared row norm (so that ``D`` stays positive on a row whose entries are all in
     ``C``); ``I + Cᵀ D⁻¹ C`` by its Cholesky factor."""
     n_cols = features.size
-    counts, energy = mk.column_energy(rows.cols, rows.vals, n_cols)
-    mean_row = float(energy.sum()) / max(rows.ptr.size - 1, 1)
-    energy[counts < 2] = 0.0
-    k = int(min(np.count_nonzero(energy >= DEFLATION_ENERGY * mean_row), math.isqrt(rows.vals.size), n_cols))
+    energy, mean_row, above = mk.deflation_energy(rows.cols, rows.vals, rows.ptr.size - 1, n_cols, DEFLATION_ENERGY)
+    k = int(min(above, math.isqrt(rows.vals.size), n_cols))
     position = np.full(n_cols, -1, dtype=np.int64)
     if k:
         position[np.argpartition(energy, n_cols - k)[n_cols - k:]] = np.arange(k)
@@ -158,7 +149,7 @@ def _factored(mid: np.ndarray, D: np.ndarray, S: np.ndarray):
     if S.shape[0] == 0:
         R = np.zeros((0, 0))
     else:
-        factor, info = lapack.dpotrf(S.T, lower=1, clean=1, overwrite_a=1)
+        factor, info = lapack.dpotrf(S.T, lower=1, clean=0, overwrite_a=1)  # the other triangle is 0 already
         if info != 0:  # S = I + Cᵀ D⁻¹ C is positive definite: only a rounding disaster lands here
             return None
         R = factor.T

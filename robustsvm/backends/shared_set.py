@@ -33,13 +33,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from ..certificates.duality import class_balance, class_sums, dual_value, penalty_conjugate
-from ..objective import objective_from_margins, optimal_intercept
+from ..objective import nominal_soft_margin, objective_from_margins, optimal_intercept
 from ..terms.intercept import Intercept
 from ..uncertainty import Ball, Box, DistributionalSet, Ellipsoid
 from . import _shared_set_kernels as kern
 from ._compiled import CsrRows, DenseRows
 from ._dcd_kernels import dual_sums
-from ._products_kernels import csr_parts, row_sq_norms
+from ._products_kernels import csr_parts, row_sq_norms, row_sq_norms_and_counts
 from .dual_ascent import DualCertificate, Products, compiled_entry, soft_margin_needs
 from .registry import Needs, Result
 
@@ -225,15 +225,18 @@ class SharedSetArrays:
     primal: Callable
     box: tuple | None = None
     fixed: float = 0.0
+    col_nnz: np.ndarray | None = None
 
     # ---------------------------------------------------------------------------------------------- building
     @classmethod
-    def from_model(cls, model) -> SharedSetArrays:
-        """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`)."""
+    def from_model(cls, model, *, column_counts: bool = False) -> SharedSetArrays:
+        """The arrays of a normalized model (nominal, or one shared set of :data:`KERNEL_SETS`); with
+        ``column_counts`` and a sparse ``X``, also the stored entries of each column (``col_nnz``), counted in the
+        pass that forms the squared row norms."""
         layout, dist = model.layout, model.distribution
         V = dist.unit_set() if dist is not None else None if layout is None else layout.sets[0]
         n = model.X.shape[0]
-        X, sqn = _rows(model.X)
+        X, sqn, col_nnz = _rows(model.X, column_counts)
         r = np.zeros(n) if layout is None else np.ascontiguousarray(np.broadcast_to(layout.radius, (n,)),
                                                                      dtype=np.float64)
         return cls(X=X, y=np.ascontiguousarray(model.y, dtype=np.float64),
@@ -241,7 +244,7 @@ class SharedSetArrays:
                    sg=np.ascontiguousarray(model.signs, dtype=np.int8), l2=float(model.l2), l1=float(model.l1),
                    intercept=model.intercept, loss=model.loss, V=V, primal=partial(objective_from_margins, model),
                    box=(model.feasible.lower, model.feasible.upper) if model.has_bounds else None,
-                   fixed=0.0 if dist is None else dist.fixed_mass(model.c))
+                   fixed=0.0 if dist is None else dist.fixed_mass(model.c), col_nnz=col_nnz)
 
     def point(self, *, l2: float, l1: float, r: np.ndarray, primal: Callable) -> SharedSetArrays:
         """The same data at other values of ``l2``, ``l1`` and the radii (one point of a batched solve)."""
@@ -270,6 +273,11 @@ class SharedSetArrays:
     def equal_weights(self) -> bool:
         """Whether every ``c_i`` is the same (the exact hinge intercept then counts breakpoints)."""
         return bool(self.c.size) and float(self.c.min()) == float(self.c.max())
+
+    @cached_property
+    def weight_total(self) -> float:
+        """``Σ_i c_i``: the objective at ``w = 0, b = 0`` for the hinge, a certificate's ``scale``."""
+        return float(self.c.sum())
 
     @cached_property
     def positive_weight(self) -> float:
@@ -372,8 +380,14 @@ class SharedSetArrays:
         if b_hint is not None and self.intercept.mode == "ridge":
             bs.append(float(b_hint))
         best = None
+        # the nominal soft-margin objective in one compiled pass (the same terms as self.primal's)
+        nominal = self.V is None and self.loss.name in ("hinge", "squared_hinge")
         for b in bs:
-            P = self.primal(w, b, self.y * (zmarg + b))
+            if nominal:
+                P = nominal_soft_margin(w, zmarg, self.y, self.c, b, self.l2, self.l1, self.squared) + \
+                    self.intercept.value(b)
+            else:
+                P = self.primal(w, b, self.y * (zmarg + b))
             if best is None or P < best[0]:
                 best = (P, b)
         return best
@@ -389,18 +403,21 @@ def _describe(V, d: int) -> SetDescription:
     return make(V, d)
 
 
-def _rows(X):
-    """``X`` as C-contiguous float64 or CSR, and its squared row norms."""
+def _rows(X, column_counts: bool = False):
+    """``X`` as C-contiguous float64 or CSR, its squared row norms and, with ``column_counts`` on CSR data, the
+    stored entries of each column from the same pass (else None)."""
     if sp.issparse(X):
         X = X if sp.isspmatrix_csr(X) and X.dtype == np.float64 else sp.csr_matrix(X, dtype=np.float64)
         if not X.has_canonical_format:
             X = X.copy()
             X.sum_duplicates()
         with np.errstate(over="ignore"):
-            return X, row_sq_norms(X.indptr, np.ascontiguousarray(X.data))
+            if column_counts:
+                return X, *row_sq_norms_and_counts(X.indptr, X.indices, np.ascontiguousarray(X.data), X.shape[1])
+            return X, row_sq_norms(X.indptr, np.ascontiguousarray(X.data)), None
     X = np.ascontiguousarray(X, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        return X, np.einsum("ij,ij->i", X, X)
+        return X, np.einsum("ij,ij->i", X, X), None
 
 
 # ---------------------------------------------------------------------------------------------- the certificate

@@ -53,6 +53,7 @@ from ..model import weight_reach
 from ..result import Result
 from ..terms.intercept import Intercept, class_balance, class_sums
 from ..terms.losses import LOSSES as REGISTERED
+from . import products
 from .dual_scale import best_scale, scale_in_closed_form
 from .products import margins_and_image
 from .reach import nominal_repair, unpenalized_reach
@@ -122,6 +123,9 @@ def penalty_conjugate(s: np.ndarray, l2: float, l1: float, signs: np.ndarray | N
     lower, upper : ndarray of shape (d,), optional
         The box, infinite sides allowed.
     """
+    if l1 == 0 and lower is None and signs is not None and l2 > 0:  # ‖s clipped to the signs‖² / (2λ2), compiled
+        return products.signs_energy(np.ascontiguousarray(s, dtype=np.float64),
+                                     np.ascontiguousarray(signs, dtype=np.float64)) / (2.0 * l2)
     # the soft-threshold by λ1 (by 0 it is s itself, as a copy: the sign test below writes t)
     t = np.sign(s) * np.maximum(np.abs(s) - l1, 0.0) if l1 != 0 else np.array(s, dtype=np.float64)
     if lower is not None:
@@ -453,20 +457,22 @@ def certify(model: Any, result: Result, tol: float | None = None) -> Result:
 
 
 def certify_with_decision(model: Any, result: Result, tol: float | None = None) -> tuple[Result, np.ndarray | None]:
-    """:func:`certify`, and the decision ``Xw`` at the certified ``w`` where the certifier formed it (from its one
-    read of ``X`` with the bound's ``Xᵀ(a∘y)``, :func:`.products.margins_and_image`; None where it did not): the
-    degeneracy check of the solution reads it instead of a second product with ``X``."""
+    """:func:`certify`, and the decision ``Xw`` at the certified ``w`` where the certifier has it (from its one
+    read of ``X`` with the bound's ``Xᵀ(a∘y)``, :func:`.products.margins_and_image`, or the backend's ``result.xw``
+    when the certified ``w`` is the returned one unchanged; None elsewhere): the degeneracy check of the solution
+    reads it instead of a second product with ``X``."""
     verdict, decision = _certify_point(model, result, tol)
     message = "; ".join(m for m in (result.message, verdict.message) if m)
     return replace(result, w=verdict.w, b=verdict.b, status=verdict.status, gap=verdict.gap,
                    dual_value=verdict.dual_value, dual_objective=float(result.dual_value), dual_feasible=True,
                    objective=verdict.objective, violation=verdict.violation, message=message,
-                   certified=True), decision
+                   certified=True, xw=None), decision
 
 
 def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Result, np.ndarray | None]:
     """The verdict of :func:`certify` alone (its ``message`` what disagreed) and ``Xw`` at its ``w`` (None when
-    the multipliers were not given: the margins then come from :func:`robustsvm.objective.robust_margins`)."""
+    the multipliers and ``result.xw`` were not given: the margins then come from
+    :func:`robustsvm.objective.robust_margins`)."""
     w, b, status, multipliers = result.w, result.b, result.status, result.multipliers
     claimed_gap, solver_objective = float(result.gap), float(result.primal_value)
     own_bound = float(result.dual_value) if result.dual_feasible else np.nan
@@ -490,14 +496,20 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
     layout = model.layout
     c = np.asarray(model.c, dtype=np.float64)
     mode = model.intercept.mode
-    a = image = z = None
+    a = image = None
+    # the backend's X w at the very point certified (the projection left it unchanged), else formed here
+    z = result.xw if result.xw is not None and np.shape(result.xw) == (model.n,) and np.array_equal(w, w_in) \
+        else None
     if multipliers is not None and np.shape(multipliers) == (model.n,):
-        # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X (certificates/products.py)
+        # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X, or Xᵀ(a∘y) alone (certificates/products.py)
         a = admissible_multipliers(multipliers, model.y, c, loss, mode)
-        z, image = margins_and_image(model.X, w, a * model.y)
-        margins = objective_module.robust_margins(model, w, b, z=z)
-    else:
-        margins = objective_module.robust_margins(model, w, b)
+        if z is None:
+            z, image = margins_and_image(model.X, w, a * model.y)
+        else:
+            image = products.image(model.X, a * model.y)
+    # a nominal soft-margin model with its multipliers needs no margins beyond its objective (from z, compiled)
+    direct = None if a is None or z is None else objective_module.objective_from_products(model, w, b, z)
+    margins = objective_module.robust_margins(model, w, b, z=z) if direct is None else None
     if loss.is_constraint:
         m0 = float(np.min(margins))
         if m0 <= 0.0:
@@ -517,7 +529,7 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
             messages.append(f"(w, b) rescaled by 1/{m0:.12g} onto the hard-margin constraints")
     changed = not (np.array_equal(w, w_in) and b == b_in)
     with np.errstate(over="ignore", invalid="ignore"):
-        objective = objective_module.objective_from_margins(model, w, b, margins)
+        objective = objective_module.objective_from_margins(model, w, b, margins) if direct is None else direct
         violation = objective_module.violation(model, w, b, margins=margins)
     if not (np.isfinite(objective) and np.all(np.isfinite(w)) and np.isfinite(b)):
         # a diverged iterate: nothing to certify
