@@ -96,10 +96,6 @@ class Result:
     dual_objective : float
         Set by the certifier: the dual value the backend reported (``dual_value`` before the certifier replaced
         it by the package's bound).
-    xw : ndarray of shape (n,) or None
-        ``X w`` at exactly the returned ``w``, formed by one of the package's compiled products (``dcd``); the
-        certifier reads it in place of its own product with ``X`` when the point it certifies is that ``w``
-        unchanged (it recomputes the objective from it; None: it forms ``X w`` itself).
     objective, violation : float
         Set by the certifier: the objective recomputed by the package and the
         largest constraint violation at ``(w, b)`` (NaN in a backend's result).
@@ -130,7 +126,6 @@ class Result:
     rel_gap: float = float("nan")
     primal_objective: float = float("nan")
     dual_objective: float = float("nan")
-    xw: np.ndarray | None = None
     objective: float = float("nan")
     violation: float = float("nan")
     certified: bool = False

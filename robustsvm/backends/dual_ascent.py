@@ -390,7 +390,7 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
         iterations=run.epoch, history=run.history.arrays(), time_compile=run.t_start - t_start,
         time_solve=time.perf_counter() - run.t_start, message=message, dual_value=cert.D,
         dual_feasible=True, multipliers=np.asarray(multipliers, dtype=np.float64), dual_alpha=dual_alpha,
-        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap), xw=cert.z,
+        primal_objective=float(cert.P), rel_gap=float(cert.rel_gap),
         extra={"time_certificates": run.time_certificates, "certificates": len(run.history), **extra},
     )
 

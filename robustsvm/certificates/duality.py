@@ -457,22 +457,21 @@ def certify(model: Any, result: Result, tol: float | None = None) -> Result:
 
 
 def certify_with_decision(model: Any, result: Result, tol: float | None = None) -> tuple[Result, np.ndarray | None]:
-    """:func:`certify`, and the decision ``Xw`` at the certified ``w`` where the certifier has it (from its one
-    read of ``X`` with the bound's ``Xᵀ(a∘y)``, :func:`.products.margins_and_image`, or the backend's ``result.xw``
-    when the certified ``w`` is the returned one unchanged; None elsewhere): the degeneracy check of the solution
-    reads it instead of a second product with ``X``."""
+    """:func:`certify`, and the decision ``Xw`` at the certified ``w`` where the certifier formed it (from its one
+    read of ``X`` with the bound's ``Xᵀ(a∘y)``, :func:`.products.margins_and_image`; None where it did not): the
+    degeneracy check of the solution reads it instead of a second product with ``X``. The certifier forms ``Xw``
+    itself: nothing the backend computed from ``X`` enters the objective it certifies."""
     verdict, decision = _certify_point(model, result, tol)
     message = "; ".join(m for m in (result.message, verdict.message) if m)
     return replace(result, w=verdict.w, b=verdict.b, status=verdict.status, gap=verdict.gap,
                    dual_value=verdict.dual_value, dual_objective=float(result.dual_value), dual_feasible=True,
                    objective=verdict.objective, violation=verdict.violation, message=message,
-                   certified=True, xw=None), decision
+                   certified=True), decision
 
 
 def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Result, np.ndarray | None]:
     """The verdict of :func:`certify` alone (its ``message`` what disagreed) and ``Xw`` at its ``w`` (None when
-    the multipliers and ``result.xw`` were not given: the margins then come from
-    :func:`robustsvm.objective.robust_margins`)."""
+    the multipliers were not given: the margins then come from :func:`robustsvm.objective.robust_margins`)."""
     w, b, status, multipliers = result.w, result.b, result.status, result.multipliers
     claimed_gap, solver_objective = float(result.gap), float(result.primal_value)
     own_bound = float(result.dual_value) if result.dual_feasible else np.nan
@@ -496,17 +495,11 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
     layout = model.layout
     c = np.asarray(model.c, dtype=np.float64)
     mode = model.intercept.mode
-    a = image = None
-    # the backend's X w at the very point certified (the projection left it unchanged), else formed here
-    z = result.xw if result.xw is not None and np.shape(result.xw) == (model.n,) and np.array_equal(w, w_in) \
-        else None
+    a = image = z = None
     if multipliers is not None and np.shape(multipliers) == (model.n,):
-        # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X, or Xᵀ(a∘y) alone (certificates/products.py)
+        # the margins' Xw and the bound's Xᵀ(a∘y) from one read of X (certificates/products.py)
         a = admissible_multipliers(multipliers, model.y, c, loss, mode)
-        if z is None:
-            z, image = margins_and_image(model.X, w, a * model.y)
-        else:
-            image = products.image(model.X, a * model.y)
+        z, image = margins_and_image(model.X, w, a * model.y)
     # a nominal soft-margin model with its multipliers needs no margins beyond its objective (from z, compiled)
     direct = None if a is None or z is None else objective_module.objective_from_products(model, w, b, z)
     margins = objective_module.robust_margins(model, w, b, z=z) if direct is None else None

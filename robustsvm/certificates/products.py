@@ -4,8 +4,6 @@ The certifier (:func:`robustsvm.certificates.duality.certify`) needs the margins
 ``z_i = x_i·w``, and the dual image of the multipliers, ``s = Σ_i u_i x_i`` with ``u = a∘y``. On CSR data one
 compiled pass over the stored entries gives both, ``z_i = Σ_k data_k w_{h_k}`` and ``s_{h_k} += data_k u_i`` for
 the entries ``k`` of row ``i``, where two sparse products read ``X`` twice; other data keep the two products.
-When ``z`` is known already (a backend's compiled ``X w`` at the very ``w`` certified), :func:`image` forms ``s``
-alone, reading only the rows with ``u_i ≠ 0`` (the support vectors of a dual method).
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import numba as nb
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["image", "margins_and_image", "signs_energy"]
+__all__ = ["margins_and_image", "signs_energy"]
 
 #: reassociation and contraction only (no assumption that values are finite)
 _FM = {"reassoc", "contract", "nsz", "arcp"}
@@ -35,33 +33,6 @@ def margins_and_image(X, w: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.n
         indices = X.indices.view(np.uint32) if X.indices.dtype == np.int32 else X.indices  # no sign check on loads
         return _csr_both(X.indptr, indices, X.data, w, u, X.shape[1])
     return np.asarray(X @ w, dtype=np.float64).ravel(), np.asarray(X.T @ u, dtype=np.float64).ravel()
-
-
-def image(X, u: np.ndarray) -> np.ndarray:
-    """``Xᵀ u`` as a float64 vector of length ``d`` (on CSR data from the rows with ``u_i ≠ 0`` alone).
-
-    Parameters
-    ----------
-    X : ndarray or scipy.sparse matrix of shape (n, d)
-    u : ndarray of shape (n,)
-    """
-    u = np.ascontiguousarray(u, dtype=np.float64)
-    if sp.issparse(X) and X.format == "csr" and X.dtype == np.float64:
-        indices = X.indices.view(np.uint32) if X.indices.dtype == np.int32 else X.indices
-        return _csr_image(X.indptr, indices, X.data, u, X.shape[1])
-    return np.asarray(X.T @ u, dtype=np.float64).ravel()
-
-
-@nb.njit(cache=True, fastmath=_FM)
-def _csr_image(indptr, indices, data, u, d):  # pragma: no cover - compiled
-    """``Xᵀ u`` for the CSR arrays of ``X`` (``d`` columns), over the rows with ``u_i ≠ 0``."""
-    s = np.zeros(d)
-    for i in range(indptr.size - 1):
-        ui = u[i]
-        if ui != 0.0:
-            for k in range(indptr[i], indptr[i + 1]):
-                s[indices[k]] += data[k] * ui
-    return s
 
 
 @nb.njit(cache=True, fastmath=_FM)
