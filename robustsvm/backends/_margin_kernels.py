@@ -13,6 +13,7 @@ import numba as nb
 import numpy as np
 
 from ._compiled import FASTMATH
+from ._products_kernels import matvec_sparse
 
 __all__ = ["Deflation", "GatheredRows", "column_energy", "deflate_rows", "deflation_energy", "gather_rows", "gram_into",
            "margin_rhs", "margin_weights", "minres_solve", "precondition", "transposed_into"]
@@ -127,14 +128,9 @@ def margin_rhs(ptr, cols, vals, free, v, features, y, rows, b, has_b, lam):  # p
     wf = np.empty(features.size)
     for j in range(features.size):
         wf[j] = w0[features[j]]
-    n = ptr.size - 1
-    rhs = np.empty(n)
-    for i in range(n):
-        acc = 0.0
-        for e in range(ptr[i], ptr[i + 1]):
-            acc += vals[e] * wf[cols[e]]
-        margin = acc + (y[rows[i]] * b if has_b else 0.0)
-        rhs[i] = lam * (1.0 - margin)
+    rhs = matvec_sparse(ptr, cols, vals, wf)
+    for i in range(rhs.size):
+        rhs[i] = lam * (1.0 - (rhs[i] + (y[rows[i]] * b if has_b else 0.0)))
     return w0, rhs
 
 
