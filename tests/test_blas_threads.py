@@ -6,6 +6,8 @@ and inside the certifier.
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -21,17 +23,20 @@ def _blas_threads():
     return {i["filepath"]: int(i["num_threads"]) for i in threadpool_info() if i.get("user_api") == "blas"}
 
 
+def _recording(seen, function):
+    """``function`` that appends the BLAS thread counts to ``seen`` at each call."""
+    def wrapped(*args, **kwargs):
+        seen.append(_blas_threads())
+        return function(*args, **kwargs)
+    return wrapped
+
+
 @pytest.mark.parametrize(("solver", "uncertainty"), [("dcd", None), ("robust-dcd", rs.Box(0.05)),
                                                      ("feature-ipm", rs.Ball(0.1)), ("clarabel", rs.Box(0.05))])
 def test_a_solve_and_its_certificate_run_on_one_blas_thread(solver, uncertainty, monkeypatch):
     X, y = make_classification(300, 6, seed=4)
     seen = []
-
-    def recording(function):
-        def wrapped(*args, **kwargs):
-            seen.append(_blas_threads())
-            return function(*args, **kwargs)
-        return wrapped
+    recording = partial(_recording, seen)
 
     # the objective the certifier evaluates, and the one the shared-set backends' own certificates evaluate (from
     # the margins, or for a nominal soft margin from X w)
@@ -51,12 +56,7 @@ def test_a_solve_and_its_certificate_run_on_one_blas_thread(solver, uncertainty,
 def test_the_estimator_and_a_grid_run_on_one_blas_thread(monkeypatch):
     X, y = make_classification(200, 5, seed=5)
     seen = []
-
-    def recording(function):
-        def wrapped(*args, **kwargs):
-            seen.append(_blas_threads())
-            return function(*args, **kwargs)
-        return wrapped
+    recording = partial(_recording, seen)
 
     # the certifier's objective and dcd's own (a nominal soft margin: from X w)
     monkeypatch.setattr(objective, "objective_from_margins", recording(objective.objective_from_margins))

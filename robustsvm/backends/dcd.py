@@ -528,13 +528,12 @@ class _Loop:
         S = cert.S  # Σ c_i y_i clip(α_i, 0, U), from the certificate's pass
         if not np.isfinite(S):
             S = float(np.sum(arrays.c * arrays.y * np.clip(self.alpha, 0.0, arrays.upper)))
-        z = ops.matvec(w)
-        P, b = arrays.best_primal(w, z, S, b)
+        P, b = arrays.best_primal(w, ops.matvec(w), S, b)
         self.margin_tried += 1
         if P >= cert.P:
             return cert
         self.margin_kept += 1
-        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images, S=cert.S, z=z)
+        return DualCertificate(P, cert.D, w, b, scale=cert.scale, images=cert.images, S=cert.S)
 
 
 def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray, b_hint: float | None,
@@ -550,7 +549,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     or 0, and ``b_hint``. Dual: with a free intercept the heavier class of ``ᾱ`` scaled down so that ``S = 0``
     (:func:`robustsvm.certificates.duality.class_balance`), then ``D = Σ c (α̃ − ℓ*(α̃)) − (λ/2)‖w(α̃)‖² [− S²/(2μ)]``
     at ``w(α̃)_h = v_h/λ`` where ``s_h v_h ≥ 0``, else 0 (its norm one compiled sum over ``v``,
-    :func:`._products_kernels.signs_energy`). ``images`` keeps the class images and ``z`` the product ``X w``.
+    :func:`._products_kernels.signs_energy`). ``images`` keeps the class images.
     """
     y, c, mode = arrays.y, arrays.c, arrays.intercept.mode
     if ops.sparse:
@@ -566,7 +565,7 @@ def signs_certificate(arrays: SharedSetArrays, ops: Products, alpha: np.ndarray,
     alpha_t = products.balanced_alpha(alpha, y, arrays.upper, fp, fn)
     conjugate = products.signs_energy(images[0], images[1], fp, fn, arrays.sg) / (2.0 * arrays.l2)  # (λ/2)‖w(α̃)‖²
     D = dual_value(arrays.loss, c, alpha_t, conjugate, arrays.intercept, 0.0 if mode == "free" else S)
-    return DualCertificate(best[0], D, w, best[1], scale=arrays.weight_total, images=images, S=S, z=z)
+    return DualCertificate(best[0], D, w, best[1], scale=arrays.weight_total, images=images, S=S)
 
 
 register(

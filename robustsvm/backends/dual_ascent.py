@@ -82,15 +82,14 @@ class DualCertificate:
     the objective's value at ``w = 0, b = 0`` (``Σ c_i``), so that an optimum at 0 is certified by its absolute
     gap. ``images`` keeps ``[Σ_{y_i>0} c_i α_i y_i x_i, Σ_{y_i<0} …]`` of the certified ``α`` and ``S`` its
     ``Σ_i c_i y_i clip(α_i, 0, U)`` (a fresh evaluation only: a merged certificate drops them; NaN where not formed).
-    ``z`` is ``X w`` at exactly ``w`` where a compiled product formed it (None elsewhere; kept with its point).
     """
 
-    __slots__ = ("D", "P", "S", "b", "images", "scale", "w", "z")
+    __slots__ = ("D", "P", "S", "b", "images", "scale", "w")
 
     def __init__(self, P: float, D: float, w: np.ndarray, b: float, *, scale: float = 0.0, images=None,
-                 S: float = float("nan"), z: np.ndarray | None = None) -> None:
+                 S: float = float("nan")) -> None:
         self.P, self.D, self.w, self.b, self.scale, self.images = float(P), float(D), w, float(b), scale, images
-        self.S, self.z = float(S), z
+        self.S = float(S)
 
     @property
     def gap(self) -> float:
@@ -103,8 +102,7 @@ class DualCertificate:
     def merge(self, new: DualCertificate) -> DualCertificate:
         """The better primal point of ``self`` and ``new`` with the larger dual value: both bounds stay valid."""
         best = new if new.P <= self.P else self
-        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale),
-                               z=best.z)
+        return DualCertificate(best.P, max(new.D, self.D), best.w, best.b, scale=max(self.scale, new.scale))
 
 
 class Products:
@@ -399,11 +397,11 @@ def certified_result(run: Ascent, *, tol: float, intercept, t_start: float, mult
 _ENTRIES: dict = {}
 
 
-def compiled_entry(dispatcher, args: tuple, types: object = None):
+def compiled_entry(dispatcher, args: tuple):
     """The compiled specialization of the numba dispatcher ``dispatcher`` for ``args`` (cached in :data:`_ENTRIES`):
     calling it skips numba's typing of the arguments, which for arrays in named tuples costs several times a short
-    compiled call (dcd's and robust-dcd's epochs). ``types``: ``argument_types(args)`` when the caller has it."""
-    key = (dispatcher, argument_types(args) if types is None else types)
+    compiled call (dcd's and robust-dcd's epochs)."""
+    key = (dispatcher, argument_types(args))
     entry = _ENTRIES.get(key)
     if entry is None:
         entry = _ENTRIES[key] = dispatcher.compile(tuple(dispatcher.typeof_pyval(a) for a in args))
@@ -441,7 +439,7 @@ class Specialized:
         if key is not self.key:
             types = argument_types(key)  # what numba's typing reads of the arrays
             if types != self.types:
-                self.entry = compiled_entry(self.dispatcher, args, argument_types(args))
+                self.entry = compiled_entry(self.dispatcher, args)
                 self.types = types
             self.key = key
         return self.entry(*args)

@@ -265,11 +265,11 @@ def _cause(model: Any, w: np.ndarray, report: dict) -> tuple[str, str]:
     run for after a solve: :data:`EXPLAIN_MAX_FEATURES`, :data:`EXPLAIN_MAX_ENTRIES`); fills ``report``'s critical
     values."""
     if _on_cluster(model):
-        which = "critical_radius" if model.uncertainty is not None else "critical_l1"
+        which = "critical_radius" if _has_set(model) else "critical_l1"
         return (f"{_unexplained(w, report['weight_resolution'])}; the critical values are not computed for data on a "
                 f"cluster ({model.n:,} × {model.d:,}): rs.{which} computes it on the data in memory"), "unknown"
     if not _explainable(model):
-        which = "critical_radius" if model.layout is not None or model.distribution is not None else "critical_l1"
+        which = "critical_radius" if _has_set(model) else "critical_l1"
         return (f"{_unexplained(w, report['weight_resolution'])}; the critical value is not computed after a solve "
                 f"of this size ({model.n:,} × {model.d:,}): rs.{which} computes it"), "unknown"
     try:

@@ -501,7 +501,7 @@ def _certify_point(model: Any, result: Result, tol: float | None) -> tuple[Resul
         a = admissible_multipliers(multipliers, model.y, c, loss, mode)
         z, image = margins_and_image(model.X, w, a * model.y)
     # a nominal soft-margin model with its multipliers needs no margins beyond its objective (from z, compiled)
-    direct = None if a is None or z is None else objective_module.objective_from_products(model, w, b, z)
+    direct = None if z is None else objective_module.objective_from_products(model, w, b, z)
     margins = objective_module.robust_margins(model, w, b, z=z) if direct is None else None
     if loss.is_constraint:
         m0 = float(np.min(margins))
