@@ -10,12 +10,15 @@ Ball(p=2), Ball(p=1), Ellipsoid; Box and Ball(p=2) also on CSR rows) and ``featu
 Per case: the wall and CPU seconds of the first ``Problem.solve`` (import excluded), and per compiled entry point
 (a numba dispatcher compiled from Python, not from another compiled function) the seconds of its compile,
 what it compiles inside it included (numba's ``numba:compile`` events), with the number of specializations
-compiled in all. Every figure is the median over ``--processes`` cold processes.
+compiled in all. Every figure is the median over ``--processes`` cold processes. With ``--base PATH`` (another
+checkout, e.g. a worktree of an earlier commit) every case also runs on that checkout's package, in the same
+rounds, and the table shows both.
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/bench_cold_compile.py                  # 3 processes per case, about 6 minutes
     .venv/bin/python benchmarks/bench_cold_compile.py --processes 1 --cases dcd robust-dcd-box
+    .venv/bin/python benchmarks/bench_cold_compile.py --base ../robustsvm-base   # before / after, twice as long
 
 Writes ``benchmarks/results/cold_compile.md`` (not with ``--cases``, unless ``--output``).
 """
@@ -79,12 +82,15 @@ def _uncertainty(rs, spec, d: int):
     return getattr(rs, name)(**kw)
 
 
-def worker(case: str) -> dict:
-    """One first fit of ``case`` in this process: its seconds and the compile seconds of each entry point."""
+def worker(case: str, root: Path) -> dict:
+    """One first fit of ``case`` in this process, with the package of the checkout ``root``: its seconds and the
+    compile seconds of each entry point."""
     from numba.core import event
 
-    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(root))
     import robustsvm as rs
+
+    assert Path(rs.__file__).resolve().is_relative_to(root.resolve()), rs.__file__
 
     solver, spec, sparse = CASES[case]
     X, y = _data(sparse)
@@ -114,23 +120,26 @@ def worker(case: str) -> dict:
             "status": sol.status, "iterations": sol.iterations}
 
 
-def run_case(case: str, cache: str) -> dict:
+def run_case(case: str, cache: str, root: Path) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", case], env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--worker", case, "--root", str(root)],
+                         env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure(cases: list[str], processes: int) -> dict[str, dict]:
-    """Per case: the cold runs and the warm ones, each in its own process, the cases interleaved in every round."""
-    runs: dict[str, dict[str, list]] = {c: {"cold": [], "warm": []} for c in cases}
+def measure(cases: list[str], processes: int, roots: dict[str, Path]) -> dict[str, dict]:
+    """Per (checkout, case): the cold runs and the warm ones, each in its own process, the cases and checkouts
+    interleaved in every round (A B B A)."""
+    runs: dict[str, dict] = {label: {c: {"cold": [], "warm": []} for c in cases} for label in roots}
     for k in range(processes):
         for case in cases if k % 2 == 0 else cases[::-1]:
-            with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-                runs[case]["cold"].append(run_case(case, cache))
-                runs[case]["warm"].append(run_case(case, cache))
-            cold = runs[case]["cold"][-1]
-            print(f"{case}: cold {cold['wall']:.2f} s, warm {runs[case]['warm'][-1]['wall']:.2f} s", flush=True)
+            for label in list(roots) if k % 2 == 0 else list(roots)[::-1]:
+                with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
+                    got = runs[label][case]
+                    got["cold"].append(run_case(case, cache, roots[label]))
+                    got["warm"].append(run_case(case, cache, roots[label]))
+                print(f"{label} {case}: cold {got['cold'][-1]['wall']:.2f} s, warm {got['warm'][-1]['wall']:.2f} s",
+                      flush=True)
     return runs
 
 
@@ -138,46 +147,59 @@ def _median(values) -> float:
     return statistics.median(values) if values else 0.0
 
 
+def _commit(root: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
+                          text=True).stdout.strip() or str(root)
+
+
 def table(runs: dict[str, dict]) -> str:
-    """The markdown tables: one row per case, then one row per (case, compiled entry point)."""
-    lines = ["| case | first fit, cold: wall s | cpu s | compiled in all: s | specializations | "
-             "first fit, warm cache: wall s |", "|---|---:|---:|---:|---:|---:|"]
-    detail = ["| case | compiled entry point | cold compile s | specializations inside |", "|---|---|---:|---:|"]
-    for case, got in runs.items():
-        cold, warm = got["cold"], got["warm"]
-        total = _median([sum(r["entries"].values()) for r in cold])
-        nsig = _median([sum(r["signatures"].values()) for r in cold])
-        lines.append(f"| {case} | {_median([r['wall'] for r in cold]):.2f} | {_median([r['cpu'] for r in cold]):.2f} "
-                     f"| {total:.2f} | {nsig:.0f} | {_median([r['wall'] for r in warm]):.2f} |")
-        names = sorted({n for r in cold for n in r["entries"]},
-                       key=lambda n: -_median([r["entries"].get(n, 0.0) for r in cold]))
-        for name in names:
-            secs = _median([r["entries"].get(name, 0.0) for r in cold])
-            if secs >= 0.05:
-                detail.append(f"| {case} | `{name}` | {secs:.2f} | "
-                              f"{_median([r['signatures'].get(name, 0) for r in cold]):.0f} |")
-    return "\n".join(lines) + "\n\nPer compiled entry point (at least 0.05 s; the specializations of that function "\
-        "itself, compiled from Python or from other compiled code):\n\n" + "\n".join(detail) + "\n"
+    """The markdown tables: one row per (case, checkout), then one per (case, checkout, compiled entry point)."""
+    lines = ["| case | commit | first fit, cold: wall s | cpu s | compiled in all: s | specializations | "
+             "first fit, warm cache: wall s |", "|---|---|---:|---:|---:|---:|---:|"]
+    detail = ["| case | commit | compiled entry point | cold compile s | specializations of it |",
+              "|---|---|---|---:|---:|"]
+    cases = list(next(iter(runs.values())))
+    for case in cases:
+        for label, per_case in runs.items():
+            cold, warm = per_case[case]["cold"], per_case[case]["warm"]
+            total = _median([sum(r["entries"].values()) for r in cold])
+            nsig = _median([sum(r["signatures"].values()) for r in cold])
+            lines.append(f"| {case} | {label} | {_median([r['wall'] for r in cold]):.2f} | "
+                         f"{_median([r['cpu'] for r in cold]):.2f} | {total:.2f} | {nsig:.0f} | "
+                         f"{_median([r['wall'] for r in warm]):.2f} |")
+            names = sorted({n for r in cold for n in r["entries"]},
+                           key=lambda n: -_median([r["entries"].get(n, 0.0) for r in cold]))
+            for name in names:
+                secs = _median([r["entries"].get(name, 0.0) for r in cold])
+                if secs >= 0.1:
+                    detail.append(f"| {case} | {label} | `{name}` | {secs:.2f} | "
+                                  f"{_median([r['signatures'].get(name, 0) for r in cold]):.0f} |")
+    return "\n".join(lines) + "\n\nPer compiled entry point (at least 0.1 s, what it compiles inside it included; " \
+        "the specializations of that function itself, compiled from Python or from other compiled code):\n\n" + \
+        "\n".join(detail) + "\n"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--processes", type=int, default=3, help="cold processes per case (default 3)")
     parser.add_argument("--cases", nargs="+", choices=list(CASES), help="a subset of the cases (default: all)")
+    parser.add_argument("--base", type=Path, help="another checkout to measure in the same rounds")
     parser.add_argument("--output", type=Path, help="the markdown file (default: results/cold_compile.md, "
                                                     "not written with --cases)")
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker)))
+        print(json.dumps(worker(args.worker, args.root)))
         return
     cases = args.cases or list(CASES)
-    runs = measure(cases, args.processes)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    text = (f"# The first fit on an empty numba cache\n\nCommit {commit}, {platform.processor() or platform.machine()}"
-            f", Python {platform.python_version()}; medians of {args.processes} fresh processes per case "
-            f"(`benchmarks/bench_cold_compile.py`).\n\n{table(runs)}")
+    roots = {_commit(args.base): args.base} if args.base else {}
+    roots[_commit(ROOT)] = ROOT
+    runs = measure(cases, args.processes, roots)
+    text = (f"# The first fit on an empty numba cache\n\nCommit {', '.join(roots)}, "
+            f"{platform.processor() or platform.machine()}, Python {platform.python_version()}; medians of "
+            f"{args.processes} fresh processes per case (`benchmarks/bench_cold_compile.py"
+            f"{' --base …' if args.base else ''}`).\n\n{table(runs)}")
     print(text)
     output = args.output or (None if args.cases else RESULTS)
     if output is not None:
