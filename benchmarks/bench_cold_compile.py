@@ -9,16 +9,16 @@ Ball(p=2), Ball(p=1), Ellipsoid; Box and Ball(p=2) also on CSR rows) and ``featu
 
 Per case: the wall and CPU seconds of the first ``Problem.solve`` (import excluded), and per compiled entry point
 (a numba dispatcher compiled from Python, not from another compiled function) the seconds of its compile,
-what it compiles inside it included (numba's ``numba:compile`` events), with the number of specializations
-compiled in all. Every figure is the median over ``--processes`` cold processes. With ``--base PATH`` (another
-checkout, e.g. a worktree of an earlier commit) every case also runs on that checkout's package, in the same
-rounds, and the table shows both.
+what it compiles inside it included (numba's ``numba:compile`` events), and how many functions numba compiled
+in all (one per function and argument types, numba's own implementations of NumPy included). Every figure is
+the median over ``--processes`` cold processes. With ``--base PATH`` (another checkout, e.g. a worktree of an
+earlier commit) every case also runs on that checkout's package, in the same rounds, and the table shows both.
 
 Run from the repository root::
 
-    .venv/bin/python benchmarks/bench_cold_compile.py                  # 3 processes per case, about 6 minutes
+    .venv/bin/python benchmarks/bench_cold_compile.py                  # 3 processes per case, about 5 minutes
     .venv/bin/python benchmarks/bench_cold_compile.py --processes 1 --cases dcd robust-dcd-box
-    .venv/bin/python benchmarks/bench_cold_compile.py --base ../robustsvm-base   # before / after, twice as long
+    .venv/bin/python benchmarks/bench_cold_compile.py --base ../robustsvm-base   # before / after, about 13 minutes
 
 Writes ``benchmarks/results/cold_compile.md`` (not with ``--cases``, unless ``--output``).
 """
@@ -154,7 +154,7 @@ def _commit(root: Path) -> str:
 
 def table(runs: dict[str, dict]) -> str:
     """The markdown tables: one row per (case, checkout), then one per (case, checkout, compiled entry point)."""
-    lines = ["| case | commit | first fit, cold: wall s | cpu s | compiled in all: s | specializations | "
+    lines = ["| case | commit | first fit, cold: wall s | cpu s | compiled in all: s | functions compiled | "
              "first fit, warm cache: wall s |", "|---|---|---:|---:|---:|---:|---:|"]
     detail = ["| case | commit | compiled entry point | cold compile s | specializations of it |",
               "|---|---|---|---:|---:|"]

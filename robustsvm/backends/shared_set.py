@@ -118,9 +118,11 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
 class SetDescription:
     """A unit set as the fast backends see it: what it declares, so that no backend asks which set it holds.
 
-    ``kind`` selects the compiled prox of ``λ1‖·‖₁ + A σ_V`` (:func:`._shared_set_kernels.refresh`, the one
-    place it is read), ``delta`` the box widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with
-    ``lnorm2 = ‖L‖²``; ``gauge(u)`` is the set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of
+    ``kind`` (a ``KIND_`` number) selects the compiled prox of ``λ1‖·‖₁ + A σ_V``
+    (:func:`._shared_set_kernels.refresh`: :attr:`SharedSetArrays.set_kernel` holds it as its value of
+    :data:`._shared_set_kernels.KINDS`, whose type chooses the prox when the refresh is compiled), ``delta`` the box
+    widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with ``lnorm2 = ‖L‖²``;
+    ``gauge(u)`` is the set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of
     the kernels. The declared pieces: ``exact`` (the prox returns the exact saddle point ``u*(v, A)``; else ``u``
     is improved by inner steps, the certificate also tries the worst case of the primal point and the coordinate
     steps keep the safe curvature), ``sparse_step`` (the robust epoch on CSR rows: ``"refresh"`` rebuilds ``w``
