@@ -240,10 +240,12 @@ def _weighted_quantile(y, z, c, target, hint, unit):  # pragma: no cover - compi
         k += 1 if s else 0
         m -= 0 if s else 1
     if w_le < target or k == 0:  # above p (everything when no t_i ≤ p)
-        return _select(t, cw, k, n, w_le, target, top)
-    if w_lt < target:
+        lo, hi, below, top_side = k, n, w_le, top
+    elif w_lt < target:
         return p  # w_lt < w_le: some t_i equals p
-    return _select(t, cw, 0, k, 0.0, target, top_le)
+    else:
+        lo, hi, below, top_side = np.intp(0), k, 0.0, top_le  # intp: no specialization for a literal 0
+    return _select(t, cw, lo, hi, below, target, top_side)  # one call: one specialization to compile
 
 
 @nb.njit(cache=True)

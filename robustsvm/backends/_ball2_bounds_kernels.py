@@ -154,7 +154,7 @@ def ball2_candidates(st, setk, prm, A, rest2, ncand, s_last):  # pragma: no cove
     lo, hi, lam, lam1 = setk.lo, setk.hi, prm.lam, prm.lam1
     tau = A / lam
     s0 = s_last if 0.0 < s_last < 1.0 else 0.5
-    nc = 0
+    nc = np.intp(0)  # not a literal 0: numba would compile _ball2_level for it too
     ze2 = 0.0
     n2 = s0 * s0 * rest2
     c2 = p = 0.0

@@ -9,7 +9,8 @@ from collections import namedtuple
 from numba import types
 from numba.extending import overload
 
-__all__ = ["FASTMATH", "CsrRows", "DenseRows", "by_type", "column", "dense_rows", "is_dense", "of_type", "row_of"]
+__all__ = ["FASTMATH", "CsrRows", "DenseRows", "by_class", "by_type", "column", "dense_rows", "is_dense", "of_type",
+           "row_of"]
 
 #: the fast-math flags of the dual-coordinate kernels and their certificates' products: reassociation and
 #: contraction only (no assumption that values are finite)
@@ -30,6 +31,17 @@ def by_type(test, first, other, **options):
     def chosen(x, *args):
         return (first if test(x) else other)(x, *args)
     overload(chosen, strict=False, **options)(lambda x, *args: first if test(x) else other)
+    return chosen
+
+
+def by_class(implementations: dict, **options):
+    """A function calling ``implementations[type(x)](x, ...)``; compiled, the implementation is chosen once per
+    numba type of ``x`` (a named tuple's class), so that only the chosen one is typed and compiled (``options``:
+    those of :func:`numba.extending.overload`)."""
+    def chosen(x, *args):
+        return implementations[type(x)](x, *args)
+    overload(chosen, strict=False, **options)(
+        lambda x, *args: implementations.get(getattr(x, "instance_class", None)))
     return chosen
 
 

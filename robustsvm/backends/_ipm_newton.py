@@ -287,7 +287,8 @@ class Batch:
         """Point ``j``'s margin multipliers rounded to their bounds (:func:`._ipm_kernels.purified_multipliers`)."""
         rows = slice(j, j + 1)
         beta = it.alpha if self.squared else it.beta
-        return purified_multipliers(self.squared, it.s[rows], it.alpha[rows], it.xi[rows], beta[rows], self.c)[0][0]
+        return purified_multipliers(self.squared, it.s[rows], it.alpha[rows], it.xi[rows], beta[rows], self.c,
+                                    True)[0][0]  # write given: the specialization of rounding_gap's call
 
 
 class _Factor:

@@ -1,5 +1,8 @@
 """The prox of the shared set's support function, compiled (numba): ``u ∈ V`` and ``w = T(v − A u)/λ2`` from ``v`` and
 ``A`` (``docs/derivations/robust_dcd.md`` §2, bounds §7), for the box, the 2-ball, the ℓ1-ball and the ellipsoid.
+
+The kind of set reaches the compiled code as the type of :attr:`SetKernel.kind` (one of :data:`KINDS`), and each
+kind's prox is chosen by that type when the refresh is compiled: a fit compiles the prox of its own set only.
 """
 
 from __future__ import annotations
@@ -10,13 +13,21 @@ import numba as nb
 import numpy as np
 
 from ._ball2_bounds_kernels import ball2_scalars, refresh_ball2_bounded
-from ._compiled import FASTMATH
+from ._compiled import FASTMATH, by_class
 
-__all__ = ["KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State", "box_pair",
-           "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft", "softclip", "unpacked"]
+__all__ = ["KINDS", "KIND_BALL2", "KIND_BOX", "KIND_ELLIPSOID", "KIND_LINF", "PROX", "Params", "SetKernel", "State",
+           "box_pair", "is_separable", "prox_scalars", "refresh", "refresh_clipped", "refresh_separable", "soft",
+           "softclip", "unpacked"]
 
 
 KIND_BOX, KIND_BALL2, KIND_LINF, KIND_ELLIPSOID = 0, 1, 2, 3
+BoxKind = namedtuple("BoxKind", [])
+Ball2Kind = namedtuple("Ball2Kind", [])
+LinfKind = namedtuple("LinfKind", [])
+EllipsoidKind = namedtuple("EllipsoidKind", [])
+#: the value of :attr:`SetKernel.kind` for each ``KIND_`` number: an empty named tuple of the kind's own class, so
+#: that numba types each kind apart and compiles only the chosen kind's prox
+KINDS = (BoxKind(), Ball2Kind(), LinfKind(), EllipsoidKind())
 
 #: the set, signs and bounds (:meth:`.shared_set.SharedSetArrays.set_kernel` says what each holds)
 SetKernel = namedtuple("SetKernel", ["kind", "sg", "delta", "L", "lnorm2", "lo", "hi", "bounded", "clo", "chi", "cap",
@@ -27,6 +38,20 @@ State = namedtuple("State", ["v", "z", "w", "u", "mu", "scal", "sums", "cand", "
 PROX = np.dtype([(name, np.float64) for name in ("uw", "uu", "theta", "hs", "ww", "ua")])
 #: the scalars of one solve (``inner``, ``inner_tol``: the ellipsoid's steps on ``u``)
 Params = namedtuple("Params", ["lam", "lam1", "upper", "dii", "rho", "inner", "inner_tol", "local", "shrinking"])
+
+
+def _yes(kind):
+    """True, whatever the kind."""
+    return True
+
+
+def _no(kind):
+    """False, whatever the kind."""
+    return False
+
+
+#: whether a kind's prox is separable (the box, the 2-ball: :func:`refresh_separable`), a constant of its type
+is_separable = by_class({BoxKind: _yes, Ball2Kind: _yes, LinfKind: _no, EllipsoidKind: _no}, inline="always")
 
 
 def prox_scalars() -> np.ndarray:
@@ -95,32 +120,52 @@ def refresh(setk, st, A, prm, inner):  # pragma: no cover - compiled
 def unpacked(setk, st):  # pragma: no cover - compiled
     """What :func:`refresh_separable` reads, unpacked once (an array read from a named tuple costs a reference
     count)."""
-    return (setk.kind == KIND_BOX or setk.kind == KIND_BALL2, setk.kind, (setk.sg, setk.delta),
+    return (is_separable(setk.kind), setk.kind, (setk.sg, setk.delta),
             (setk.lo, setk.hi, setk.clo, setk.chi), setk.bounded, st.v, st.z, st.w, st.u, st.scal)
 
 
 @nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):  # pragma: no cover - compiled
     """:func:`refresh` of a box or a 2-ball on arrays unpacked once per epoch; True when a bound may bind, and
-    :func:`refresh_clipped` must run (``robust_dcd.md`` §7)."""
-    lo, hi, clo, chi = bounds
+    :func:`refresh_clipped` must run (``robust_dcd.md`` §7), as always for the other kinds."""
+    return _separable_prox(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded)
+
+
+def _separable_box(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+    """The box's ``w = soft(z, τδ)``, ``u = clip(z/τ, −δ, δ)`` (:func:`box_pair`), unless a bound is crossed."""
+    lo, hi = bounds[0], bounds[1]
     tau = A / prm.lam
-    if kind == KIND_BOX:
-        uw, uu, _ = _box(v, z, w, u, arrays, lo, hi, tau, prm, False)
-        if bounded and _outside(w, lo, hi) > 0:
-            return True
-        scal[0].uw = uw
-        scal[0].uu = uu
-        _refresh_tail(w, u, scal, False)
-        return False
+    uw, uu, _ = _box(v, z, w, u, arrays, lo, hi, tau, prm, False)
+    if bounded and _outside(w, lo, hi) > 0:
+        return True
+    scal[0].uw = uw
+    scal[0].uu = uu
+    _refresh_tail(w, u, scal, False)
+    return False
+
+
+def _separable_ball2(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+    """The 2-ball's ``w = max(0, 1 − τ/‖z‖) z``, ``u = z/max(‖z‖, τ)``, unless some ``z_h`` is a candidate of a
+    bound."""
+    clo, chi = bounds[2], bounds[3]
     nz2, out = _ball2_z(v, z, arrays[0], clo, chi, prm, bounded)
     if out > 0:
         return True
-    shrink, inv_m = ball2_scalars(nz2, A, prm.lam, scal)  # w = max(0, 1 − τ/‖z‖) z, u = z/max(‖z‖, τ)
+    shrink, inv_m = ball2_scalars(nz2, A, prm.lam, scal)
     for h in range(z.size):
         w[h] = shrink * z[h]
         u[h] = inv_m * z[h]
     return False
+
+
+def _not_separable(kind, v, z, w, u, scal, arrays, A, prm, bounds, bounded):
+    """No separable prox: :func:`refresh_clipped` runs."""
+    return True
+
+
+_separable_prox = by_class({BoxKind: _separable_box, Ball2Kind: _separable_ball2, LinfKind: _not_separable,
+                            EllipsoidKind: _not_separable}, inline="always",
+                           jit_options={"fastmath": FASTMATH})
 
 
 @nb.njit(cache=True, fastmath=FASTMATH, inline="always")
@@ -138,22 +183,43 @@ def _refresh_tail(w, u, scal, clipped):  # pragma: no cover - compiled
 @nb.njit(cache=True, fastmath=FASTMATH)
 def refresh_clipped(setk, st, A, prm, inner):  # pragma: no cover - compiled
     """:func:`refresh` of the ellipsoid, the ℓ1-ball, and of a box or a 2-ball whose bounds may bind."""
-    kind, v, z, scal = setk.kind, st.v, st.z, st.scal
-    tau = A / prm.lam
-    if kind == KIND_ELLIPSOID:
-        uw, uu = _ellipsoid(setk, st, A, prm, inner)
-    elif kind == KIND_LINF:  # σ_V = ‖·‖∞, V the unit ℓ1 ball
-        uw, uu = _refresh_linf(st, setk.sg, tau, prm)
-    elif kind == KIND_BOX:
-        uw, uu, hs = _box(v, z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, tau, prm, True)
-    else:
-        nz2, _ = _ball2_z(v, z, setk.sg, setk.clo, setk.chi, prm, False)
-        uw, uu, hs = refresh_ball2_bounded(st, setk, tau, prm, nz2)
-    if kind == KIND_BOX or kind == KIND_BALL2:  # clipped: ``hs = 2h*(v − Au)/λ2``
+    kind, scal = setk.kind, st.scal
+    uw, uu, hs = _clipped_prox(kind, setk, st, A, prm, inner)
+    clipped = is_separable(kind)
+    if clipped:  # ``hs = 2h*(v − Au)/λ2``
         scal[0].hs = 2.0 * hs * (1.0 / prm.lam)
     scal[0].uw = uw
     scal[0].uu = uu
-    _refresh_tail(st.w, st.u, scal, kind == KIND_BOX or kind == KIND_BALL2)
+    _refresh_tail(st.w, st.u, scal, clipped)
+
+
+def _clipped_box(kind, setk, st, A, prm, inner):
+    """The box's prox with ``w`` clipped to its bounds and the saddle point ``u`` (§7)."""
+    return _box(st.v, st.z, st.w, st.u, (setk.sg, setk.delta), setk.lo, setk.hi, A / prm.lam, prm, True)
+
+
+def _clipped_ball2(kind, setk, st, A, prm, inner):
+    """The 2-ball's ``w = clip(s z, lo, hi)`` (:func:`._ball2_bounds_kernels.refresh_ball2_bounded`)."""
+    nz2, _ = _ball2_z(st.v, st.z, setk.sg, setk.clo, setk.chi, prm, False)
+    return refresh_ball2_bounded(st, setk, A / prm.lam, prm, nz2)
+
+
+def _clipped_linf(kind, setk, st, A, prm, inner):
+    """The ℓ1-ball's prox, ``σ_V = ‖·‖∞`` (:func:`_refresh_linf`)."""
+    uw, uu = _refresh_linf(st, setk.sg, A / prm.lam, prm)
+    return uw, uu, 0.0
+
+
+def _clipped_ellipsoid(kind, setk, st, A, prm, inner):
+    """The ellipsoid's ``u`` by projected-gradient steps (:func:`_ellipsoid`)."""
+    uw, uu = _ellipsoid(setk, st, A, prm, inner)
+    return uw, uu, 0.0
+
+
+#: each kind's prox: ``(u·w, ‖u‖², h*(v − Au))`` (the last for the box and the 2-ball only)
+_clipped_prox = by_class({BoxKind: _clipped_box, Ball2Kind: _clipped_ball2, LinfKind: _clipped_linf,
+                          EllipsoidKind: _clipped_ellipsoid}, inline="always",
+                         jit_options={"fastmath": FASTMATH})
 
 
 @nb.njit(cache=True, fastmath=FASTMATH, inline="always")

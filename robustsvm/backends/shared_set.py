@@ -118,9 +118,11 @@ def shared_set_needs(name: str, exponents: tuple[float, ...], exponent_hint: str
 class SetDescription:
     """A unit set as the fast backends see it: what it declares, so that no backend asks which set it holds.
 
-    ``kind`` selects the compiled prox of ``λ1‖·‖₁ + A σ_V`` (:func:`._shared_set_kernels.refresh`, the one
-    place it is read), ``delta`` the box widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with
-    ``lnorm2 = ‖L‖²``; ``gauge(u)`` is the set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of
+    ``kind`` (a ``KIND_`` number) selects the compiled prox of ``λ1‖·‖₁ + A σ_V``
+    (:func:`._shared_set_kernels.refresh`: :attr:`SharedSetArrays.set_kernel` holds it as its value of
+    :data:`._shared_set_kernels.KINDS`, whose type chooses the prox when the refresh is compiled), ``delta`` the box
+    widths, ``L`` the ellipsoid's Cholesky factor (``M = LLᵀ``) with ``lnorm2 = ‖L‖²``;
+    ``gauge(u)`` is the set's gauge (``u ∈ V`` iff ``gauge(u) ≤ 1``), computed independently of
     the kernels. The declared pieces: ``exact`` (the prox returns the exact saddle point ``u*(v, A)``; else ``u``
     is improved by inner steps, the certificate also tries the worst case of the primal point and the coordinate
     steps keep the safe curvature), ``sparse_step`` (the robust epoch on CSR rows: ``"refresh"`` rebuilds ``w``
@@ -315,7 +317,8 @@ class SharedSetArrays:
 
     @cached_property
     def set_kernel(self) -> kern.SetKernel:
-        """The set, signs and bounds for the compiled kernels (:data:`._shared_set_kernels.SetKernel`): ``kind``,
+        """The set, signs and bounds for the compiled kernels (:data:`._shared_set_kernels.SetKernel`): ``kind`` (the
+        kind's value of :data:`._shared_set_kernels.KINDS`, whose type chooses the compiled prox),
         signs ``sg`` (int8; 2 where the bounds fix ``w_h = 0``), box widths ``delta``,
         the ellipsoid's ``L`` and ``‖L‖²``, the bounds ``lo ≤ w ≤ hi`` (±1e300 where free; read when ``bounded``),
         ``clo``/``chi``, ``cap`` and ``forced`` (some bound excludes 0)."""
@@ -332,8 +335,9 @@ class SharedSetArrays:
         # one comparison per coordinate in the sparse 2-ball step: smax|z_h| > cap_h (a superset of the candidates
         # where a free sign has two finite sides)
         cap = np.where(forced, -1.0, np.where(sg > 0, hi, np.where(sg < 0, -lo, np.minimum(hi, -lo))))
-        return kern.SetKernel(kind=desc.kind, sg=ksg, delta=desc.delta, L=desc.L, lnorm2=float(desc.lnorm2), lo=lo,
-                              hi=hi, bounded=self.box is not None, clo=clo, chi=chi, cap=cap, forced=bool(forced.any()))
+        return kern.SetKernel(kind=kern.KINDS[desc.kind], sg=ksg, delta=desc.delta, L=desc.L,
+                              lnorm2=float(desc.lnorm2), lo=lo, hi=hi, bounded=self.box is not None, clo=clo, chi=chi,
+                              cap=cap, forced=bool(forced.any()))
 
     def params(self, *, rho: float, inner: int = 1, inner_tol: float = 1e-13, local: bool = False,
                shrinking: bool = False) -> kern.Params:
