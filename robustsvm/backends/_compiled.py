@@ -25,24 +25,25 @@ def of_type(cls):
     return lambda x: isinstance(x, cls) or getattr(x, "instance_class", None) is cls
 
 
+def _chosen_by(pick, options: dict):
+    """A function calling ``pick(x)(x, ...)``; compiled, ``pick`` reads the numba type of ``x``, once per type."""
+    def chosen(x, *args):
+        return pick(x)(x, *args)
+    overload(chosen, strict=False, **options)(lambda x, *args: pick(x))
+    return chosen
+
+
 def by_type(test, first, other, **options):
     """A function calling ``first(x, ...)`` when ``test(x)``, else ``other(x, ...)``; compiled, the choice is made once
     per type of ``x`` (``options``: those of :func:`numba.extending.overload`)."""
-    def chosen(x, *args):
-        return (first if test(x) else other)(x, *args)
-    overload(chosen, strict=False, **options)(lambda x, *args: first if test(x) else other)
-    return chosen
+    return _chosen_by(lambda x: first if test(x) else other, options)
 
 
 def by_class(implementations: dict, **options):
     """A function calling ``implementations[type(x)](x, ...)``; compiled, the implementation is chosen once per
     numba type of ``x`` (a named tuple's class), so that only the chosen one is typed and compiled (``options``:
     those of :func:`numba.extending.overload`)."""
-    def chosen(x, *args):
-        return implementations[type(x)](x, *args)
-    overload(chosen, strict=False, **options)(
-        lambda x, *args: implementations.get(getattr(x, "instance_class", None)))
-    return chosen
+    return _chosen_by(lambda x: implementations.get(getattr(x, "instance_class", type(x))), options)
 
 
 #: whether ``rows`` (or its numba type) is :data:`DenseRows`

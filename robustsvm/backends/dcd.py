@@ -253,6 +253,17 @@ class _SignRelaxation:
         return cls(index, a, b)
 
 
+def _local_step(X, signs: np.ndarray, bounded: bool) -> bool:
+    """Whether the epochs try the local-curvature step: sparse rows with signs (the kernel's gain check holds for
+    signs, not for bounds)."""
+    return LOCAL_STEP and sp.issparse(X) and bool(np.any(signs != 0)) and not bounded
+
+
+def _freezes_features(X, signs: np.ndarray, bounded: bool, shrinking: bool) -> bool:
+    """Whether the epochs freeze the features clipped by their signs (:class:`_FeatureShrinking`)."""
+    return _local_step(X, signs, bounded) and bool(shrinking) and FEATURE_SHRINKING
+
+
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
                   parts=None):
     """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
@@ -267,15 +278,14 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     """
     sg, lam = arrays.sg, arrays.l2
     dii = arrays.diagonal
-    # sparse rows: try the local-curvature step (kernel docstring; its gain check holds for signs, not bounds)
-    local = LOCAL_STEP and sp.issparse(arrays.X) and bool(np.any(sg != 0)) and arrays.box is None
+    local = _local_step(arrays.X, sg, arrays.box is not None)
     prm = kern.DcdParams(inv_lam=1.0 / lam, upper=arrays.upper, dii=dii, rho=float(rho), shrinking=bool(shrinking),
                          local=local)
     features = None
     if sp.issparse(arrays.X):
         full = arrays.rows(parts)
         rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
-        if local and shrinking and FEATURE_SHRINKING:
+        if _freezes_features(arrays.X, sg, arrays.box is not None, shrinking):
             features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
                                          arrays.col_nnz)
 
@@ -358,8 +368,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
     # the stored entries per column, for the frozen features (counted with the row norms)
-    arrays = SharedSetArrays.from_model(model, column_counts=bool(shrinking) and FEATURE_SHRINKING and LOCAL_STEP
-                                        and bool(np.any(model.signs != 0)))
+    arrays = SharedSetArrays.from_model(model, column_counts=_freezes_features(model.X, model.signs, model.has_bounds,
+                                                                               shrinking))
     if arrays.overflow():
         return overflow_result(arrays, t_start)
     c, lam = arrays.c, arrays.l2
