@@ -46,6 +46,10 @@ def _row_sums(block, w):
     return np.asarray(block.rows() @ w).ravel().sum(), block.n, float(block.y.sum())
 
 
+def _missing_file(block):
+    raise FileNotFoundError("no such rows")  # an OSError raised by the round, its worker alive
+
+
 def _tall(n=1200, d=6, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
@@ -102,18 +106,68 @@ def test_a_killed_worker_costs_a_round_not_the_data(client):
 
 
 def test_a_round_that_keeps_failing_is_a_clear_error_never_a_partial_sum(client, monkeypatch):
+    from distributed.comm import CommClosedError
+
     X, y = _tall(400, 3, seed=5)
     parts = partition(da.from_array(X, chunks=(100, 3)), y, client=client)
+    parts.map(_row_sums, np.ones(3))  # the servers exist
     seen = {"n": 0}
 
-    def gather(futures, *args, **kwargs):
+    def call(server, method, *args):
         seen["n"] += 1
-        raise distributed.client.FutureCancelledError("x", reason="the worker went away")
+        raise CommClosedError("the worker went away")
 
-    monkeypatch.setattr(parts.client, "gather", gather)
+    monkeypatch.setattr(type(parts), "_call", call)
     with pytest.raises(WorkerLostError, match=f"failed {ROUND_RETRIES + 1} times"):
         parts.map(_row_sums, np.ones(3))
-    assert seen["n"] == ROUND_RETRIES + 1 and parts.resubmitted == ROUND_RETRIES + 1
+    servers = len(parts._servers())
+    assert seen["n"] == servers * (ROUND_RETRIES + 1) and parts.resubmitted == ROUND_RETRIES + 1
+
+
+def test_an_error_of_the_round_itself_is_raised_not_retried(client):
+    X, y = _tall(400, 3, seed=5)
+    parts = partition(da.from_array(X, chunks=(100, 3)), y, client=client)
+    with pytest.raises(FileNotFoundError, match="no such rows"):
+        parts.map(_missing_file)
+    assert parts.resubmitted == 0
+
+
+def _count_state(block, state, add):
+    total = (0.0 if state is None else state) + add
+    return total, (total, block.n)
+
+
+def test_round_servers_are_balanced_by_rows_when_the_blocks_sit_on_one_worker(client, monkeypatch):
+    X, y = _tall(800, 3, seed=6)
+    parts = partition(da.from_array(X, chunks=(200, 3)), y, client=client)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    real, blocks = parts.client.who_has, {f.key for f in parts.futures}
+
+    def who_has(futures):  # every block on the first worker; the servers' own futures where they are
+        return {**real([f for f in futures if f.key not in blocks]),
+                **{f.key: (workers[0],) for f in futures if f.key in blocks}}
+
+    monkeypatch.setattr(parts.client, "who_has", who_has)
+    assert sorted(parts._placement()).count(workers[0]) == 2  # two of the four blocks move
+    sums = parts.map(_row_sums, np.ones(3))
+    monkeypatch.undo()
+    assert {s.address for s in parts._servers()} == set(workers)
+    np.testing.assert_allclose(sum(o[0] for o in sums), X.sum(), rtol=1e-12)
+
+
+def test_states_dropped_by_the_caller_are_freed_and_an_older_one_can_be_resumed(client):
+    X, y = _tall(600, 3, seed=7)
+    parts = partition(da.from_array(X, chunks=(200, 3)), y, client=client)
+    states, _ = parts.map_state(_count_state, None, 1.0)
+    kept = states
+    for _ in range(6):
+        states, out = parts.map_state(_count_state, states, 1.0)
+    assert [o[0] for o in out] == [7.0] * parts.k
+    _, out = parts.map_state(_count_state, kept, 10.0)  # an older version, still held by the caller
+    assert [o[0] for o in out] == [11.0] * parts.k
+    held = [parts._call(server, "versions").result() for server in parts._servers()]
+    assert all(len(v) <= 4 for v in held)  # kept, the last, the branch and at most one not yet dropped
+    assert len(parts._lineage) <= 4
 
 
 def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
@@ -430,6 +484,7 @@ def test_a_worker_killed_mid_fit_does_not_lose_the_fit(client, monkeypatch):
     sol = problem.solve(da.from_array(X, chunks=(500, 6)), y, "dask-ipm", client=client, tol=1e-8)
     monkeypatch.setattr(Partitions, "map_state", original)
     assert calls["killed"] is not None and calls["n"] > 10
+    assert sol.extra["resubmitted_rounds"] >= 1 and sol.extra["replayed_rounds"] >= 9  # the lost states' rounds
     assert sol.status == "optimal"
     _agree(sol, problem.solve(X, y, "feature-ipm", tol=1e-10))
     client.wait_for_workers(2, timeout=60)

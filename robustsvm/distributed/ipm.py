@@ -465,7 +465,7 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
                   extra={"rounds": rounds, "partitions": data.k,
                          "bytes_received": data.bytes_received - bytes0,
                          "bytes_per_round": (data.bytes_received - bytes0) / max(rounds, 1),
-                         "resubmitted_rounds": data.resubmitted})
+                         "resubmitted_rounds": data.resubmitted, "replayed_rounds": data.replayed})
 
 
 register(

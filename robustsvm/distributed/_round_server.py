@@ -1,0 +1,78 @@
+"""The worker's side of a round: a :class:`RoundServer` per worker holds that worker's partitions and the
+states of the stateful rounds, and runs a round's function on them when the client calls it.
+
+The server is a Dask actor (``client.submit(RoundServer, blocks, actor=True)``): a call goes from the client
+to the worker and back as one message each way, where a round of tasks goes through the scheduler's
+task-graph machinery (about 15–25 ms a round on a two-core machine against 2–3 ms). A state is kept under
+``(version, partition)``; the client names the version a round starts from and the one it makes, and which
+versions it no longer needs (:class:`.data.Partitions` keeps each version's lineage, so a server lost with
+its worker is rebuilt on another worker by replaying the rounds that made the states it held).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+__all__ = ["RoundServer"]
+
+
+class RoundServer:
+    """The partitions one worker holds and their round states.
+
+    Parameters
+    ----------
+    blocks : dict of int to Block
+        The worker's partitions by their index in :class:`.data.Partitions` (the blocks themselves: the
+        futures the actor was submitted with are resolved on the worker, so nothing is copied).
+    """
+
+    def __init__(self, blocks: dict) -> None:
+        self.blocks = dict(blocks)
+        self.states: dict[tuple[int, int], Any] = {}
+        #: seconds spent in the rounds' functions (wall time of this worker's compute)
+        self.busy = 0.0
+
+    def run(self, func: Callable, parts: Sequence[int], args: tuple, kwargs: dict) -> list:
+        """``[func(block_k, *args, **kwargs) for k in parts]``."""
+        t0 = time.perf_counter()
+        out = [func(self.blocks[k], *args, **kwargs) for k in parts]
+        self.busy += time.perf_counter() - t0
+        return out
+
+    def run_state(self, func: Callable, parts: Sequence[int], parent: int | None, child: int,
+                  forget: Iterable[int], args: tuple, kwargs: dict) -> list:
+        """For each partition ``k`` of ``parts``: ``state, small = func(block_k, state[parent, k], *args)``,
+        keeping ``state`` as version ``child``; then drops the versions in ``forget``. Returns the smalls.
+
+        Raises
+        ------
+        KeyError
+            A partition does not hold version ``parent`` (the client replays its lineage first).
+        """
+        t0 = time.perf_counter()
+        out = []
+        for k in parts:
+            state = None if parent is None else self.states[(parent, k)]
+            new, small = func(self.blocks[k], state, *args, **kwargs)
+            self.states[(child, k)] = new
+            out.append(small)
+        self.forget(forget)
+        self.busy += time.perf_counter() - t0
+        return out
+
+    def versions(self) -> list[int]:
+        """The state versions held."""
+        return sorted({v for v, _ in self.states})
+
+    def busy_seconds(self) -> float:
+        """Seconds this server has spent in rounds' functions."""
+        return self.busy
+
+    def forget(self, versions: Iterable[int]) -> None:
+        """Drop the states of ``versions`` (every partition)."""
+        gone = set(versions)
+        if gone:
+            for key in [key for key in self.states if key[0] in gone]:
+                del self.states[key]
