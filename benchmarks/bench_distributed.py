@@ -33,6 +33,9 @@ Writes ``benchmarks/results/distributed.md`` (``distributed_spark.md`` with ``--
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --quick    # 2e5 x 20
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --spark --rows 200000 --rounds 3
     nice -n 10 .venv/bin/python benchmarks/bench_distributed.py --scaling --rounds 3
+
+Dask's configuration applies to the clusters they start; for instance, with the workers' statistical profiler
+off: ``DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False`` before the command (and ``--output`` another file).
 """
 
 from __future__ import annotations
@@ -57,8 +60,10 @@ OUTPUT = ROOT / "benchmarks" / "results" / "distributed.md"
 def machine() -> str:
     import dask
 
+    profiler = "on" if dask.config.get("distributed.worker.profile.enabled", True) else "off"
     return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy "
-            f"{np.__version__}, dask {dask.__version__}")
+            f"{np.__version__}, dask {dask.__version__}; the workers' statistical profiler {profiler} "
+            "(`distributed.worker.profile.enabled`)")
 
 
 def _block(block_id, d: int, rows: int, seed: int):

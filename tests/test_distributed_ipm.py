@@ -163,11 +163,14 @@ def test_states_dropped_by_the_caller_are_freed_and_an_older_one_can_be_resumed(
     for _ in range(6):
         states, out = parts.map_state(_count_state, states, 1.0)
     assert [o[0] for o in out] == [7.0] * parts.k
-    _, out = parts.map_state(_count_state, kept, 10.0)  # an older version, still held by the caller
+    out = parts.map_state(_count_state, kept, 10.0)[1]  # an older version, still held by the caller
     assert [o[0] for o in out] == [11.0] * parts.k
+    assert len(parts._lineage) == 8  # the chain to the last version and the branch: what a replay needs
+    del states  # the caller lets the chain go: only the kept version stays, with its lineage
+    branch, _ = parts.map_state(_count_state, kept, 1.0)
+    assert set(parts._lineage) == {kept.version, branch.version}
     held = [parts._call(server, "versions").result() for server in parts._servers()]
-    assert all(len(v) <= 4 for v in held)  # kept, the last, the branch and at most one not yet dropped
-    assert len(parts._lineage) <= 4
+    assert held == [sorted({kept.version, branch.version})] * len(held)
 
 
 def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):
@@ -303,8 +306,9 @@ def test_rounds_run_one_task_per_worker_on_the_same_iterations(client, monkeypat
     parts = partition(Xd, y, client=client)
     merged = parts.per_worker()
     assert merged is parts.per_worker()  # merged once
-    holders = {w for ws in client.who_has(parts.futures).values() for w in ws}
+    holders = set(parts._placement())  # where the blocks are, balanced by rows
     assert merged.k == len(holders) < parts.k and merged.n == parts.n == 2000
+    assert {server.address for server in merged._servers()} == holders  # each group served where it is
     np.testing.assert_allclose(sum(o[0] for o in merged.map(_row_sums, np.arange(8.0))), (X @ np.arange(8.0)).sum(),
                                rtol=1e-12)
     problem = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), uncertainty=rs.Ball(0.1))

@@ -23,13 +23,16 @@ class RoundServer:
 
     Parameters
     ----------
-    blocks : dict of int to Block
+    blocks : dict of int to Block or tuple of Block
         The worker's partitions by their index in :class:`.data.Partitions` (the blocks themselves: the
-        futures the actor was submitted with are resolved on the worker, so nothing is copied).
+        futures the actor was submitted with are resolved on the worker, so nothing is copied); a tuple is
+        one partition of several blocks, concatenated here by ``merge``.
+    merge : callable, optional
+        ``merge(*blocks) -> Block``.
     """
 
-    def __init__(self, blocks: dict) -> None:
-        self.blocks = dict(blocks)
+    def __init__(self, blocks: dict, merge: Callable | None = None) -> None:
+        self.blocks = {k: merge(*b) if isinstance(b, tuple) else b for k, b in blocks.items()}
         self.states: dict[tuple[int, int], Any] = {}
         #: seconds spent in the rounds' functions (wall time of this worker's compute)
         self.busy = 0.0

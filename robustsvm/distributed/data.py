@@ -249,8 +249,9 @@ class Partitions:
     Attributes
     ----------
     client : distributed.Client
-    futures : list of distributed.Future
-        One per partition, in row order; each holds a :class:`Block`. Kept while this object lives.
+    futures : list of distributed.Future or of tuples of them
+        One per partition, in row order; each holds a :class:`Block` (a tuple: blocks its round server
+        concatenates, :meth:`per_worker`). Kept while this object lives.
     sizes : ndarray of int
         Rows per partition.
     n, d : int
@@ -276,6 +277,8 @@ class Partitions:
         self.replayed = 0
         self._per_worker: Partitions | None = None
         self._round_servers: list[_Server] | None = None
+        #: the worker of each partition when :meth:`per_worker` grouped them (else :meth:`_placement` decides)
+        self._where: list[str] | None = None
         #: each state version's ``(func, parent version, args, kwargs)``: the rounds that made it
         self._lineage: dict[int, tuple] = {}
         self._live: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -297,7 +300,7 @@ class Partitions:
         :meth:`_placement`)."""
         if self._round_servers is None:
             groups: dict[str, list[int]] = {}
-            for j, where in enumerate(self._placement()):
+            for j, where in enumerate(self._where or self._placement()):
                 groups.setdefault(where, []).append(j)
             self._round_servers = [self._serve(where, parts) for where, parts in groups.items()]
         return self._round_servers
@@ -331,7 +334,8 @@ class Partitions:
         """A server of ``parts`` made on the worker ``where`` (any worker when it is gone)."""
         from distributed import Actor, wait
 
-        future = self.client.submit(RoundServer, {j: self.futures[j] for j in parts}, actor=True, pure=False,
+        future = self.client.submit(RoundServer, {j: self.futures[j] for j in parts}, _merge_blocks, actor=True,
+                                    pure=False,
                                     workers=[where] if where else None, allow_other_workers=bool(where))
         with self.client.as_current():  # the proxy binds to this client, the default one or not
             wait([future])
@@ -485,11 +489,14 @@ class Partitions:
     def per_worker(self) -> Partitions:
         """The same rows as one block per worker: the blocks a worker holds, concatenated there once (cached).
 
-        A round then runs one task per worker instead of one per chunk (the per-round cost of the scheduler,
-        and BLAS on one larger block). Kept as they are (``self``) when a block is streamed from disk, when
-        there is one block per worker already, or when a second copy of the rows would not fit the workers'
-        memory (:func:`._sources.workers_hold` of twice the data). The row order within a merged block is the
-        blocks' order; ``start`` is its first block's.
+        A round then calls one function per worker instead of one per chunk (BLAS on one larger block). The
+        blocks are grouped by :meth:`_placement` (where they are, balanced by rows); each partition of the
+        result is a group, concatenated by its round server when the server is made (on that worker; again on
+        another worker if it is lost, from the blocks, which the scheduler recomputes when needed). Kept as
+        they are (``self``) when a block is streamed from disk, when there is one block per worker already, or
+        when a second copy of the rows would not fit the workers' memory (:func:`._sources.workers_hold` of
+        twice the data). The row order within a merged block is the blocks' order; ``start`` is its first
+        block's.
         """
         if self._per_worker is not None:
             return self._per_worker
@@ -498,19 +505,17 @@ class Partitions:
             return self
         if any(self.client.gather([self.client.submit(_on_disk, f, pure=False) for f in self.futures])):
             return self
-        holders = self.client.who_has(self.futures)
         groups: dict[str, list[int]] = {}
-        for j, f in enumerate(self.futures):
-            groups.setdefault(min(holders.get(f.key, ("",)) or ("",)), []).append(j)
+        for j, where in enumerate(self._placement()):
+            groups.setdefault(where, []).append(j)
         if len(groups) == self.k:
             return self
-        futures = [self.client.submit(_merge_blocks, *[self.futures[j] for j in group], pure=False,
-                                      workers=[where] if where else None, allow_other_workers=bool(where))
-                   for where, group in groups.items()]
+        members = [tuple(self.futures[j] for j in group) for group in groups.values()]
         sizes = np.array([int(self.sizes[group].sum()) for group in groups.values()])
-        merged = Partitions(self.client, futures, sizes, self.d, self.classes, self.weight_sum, self.sparse)
+        merged = Partitions(self.client, members, sizes, self.d, self.classes, self.weight_sum, self.sparse)
+        merged._where = list(groups)
         merged._per_worker = merged
-        merged._source = self  # the blocks stay referenced: a lost merged block is recomputed from them
+        merged._source = self
         self._per_worker = merged
         return merged
 
