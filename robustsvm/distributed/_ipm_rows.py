@@ -14,6 +14,7 @@ import copy
 
 import numpy as np
 
+from ..backends._ipm_kernels import sample_rho, sample_steps
 from ..backends.building_blocks import Design
 from .data import Block
 from .model import margin_terms_many
@@ -148,8 +149,8 @@ def _newton(block: Block, st: RowState, z_sync: np.ndarray | None, coarse: bool,
         st.e = st.xi / st.beta + st.s / st.alpha
         st.rxi = st.c - st.alpha - st.beta
     st.rs = st.gx + st.xi - 1.0 - st.s
-    rho = _rho(st, -st.s * st.alpha, None if st.squared else -st.xi * st.beta)
-    V = np.vstack([rho / st.e, st.alpha]) if z_sync is not None else (rho / st.e)[None]
+    _, rho_e = _rho(st, -st.s * st.alpha, None if st.squared else -st.xi * st.beta)
+    V = np.vstack([rho_e, st.alpha]) if z_sync is not None else rho_e[None]
     gram, prods = st.gram_and_tdot(block, 1.0 / st.e, V, coarse)
     out = {"gram": gram, "g_rho": None if prods is None else prods[0],
            "ta": None if prods is None or z_sync is None else prods[1], **_sums(st)}
@@ -168,37 +169,31 @@ def advance_and_newton(block: Block, st: RowState, a: float, z_sync: np.ndarray 
     return st, _newton(block, st, z_sync, coarse, upper)
 
 
-def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> np.ndarray:
-    """``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β + rhs_s/α`` (hinge) or ``−r_s + r_ξ/(2c) + rhs_s/α`` (squared hinge)."""
-    if st.squared:
-        return -st.rs + st.rxi / (2.0 * st.c) + rhs_s / st.alpha
-    return -st.rs - (rhs_xi - st.xi * st.rxi) / st.beta + rhs_s / st.alpha
+#: the absent hinge-only arrays of the squared hinge, for the compiled loops
+_NONE = np.empty((1, 0))
+
+
+def _2d(v: np.ndarray | None) -> np.ndarray:
+    return _NONE if v is None else v[None]
+
+
+def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """``ρ`` and ``ρ/e`` (:func:`robustsvm.backends._ipm_kernels.sample_rho`): ``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β +
+    rhs_s/α`` (hinge) or ``−r_s + r_ξ/(2c) + rhs_s/α`` (squared hinge)."""
+    rho, rho_e = sample_rho(st.squared, st.rs[None], st.rxi[None], rhs_s[None], _2d(rhs_xi), st.s[None],
+                            st.alpha[None], st.xi[None], _2d(st.beta), st.c, st.e[None])
+    return rho[0], rho_e[0]
 
 
 def _direction(block: Block, st: RowState, z: np.ndarray, rho: np.ndarray, rhs_s: np.ndarray,
-               rhs_xi: np.ndarray | None, coarse: bool = False) -> tuple:
-    """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``Δ(gx), Δα, Δs, Δξ, Δβ``."""
+               rhs_xi: np.ndarray | None, coarse: bool = False) -> tuple[tuple, float]:
+    """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``(Δs, Δα, Δξ, Δβ, Δ(gx))`` and the largest step
+    keeping ``s, α, ξ, β ≥ 0`` on these rows (∞ when nothing decreases), from
+    :func:`robustsvm.backends._ipm_kernels.sample_steps`."""
     dgx = st.dot(block, z, coarse)
-    da = (rho - dgx) / st.e
-    ds = (rhs_s - st.s * da) / st.alpha
-    if st.squared:
-        dxi, db = (da - st.rxi) / (2.0 * st.c), None
-    else:
-        db = st.rxi - da
-        dxi = (rhs_xi - st.xi * st.rxi + st.xi * da) / st.beta
-    return ds, da, dxi, db, dgx
-
-
-def _max_step(st: RowState, step: tuple) -> float:
-    """The largest ``a`` keeping ``s, α, ξ, β ≥ 0`` on these rows (∞ when nothing decreases)."""
-    ds, da, dxi, db, _ = step
-    pairs = [(st.s, ds), (st.alpha, da)] + ([] if st.squared else [(st.xi, dxi), (st.beta, db)])
-    best = np.inf
-    for v, dv in pairs:
-        neg = dv < 0
-        if np.any(neg):
-            best = min(best, float(np.min(-v[neg] / dv[neg])))
-    return best
+    da, ds, dxi, db, top = sample_steps(st.squared, rho[None], dgx[None], st.e[None], rhs_s[None], _2d(rhs_xi),
+                                        st.rxi[None], st.s[None], st.alpha[None], st.xi[None], _2d(st.beta), st.c)
+    return (ds[0], da[0], dxi[0], None if st.squared else db[0], dgx), float(top[0])
 
 
 def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = False, points: list | None = None,
@@ -216,8 +211,8 @@ def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = Fals
     st.ahead = None
     rhs_s = -st.s * st.alpha
     rhs_xi = None if st.squared else -st.xi * st.beta
-    rho = _rho(st, rhs_s, rhs_xi)
-    st.aff = _direction(block, st, z, rho, rhs_s, rhs_xi, coarse)
+    rho, _ = _rho(st, rhs_s, rhs_xi)
+    st.aff, top = _direction(block, st, z, rho, rhs_s, rhs_xi, coarse)
     ds, da, dxi, db, _ = st.aff
     coef = [float(st.s @ st.alpha), float(st.s @ da + ds @ st.alpha), float(ds @ da)]
     if not st.squared:
@@ -226,14 +221,14 @@ def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = Fals
     # corrector: rhs_s = σμ − sα − Δs Δα, rhs_ξ = σμ − ξβ − Δξ Δβ
     base_s = -st.s * st.alpha - ds * da
     if st.squared:
-        st.rho0 = _rho(st, base_s, None)
+        st.rho0, rho0_e = _rho(st, base_s, None)
         st.rho1 = 1.0 / st.alpha
     else:
         base_xi = -st.xi * st.beta - dxi * db
-        st.rho0 = _rho(st, base_s, base_xi)
+        st.rho0, rho0_e = _rho(st, base_s, base_xi)
         st.rho1 = 1.0 / st.alpha - 1.0 / st.beta
-    _, prods = st.gram_and_tdot(block, None, np.vstack([st.rho0 / st.e, st.rho1 / st.e]))
-    out = {"max_step": _max_step(st, st.aff), "gap_coef": coef, "g_rho": None if prods is None else prods}
+    _, prods = st.gram_and_tdot(block, None, np.vstack([rho0_e, st.rho1 / st.e]))
+    out = {"max_step": top, "gap_coef": coef, "g_rho": None if prods is None else prods}
     if points is not None:
         out["priced"] = margin_terms_many(block, points, loss, c_scale)
     return st, out
@@ -247,9 +242,9 @@ def _corrector(block: Block, st: RowState, z: np.ndarray, target: float) -> tupl
     rhs_s = target - st.s * st.alpha - ds * da
     rhs_xi = None if st.squared else target - st.xi * st.beta - dxi * db
     rho = st.rho0 + target * st.rho1
-    st.step = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.step, top = _direction(block, st, z, rho, rhs_s, rhs_xi)
     st.aff = st.rho0 = st.rho1 = None  # the predictor's arrays are not needed any more
-    return st, _max_step(st, st.step)
+    return st, top
 
 
 def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
