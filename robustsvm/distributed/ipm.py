@@ -15,7 +15,7 @@ iteration runs two rounds, three when the step it tries is refused:
    centering ``σ`` and solves the corrector;
 3. *corrector and the next Newton system*: each partition forms the combined step and returns its largest
    step ``a_k``; when the step ``a_try`` the client sends is at most ``0.99 a_k`` it also takes it and forms
-   the next round 1 in the same task. The client keeps ``a_try`` when every partition (and its own variables)
+   the next round 1 in the same call. The client keeps ``a_try`` when every partition (and its own variables)
    took it; else it takes ``min(1, 0.99 min_k a_k)`` and runs round 1 on its own.
 
 Certificate (in those rounds, once the interior point's own gap ``degree·μ`` is near the tolerance): the
@@ -84,7 +84,7 @@ class _Run:
     """The client's half of one distributed solve: the layout, the small variables and the certificates."""
 
     def __init__(self, model: DistributedModel) -> None:
-        self.model, self.data = model, model.data.per_worker()  # one task per worker in each round
+        self.model, self.data = model, model.data.per_worker()  # one block per worker
         self.arrays = _client_arrays(model)
         self.squared = model.loss.name == "squared_hinge"
         robust = model.robust
