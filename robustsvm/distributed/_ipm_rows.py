@@ -16,7 +16,7 @@ import numpy as np
 
 from ..backends._ipm_kernels import sample_rho, sample_steps
 from ..backends.building_blocks import Design
-from .data import Block
+from .blocks import Block
 from .model import margin_terms_many
 
 __all__ = ["RowState", "advance_and_newton", "certificate_sums", "corrector_and_newton", "corrector_step",

@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from .blocks import merge_blocks
+
 __all__ = ["RoundServer"]
 
 
@@ -28,13 +30,11 @@ class RoundServer:
     blocks : dict of int to Block or tuple of Block
         The worker's partitions by their index in :class:`.data.Partitions` (the blocks themselves: the
         futures the actor was submitted with are resolved on the worker, so nothing is copied); a tuple is
-        one partition of several blocks, concatenated here by ``merge``.
-    merge : callable, optional
-        ``merge(*blocks) -> Block``.
+        one partition of several blocks, concatenated here (:func:`.blocks.merge_blocks`).
     """
 
-    def __init__(self, blocks: dict, merge: Callable | None = None) -> None:
-        self.blocks = {k: merge(*b) if isinstance(b, tuple) else b for k, b in blocks.items()}
+    def __init__(self, blocks: dict) -> None:
+        self.blocks = {k: merge_blocks(*b) if isinstance(b, tuple) else b for k, b in blocks.items()}
         self.states: dict[tuple[int, int], Any] = {}
         #: seconds spent in the rounds' functions (wall time of this worker's compute)
         self.busy = 0.0

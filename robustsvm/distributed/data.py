@@ -16,10 +16,8 @@ or an in-memory array), the states it held are rebuilt by replaying the rounds t
 kept by the client), and its part of the round runs again, up to :data:`ROUND_RETRIES` times. A round that
 cannot be completed raises :class:`WorkerLostError`: a caller never sums an incomplete set of partitions.
 
-A chunk that is a whole ``.npy`` file opened with ``mmap_mode`` (``dask.array.from_npy_stack(...,
-mmap_mode="r")``) stays on disk: its :class:`Block` holds a :class:`DiskRows` reference and every pass reads
-the rows in slices (:meth:`Block.row_slices`), so a worker holds at most one slice of them in memory and data
-larger than its ``memory_limit`` can be fitted.
+The blocks and how they are made from the chunks (held in memory, or streamed from ``.npy`` files a slice at a
+time) are in :mod:`.blocks`.
 
 Use by a backend (the API the distributed backends share)::
 
@@ -37,26 +35,30 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import itertools
-import mmap
-import os
 import warnings
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._validation import check_X
 from ._round_server import RoundServer
 from ._sources import MAPPED_COPY_WARNING, mapped_copy, workers_hold
+from .blocks import (
+    Block,
+    DiskRows,
+    block_is_sparse,
+    block_on_disk,
+    block_rows,
+    block_summary,
+    raw_block,
+    signed_block,
+)
 
 __all__ = ["Block", "DiskRows", "Partitions", "StateVersion", "WorkerLostError", "get_client", "is_dask_array",
            "partition"]
 
-#: rows of one slice of a block read or formed at once (:meth:`Block.row_slices`)
-SLICE_ROWS = 65_536
 #: how often a failed round is submitted again before :class:`WorkerLostError`
 ROUND_RETRIES = 3
 
@@ -98,122 +100,6 @@ def get_client(client: Any = None):
     except ValueError:
         raise ValueError("a dask array X needs a dask.distributed client: pass client= or start one first "
                          "(for instance distributed.Client(distributed.LocalCluster()))") from None
-
-
-# ------------------------------------------------------------------------------------------------- blocks
-@dataclass(frozen=True)
-class DiskRows:
-    """The rows of a C-ordered ``.npy`` file on disk: ``shape`` rows of ``dtype`` from byte ``offset``."""
-
-    path: str
-    offset: int
-    shape: tuple
-    dtype: str
-
-    def read(self, lo: int, hi: int) -> np.ndarray:
-        """Rows ``lo:hi`` as a float64 array (one read; the file's pages are not mapped into the process)."""
-        d = self.shape[1]
-        dt = np.dtype(self.dtype)
-        with open(self.path, "rb") as f:
-            f.seek(self.offset + lo * d * dt.itemsize)
-            out = np.fromfile(f, dtype=dt, count=(hi - lo) * d).reshape(hi - lo, d)
-        return out.astype(np.float64, copy=False)
-
-
-@dataclass(frozen=True, eq=False)
-class Block:
-    """One row partition on a worker.
-
-    Attributes
-    ----------
-    X : float64 ndarray (C order), CSR matrix or :class:`DiskRows`
-        The rows (read in slices by :meth:`row_slices` when on disk).
-    y : ndarray of shape (n_k,)
-        Labels −1/+1 (``classes[1]`` is +1).
-    weight : ndarray of shape (n_k,)
-        Sample weights ``s_i`` (the loss coefficients are ``c_i = c_scale · s_i``, ``c_scale`` the model's).
-    start : int
-        Index of the first row in the whole ``X``.
-    """
-
-    X: Any
-    y: np.ndarray
-    weight: np.ndarray
-    start: int
-
-    @property
-    def n(self) -> int:
-        return int(self.y.shape[0])
-
-    @property
-    def on_disk(self) -> bool:
-        return isinstance(self.X, DiskRows)
-
-    def rows(self, lo: int = 0, hi: int | None = None):
-        """Rows ``lo:hi`` of ``X`` (in memory: a view; on disk: read)."""
-        hi = self.n if hi is None else hi
-        if self.on_disk:
-            return self.X.read(lo, hi)
-        return self.X[lo:hi]
-
-    def row_slices(self, rows: int = SLICE_ROWS) -> Iterator[tuple[int, int, Any]]:
-        """``(lo, hi, X[lo:hi])`` over the block in slices of at most ``rows`` rows (one slice in memory)."""
-        if not self.on_disk:
-            rows = max(rows, self.n)
-        for lo in range(0, self.n, rows):
-            hi = min(lo + rows, self.n)
-            yield lo, hi, self.rows(lo, hi)
-
-
-def _as_rows(x: Any, name: str, hold: bool = False) -> Any:
-    """A chunk of ``X`` as float64 C-ordered rows, CSR rows, or :class:`DiskRows` for a whole mapped ``.npy``
-    (read into memory instead when ``hold``)."""
-    if not hold and isinstance(x, np.memmap) and isinstance(x.base, mmap.mmap) and x.flags.c_contiguous \
-            and x.ndim == 2 and x.dtype.kind == "f" and x.filename \
-            and x.offset + x.nbytes == os.path.getsize(x.filename):
-        rows = DiskRows(str(x.filename), int(x.offset), tuple(x.shape), x.dtype.str)
-        for lo in range(0, x.shape[0], SLICE_ROWS):  # one check of the values, a slice at a time
-            check_X(rows.read(lo, min(lo + SLICE_ROWS, x.shape[0])), name=name)
-        return rows
-    if not sp.issparse(x) and hasattr(x, "tocsr"):  # pydata sparse chunks
-        x = x.tocsr()
-    if isinstance(x, np.ndarray) and _maps_a_file(x):  # read once: the rounds then read memory, not the file
-        x = np.array(x, dtype=np.float64, order="C")
-    return check_X(x, name=name)
-
-
-def _maps_a_file(x: np.ndarray) -> bool:
-    """Whether the array's memory is a file mapping (``numpy.memmap`` or a view of one)."""
-    while x is not None:
-        if isinstance(x, np.memmap) or isinstance(x, mmap.mmap):
-            return True
-        x = getattr(x, "base", None)
-    return False
-
-
-def _raw_block(x: Any, y: Any, weight: Any, start: int, hold: bool = False) -> tuple[Block, dict]:
-    """The block of one chunk with its labels as given, and its summary (rows, labels, weight sum)."""
-    n = x.shape[0]
-    X = _as_rows(x, name=f"X (rows {start}-{start + n - 1})", hold=hold)
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.shape != (n,):
-        raise ValueError(f"y has shape {y.shape} in rows {start}-{start + n - 1} of X, expected ({n},)")
-    w = np.ones(n) if weight is None else np.asarray(weight, dtype=np.float64)
-    labels = np.unique(y)
-    return Block(X, y, w, start), {"n": n, "labels": labels, "weight_sum": float(w.sum()),
-                                   "weight_ok": bool(np.all(np.isfinite(w)) and np.all(w >= 0))}
-
-
-def _signed_block(raw: tuple[Block, dict], positive: Any) -> Block:
-    """The block with the labels mapped to ±1 (``positive`` is ``classes[1]``)."""
-    block = raw[0]
-    return Block(block.X, np.where(block.y == positive, 1.0, -1.0), block.weight, block.start)
-
-
-def _summary(raw: tuple[Block, dict]) -> dict:
-    return raw[1]
 
 
 @dataclass(eq=False)
@@ -334,8 +220,7 @@ class Partitions:
         """A server of ``parts`` made on the worker ``where`` (any worker when it is gone)."""
         from distributed import Actor, wait
 
-        future = self.client.submit(RoundServer, {j: self.futures[j] for j in parts}, _merge_blocks, actor=True,
-                                    pure=False,
+        future = self.client.submit(RoundServer, {j: self.futures[j] for j in parts}, actor=True, pure=False,
                                     workers=[where] if where else None, allow_other_workers=bool(where))
         with self.client.as_current():  # the proxy binds to this client, the default one or not
             wait([future])
@@ -503,7 +388,7 @@ class Partitions:
         self._per_worker = self
         if self.sparse or not workers_hold(self.client, 2 * 8.0 * self.n * self.d):
             return self
-        if any(self.client.gather([self.client.submit(_on_disk, f, pure=False) for f in self.futures])):
+        if any(self.client.gather([self.client.submit(block_on_disk, f, pure=False) for f in self.futures])):
             return self
         groups: dict[str, list[int]] = {}
         for j, where in enumerate(self._placement()):
@@ -634,9 +519,9 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None,
     ys = _row_pieces(y, chunks, "y", n)
     ws = _row_pieces(sample_weight, chunks, "sample_weight", n)
     starts = np.concatenate([[0], np.cumsum(chunks)])[:-1]
-    raw = client.compute([dask.delayed(_raw_block, pure=True)(x, yk, wk, int(s), bool(hold))
+    raw = client.compute([dask.delayed(raw_block, pure=True)(x, yk, wk, int(s), bool(hold))
                           for x, yk, wk, s in zip(xs, ys, ws, starts, strict=True)])
-    summaries = client.gather([client.submit(_summary, r, pure=False) for r in raw])
+    summaries = client.gather([client.submit(block_summary, r, pure=False) for r in raw])
     if not all(s["weight_ok"] for s in summaries):
         raise ValueError("sample_weight must be finite and non-negative")
     weight_sum = float(sum(s["weight_sum"] for s in summaries))
@@ -648,31 +533,13 @@ def partition(X: Any, y: Any, *, client: Any = None, sample_weight: Any = None,
         raise TypeError(f"y holds labels that cannot be compared: {exc}") from exc
     if classes.size != 2:
         raise ValueError(f"y must hold exactly two classes, got {classes.size}: {classes[:5].tolist()}")
-    blocks = [client.submit(_signed_block, r, classes[1], pure=False) for r in raw]
-    client.gather([client.submit(_nrows, b, pure=False) for b in blocks])  # the blocks exist before raw goes
+    blocks = [client.submit(signed_block, r, classes[1], pure=False) for r in raw]
+    client.gather([client.submit(block_rows, b, pure=False) for b in blocks])  # the blocks exist before raw goes
     del raw
-    sparse = bool(client.submit(_is_sparse, blocks[0], pure=False).result())
+    sparse = bool(client.submit(block_is_sparse, blocks[0], pure=False).result())
     return Partitions(client, blocks, np.array([s["n"] for s in summaries]), d, classes, weight_sum, sparse)
-
-
-def _on_disk(block: Block) -> bool:
-    return block.on_disk
-
-
-def _merge_blocks(*blocks: Block) -> Block:
-    """One block of the rows of ``blocks`` (in memory, dense), in their order."""
-    return Block(np.concatenate([b.X for b in blocks]), np.concatenate([b.y for b in blocks]),
-                 np.concatenate([b.weight for b in blocks]), blocks[0].start)
 
 
 def _sparse_meta(X: Any) -> bool:
     """Whether the dask array's chunks are sparse (its ``_meta`` is not a NumPy array)."""
     return not isinstance(getattr(X, "_meta", None), np.ndarray)
-
-
-def _nrows(block: Block) -> int:
-    return block.n
-
-
-def _is_sparse(block: Block) -> bool:
-    return sp.issparse(block.X)

@@ -27,7 +27,8 @@ from ..terms.intercept import Intercept, intercept_term
 from ..terms.losses import Loss
 from ..terms.penalties import Penalty
 from ..uncertainty import UncertaintySet, check_radius, check_radius_applies
-from .data import Block, Partitions, partition
+from .blocks import Block
+from .data import Partitions, partition
 
 __all__ = ["DISTRIBUTED", "DistributedModel", "distributed_model", "objective", "violation"]
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..certificates.degenerate import DecisionSummary
 from ..conic.scaling import column_scale
 from ..terms.losses import Loss
-from .data import Block
+from .blocks import Block
 from .model import DistributedModel
 
 __all__ = ["certify_pass", "certify_terms", "column_scales"]
