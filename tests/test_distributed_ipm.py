@@ -658,3 +658,22 @@ def test_the_fit_snippet_of_the_docs_runs_pasted_into_a_script(tmp_path):
     out = subprocess.run([sys.executable, "fit.py"], capture_output=True, text=True, timeout=540, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "status" in out.stdout and (tmp_path / "model.json").is_file()
+
+
+def test_round_states_go_to_files_above_the_memory_limit_and_come_back_whole(tmp_path):
+    from robustsvm.distributed._spilled_states import SpilledStates
+
+    states = SpilledStates(limit=1.0, folder=str(tmp_path))  # any process is above one byte: every old state goes
+    arrays = {(v, k): np.arange(1000.0) * (v + 10 * k) for v in range(3) for k in range(2)}
+    for key, value in arrays.items():
+        states.put(key, value, keep=[(2, 0)])
+    assert states.written == len(arrays) - 2  # all but the newest and the one kept
+    assert set(states) == set(arrays) and len(list(tmp_path.rglob("*.pkl"))) == states.written
+    for key, value in arrays.items():
+        np.testing.assert_array_equal(states[key], value)
+    states.drop([0, 1])
+    assert set(states) == {(2, 0), (2, 1)} and len(list(tmp_path.rglob("*.pkl"))) == 0
+    unlimited = SpilledStates(limit=None, folder=str(tmp_path))
+    unlimited.limit = None
+    unlimited.put((0, 0), np.zeros(3))
+    assert unlimited.written == 0

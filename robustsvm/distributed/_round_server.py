@@ -15,8 +15,8 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
+from ._spilled_states import SpilledStates
 from .blocks import merge_blocks
 
 __all__ = ["RoundServer"]
@@ -35,7 +35,8 @@ class RoundServer:
 
     def __init__(self, blocks: dict) -> None:
         self.blocks = {k: merge_blocks(*b) if isinstance(b, tuple) else b for k, b in blocks.items()}
-        self.states: dict[tuple[int, int], Any] = {}
+        #: the states by (version, partition), moved to files when the worker runs short of memory
+        self.states = SpilledStates()
         #: seconds spent in the rounds' functions (wall time of this worker's compute)
         self.busy = 0.0
         #: the server's own thread: the rounds run there, not on the worker's actor thread (which the worker's
@@ -49,7 +50,8 @@ class RoundServer:
     async def run_state(self, func: Callable, parts: Sequence[int], parent: int | None, child: int,
                         forget: Iterable[int], args: tuple, kwargs: dict) -> list:
         """For each partition ``k`` of ``parts``: ``state, small = func(block_k, state[parent, k], *args)``,
-        keeping ``state`` as version ``child``; then drops the versions in ``forget``. Returns the smalls.
+        keeping ``state`` as version ``child``, and drops the versions in ``forget`` (before the round, the
+        parent after it). Returns the smalls.
 
         Raises
         ------
@@ -68,13 +70,16 @@ class RoundServer:
     def _run_state(self, func: Callable, parts: Sequence[int], parent: int | None, child: int,
                    forget: Iterable[int], args: tuple, kwargs: dict) -> list:
         t0 = time.perf_counter()
+        forget = set(forget)
+        self.forget(forget - {parent})  # before the round: at most the parent and the child are held
         out = []
         for k in parts:
             state = None if parent is None else self.states[(parent, k)]
             new, small = func(self.blocks[k], state, *args, **kwargs)
-            self.states[(child, k)] = new
+            del state
+            self.states.put((child, k), new)
             out.append(small)
-        self.forget(forget)
+        self.forget(forget & {parent})
         self.busy += time.perf_counter() - t0
         return out
 
@@ -88,7 +93,4 @@ class RoundServer:
 
     def forget(self, versions: Iterable[int]) -> None:
         """Drop the states of ``versions`` (every partition)."""
-        gone = set(versions)
-        if gone:
-            for key in [key for key in self.states if key[0] in gone]:
-                del self.states[key]
+        self.states.drop(versions)
