@@ -171,6 +171,9 @@ def test_states_dropped_by_the_caller_are_freed_and_an_older_one_can_be_resumed(
     assert set(parts._lineage) == {kept.version, branch.version}
     held = [parts._call(server, "versions").result() for server in parts._servers()]
     assert held == [sorted({kept.version, branch.version})] * len(held)
+    del kept, branch
+    parts.free_states()  # what a backend does when its fit ends
+    assert [parts._call(server, "versions").result() for server in parts._servers()] == [[]] * len(held)
 
 
 def test_data_read_from_npy_files_stay_on_disk(client, tmp_path):

@@ -287,7 +287,8 @@ def solve_dask_cocoa(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
                              penalty=model.penalty.value, scale=model.c_sum, rho=rho, tol=tol, max_iter=max_iter,
                              time_limit=time_limit, epochs=epochs, seed=int(random_state or 0), verbose=verbose)
     finally:
-        rounds.states = rounds.pending = None  # the workers free the dual blocks
+        rounds.states = rounds.pending = None
+        model.data.free_states()  # the workers free the dual blocks
     return cocoa_result(run, tol=tol, intercept=model.intercept, t_start=t_start, multipliers=None,
                         extra={"rho": rho, "partitions": K, "rounds": model.data.rounds - rounds0,
                                "resubmitted_rounds": model.data.resubmitted - resubmitted0})

@@ -346,6 +346,20 @@ class Partitions:
         self._live[child] = made
         return made, small
 
+    def free_states(self) -> None:
+        """Make the servers drop the state versions their callers have dropped (each stateful round does so
+        too; a backend calls this when its fit ends, so the workers do not keep its last states)."""
+        gone = self._collect()
+        if not gone or not self._round_servers:
+            return
+        for server in self._round_servers:
+            try:
+                self._call(server, "forget", gone).result()
+            except Exception as exc:  # a lost server holds nothing any more
+                if not self._is_lost(exc, server):
+                    raise
+            server.held.difference_update(gone)
+
     def _collect(self) -> list[int]:
         """The versions dropped since the last round (the servers forget them); the lineage keeps the ancestors
         of the versions still held by the caller."""

@@ -452,7 +452,8 @@ def solve_dask_ipm(model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"],
             raise
         status, message, iterations = "worker_lost", f"{exc}; the last certificate is reported", -1
     finally:
-        run.states = None  # the workers free the rows' variables
+        run.states = None
+        data.free_states()  # the workers free the rows' variables
     cert = run.cert
     rounds = data.rounds - rounds0
     if not message:
