@@ -11,14 +11,17 @@ module only, never on the backends' private modules:
   (``docs/derivations/feature_ipm.md``);
 * the second-order cone's operations: ``identity``, ``jordan``, ``jordan_solve``, ``max_step`` and the
   Nesterov–Todd scaling :class:`NTScaling`;
-* :func:`softclip`: ``w = T(v)/λ2``, the soft-threshold by ``λ1`` clipped to the signs (compiled).
+* :func:`softclip`: ``w = T(v)/λ2``, the soft-threshold by ``λ1`` clipped to the signs (compiled);
+* :func:`sample_rho`, :func:`sample_steps`: the per-sample right-hand side and steps of the interior point's
+  eliminated equations, with the largest step (compiled).
 """
 
 from __future__ import annotations
 
+from ._ipm_kernels import sample_rho, sample_steps
 from ._ipm_newton import Batch, Design, Factor, Layout
 from ._second_order_cone import NTScaling, identity, jordan, jordan_solve, max_step
 from ._shared_set_kernels import softclip
 
 __all__ = ["Batch", "Design", "Factor", "Layout", "NTScaling", "identity", "jordan", "jordan_solve", "max_step",
-           "softclip"]
+           "sample_rho", "sample_steps", "softclip"]

@@ -14,8 +14,7 @@ import copy
 
 import numpy as np
 
-from ..backends._ipm_kernels import sample_rho, sample_steps
-from ..backends.building_blocks import Design
+from ..backends.building_blocks import Design, sample_rho, sample_steps
 from .blocks import Block
 from .model import margin_terms_many
 
@@ -178,7 +177,7 @@ def _2d(v: np.ndarray | None) -> np.ndarray:
 
 
 def _rho(st: RowState, rhs_s: np.ndarray, rhs_xi: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """``ρ`` and ``ρ/e`` (:func:`robustsvm.backends._ipm_kernels.sample_rho`): ``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β +
+    """``ρ`` and ``ρ/e`` (:func:`robustsvm.backends.building_blocks.sample_rho`): ``ρ = −r_s − (rhs_ξ − ξ r_ξ)/β +
     rhs_s/α`` (hinge) or ``−r_s + r_ξ/(2c) + rhs_s/α`` (squared hinge)."""
     rho, rho_e = sample_rho(st.squared, st.rs[None], st.rxi[None], rhs_s[None], _2d(rhs_xi), st.s[None],
                             st.alpha[None], st.xi[None], _2d(st.beta), st.c, st.e[None])
@@ -189,7 +188,7 @@ def _direction(block: Block, st: RowState, z: np.ndarray, rho: np.ndarray, rhs_s
                rhs_xi: np.ndarray | None, coarse: bool = False) -> tuple[tuple, float]:
     """The per-sample step for ``Δx`` (given as ``z = TᵀΔx``): ``(Δs, Δα, Δξ, Δβ, Δ(gx))`` and the largest step
     keeping ``s, α, ξ, β ≥ 0`` on these rows (∞ when nothing decreases), from
-    :func:`robustsvm.backends._ipm_kernels.sample_steps`."""
+    :func:`robustsvm.backends.building_blocks.sample_steps`."""
     dgx = st.dot(block, z, coarse)
     da, ds, dxi, db, top = sample_steps(st.squared, rho[None], dgx[None], st.e[None], rhs_s[None], _2d(rhs_xi),
                                         st.rxi[None], st.s[None], st.alpha[None], st.xi[None], _2d(st.beta), st.c)
