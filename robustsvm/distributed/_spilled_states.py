@@ -41,8 +41,8 @@ class SpilledStates:
     Parameters
     ----------
     limit : float, optional
-        Resident bytes of the process above which states are written to files (None: never); by default that
-        of the worker this runs on.
+        Resident bytes of the process above which states are written to files. By default (None) the worker's
+        memory target; outside a worker, or on a worker without a ``memory_limit``, states are never written.
     folder : str, optional
         Where the files go (the worker's local directory by default).
     """

@@ -68,6 +68,19 @@ _LOST: tuple[type, ...] = (concurrent.futures.CancelledError, asyncio.CancelledE
 _LOST_NAMES = frozenset({"KilledWorker", "CommClosedError", "StreamClosedError", "FutureCancelledError"})
 
 
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of the errors of a lost worker or connection."""
+    return isinstance(exc, _LOST) or type(exc).__name__ in _LOST_NAMES
+
+
+def _by_worker(place: Sequence[str]) -> dict[str, list[int]]:
+    """The partitions of each worker, from the worker of each partition."""
+    groups: dict[str, list[int]] = {}
+    for j, where in enumerate(place):
+        groups.setdefault(where, []).append(j)
+    return groups
+
+
 class WorkerLostError(RuntimeError):
     """A round could not be completed on every partition (workers lost beyond what can be recomputed)."""
 
@@ -185,9 +198,7 @@ class Partitions:
         """One :class:`._round_server.RoundServer` per worker that serves partitions (made once, placed by
         :meth:`_placement`)."""
         if self._round_servers is None:
-            groups: dict[str, list[int]] = {}
-            for j, where in enumerate(self._where or self._placement()):
-                groups.setdefault(where, []).append(j)
+            groups = _by_worker(self._where or self._placement())
             self._round_servers = [self._serve(where, parts) for where, parts in groups.items()]
         return self._round_servers
 
@@ -235,7 +246,7 @@ class Partitions:
     def _is_lost(self, exc: BaseException, server: _Server) -> bool:
         """Whether ``exc`` is the loss of the server's worker (or of the connection to it), not the round's own
         error."""
-        if isinstance(exc, _LOST) or type(exc).__name__ in _LOST_NAMES:
+        if _connection_lost(exc):
             return True
         text = str(exc)
         if "Actor was lost" in text or "contact Actor" in text:
@@ -301,7 +312,7 @@ class Partitions:
                 try:
                     servers[i] = self._serve("", servers[i].parts)
                 except Exception as exc:
-                    if not (isinstance(exc, _LOST) or type(exc).__name__ in _LOST_NAMES):
+                    if not _connection_lost(exc):
                         raise
                     errors.append(f"{type(exc).__name__}: {exc}")
             pending = sorted(failed)
@@ -404,9 +415,7 @@ class Partitions:
             return self
         if any(self.client.gather([self.client.submit(block_on_disk, f, pure=False) for f in self.futures])):
             return self
-        groups: dict[str, list[int]] = {}
-        for j, where in enumerate(self._placement()):
-            groups.setdefault(where, []).append(j)
+        groups = _by_worker(self._placement())
         if len(groups) == self.k:
             return self
         members = [tuple(self.futures[j] for j in group) for group in groups.values()]
@@ -414,7 +423,6 @@ class Partitions:
         merged = Partitions(self.client, members, sizes, self.d, self.classes, self.weight_sum, self.sparse)
         merged._where = list(groups)
         merged._per_worker = merged
-        merged._source = self
         self._per_worker = merged
         return merged
 
