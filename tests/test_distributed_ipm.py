@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -680,3 +682,46 @@ def test_round_states_go_to_files_above_the_memory_limit_and_come_back_whole(tmp
     unlimited.limit = None
     unlimited.put((0, 0), np.zeros(3))
     assert unlimited.written == 0
+
+
+_FAULTS = """
+import resource
+import numpy as np
+from robustsvm.distributed._worker_memory import reuse_freed_memory
+
+def faults():
+    live = [np.ones(200_000) for _ in range(4)]  # 1.6 MB each: a round's per-sample arrays
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for i in range(50):
+        live[i % 4] = None
+        live[i % 4] = np.ones(200_000)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+fresh = faults()
+applied = reuse_freed_memory()
+faults()
+print(fresh, faults(), applied, reuse_freed_memory())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_a_worker_environment_that_fixes_malloc_reuses_freed_arrays_once_the_threshold_is_set():
+    env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536"}  # what Dask's nanny gives its workers
+    env.pop("MALLOC_MMAP_THRESHOLD_", None)
+    out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    fresh, reused, applied, again = out.stdout.split()
+    assert applied == again == "True"
+    # without the threshold each array is a new mapping: its 391 pages fault on first touch; with it, freed
+    # arrays are reused (those freed at the top of the heap are still returned to the system)
+    assert int(fresh) >= 50 * 350 and int(reused) <= int(fresh) / 2
+    env["MALLOC_MMAP_THRESHOLD_"] = "131072"  # a threshold the user chose is kept
+    out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout.split()[2] == "False"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_round_servers_set_the_threshold_on_workers_started_by_a_nanny(client):
+    X, y = _tall()
+    data = partition(da.from_array(X, chunks=(300, -1)), y, client=client)
+    assert [data._call(server, "memory_reuse").result() for server in data._servers()] == [True, True]

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from ._spilled_states import SpilledStates
+from ._worker_memory import reuse_freed_memory
 from .blocks import merge_blocks
 
 __all__ = ["RoundServer"]
@@ -42,6 +43,8 @@ class RoundServer:
         #: the server's own thread: the rounds run there, not on the worker's actor thread (which the worker's
         #: statistical profiler samples every 10 ms, at a cost measured in docs/distributed.md)
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="robustsvm-rounds")
+        #: whether this worker's malloc now reuses freed arrays (:mod:`._worker_memory`)
+        self.reuses_memory = reuse_freed_memory()
 
     async def run(self, func: Callable, parts: Sequence[int], args: tuple, kwargs: dict) -> list:
         """``[func(block_k, *args, **kwargs) for k in parts]``."""
@@ -86,6 +89,10 @@ class RoundServer:
     def versions(self) -> list[int]:
         """The state versions held."""
         return sorted({v for v, _ in self.states})
+
+    def memory_reuse(self) -> bool:
+        """Whether :func:`._worker_memory.reuse_freed_memory` set this worker's mmap threshold."""
+        return self.reuses_memory
 
     def busy_seconds(self) -> float:
         """Seconds this server has spent in rounds' functions."""
