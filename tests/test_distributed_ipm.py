@@ -705,23 +705,23 @@ print(fresh, faults(), applied, reuse_freed_memory())
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
-def test_a_worker_environment_that_fixes_malloc_reuses_freed_arrays_once_the_threshold_is_set():
+def test_a_worker_environment_that_fixes_malloc_reuses_freed_arrays_once_the_thresholds_are_set():
     env = {**os.environ, "MALLOC_TRIM_THRESHOLD_": "65536"}  # what Dask's nanny gives its workers
     env.pop("MALLOC_MMAP_THRESHOLD_", None)
     out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     fresh, reused, applied, again = out.stdout.split()
     assert applied == again == "True"
-    # without the threshold each array is a new mapping: its 391 pages fault on first touch; with it, freed
-    # arrays are reused (those freed at the top of the heap are still returned to the system)
-    assert int(fresh) >= 50 * 350 and int(reused) <= int(fresh) / 2
+    # without the thresholds each array is a new mapping: its 391 pages fault on first touch; with them, the
+    # freed arrays are reused
+    assert int(fresh) >= 50 * 350 and int(reused) <= int(fresh) / 20
     env["MALLOC_MMAP_THRESHOLD_"] = "131072"  # a threshold the user chose is kept
     out = subprocess.run([sys.executable, "-c", _FAULTS], capture_output=True, text=True, env=env, timeout=120)
     assert out.stdout.split()[2] == "False"
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
-def test_round_servers_set_the_threshold_on_workers_started_by_a_nanny(client):
+def test_round_servers_set_the_thresholds_on_workers_started_by_a_nanny(client):
     X, y = _tall()
     data = partition(da.from_array(X, chunks=(300, -1)), y, client=client)
     assert [data._call(server, "memory_reuse").result() for server in data._servers()] == [True, True]
