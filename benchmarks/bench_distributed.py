@@ -142,12 +142,14 @@ def fit_on_cluster(folder: Path, workers: int, memory_limit: str | None, tol: fl
     limit = {} if memory_limit is None else {"memory_limit": memory_limit}
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       **limit) as cluster, Client(cluster) as client:
-        warm = min(X.shape[0], 20_000)  # imports and compiled kernels loaded in the workers, not timed
-        problem.solve(X[:warm], y[:warm], "dask-ipm", client=client, tol=tol)
+        # imports and compiled kernels loaded in every worker (a chunk each), not timed
+        warm = min(X.shape[0], 20_000)
+        chunk = -(-warm // workers)
+        problem.solve(X[:warm].rechunk((chunk, -1)), y[:warm].rechunk(chunk), "dask-ipm", client=client, tol=tol)
         model = None
-        if not on_disk:  # the rows partitioned and held by the workers first
+        if not on_disk:  # the rows partitioned, placed and held by the workers first
             model = distributed_model(problem, X, y, client=client)
-            model.data.per_worker()
+            model.data.per_worker().serve()
         with PeakMemory() as mem:
             t0 = time.perf_counter()
             if model is None:

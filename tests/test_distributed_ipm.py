@@ -723,5 +723,7 @@ def test_a_worker_environment_that_fixes_malloc_reuses_freed_arrays_once_the_thr
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
 def test_round_servers_set_the_thresholds_on_workers_started_by_a_nanny(client):
     X, y = _tall()
-    data = partition(da.from_array(X, chunks=(300, -1)), y, client=client)
+    data = partition(da.from_array(X, chunks=(300, -1)), y, client=client).per_worker()
+    assert data.serve() is data and data.rounds == 0  # the servers made before any round
     assert [data._call(server, "memory_reuse").result() for server in data._servers()] == [True, True]
+    assert [data._call(server, "busy_seconds").result() for server in data._servers()] == [0.0, 0.0]
