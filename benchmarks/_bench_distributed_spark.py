@@ -9,9 +9,12 @@ objective, beside the certified objective and gap of ``dask-ipm``.
 
 Timing. Wall time of the fit alone for both: the data are loaded before the clock starts (``dask-ipm``: the rows
 partitioned and held on the workers, :func:`robustsvm.distributed.model.distributed_model`; Spark: the
-DataFrame assembled, cached and counted). Rounds are interleaved in one process (``dask-ipm`` with 2 and 1
-workers, Spark ``local[2]`` and ``local[1]``), so the machine's load touches every configuration alike; the
-ratios of each round are reported with their spread.
+DataFrame assembled, cached and counted). Rounds are interleaved (``dask-ipm`` with 2 and 1 workers, Spark
+``local[2]`` and ``local[1]``), so the machine's load touches every configuration alike; the ratios of each
+round are reported with their spread. Each fit has the machine to itself: a cluster is started for each
+``dask-ipm`` fit (its rows partitioned and a first fit run, untimed) and closed after it, and each Spark fit runs
+in a Python process of its own (its JVM warmed by a small fit first), so that no idle cluster or JVM shares the
+two cores with the fit being timed.
 
 Where a ``dask-ipm`` fit's time goes: the client's CPU seconds, the busiest worker's compute seconds (Dask's task
 stream) and the wall time outside that worker's compute per round (the client's steps, the scheduler, transfers),
@@ -20,7 +23,10 @@ medians over the rounds.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -132,40 +138,47 @@ def spark_fit(X: np.ndarray, y: np.ndarray, cores: int):
     return w, b, elapsed, load, iters
 
 
+def spark_in_process(folder: Path, cores: int) -> tuple:
+    """:func:`spark_fit` on the rows of ``folder`` in a Python process of its own, after a small untimed fit
+    that starts the JVM and compiles its code: ``(w, b, fit seconds, load seconds, iterations)``."""
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-m", "benchmarks._bench_distributed_spark", str(folder), str(cores)],
+                         capture_output=True, text=True, cwd=root, check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return np.asarray(got["w"]), got["b"], got["fit"], got["load"], got["iterations"]
+
+
 def bench_spark(folder: Path, X: np.ndarray, y: np.ndarray, rounds: int, command: str, machine: str) -> list[str]:
-    """Interleaved rounds of dask-ipm (2 and 1 workers) and Spark (local[2], local[1]); a Markdown section."""
+    """Interleaved rounds of dask-ipm (2 and 1 workers) and Spark (local[2], local[1]), each fit alone on the
+    machine; a Markdown section."""
     n, d = X.shape
     load_avg = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     prob = problem()
-    fits = {w: DaskFit(folder, w) for w in (2, 1)}
-    spark_fit(X[:5000], y[:5000], 2)  # the JVM started and its code compiled, not timed
     rows, times = [], {"dask-ipm, 2 workers": [], "dask-ipm, 1 worker": [], "Spark local[2]": [],
                        "Spark local[1]": []}
     bare = {2: [], 1: []}
     where = {2: [], 1: []}
-    try:
-        for r in range(rounds):
-            for workers, fit in fits.items():
+    for r in range(rounds):
+        for workers in (2, 1):
+            fit = DaskFit(folder, workers)
+            try:
                 res, t = fit.fit()
                 where[workers].append(fit.where)
-                name = f"dask-ipm, {workers} worker{'s' if workers > 1 else ''}"
-                times[name].append(t)
-                P = prob.objective(X, y, res.w, res.b)
-                rows.append((r, name, res.status, P, res.rel_gap, f"{res.iterations} it., {res.extra['rounds']} "
-                             f"rounds", t, fit.load))
-                print(rows[-1], flush=True)
-            for cores in (2, 1):
-                w, b, t, load, iters = spark_fit(X, y, cores)
-                times[f"Spark local[{cores}]"].append(t)
-                rows.append((r, f"Spark local[{cores}]", "no certificate", prob.objective(X, y, w, b), np.nan,
-                             f"{iters} it.", t, load))
-                print(rows[-1], flush=True)
-        for _ in range(rounds):  # apart from the fits: a fit right after a burst of products ran slower
-            for workers, fit in fits.items():
-                bare[workers].append(fit.products())
-    finally:
-        for fit in fits.values():
-            fit.close()
+                bare[workers].append(fit.products())  # after the fit: a fit right after products ran slower
+            finally:
+                fit.close()
+            name = f"dask-ipm, {workers} worker{'s' if workers > 1 else ''}"
+            times[name].append(t)
+            P = prob.objective(X, y, res.w, res.b)
+            rows.append((r, name, res.status, P, res.rel_gap, f"{res.iterations} it., {res.extra['rounds']} "
+                         f"rounds", t, fit.load))
+            print(rows[-1], flush=True)
+        for cores in (2, 1):
+            w, b, t, load, iters = spark_in_process(folder, cores)
+            times[f"Spark local[{cores}]"].append(t)
+            rows.append((r, f"Spark local[{cores}]", "no certificate", prob.objective(X, y, w, b), np.nan,
+                         f"{iters} it.", t, load))
+            print(rows[-1], flush=True)
     best = min(row[3] for row in rows)
     lines = [f"## Distributed: dask-ipm against Spark MLlib `LinearSVC` on {n:,} × {d} (the model Spark has)", "",
              f"Command: `{command}`. Machine: {machine}; load average at the start {load_avg} (ratios of "
@@ -210,3 +223,14 @@ def bench_spark(folder: Path, X: np.ndarray, y: np.ndarray, rounds: int, command
         lines.append(f"| {workers} | {wall:.2f} | {n_rounds} | {cpu:.2f} | {comp:.2f} | {1e3 * rest:.0f} |")
     lines.append("")
     return lines
+
+
+if __name__ == "__main__":  # one Spark fit in a process of its own (:func:`spark_in_process`)
+    import dask.array as da
+
+    source, n_cores = Path(sys.argv[1]), int(sys.argv[2])
+    X_all = np.asarray(da.from_npy_stack(str(source / "X")).compute())
+    y_all = np.asarray(da.from_npy_stack(str(source / "y")).compute())
+    spark_fit(X_all[:5000], y_all[:5000], n_cores)  # the JVM started and its code compiled, not timed
+    w_, b_, fit_s, load_s, its = spark_fit(X_all, y_all, n_cores)
+    print(json.dumps({"w": w_.tolist(), "b": b_, "fit": fit_s, "load": load_s, "iterations": its}))
