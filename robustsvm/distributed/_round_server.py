@@ -91,7 +91,7 @@ class RoundServer:
         return sorted({v for v, _ in self.states})
 
     def memory_reuse(self) -> bool:
-        """Whether :func:`._worker_memory.reuse_freed_memory` set this worker's mmap threshold."""
+        """Whether :func:`._worker_memory.reuse_freed_memory` set this worker's malloc thresholds."""
         return self.reuses_memory
 
     def busy_seconds(self) -> float:
