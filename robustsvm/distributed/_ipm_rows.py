@@ -67,6 +67,16 @@ class RowState:
             out[j0:j1] = (des.dot_coarse(z[None]) if coarse else des.dot(z[None]))[0]
         return out
 
+    def tdot(self, block: Block, V: np.ndarray, coarse: bool = False) -> np.ndarray | None:
+        """``Aᵀ v`` for each row of ``V`` over the kept rows, one pass each (``coarse``: from the single-precision
+        copy of the rows when the Gram matrix made one, accumulated in single precision; None for a partition
+        without weighted rows)."""
+        prods = None
+        for j0, j1, des in self.designs(block):
+            p = np.vstack([des.tdot_coarse(v[None, j0:j1]) if coarse else des.tdot(v[None, j0:j1]) for v in V])
+            prods = p if prods is None else prods + p
+        return prods
+
     def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray, coarse: bool = False) -> tuple:
         """The upper triangle of ``Aᵀ diag(weights) A`` (None: not formed) and ``Aᵀ v`` for each row of ``V``.
 
@@ -203,8 +213,10 @@ def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = Fals
 
     ``ahead``: the state is the one the last :func:`corrector_and_newton` stepped to (every partition took its
     step). ``points``: the primal candidates ``(w, b, shifts)`` of a certificate, priced in the same pass
-    (:func:`.model.margin_terms_many`, returned as ``"priced"``). ``coarse``: ``A z`` in single precision (the
-    affine step only steers: the centering and the corrector's second-order term).
+    (:func:`.model.margin_terms_many`, returned as ``"priced"``). ``coarse``: ``A z`` and the products
+    ``Aᵀ(ρ/e)`` in single precision, as ``feature-ipm`` forms them in a single-precision iteration (the affine
+    step only steers: the centering and the corrector's second-order term; the corrector's right-hand side is
+    checked by the drift of ``Gᵀα`` at each resynchronization, :class:`.ipm._Precision`).
     """
     st = copy.copy(st.ahead if ahead else st)
     st.ahead = None
@@ -226,43 +238,45 @@ def predictor_step(block: Block, st: RowState, z: np.ndarray, ahead: bool = Fals
         base_xi = -st.xi * st.beta - dxi * db
         st.rho0, rho0_e = _rho(st, base_s, base_xi)
         st.rho1 = 1.0 / st.alpha - 1.0 / st.beta
-    _, prods = st.gram_and_tdot(block, None, np.vstack([rho0_e, st.rho1 / st.e]))
+    prods = st.tdot(block, np.vstack([rho0_e, st.rho1 / st.e]), coarse)
     out = {"max_step": top, "gap_coef": coef, "g_rho": None if prods is None else prods}
     if points is not None:
         out["priced"] = margin_terms_many(block, points, loss, c_scale)
     return st, out
 
 
-def _corrector(block: Block, st: RowState, z: np.ndarray, target: float) -> tuple[RowState, float]:
+def _corrector(block: Block, st: RowState, z: np.ndarray, target: float,
+               coarse: bool = False) -> tuple[RowState, float]:
     """A copy of the state holding the combined step for ``z = TᵀΔx`` and the target ``σμ``, and its largest
-    step on these rows."""
+    step on these rows (``coarse``: ``A z`` in single precision, in a single-precision iteration)."""
     st = copy.copy(st)
     ds, da, dxi, db, _ = st.aff
     rhs_s = target - st.s * st.alpha - ds * da
     rhs_xi = None if st.squared else target - st.xi * st.beta - dxi * db
     rho = st.rho0 + target * st.rho1
-    st.step, top = _direction(block, st, z, rho, rhs_s, rhs_xi)
+    st.step, top = _direction(block, st, z, rho, rhs_s, rhs_xi, coarse)
     st.aff = st.rho0 = st.rho1 = None  # the predictor's arrays are not needed any more
     return st, top
 
 
-def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float):
+def corrector_step(block: Block, st: RowState, z: np.ndarray, target: float, coarse: bool = False):
     """The combined step for ``z = TᵀΔx`` and the target ``σμ``: kept for the next round; returns its largest
-    step on these rows."""
-    st, top = _corrector(block, st, z, target)
+    step on these rows (``coarse``: ``A z`` in single precision)."""
+    st, top = _corrector(block, st, z, target, coarse)
     return st, {"max_step": top}
 
 
 def corrector_and_newton(block: Block, st: RowState, z: np.ndarray, target: float, a_try: float, step: float,
-                         z_sync: np.ndarray | None, coarse: bool, upper: float | None):
-    """:func:`corrector_step`, and when the step ``a_try`` keeps these rows inside (``a_try ≤ step ·`` their
-    largest step), the next iteration's :func:`advance_and_newton` at ``a_try`` in the same round.
+                         z_sync: np.ndarray | None, coarse: bool, upper: float | None, coarse_step: bool = False):
+    """:func:`corrector_step` (``A z`` in single precision when ``coarse_step``: this iteration's precision), and
+    when the step ``a_try`` keeps these rows inside (``a_try ≤ step ·`` their largest step), the next
+    iteration's :func:`advance_and_newton` at ``a_try`` in the same round (``coarse``: its precision).
 
     The state keeps the combined step (the client takes another common step through :func:`advance_and_newton`
     when a partition or its own variables refuse ``a_try``) and, as ``ahead``, the state stepped by ``a_try``.
     Returns the largest step and the Newton sums (``"newton"``, None when refused).
     """
-    st, top = _corrector(block, st, z, target)
+    st, top = _corrector(block, st, z, target, coarse_step)
     if not a_try <= step * top:
         return st, {"max_step": top, "newton": None}
     nxt = _advance(st, a_try)

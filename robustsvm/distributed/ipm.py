@@ -349,8 +349,9 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
         W = newton.W
         cone_rhs = -soc.jordan(W.lam, W.lam)[0] if lay.cone else None
         dx_a, dnu_a, dzeta_a, _ = newton.direction(run.gt(_add(out, "g_rho")), -x[:m] * nu, cone_rhs)
+        single = not prec.precise  # this iteration's products: single precision while the gap is far
         out = run.round(rows.predictor_step, run.tz(dx_a), ahead, None if pending is None else pending["points"],
-                        model.loss, model.c_scale, not prec.precise)
+                        model.loss, model.c_scale, single)
         if pending is not None:
             cert = run.certificate(pending, [p["priced"] for p in out])
             hist.record(iteration, cert.P, cert.gap, dual=cert.D, rel_gap=cert.rel_gap, mu=mu_now)
@@ -382,7 +383,7 @@ def _solve(run: _Run, tol: float, max_iter: int, time_limit: float | None, verbo
         near = mu_now * degree <= _CERTIFY_AHEAD * tol * abs(value) or iteration + 1 >= max_iter
         upper = upper_c if near else None
         out = run.round(rows.corrector_and_newton, run.tz(dx), float(target), a_try, _STEP,
-                        run.tz(x + a_try * dx) if resync else None, coarse, upper)
+                        run.tz(x + a_try * dx) if resync else None, coarse, upper, single)
         a_rows = min(p["max_step"] for p in out)
         ratio = a_rows / a_aff if a_aff > 0 else 1.0
         if all(p["newton"] is not None for p in out):
