@@ -727,3 +727,28 @@ def test_round_servers_set_the_thresholds_on_workers_started_by_a_nanny(client):
     assert data.serve() is data and data.rounds == 0  # the servers made before any round
     assert [data._call(server, "memory_reuse").result() for server in data._servers()] == [True, True]
     assert [data._call(server, "busy_seconds").result() for server in data._servers()] == [0.0, 0.0]
+
+
+def test_the_rows_products_in_single_precision_are_close_and_in_double_precision_exact():
+    from robustsvm.distributed import _ipm_rows as rows
+    from robustsvm.distributed.blocks import Block
+
+    rng = np.random.default_rng(3)
+    n, d, radius = 80_000, 8, 0.1  # n·(d+2)(d+3)/2 above Design.BLOCK: the Gram matrix made a float32 copy
+    X = rng.standard_normal((n, d))
+    y = np.where(rng.standard_normal(n) > 0, 1.0, -1.0)
+    block = Block(X, y, np.ones(n), 0)
+    z0 = np.zeros(d + 2)
+    z0[:d] = 0.1
+    st, _ = rows.start(block, None, z0, 1.0 / n, radius, False)
+    st, _ = rows.advance_and_newton(block, st, 0.0, None, True, None)  # a single-precision Gram: its copy made
+    A = np.column_stack([y[:, None] * X, np.full(n, radius), y])  # the rows a_i = (y_i x_i, r, y_i)
+    V = rng.standard_normal((2, n))
+    exact = V @ A
+    np.testing.assert_allclose(st.tdot(block, V), exact, rtol=1e-12, atol=1e-12 * np.abs(exact).max())
+    single = st.tdot(block, V, coarse=True)
+    assert np.abs(single - exact).max() <= 1e-5 * np.abs(V).sum(axis=1).max() * np.abs(X).max()
+    assert np.abs(single - exact).max() > 1e-9 * np.abs(exact).max()  # read from the float32 copy
+    z = rng.standard_normal(d + 2)
+    np.testing.assert_allclose(st.dot(block, z), A @ z, rtol=1e-12, atol=1e-12)
+    assert np.abs(st.dot(block, z, coarse=True) - A @ z).max() <= 1e-5 * np.abs(z).sum() * np.abs(X).max()

@@ -267,7 +267,9 @@ class _Precision:
     """Whether the next Newton round forms its Gram matrix in single precision: while ``degree·μ`` exceeds
     :data:`_COARSE` ``· tol · |objective|`` (decided one iteration ahead, with the last iterate's ``μ``) and
     until, at a recomputation of ``Gᵀα``, the product carried along the steps has drifted from it by more than
-    :data:`_DRIFT` times the stationarity residual; from then on in double precision (``feature-ipm``'s rule)."""
+    :data:`_DRIFT` times the stationarity residual; from then on in double precision (``feature-ipm``'s rule).
+    The predictor's and the corrector's products of an iteration follow ``precise`` as it stands at its
+    predictor."""
 
     def __init__(self, tol: float) -> None:
         self.tol, self.precise = tol, False
