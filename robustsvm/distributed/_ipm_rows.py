@@ -68,40 +68,32 @@ class RowState:
         return out
 
     def tdot(self, block: Block, V: np.ndarray, coarse: bool = False) -> np.ndarray | None:
-        """``Aᵀ v`` for each row of ``V`` over the kept rows, one pass each (``coarse``: from the single-precision
-        copy of the rows when the Gram matrix made one, accumulated in single precision; None for a partition
-        without weighted rows)."""
+        """``Aᵀ v`` for each row of ``V`` over the kept rows, one pass each (one matrix-vector product: a product
+        with several rows at once went through a strided matrix product several times slower; ``coarse``: from
+        the single-precision copy of the rows when the Gram matrix made one, accumulated in single precision;
+        None for a partition without weighted rows)."""
         prods = None
         for j0, j1, des in self.designs(block):
             p = np.vstack([des.tdot_coarse(v[None, j0:j1]) if coarse else des.tdot(v[None, j0:j1]) for v in V])
             prods = p if prods is None else prods + p
         return prods
 
-    def gram_and_tdot(self, block: Block, weights: np.ndarray | None, V: np.ndarray, coarse: bool = False) -> tuple:
-        """The upper triangle of ``Aᵀ diag(weights) A`` (None: not formed) and ``Aᵀ v`` for each row of ``V``.
+    def gram_and_tdot(self, block: Block, weights: np.ndarray, V: np.ndarray, coarse: bool = False) -> tuple:
+        """The upper triangle of ``Aᵀ diag(weights) A`` and ``Aᵀ v`` for each row of ``V`` (None, None for a
+        partition without weighted rows).
 
         ``coarse``: the Gram matrix and the first product in single precision (accumulated in double; for the
-        Newton matrix while the gap is far, as ``feature-ipm`` does). The other products are in double precision,
-        one pass per row of ``V`` (one matrix-vector product each: a product with several rows at once went
-        through a strided matrix product several times slower).
+        Newton matrix while the gap is far, as ``feature-ipm`` does), formed in one pass. The other products are
+        in double precision, one pass per row of ``V`` (:meth:`tdot`).
         """
-        D = None
         gram, prods = None, None
         coarse = coarse and self.cached is not None  # rows read from disk at every pass are not copied
         for j0, j1, des in self.designs(block):
-            D = des.position.shape[0]  # the columns of A (A itself is formed only where needed)
-            rest = V
-            if weights is not None:  # the Gram matrix and the first product in one pass where it pays
-                part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1], coarse)
-                gram = part[0] if gram is None else gram + part[0]
-                rest = V[1:]
-            else:
-                p = np.zeros((0, D))
-            if rest.shape[0]:
-                p = np.vstack([p] + [des.tdot(v[None, j0:j1]) for v in rest])
+            part, p = des.gram_tdot(weights[None, j0:j1], V[:1, j0:j1], coarse)
+            gram = part[0] if gram is None else gram + part[0]
+            if V.shape[0] > 1:
+                p = np.vstack([p] + [des.tdot(v[None, j0:j1]) for v in V[1:]])
             prods = p if prods is None else prods + p
-        if D is None:  # a partition without weighted rows adds nothing
-            return None, None
         return gram, prods
 
 
@@ -124,7 +116,7 @@ def start(block: Block, state, z0: np.ndarray, c_scale: float, radius: float, sq
     st.s = st.gx + st.xi - 1.0
     st.alpha = st.c.copy() if squared else 0.5 * st.c
     st.beta = None if squared else st.alpha.copy()
-    _, prods = st.gram_and_tdot(block, None, st.alpha[None])
+    prods = st.tdot(block, st.alpha[None])
     return st, {"ta": None if prods is None else prods[0], **_sums(st)}
 
 
@@ -291,7 +283,7 @@ def _certificate(block: Block, st: RowState, upper: float) -> dict:
     at = np.clip(st.alpha / st.c, 0.0, upper)
     ca = st.c * at
     pos = st.y > 0
-    _, prods = st.gram_and_tdot(block, None, np.vstack([np.where(pos, ca, 0.0), np.where(pos, 0.0, ca)]))
+    prods = st.tdot(block, np.vstack([np.where(pos, ca, 0.0), np.where(pos, 0.0, ca)]))
     m1 = [float(ca[pos].sum()), float(ca[~pos].sum())]
     m2 = [float((ca * at)[pos].sum()), float((ca * at)[~pos].sum())]
     return {"images": prods, "m1": np.array(m1), "m2": np.array(m2)}
