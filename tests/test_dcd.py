@@ -229,13 +229,69 @@ def test_refuses_models_out_of_reach(kwargs, reason):
 
 @pytest.mark.parametrize(
     ("options", "error"),
-    [({"check_every": 0}, ValueError), ({"rho": -1.0}, ValueError), ({"shrinking": "yes"}, TypeError)],
+    [({"check_every": 0}, ValueError), ({"rho": -1.0}, ValueError), ({"shrinking": "yes"}, TypeError),
+     ({"single_precision": "yes"}, ValueError)],
 )
 def test_bad_options(options, error):
     X, y = _data(False)
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(0.1), intercept=True)
     with pytest.raises(error, match=next(iter(options))):
         prob.solve(X, y, solver="dcd", **options)
+
+
+# --------------------------------------------------------------------------- dense path: float32 rows
+
+
+@pytest.mark.parametrize("intercept", [False, True], ids=["none", "free"])
+def test_float32_rows_reach_the_float64_optimum(intercept):
+    """The epochs on the float32 copy certify X's own model: the two solves' objectives bracket each other within
+    their gaps, and the gap is the package's (its certificate evaluates X in float64), also at 1e-8 where the
+    epochs return to X."""
+    X, y = make_classification(2000, 30, seed=4)
+    signs = np.resize(np.array([1, -1, 0]), 30)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), signs=signs, intercept=intercept)
+    single = prob.solve(X, y, solver="dcd", tol=1e-8, single_precision=True, max_iter=20000)
+    double = prob.solve(X, y, solver="dcd", tol=1e-8, single_precision=False, max_iter=20000)
+    assert single.status == double.status == "optimal"
+    assert 0 < single.extra["single_precision_passes"] < single.extra["passes"]  # read the copy, then X
+    assert double.extra["single_precision_passes"] == 0
+    assert single.objective - single.gap <= double.objective and double.objective - double.gap <= single.objective
+    np.testing.assert_allclose(single.w, double.w, atol=1e-3)
+    ref = _cvxpy_optimum(X, y, 1e-3, False, "mean", intercept, signs)
+    assert ref.bound - 1e-9 * ref.scale() <= single.objective <= ref.objective + single.gap + 1e-9 * ref.scale()
+
+
+def test_float32_rows_at_a_loose_tolerance_stay_on_the_copy():
+    X, y = make_classification(2000, 30, seed=5)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), intercept=True)
+    sol = prob.solve(X, y, solver="dcd", tol=1e-4, single_precision=True)
+    assert sol.status == "optimal" and sol.gap <= 1e-4 * abs(sol.objective)
+    assert sol.extra["single_precision_passes"] == sol.extra["passes"]
+
+
+def test_auto_reads_float32_rows_once_they_outgrow_the_cache(monkeypatch):
+    from robustsvm.backends import dcd
+
+    X, y = make_classification(3000, 40, seed=6)  # 960 kB
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
+    assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] == 0
+    monkeypatch.setattr(dcd, "SINGLE_MIN_BYTES", X.nbytes)
+    assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] > 0
+    Xs = sp.csr_matrix(X)  # sparse rows are read as they are
+    assert prob.solve(Xs, y, solver="dcd", single_precision=True).extra["single_precision_passes"] == 0
+
+
+def test_a_drifting_float32_image_moves_the_epochs_to_x(monkeypatch):
+    """Rounding that does not cancel makes the copy another model: the carried image drifts from X's and the epochs
+    return to X (here the drift bound is set to 0, so the first certificate above tol moves them)."""
+    from robustsvm.backends import dcd
+
+    X, y = make_classification(2000, 30, seed=7)
+    monkeypatch.setattr(dcd, "SINGLE_DRIFT", 0.0)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
+    sol = prob.solve(X, y, solver="dcd", tol=1e-6, single_precision=True, check_every=2, max_iter=20000)
+    assert sol.status == "optimal"
+    assert 0 < sol.extra["single_precision_passes"] <= 2.0 + 1e-9
 
 
 # --------------------------------------------------------------------------- sparse path: frozen features

@@ -125,6 +125,18 @@ _REBUILD_FRACTION = 0.02
 #: passes +2 %), held out: Zipf words 0.97x / 0.99x, uniform sparse 0.96x / 0.95x (derivation §7); robust-dcd lost
 #: 3-7 % with it on the Cora-shaped rows and keeps 2 MiB
 ORDER_MIN_BYTES = {"dense": dual_ascent.ORDER_MIN_BYTES["dense"], "sparse": 2**19}
+#: with ``single_precision="auto"``, the epochs read a float32 copy of dense rows of at least this many bytes (those
+#: that outgrow the cache, where a pass is bound by the memory traffic it halves; derivation §8)
+SINGLE_MIN_BYTES = dual_ascent.ORDER_MIN_BYTES["dense"]
+#: the epochs return to the float64 rows once a certificate's relative gap is at most this: the float32 rows' model
+#: differs from X's by their rounding (relative 6e-8 an entry), so its optimum is certified on X to about that
+SINGLE_UNTIL_GAP = 1e-5
+#: ... or once the image ``v`` the epochs carry differs from the certificate's exact ``Xᵀ(c∘y∘α)`` by more than this
+#: share of its norm (entries whose rounding does not cancel, such as large offsets: the copy is another model)
+SINGLE_DRIFT = 1e-3
+#: ... or after this many certificates in a row that take less than a tenth off the relative gap (the float32 rows'
+#: optimum may be where the gap stalls: rounding that the margins do not cancel; a converging tail takes more)
+SINGLE_STALLS = 3
 
 
 class _FeatureShrinking:
@@ -264,13 +276,24 @@ def _freezes_features(X, signs: np.ndarray, bounded: bool, shrinking: bool) -> b
     return _local_step(X, signs, bounded) and bool(shrinking) and FEATURE_SHRINKING
 
 
+def _single_rows(X, single_precision) -> np.ndarray | None:
+    """The float32 copy of dense ``X`` the epochs read, or None: with ``single_precision`` True for any dense
+    ``X``, with ``"auto"`` for dense rows of at least :data:`SINGLE_MIN_BYTES` bytes, never with False."""
+    if sp.issparse(X) or single_precision is False or X.dtype == np.float32:
+        return None
+    if single_precision == "auto" and X.nbytes < SINGLE_MIN_BYTES:
+        return None
+    return np.ascontiguousarray(X, dtype=np.float32)
+
+
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
-                  parts=None):
+                  parts=None, dense=None):
     """``(run_block, rows, features)``: compiled epochs over the active samples (:func:`._dcd_kernels.run_epochs`;
     ``run_block(shrink, block, avg, rx)`` with ``rx`` the :data:`._dcd_kernels.BoundCheck` of the bounds beyond
     signs).
 
-    ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (``Products.parts``).
+    ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (``Products.parts``);
+    ``dense`` the rows dense epochs read instead of ``X`` (its float32 copy, :func:`_single_rows`).
     ``rows`` holds what the sparse epochs read: the (CSR) rows — all of ``X``, or ``X``
     without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
     sparse data with signs; None otherwise) —, the samples and the :data:`._dcd_kernels.DcdParams`; it is a
@@ -296,7 +319,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
             return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shrink, block, avg, rx)
         return run_block, rows, features
 
-    part, samples = DenseRows(arrays.X), kern.DcdSamples(arrays.y, arrays.c, qdiag)
+    part, samples = DenseRows(arrays.X if dense is None else dense), kern.DcdSamples(arrays.y, arrays.c, qdiag)
     run = Specialized(kern.run_epochs)
     key = (part, samples)
 
@@ -306,7 +329,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
 
 
 def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"], verbose=False, random_state=0,
-              shrinking=True, check_every=10, rho=None, time_limit=None) -> Result:
+              shrinking=True, check_every=10, rho=None, time_limit=None, single_precision="auto") -> Result:
     """Solve a sign-constrained (squared-)hinge + L2 SVM by dual coordinate descent.
 
     Parameters
@@ -342,6 +365,12 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     time_limit : float, optional
         Seconds after which the epochs stop (status ``"time_limit"`` unless the certificate taken then reaches
         ``tol``); no limit by default.
+    single_precision : {"auto", True, False}, default "auto"
+        Whether the epochs read a float32 copy of dense ``X`` (half the memory traffic of a pass, at the cost of
+        that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least :data:`SINGLE_MIN_BYTES` bytes (those
+        that outgrow the cache). The epochs return to ``X`` once a certificate's relative gap is at most
+        :data:`SINGLE_UNTIL_GAP` or the image they carry drifts from the exact one (:data:`SINGLE_DRIFT`); the
+        certificates always evaluate ``X`` in float64, so the gap is ``X``'s. Sparse ``X`` is always read as it is.
 
     Returns
     -------
@@ -367,6 +396,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
+    if not (single_precision == "auto" or isinstance(single_precision, (bool, np.bool_))):
+        raise ValueError(f"single_precision must be 'auto', True or False, got {single_precision!r}")
     # the stored entries per column, for the frozen features (counted with the row norms)
     arrays = SharedSetArrays.from_model(model, column_counts=_freezes_features(model.X, model.signs, model.has_bounds,
                                                                                shrinking))
@@ -384,7 +415,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     relax = _SignRelaxation.of(arrays, box) if arrays.box is not None else None
     if relax is None and arrays.box is not None:
         np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
-    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state, tol)
+    loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state, tol,
+                 _single_rows(arrays.X, single_precision))
     run = ascend(None, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
                  unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, block=loop.block, cert_passes=CERT_PASSES,
@@ -397,7 +429,8 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
                                    "passes": run.passes, "time_epochs": loop.time_epochs,
                                    "bounds_bind": loop.relax is None and arrays.box is not None,
                                    "margin_points": loop.margin_tried, "margin_points_kept": loop.margin_kept,
-                                   "margin_iterations": loop.margin_iterations})
+                                   "margin_iterations": loop.margin_iterations,
+                                   "single_precision_passes": loop.single_passes})
 
 
 class _Loop:
@@ -405,13 +438,15 @@ class _Loop:
     signs do not bind, :class:`_SignRelaxation`), the averaged primal point and the certificate."""
 
     def __init__(self, arrays: SharedSetArrays, box: kern.DcdBox, relax: _SignRelaxation | None, qdiag, rho: float,
-                 alpha, st, index, shrinking: bool, rng_state, tol: float) -> None:
+                 alpha, st, index, shrinking: bool, rng_state, tol: float, single: np.ndarray | None = None) -> None:
         self.arrays, self.box, self.relax, self.qdiag, self.rho = arrays, box, relax, qdiag, rho
         self.tol, self.certificates, self.last_dual = tol, 0, -np.inf
         self.margin_tried = self.margin_kept = 0  # margin-equation points formed, and kept as the best primal
         self.margin_start, self.margin_iterations = None, 0  # the last point's multipliers; MINRES iterations
         self.margin_singular = False  # the last certificate found at least as many free samples as free features
         self.time_epochs = 0.0  # CPU seconds in the compiled epochs
+        self.single, self.single_passes = single, 0.0  # the float32 rows the epochs read (None: X), passes over them
+        self.single_stalls, self.last_gap = 0, np.inf  # certificates in a row that barely lowered the gap; the last
         # the margin-equation candidate (margin_equations): hinge loss, sign constraints alone, no ridge intercept,
         # sparse X (derivation §4: where it was measured to pay for itself)
         self.margin = (MARGIN_POINT and not arrays.squared and arrays.box is None and sp.issparse(arrays.X)
@@ -425,7 +460,7 @@ class _Loop:
     def _runner(self, arrays: SharedSetArrays) -> None:
         self.run_block, self.rows, self.features = _epoch_runner(
             arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
-            self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None)
+            self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None, self.single)
         relax = self.relax
         self.rx = _NO_CHECK if relax is None else kern.BoundCheck(relax.index, relax.a, relax.b)
 
@@ -441,6 +476,8 @@ class _Loop:
         t0 = time.process_time()
         ran, looked, work, active, binds, state = self.run_block(state, block, self.w_avg, self.rx)
         self.time_epochs += time.process_time() - t0
+        if self.single is not None:
+            self.single_passes += work
         shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = state
         if binds:
             self.leave_relaxation()
@@ -458,6 +495,26 @@ class _Loop:
         np.divide(st.w, arrays.l2, out=st.w)
         self.relax = None
         self._runner(arrays)
+
+    def leave_single(self, cert: DualCertificate) -> None:
+        """Move the epochs to the float64 rows of ``X`` when ``cert``'s relative gap is at most
+        :data:`SINGLE_UNTIL_GAP`, after :data:`SINGLE_STALLS` certificates in a row that barely lowered it, or when
+        the carried image ``v`` drifted from the exact one by more than :data:`SINGLE_DRIFT` of its norm; ``v`` and
+        ``w`` are then resynchronized from the exact image."""
+        arrays, st = self.arrays, self.st
+        self.single_stalls = self.single_stalls + 1 if cert.rel_gap > 0.9 * self.last_gap else 0
+        self.last_gap = cert.rel_gap
+        images = cert.images
+        if images is None:
+            images = self.ops.images(arrays.c * arrays.y * self.alpha, arrays.y > 0)
+        exact = images[0] + images[1]
+        drift = float(np.linalg.norm(st.v - exact))
+        if (cert.rel_gap > SINGLE_UNTIL_GAP and self.single_stalls < SINGLE_STALLS
+                and drift <= SINGLE_DRIFT * float(np.linalg.norm(exact))):
+            return
+        products.resync(images[0], images[1], self.box.lo, self.box.up, arrays.l2, st.v, st.w)
+        self.single = None
+        self._runner(arrays if self.relax is None else replace(arrays, box=None))
 
     def average(self) -> None:
         """``w̄ ← 0.75 w̄ + 0.25 w`` after every epoch (derivation §4)."""
@@ -483,6 +540,8 @@ class _Loop:
             new = self.margin_candidate(new, b_hint)
         if features is not None and new.rel_gap > self.tol:  # the epochs go on: revise the frozen set for them
             self.revise_features(new.images)
+        if self.single is not None and new.rel_gap > self.tol:
+            self.leave_single(new)
         self.last_dual = new.D
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
         return new
@@ -585,7 +644,7 @@ register(
         needs=NEEDS,
         summary="dual coordinate descent (liblinear-style, compiled): hinge/squared hinge + L2, signs, "
                 "free or ridge intercept; certified by the duality gap",
-        options=frozenset({"shrinking", "check_every", "rho", "time_limit"}),
+        options=frozenset({"shrinking", "check_every", "rho", "time_limit", "single_precision"}),
         kind="first-order",
         certificate="duality gap P(w, b) − D(α, β) (absolute); history has the relative gap",
         defaults=DEFAULTS,
