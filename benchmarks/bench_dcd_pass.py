@@ -8,7 +8,8 @@ This benchmark measures what a pass costs as n grows, and how close it stays to 
 * **per pass**: a dcd solve (hinge, L2 with λ = 1/n, no intercept, no shrinking, no certificate before the last
   epoch, ``tol`` unreachable) run for ``k₁`` and for ``k₂ > k₁`` epochs; the time of one pass is the difference
   over ``k₂ − k₁`` (the set-up and the final certificate cancel); the same with a plain random permutation of
-  the rows each epoch (``ORDER_BLOCK = 0``), for comparison;
+  the rows each epoch (``ORDER_BLOCK = 0``), and with the float64 rows of X (``single_precision=False``: by
+  default the epochs read a float32 copy of rows that outgrow the cache), for comparison;
 * **X @ v**: one matrix–vector product over the same array (single-threaded BLAS);
 * the **slope** of log(time per pass) against log(n), fitted over the rows (1: linear in n), and the ratio of a
   pass to one product at every n.
@@ -60,9 +61,11 @@ def data(n: int, d: int = D, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = None) -> float:
+def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = None,
+                single_precision: bool | str = "auto") -> float:
     """CPU seconds of a solve of ``epochs`` epochs; ``block`` overrides the visiting order's block length (0: a
-    plain random permutation of the rows, :data:`robustsvm.backends.dual_ascent.ORDER_BLOCK`)."""
+    plain random permutation of the rows, :data:`robustsvm.backends.dual_ascent.ORDER_BLOCK`);
+    ``single_precision`` is dcd's option."""
     from robustsvm.backends import dual_ascent
 
     default = dual_ascent.ORDER_BLOCK
@@ -72,12 +75,19 @@ def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = N
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the solve stops at max_iter by design
         sol = problem.solve(X, y, solver="dcd", tol=1e-15, max_iter=epochs, shrinking=False,
-                            check_every=10**6, warn=False)
+                            check_every=10**6, warn=False, single_precision=single_precision)
     elapsed = time.process_time() - t
     dual_ascent.ORDER_BLOCK = default
     if sol.iterations != epochs:
         raise RuntimeError(f"dcd ran {sol.iterations} epochs, not {epochs}")
     return elapsed
+
+
+def dcd_single_bytes() -> int:
+    """The bytes of dense rows from which dcd's epochs read their float32 copy by default."""
+    from robustsvm.backends import dcd
+
+    return dcd.SINGLE_MIN_BYTES
 
 
 def product_seconds(X: np.ndarray, v: np.ndarray, repeats: int = 5) -> float:
@@ -91,15 +101,19 @@ def measure(n: int, rounds: int) -> dict:
     X, y = data(n)
     v = np.random.default_rng(1).standard_normal(X.shape[1])
     dcd_seconds(X, y, 2)  # compiled and warm
-    per_pass, plain, product = [], [], []
+    per_pass, plain, double, product = [], [], [], []
     for _ in range(rounds):
         short, long_ = dcd_seconds(X, y, EPOCHS[0]), dcd_seconds(X, y, EPOCHS[1])
         per_pass.append((long_ - short) / (EPOCHS[1] - EPOCHS[0]))
         short, long_ = dcd_seconds(X, y, EPOCHS[0], block=0), dcd_seconds(X, y, EPOCHS[1], block=0)
         plain.append((long_ - short) / (EPOCHS[1] - EPOCHS[0]))
+        short, long_ = (dcd_seconds(X, y, EPOCHS[0], single_precision=False),
+                        dcd_seconds(X, y, EPOCHS[1], single_precision=False))
+        double.append((long_ - short) / (EPOCHS[1] - EPOCHS[0]))
         product.append(product_seconds(X, v))
     ratios = np.array(per_pass) / np.array(product)
     return {"n": n, "pass": float(np.median(per_pass)), "plain": float(np.median(plain)),
+            "double": float(np.median(double)), "single": X.nbytes >= dcd_single_bytes(),
             "product": float(np.median(product)), "ratio": float(np.median(ratios)),
             "plain_ratio": float(np.median(np.array(plain) / np.array(product)))}
 
@@ -130,16 +144,20 @@ def fragment(rows: list[dict], command: str, where: str, header: str, seconds: f
         "without certificates in between (CPU time); X @ v: one single-threaded product over the same array. "
         "Medians of interleaved rounds; the ratio is the median of the ratios within a round. dcd visits the "
         "rows by random blocks of consecutive rows once they outgrow the cache (`docs/derivations/dcd.md` §7); "
-        "`plain permutation` is the same pass in a uniformly random order of the rows (`ORDER_BLOCK = 0`).",
+        "`plain permutation` is the same pass in a uniformly random order of the rows (`ORDER_BLOCK = 0`); the "
+        "epochs read a float32 copy of rows of at least 8 MiB (`rows` column; derivation §8), and `float64 rows` is "
+        "the same pass on the float64 rows of X (`single_precision=False`).",
         "",
-        "| n | dcd per pass | plain permutation | X @ v | pass / product | plain / product |",
-        "|---|---|---|---|---|---|",
+        "| n | rows | dcd per pass | plain permutation | float64 rows | X @ v | pass / product | plain / product |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['n']:,} | {r['pass'] * 1e3:.3g} ms | {r['plain'] * 1e3:.3g} ms | "
+        lines.append(f"| {r['n']:,} | {'float32' if r['single'] else 'float64'} | {r['pass'] * 1e3:.3g} ms | "
+                     f"{r['plain'] * 1e3:.3g} ms | {r['double'] * 1e3:.3g} ms | "
                      f"{r['product'] * 1e3:.3g} ms | {r['ratio']:.2f} | {r['plain_ratio']:.2f} |")
     lines += ["", f"Fitted log–log slope in n: dcd per pass **{slope(rows, 'pass'):.2f}**, plain permutation "
-              f"{slope(rows, 'plain'):.2f}, X @ v {slope(rows, 'product'):.2f}."]
+              f"{slope(rows, 'plain'):.2f}, float64 rows {slope(rows, 'double'):.2f}, "
+              f"X @ v {slope(rows, 'product'):.2f}."]
     return "\n".join(lines) + "\n"
 
 

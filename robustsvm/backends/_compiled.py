@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+import numpy as np
+from llvmlite import ir
 from numba import types
-from numba.extending import overload
+from numba.core import cgutils
+from numba.extending import intrinsic, overload
 
 __all__ = ["FASTMATH", "CsrRows", "DenseRows", "by_class", "by_type", "column", "dense_rows", "is_dense", "of_type",
-           "row_of"]
+           "prefetch_row", "row_of"]
 
 #: the fast-math flags of the dual-coordinate kernels and their certificates' products: reassociation and
 #: contraction only (no assumption that values are finite)
@@ -65,3 +68,39 @@ column = by_type(lambda columns: columns is None or isinstance(columns, types.No
                  lambda columns, k: columns[k], inline="always")
 #: a constant True on dense rows (an epoch compiles no local step there)
 dense_rows = by_type(is_dense, lambda rows: True, lambda rows: False, inline="always")
+
+
+@intrinsic
+def _prefetch(typingctx, array, i, k):
+    """A hint to the processor to load the cache line of ``array[i, k]`` (LLVM's ``prefetch``: a read, kept in all
+    levels of the cache); no effect on the program's values."""
+    sig = types.void(array, i, k)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+def _prefetch_rows(rows, i):
+    X = rows.X
+    for k in range(0, X.shape[1], 16):  # a cache line of 64 bytes holds 16 float32 values
+        _prefetch(X, np.int64(i), np.int64(k))
+
+
+def _streamed(rows) -> bool:
+    """Whether ``rows`` (or its numba type) are dense float32 rows: the copy of rows that outgrow the cache."""
+    if isinstance(rows, types.BaseTuple):
+        return is_dense(rows) and rows.types[0].dtype == types.float32
+    return is_dense(rows) and rows.X.dtype == np.float32
+
+
+#: ask for row ``i`` of dense float32 rows to be loaded into the cache ahead of its use (nothing on other rows: in
+#: cache, the hints cost more than they save)
+prefetch_row = by_type(_streamed, _prefetch_rows, lambda rows, i: None, inline="always")

@@ -9,7 +9,7 @@ from collections import namedtuple
 import numba as nb
 import numpy as np
 
-from ._compiled import FASTMATH, by_type, column, dense_rows, of_type, row_of
+from ._compiled import FASTMATH, by_type, column, dense_rows, of_type, prefetch_row, row_of
 
 __all__ = ["ORDER", "SUMS", "BoundCheck", "DcdBox", "DcdParams", "DcdSamples", "DcdSigns", "DcdState", "EpochBlock",
            "ShrinkState", "average_into", "begin_epoch", "clipped_weight", "dual_sums", "epoch", "free_at",
@@ -23,8 +23,10 @@ DcdState = namedtuple("DcdState", ["v", "w", "sums"])
 #: ``lo ≤ λw ≤ up`` (±1e300 for an absent side), or the signs only (int8, 0 = free), read with a sign test
 DcdBox = namedtuple("DcdBox", ["lo", "up"])
 DcdSigns = namedtuple("DcdSigns", ["sg"])
-#: ``1/λ``, the dual box's end and diagonal term (``Loss.dual_upper``, ``Loss.dual_diagonal``), ρ, the switches
-DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local"])
+#: ``1/λ``, the dual box's end and diagonal term (``Loss.dual_upper``, ``Loss.dual_diagonal``), ρ, the switches, and
+#: how many rows ahead of the current one an epoch asks for (float32 dense rows, :func:`._compiled.prefetch_row`; 0:
+#: none)
+DcdParams = namedtuple("DcdParams", ["inv_lam", "upper", "dii", "rho", "shrinking", "local", "ahead"], defaults=(0,))
 #: liblinear's shrinking between epochs (:class:`.dual_ascent.Shrinking`)
 ShrinkState = namedtuple("ShrinkState", ["active", "pg_max_old", "pg_min_old", "pg_eps"])
 #: one compiled block of epochs (:func:`run_epochs`)
@@ -222,6 +224,8 @@ def epoch(rows, samples, alpha, st, box, prm, index, rng, active_size, pg_max_ol
     pg_old, pg, n_updates, s = begin_epoch(index, active_size, rng, pg_max_old, pg_min_old)
     while s < active_size:
         i = index[s]
+        if prm.ahead > 0 and s + prm.ahead < active_size:
+            prefetch_row(rows, index[s + prm.ahead])
         acc, q_free, n_free, n_row = row_dot(rows, i, w, box, local)
         yi, ai = y[i], alpha[i]
         G = yi * (acc + b0 + rho * S) - 1.0 + dii * ai

@@ -137,6 +137,12 @@ SINGLE_DRIFT = 1e-3
 #: ... or after this many certificates in a row that take less than a tenth off the relative gap (the float32 rows'
 #: optimum may be where the gap stalls: rounding that the margins do not cancel; a converging tail takes more)
 SINGLE_STALLS = 3
+#: the epochs over float32 rows of at most :data:`PREFETCH_MAX_BYTES` bytes ask for the row this many places ahead in
+#: their visiting order (a hint to load it into the cache while the current rows are computed)
+PREFETCH_AHEAD = 8
+#: ... rows of at most 12 cache lines: per pass at d = 20, 50, 100, 150 the hints took 11-27 % off, at d = 200 nothing,
+#: at d = 300 and 1,000 they added 15 % (the hardware's own prefetch follows long rows; derivation §8)
+PREFETCH_MAX_BYTES = 768
 
 
 class _FeatureShrinking:
@@ -319,7 +325,10 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
             return run(rows[0], part, samples, alpha, st, box, params, index, rng_state, shrink, block, avg, rx)
         return run_block, rows, features
 
-    part, samples = DenseRows(arrays.X if dense is None else dense), kern.DcdSamples(arrays.y, arrays.c, qdiag)
+    rows_x = arrays.X if dense is None else dense
+    part, samples = DenseRows(rows_x), kern.DcdSamples(arrays.y, arrays.c, qdiag)
+    if rows_x.dtype == np.float32 and rows_x.shape[1] * rows_x.itemsize <= PREFETCH_MAX_BYTES:
+        prm = prm._replace(ahead=PREFETCH_AHEAD)
     run = Specialized(kern.run_epochs)
     key = (part, samples)
 
