@@ -281,6 +281,35 @@ def test_auto_reads_float32_rows_once_they_outgrow_the_cache(monkeypatch):
     assert prob.solve(Xs, y, solver="dcd", single_precision=True).extra["single_precision_passes"] == 0
 
 
+def test_no_float32_copy_without_the_memory_or_the_range(monkeypatch):
+    """``"auto"`` makes no copy that would take more than half the available memory, and no setting makes a copy
+    where an entry overflows float32 (it would hold infinities); the solve then reads X and still certifies."""
+    from robustsvm.backends import dcd
+
+    X, y = make_classification(2000, 30, seed=8)
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
+    monkeypatch.setattr(dcd, "SINGLE_MIN_BYTES", 0)
+    monkeypatch.setattr(dcd, "available_memory", lambda: X.nbytes // 2 - 8)  # the copy is X.nbytes / 2
+    assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] == 0
+    monkeypatch.setattr(dcd, "available_memory", lambda: X.nbytes)
+    assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] > 0
+    big = X.copy()
+    big[:, 0] *= 1e39  # beyond float32's 3.4e38
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the scaled column makes the solve slow on X as well
+        sol = prob.solve(big, y, solver="dcd", single_precision=True, max_iter=50)
+        plain = prob.solve(big, y, solver="dcd", single_precision=False, max_iter=50)
+    assert sol.extra["single_precision_passes"] == 0
+    assert sol.objective == plain.objective and sol.iterations == plain.iterations  # the very epochs on X
+
+
+def test_available_memory_is_positive_where_known():
+    from robustsvm.backends.dcd import available_memory
+
+    room = available_memory()
+    assert room is None or room > 0
+
+
 def test_a_drifting_float32_image_moves_the_epochs_to_x(monkeypatch):
     """Rounding that does not cancel makes the copy another model: the carried image drifts from X's and the epochs
     return to X (here the drift bound is set to 0, so the first certificate above tol moves them)."""

@@ -28,6 +28,7 @@ in ``docs/derivations/dcd.md``.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import replace
 
@@ -282,14 +283,37 @@ def _freezes_features(X, signs: np.ndarray, bounded: bool, shrinking: bool) -> b
     return _local_step(X, signs, bounded) and bool(shrinking) and FEATURE_SHRINKING
 
 
+def available_memory() -> int | None:
+    """The bytes of memory the system can give without swapping (Linux's ``MemAvailable``), else its free pages
+    (``sysconf``), else None when neither is known."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
 def _single_rows(X, single_precision) -> np.ndarray | None:
     """The float32 copy of dense ``X`` the epochs read, or None: with ``single_precision`` True for any dense
-    ``X``, with ``"auto"`` for dense rows of at least :data:`SINGLE_MIN_BYTES` bytes, never with False."""
+    ``X``; with ``"auto"`` for dense rows of at least :data:`SINGLE_MIN_BYTES` bytes whose copy takes at most half
+    of :func:`available_memory`; never with False. None as well where an entry exceeds float32's range (the copy
+    would hold infinities)."""
     if sp.issparse(X) or single_precision is False or X.dtype == np.float32:
         return None
-    if single_precision == "auto" and X.nbytes < SINGLE_MIN_BYTES:
+    if single_precision == "auto":
+        room = available_memory()
+        if X.nbytes < SINGLE_MIN_BYTES or (room is not None and X.nbytes // 2 > room // 2):
+            return None
+    single = np.ascontiguousarray(X, dtype=np.float32)
+    if not (np.isfinite(single.max()) and np.isfinite(single.min())):  # |x| beyond 3.4e38
         return None
-    return np.ascontiguousarray(X, dtype=np.float32)
+    return single
 
 
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
@@ -377,9 +401,11 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     single_precision : {"auto", True, False}, default "auto"
         Whether the epochs read a float32 copy of dense ``X`` (half the memory traffic of a pass, at the cost of
         that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least :data:`SINGLE_MIN_BYTES` bytes (those
-        that outgrow the cache). The epochs return to ``X`` once a certificate's relative gap is at most
-        :data:`SINGLE_UNTIL_GAP` or the image they carry drifts from the exact one (:data:`SINGLE_DRIFT`); the
-        certificates always evaluate ``X`` in float64, so the gap is ``X``'s. Sparse ``X`` is always read as it is.
+        that outgrow the cache) when the copy takes at most half of the memory available; never where an entry
+        exceeds float32's range. The epochs return to ``X`` once a certificate's relative gap is at most
+        :data:`SINGLE_UNTIL_GAP`, the gap stalls (:data:`SINGLE_STALLS`) or the image they carry drifts from the
+        exact one (:data:`SINGLE_DRIFT`); the certificates always evaluate ``X`` in float64, so the gap is ``X``'s.
+        Sparse ``X`` is always read as it is.
 
     Returns
     -------
