@@ -85,9 +85,9 @@ def dcd_seconds(X: np.ndarray, y: np.ndarray, epochs: int, block: int | None = N
 
 def dcd_single_bytes() -> int:
     """The bytes of dense rows from which dcd's epochs read their float32 copy by default."""
-    from robustsvm.backends import dcd
+    from robustsvm.backends import single_rows
 
-    return dcd.SINGLE_MIN_BYTES
+    return single_rows.SINGLE_MIN_BYTES
 
 
 def product_seconds(X: np.ndarray, v: np.ndarray, repeats: int = 5) -> float:

@@ -270,12 +270,12 @@ def test_float32_rows_at_a_loose_tolerance_stay_on_the_copy():
 
 
 def test_auto_reads_float32_rows_once_they_outgrow_the_cache(monkeypatch):
-    from robustsvm.backends import dcd
+    from robustsvm.backends import single_rows
 
     X, y = make_classification(3000, 40, seed=6)  # 960 kB
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
     assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] == 0
-    monkeypatch.setattr(dcd, "SINGLE_MIN_BYTES", X.nbytes)
+    monkeypatch.setattr(single_rows, "SINGLE_MIN_BYTES", X.nbytes)
     assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] > 0
     Xs = sp.csr_matrix(X)  # sparse rows are read as they are
     assert prob.solve(Xs, y, solver="dcd", single_precision=True).extra["single_precision_passes"] == 0
@@ -284,14 +284,14 @@ def test_auto_reads_float32_rows_once_they_outgrow_the_cache(monkeypatch):
 def test_no_float32_copy_without_the_memory_or_the_range(monkeypatch):
     """``"auto"`` makes no copy that would take more than half the available memory, and no setting makes a copy
     where an entry overflows float32 (it would hold infinities); the solve then reads X and still certifies."""
-    from robustsvm.backends import dcd
+    from robustsvm.backends import single_rows
 
     X, y = make_classification(2000, 30, seed=8)
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
-    monkeypatch.setattr(dcd, "SINGLE_MIN_BYTES", 0)
-    monkeypatch.setattr(dcd, "available_memory", lambda: X.nbytes // 2 - 8)  # the copy is X.nbytes / 2
+    monkeypatch.setattr(single_rows, "SINGLE_MIN_BYTES", 0)
+    monkeypatch.setattr(single_rows, "available_memory", lambda: X.nbytes // 2 - 8)  # the copy is X.nbytes / 2
     assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] == 0
-    monkeypatch.setattr(dcd, "available_memory", lambda: X.nbytes)
+    monkeypatch.setattr(single_rows, "available_memory", lambda: X.nbytes)
     assert prob.solve(X, y, solver="dcd").extra["single_precision_passes"] > 0
     big = X.copy()
     big[:, 0] *= 1e39  # beyond float32's 3.4e38
@@ -304,7 +304,7 @@ def test_no_float32_copy_without_the_memory_or_the_range(monkeypatch):
 
 
 def test_available_memory_is_positive_where_known():
-    from robustsvm.backends.dcd import available_memory
+    from robustsvm.backends.single_rows import available_memory
 
     room = available_memory()
     assert room is None or room > 0
@@ -313,10 +313,10 @@ def test_available_memory_is_positive_where_known():
 def test_a_drifting_float32_image_moves_the_epochs_to_x(monkeypatch):
     """Rounding that does not cancel makes the copy another model: the carried image drifts from X's and the epochs
     return to X (here the drift bound is set to 0, so the first certificate above tol moves them)."""
-    from robustsvm.backends import dcd
+    from robustsvm.backends import single_rows
 
     X, y = make_classification(2000, 30, seed=7)
-    monkeypatch.setattr(dcd, "SINGLE_DRIFT", 0.0)
+    monkeypatch.setattr(single_rows, "SINGLE_DRIFT", 0.0)
     prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3))
     sol = prob.solve(X, y, solver="dcd", tol=1e-6, single_precision=True, check_every=2, max_iter=20000)
     assert sol.status == "optimal"
@@ -388,11 +388,11 @@ def test_the_local_step_switch_keeps_the_optimum(intercept, monkeypatch):
 
 
 def test_clipped_share_counts_the_clipped_entries_not_frozen():
-    from robustsvm.backends.dcd import _FeatureShrinking
+    from robustsvm.backends.frozen_features import FeatureShrinking
 
     X = sp.random(60, 12, density=0.3, random_state=4, format="csr")
     sg = np.array([1, -1, 0, 1, 1, -1, -1, 0, 1, -1, 1, -1], dtype=np.int8)
-    fs = _FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, np.full(60, 1 / 60), 0.1, 0.0, 0.0)
+    fs = FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, np.full(60, 1 / 60), 0.1, 0.0, 0.0)
     v = np.random.default_rng(1).normal(size=12)
     fs.frozen[[0, 5]] = True
     clipped = (sg * v < 0) & ~fs.frozen
@@ -402,12 +402,12 @@ def test_clipped_share_counts_the_clipped_entries_not_frozen():
 
 
 def test_a_frozen_feature_found_free_is_restored_for_good():
-    from robustsvm.backends.dcd import _FeatureShrinking
+    from robustsvm.backends.frozen_features import FeatureShrinking
 
     X = sp.csr_matrix(np.array([[1.0, 2.0, 0.0, 3.0], [0.0, 1.0, 1.0, 0.0], [4.0, 0.0, 5.0, 1.0]]))
     sg = np.array([1, -1, 1, 0], dtype=np.int8)
     c = np.full(3, 1 / 3)
-    fs = _FeatureShrinking(X.indptr, X.indices, X.data, sg, c, 0.5, 0.0, 0.0)
+    fs = FeatureShrinking(X.indptr, X.indices, X.data, sg, c, 0.5, 0.0, 0.0)
     assert fs.update(np.array([-1.0, 1.0, -1.0, 2.0])) is None  # first look: nothing to compare with
     # features 0 and 1 clipped and farther from 0 than they moved; feature 2 moved too much to be frozen
     rows = fs.update(np.array([-1.1, 1.2, -0.5, 2.0]))
@@ -492,11 +492,11 @@ def test_restricting_rows_in_place_drops_the_columns_as_from_the_full_rows():
 
 
 def test_a_growing_frozen_set_rebuilds_the_rows_of_the_kept_columns(monkeypatch):
-    """Two rebuilds of :class:`_FeatureShrinking` where the second only adds frozen features (its rows are the first
+    """Two rebuilds of :class:`FeatureShrinking` where the second only adds frozen features (its rows are the first
     rebuild's without them, read in place): the rows equal ``X`` on the features not frozen, their curvature bound
     too."""
     from robustsvm.backends import dcd
-    from robustsvm.backends.dcd import _FeatureShrinking
+    from robustsvm.backends.frozen_features import FeatureShrinking
 
     sources = []
     restrict = dcd.products.restrict_columns_into
@@ -510,7 +510,7 @@ def test_a_growing_frozen_set_rebuilds_the_rows_of_the_kept_columns(monkeypatch)
     X = sp.random(80, 10, density=0.4, random_state=6, format="csr")
     sg = np.ones(10, dtype=np.int8)
     c = np.full(80, 1 / 80)
-    fs = _FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, c, 0.5, 0.0, 0.0)
+    fs = FeatureShrinking(X.indptr, X.indices.astype(np.uint32), X.data, sg, c, 0.5, 0.0, 0.0)
     v = np.ones(10)
     v[[0, 1]] = -1.0
     assert fs.update(v) is None  # first look

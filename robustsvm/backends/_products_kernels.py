@@ -157,7 +157,7 @@ def column_counts(indices, d):  # pragma: no cover - compiled
 
 @nb.njit(cache=True)
 def freeze_scan(v, prev, signs, frozen, released, counts, margin):  # pragma: no cover - compiled
-    """One pass over the features for the frozen set of dcd (``backends/dcd.py``, ``_FeatureShrinking``):
+    """One pass over the features for the frozen set of dcd (``backends/frozen_features.py``, ``FeatureShrinking``):
     ``(want, back, added, grown)``.
 
     With ``s_h v_h < 0`` (clipped): a frozen feature not clipped is released (``released[h] = True``, ``back``);

@@ -28,7 +28,6 @@ in ``docs/derivations/dcd.md``.
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import replace
 
@@ -39,7 +38,7 @@ from ..certificates.duality import class_balance, dual_value
 from ..model import Model
 from . import _dcd_kernels as kern
 from . import _products_kernels as products
-from . import dual_ascent, margin_equations
+from . import dual_ascent, margin_equations, single_rows
 from ._compiled import CsrRows, DenseRows
 from .dual_ascent import (
     MIN_PASS,
@@ -53,6 +52,7 @@ from .dual_ascent import (
     soft_margin_needs,
     visiting_order,
 )
+from .frozen_features import FeatureShrinking
 from .registry import Backend, Result, register
 from .shared_set import SharedSetArrays, dual_certificate, overflow_result
 
@@ -84,7 +84,7 @@ UNSHRINK_AFTER = 3
 #: take the local-curvature step on sparse rows with signs (:func:`._dcd_kernels.epoch`)
 LOCAL_STEP = True
 #: with frozen features, the local-curvature step stays on while the clipped features that are not frozen hold at
-#: least this share of the stored entries of the rows the epochs read (:meth:`_FeatureShrinking.clipped_share`);
+#: least this share of the stored entries of the rows the epochs read (:meth:`FeatureShrinking.clipped_share`);
 #: below it the rows it would change are few and its bookkeeping costs more than it gains (derivation §6)
 LOCAL_MIN_SHARE = 0.05
 #: try the primal point of the margin equations (:mod:`.margin_equations`) at each certificate from this one on
@@ -103,8 +103,6 @@ MARGIN_RESIDUAL = 1.0
 MARGIN_SCHEDULE = 0.6
 #: weight of the newest iterate in the exponential average of the primal iterates that the certificate evaluates
 AVG_WEIGHT = 0.25
-#: a clipped feature is frozen when ``s_h v_h`` is below −FREEZE_MARGIN times its change since the last certificate
-FREEZE_MARGIN = 1.0
 #: no frozen features (:func:`._products_kernels.sign_free` on all of ``X``)
 _NONE_FROZEN = np.zeros(0, dtype=bool)
 #: the empty check of bounds beyond signs (no relaxation) for :func:`._dcd_kernels.run_epochs`
@@ -117,8 +115,6 @@ CERT_PASSES = 2.0
 #: a free intercept's augmented-Lagrangian weight ρ in units of ``mean‖x_i‖²/λ`` (derivation §3): 0.1 → 0.03 took
 #: the Cora-shaped signed model from 52 to 41 passes and left the KEEL sets of ``bench_dcd`` within 10 %
 RHO_FACTOR = 0.03
-#: rebuild the restricted rows only when the newly frozen features hold at least this fraction of the stored entries
-_REBUILD_FRACTION = 0.02
 #: the bytes of active rows from which the epochs visit them by blocks (:func:`.dual_ascent.order_block`): dense as
 #: robust-dcd's, CSR from 512 KiB rather than 2 MiB. Shrinking leaves the active CSR rows scattered among the others
 #: in storage, so a random order of them reads lines and pages of the whole matrix; the Cora-shaped signed solves
@@ -126,105 +122,6 @@ _REBUILD_FRACTION = 0.02
 #: passes +2 %), held out: Zipf words 0.97x / 0.99x, uniform sparse 0.96x / 0.95x (derivation §7); robust-dcd lost
 #: 3-7 % with it on the Cora-shaped rows and keeps 2 MiB
 ORDER_MIN_BYTES = {"dense": dual_ascent.ORDER_MIN_BYTES["dense"], "sparse": 2**19}
-#: with ``single_precision="auto"``, the epochs read a float32 copy of dense rows of at least this many bytes (those
-#: that outgrow the cache, where a pass is bound by the memory traffic it halves; derivation §8)
-SINGLE_MIN_BYTES = dual_ascent.ORDER_MIN_BYTES["dense"]
-#: the epochs return to the float64 rows once a certificate's relative gap is at most this: the float32 rows' model
-#: differs from X's by their rounding (relative 6e-8 an entry), so its optimum is certified on X to about that
-SINGLE_UNTIL_GAP = 1e-5
-#: ... or once the image ``v`` the epochs carry differs from the certificate's exact ``Xᵀ(c∘y∘α)`` by more than this
-#: share of its norm (entries whose rounding does not cancel, such as large offsets: the copy is another model)
-SINGLE_DRIFT = 1e-3
-#: ... or after this many certificates in a row that take less than a tenth off the relative gap (the float32 rows'
-#: optimum may be where the gap stalls: rounding that the margins do not cancel; a converging tail takes more)
-SINGLE_STALLS = 3
-#: the epochs over float32 rows of at most :data:`PREFETCH_MAX_BYTES` bytes ask for the row this many places ahead in
-#: their visiting order (a hint to load it into the cache while the current rows are computed)
-PREFETCH_AHEAD = 8
-#: ... rows of at most 12 cache lines: per pass at d = 20, 50, 100, 150 the hints took 11-27 % off, at d = 200 nothing,
-#: at d = 300 and 1,000 they added 15 % (the hardware's own prefetch follows long rows; derivation §8)
-PREFETCH_MAX_BYTES = 768
-
-
-class _FeatureShrinking:
-    """The set of features frozen at 0 between certificates (sparse X with sign constraints).
-
-    A constrained feature whose unconstrained image ``v_h`` is on the wrong side of its
-    sign at a certificate (``s_h v_h < 0``: clipped, ``w_h = 0``) by more than it moved
-    since the previous certificate (``s_h v_h + FREEZE_MARGIN·|Δv_h| < 0``) is removed
-    from the rows the epochs see, which then solve the model with ``w_h = 0`` fixed for
-    those features (``β_h`` unrestricted in sign). The rows are rebuilt (one pass over the
-    current rows, in place, when the frozen set only grows, else over ``X``) when a frozen feature must be restored
-    or the newly frozen ones hold at least ``_REBUILD_FRACTION`` of the stored entries. The certificate is computed
-    on the full model from all samples and features, so the gap stays valid; when it
-    finds a frozen feature free (``s_h v_h ≥ 0``) the feature is restored and never
-    frozen again, so the rows are rebuilt finitely often and the last phase is the
-    plain method.
-    """
-
-    def __init__(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, sg: np.ndarray, c: np.ndarray,
-                 lam: float, rho: float, dii: float, col_nnz: np.ndarray | None = None) -> None:
-        self.indptr, self.indices, self.data = indptr, indices, data
-        self.sg, self.c, self.lam, self.rho, self.dii = sg, c, lam, rho, dii
-        d = sg.size
-        self._col_nnz = col_nnz  # stored entries per column (None: counted at the first freeze)
-        self.frozen = np.zeros(d, dtype=bool)
-        self.released = np.zeros(d, dtype=bool)  # frozen once and found free: never frozen again
-        self.prev_v = np.zeros(d)
-        self.first = True
-        self.stored = int(indices.size)  # stored entries of the current rows
-        self.rebuilds = 0
-        self._buffers = None  # the restricted rows' arrays (one allocation of nnz entries per solve)
-
-    @property
-    def col_nnz(self) -> np.ndarray:
-        """The stored entries of each column of ``X``."""
-        if self._col_nnz is None:
-            self._col_nnz = products.column_counts(self.indices, self.sg.size)
-        return self._col_nnz
-
-    def observe(self, v: np.ndarray) -> None:
-        """Record ``v`` as the image the next :meth:`update` compares with."""
-        self.prev_v = v.copy()
-        self.first = False
-
-    def clipped_share(self, v: np.ndarray) -> float:
-        """The share of the stored entries of the current rows held by features clipped at ``v`` (``s_h v_h < 0``)
-        and not frozen: the entries on which the local-curvature step differs from the plain one."""
-        return float(products.clipped_entries(v, self.sg, self.frozen, self.col_nnz)) / max(self.stored, 1)
-
-    def update(self, v: np.ndarray) -> list | None:
-        """Revise the frozen set from ``v = Xᵀ(c∘y∘α)``; the new ``[indptr, indices, data, qdiag]`` or None.
-
-        The new rows live in arrays of this object that the next rebuild overwrites: the caller replaces the
-        rows it held before that."""
-        if self.first:  # no earlier image to compare with
-            self.observe(v)
-            return None
-        # one compiled pass: the features found free are released; those clipped now and before, and farther from
-        # the boundary than they moved since the last certificate, wanted frozen; v becomes the image compared with
-        want, back, added, grown = products.freeze_scan(v, self.prev_v, self.sg, self.frozen, self.released,
-                                                        self.col_nnz, FREEZE_MARGIN)
-        if not back and added < _REBUILD_FRACTION * max(self.stored, 1):
-            return None
-        if self._buffers is None:  # written again at every rebuild: the rows they held are replaced at once
-            n = self.indptr.size - 1
-            self._buffers = (np.empty(n + 1, dtype=self.indptr.dtype), np.empty_like(self.indices),
-                             np.empty_like(self.data), np.empty(n))
-        ptr, idx, dat, sq = self._buffers
-        # every frozen feature stays frozen (grown): the current rows lose the new ones in place (they lack the others)
-        rows = (ptr, idx, dat) if grown and self.rebuilds > 0 else (self.indptr, self.indices, self.data)
-        self.frozen = want
-        kept = products.restrict_columns_into(*rows, ~want, ptr, idx, dat, sq)
-        idx, dat = idx[:kept], dat[:kept]
-        self.stored = int(kept)
-        self.rebuilds += 1
-        # the rows' curvatures c (‖x‖²/λ + ρ) + ℓ*'' in the memory of sq (the rows it described are replaced)
-        np.divide(sq, self.lam, out=sq)
-        sq += self.rho
-        sq *= self.c
-        sq += self.dii
-        return [ptr, idx, dat, sq]
 
 
 def kernel_box(arrays: SharedSetArrays, box: kern.DcdBox) -> kern.DcdBox | kern.DcdSigns:
@@ -279,41 +176,8 @@ def _local_step(X, signs: np.ndarray, bounded: bool) -> bool:
 
 
 def _freezes_features(X, signs: np.ndarray, bounded: bool, shrinking: bool) -> bool:
-    """Whether the epochs freeze the features clipped by their signs (:class:`_FeatureShrinking`)."""
+    """Whether the epochs freeze the features clipped by their signs (:class:`FeatureShrinking`)."""
     return _local_step(X, signs, bounded) and bool(shrinking) and FEATURE_SHRINKING
-
-
-def available_memory() -> int | None:
-    """The bytes of memory the system can give without swapping (Linux's ``MemAvailable``), else its free pages
-    (``sysconf``), else None when neither is known."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (AttributeError, ValueError, OSError):
-        return None
-
-
-def _single_rows(X, single_precision) -> np.ndarray | None:
-    """The float32 copy of dense ``X`` the epochs read, or None: with ``single_precision`` True for any dense
-    ``X``; with ``"auto"`` for dense rows of at least :data:`SINGLE_MIN_BYTES` bytes whose copy takes at most half
-    of :func:`available_memory`; never with False. None as well where an entry exceeds float32's range (the copy
-    would hold infinities)."""
-    if sp.issparse(X) or single_precision is False or X.dtype == np.float32:
-        return None
-    if single_precision == "auto":
-        room = available_memory()
-        if X.nbytes < SINGLE_MIN_BYTES or (room is not None and X.nbytes // 2 > room // 2):
-            return None
-    single = np.ascontiguousarray(X, dtype=np.float32)
-    if not (np.isfinite(single.max()) and np.isfinite(single.min())):  # |x| beyond 3.4e38
-        return None
-    return single
 
 
 def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, index, shrinking: bool, rng_state,
@@ -323,9 +187,9 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
     signs).
 
     ``parts`` are the CSR arrays of ``X`` from :func:`._products_kernels.csr_parts` (``Products.parts``);
-    ``dense`` the rows dense epochs read instead of ``X`` (its float32 copy, :func:`_single_rows`).
+    ``dense`` the rows dense epochs read instead of ``X`` (its float32 copy, :func:`.single_rows.single_copy`).
     ``rows`` holds what the sparse epochs read: the (CSR) rows — all of ``X``, or ``X``
-    without the frozen features of ``features`` (a :class:`_FeatureShrinking`, on
+    without the frozen features of ``features`` (a :class:`FeatureShrinking`, on
     sparse data with signs; None otherwise) —, the samples and the :data:`._dcd_kernels.DcdParams`; it is a
     one-element list, replaced when the frozen set or the choice of the local-curvature step changes.
     """
@@ -339,7 +203,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         full = arrays.rows(parts)
         rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if _freezes_features(arrays.X, sg, arrays.box is not None, shrinking):
-            features = _FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
+            features = FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
                                          arrays.col_nnz)
 
         run = Specialized(kern.run_epochs)
@@ -351,8 +215,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
 
     rows_x = arrays.X if dense is None else dense
     part, samples = DenseRows(rows_x), kern.DcdSamples(arrays.y, arrays.c, qdiag)
-    if rows_x.dtype == np.float32 and rows_x.shape[1] * rows_x.itemsize <= PREFETCH_MAX_BYTES:
-        prm = prm._replace(ahead=PREFETCH_AHEAD)
+    prm = prm._replace(ahead=single_rows.prefetch_distance(rows_x))
     run = Specialized(kern.run_epochs)
     key = (part, samples)
 
@@ -386,7 +249,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         Drop bounded variables whose gradient points outside the box (liblinear's rule),
         restoring all of them when the active set looks optimal; on sparse data with signs,
         also freeze between certificates the features that stay clipped by their sign
-        (:class:`_FeatureShrinking`).
+        (:class:`FeatureShrinking`).
     check_every : int, default 10
         Epochs between certificates while their rate of decrease is unknown; then the
         schedule follows the predicted number of epochs to ``tol`` (between 2 and
@@ -400,12 +263,11 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         ``tol``); no limit by default.
     single_precision : {"auto", True, False}, default "auto"
         Whether the epochs read a float32 copy of dense ``X`` (half the memory traffic of a pass, at the cost of
-        that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least :data:`SINGLE_MIN_BYTES` bytes (those
+        that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least 8 MiB (those
         that outgrow the cache) when the copy takes at most half of the memory available; never where an entry
         exceeds float32's range. The epochs return to ``X`` once a certificate's relative gap is at most
-        :data:`SINGLE_UNTIL_GAP`, the gap stalls (:data:`SINGLE_STALLS`) or the image they carry drifts from the
-        exact one (:data:`SINGLE_DRIFT`); the certificates always evaluate ``X`` in float64, so the gap is ``X``'s.
-        Sparse ``X`` is always read as it is.
+        1e-5, the gap stalls or the image they carry drifts from the exact one (:mod:`.single_rows`); the
+        certificates always evaluate ``X`` in float64, so the gap is ``X``'s. Sparse ``X`` is always read as it is.
 
     Returns
     -------
@@ -431,8 +293,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         raise ValueError(f"check_every must be a positive integer, got {check_every!r}")
     if not isinstance(shrinking, (bool, np.bool_)):
         raise TypeError(f"shrinking must be True or False, got {shrinking!r}")
-    if not (single_precision == "auto" or isinstance(single_precision, (bool, np.bool_))):
-        raise ValueError(f"single_precision must be 'auto', True or False, got {single_precision!r}")
+    single_rows.check_setting(single_precision)
     # the stored entries per column, for the frozen features (counted with the row norms)
     arrays = SharedSetArrays.from_model(model, column_counts=_freezes_features(model.X, model.signs, model.has_bounds,
                                                                                shrinking))
@@ -451,7 +312,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
     if relax is None and arrays.box is not None:
         np.clip(st.w, box.lo / lam, box.up / lam, out=st.w)  # w(α = 0): 0 clipped to the bounds
     loop = _Loop(arrays, box, relax, qdiag, rho, alpha, st, index, bool(shrinking), rng_state, tol,
-                 _single_rows(arrays.X, single_precision))
+                 single_rows.single_copy(arrays.X, single_precision))
     run = ascend(None, loop.certify, n_total=index.size, sums=st.sums, rho=rho, free=loop.free, tol=tol,
                  check_every=check_every, max_iter=max_iter, name="dcd", verbose=verbose, passes=True,
                  unshrink_after=UNSHRINK_AFTER, time_limit=time_limit, block=loop.block, cert_passes=CERT_PASSES,
@@ -465,7 +326,7 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
                                    "bounds_bind": loop.relax is None and arrays.box is not None,
                                    "margin_points": loop.margin_tried, "margin_points_kept": loop.margin_kept,
                                    "margin_iterations": loop.margin_iterations,
-                                   "single_precision_passes": loop.single_passes})
+                                   "single_precision_passes": loop.single.passes})
 
 
 class _Loop:
@@ -480,8 +341,7 @@ class _Loop:
         self.margin_start, self.margin_iterations = None, 0  # the last point's multipliers; MINRES iterations
         self.margin_singular = False  # the last certificate found at least as many free samples as free features
         self.time_epochs = 0.0  # CPU seconds in the compiled epochs
-        self.single, self.single_passes = single, 0.0  # the float32 rows the epochs read (None: X), passes over them
-        self.single_stalls, self.last_gap = 0, np.inf  # certificates in a row that barely lowered the gap; the last
+        self.single = single_rows.SingleRows(single)  # the float32 rows the epochs read (none: X)
         # the margin-equation candidate (margin_equations): hinge loss, sign constraints alone, no ridge intercept,
         # sparse X (derivation §4: where it was measured to pay for itself)
         self.margin = (MARGIN_POINT and not arrays.squared and arrays.box is None and sp.issparse(arrays.X)
@@ -495,7 +355,7 @@ class _Loop:
     def _runner(self, arrays: SharedSetArrays) -> None:
         self.run_block, self.rows, self.features = _epoch_runner(
             arrays, self.qdiag, self.rho, self.alpha, self.st, kernel_box(arrays, self.box), self.index,
-            self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None, self.single)
+            self.shrinking, self.rng_state, self.ops.parts if self.ops.sparse else None, self.single.copy)
         relax = self.relax
         self.rx = _NO_CHECK if relax is None else kern.BoundCheck(relax.index, relax.a, relax.b)
 
@@ -511,8 +371,7 @@ class _Loop:
         t0 = time.process_time()
         ran, looked, work, active, binds, state = self.run_block(state, block, self.w_avg, self.rx)
         self.time_epochs += time.process_time() - t0
-        if self.single is not None:
-            self.single_passes += work
+        self.single.count(work)
         shrink.active, shrink.pg_max_old, shrink.pg_min_old, shrink.pg_eps = state
         if binds:
             self.leave_relaxation()
@@ -532,23 +391,15 @@ class _Loop:
         self._runner(arrays)
 
     def leave_single(self, cert: DualCertificate) -> None:
-        """Move the epochs to the float64 rows of ``X`` when ``cert``'s relative gap is at most
-        :data:`SINGLE_UNTIL_GAP`, after :data:`SINGLE_STALLS` certificates in a row that barely lowered it, or when
-        the carried image ``v`` drifted from the exact one by more than :data:`SINGLE_DRIFT` of its norm; ``v`` and
-        ``w`` are then resynchronized from the exact image."""
+        """Move the epochs to the float64 rows of ``X`` for good when :meth:`.single_rows.SingleRows.leave` says so
+        after ``cert``; ``v`` and ``w`` are then resynchronized from the certificate's exact image."""
         arrays, st = self.arrays, self.st
-        self.single_stalls = self.single_stalls + 1 if cert.rel_gap > 0.9 * self.last_gap else 0
-        self.last_gap = cert.rel_gap
         images = cert.images
         if images is None:
             images = self.ops.images(arrays.c * arrays.y * self.alpha, arrays.y > 0)
-        exact = images[0] + images[1]
-        drift = float(np.linalg.norm(st.v - exact))
-        if (cert.rel_gap > SINGLE_UNTIL_GAP and self.single_stalls < SINGLE_STALLS
-                and drift <= SINGLE_DRIFT * float(np.linalg.norm(exact))):
+        if not self.single.leave(cert.rel_gap, st.v, images[0] + images[1]):
             return
         products.resync(images[0], images[1], self.box.lo, self.box.up, arrays.l2, st.v, st.w)
-        self.single = None
         self._runner(arrays if self.relax is None else replace(arrays, box=None))
 
     def average(self) -> None:
@@ -575,7 +426,7 @@ class _Loop:
             new = self.margin_candidate(new, b_hint)
         if features is not None and new.rel_gap > self.tol:  # the epochs go on: revise the frozen set for them
             self.revise_features(new.images)
-        if self.single is not None and new.rel_gap > self.tol:
+        if self.single.copy is not None and new.rel_gap > self.tol:
             self.leave_single(new)
         self.last_dual = new.D
         new.images = None  # not kept between certificates (memory of d-long vectors on wide sparse data)
@@ -583,7 +434,7 @@ class _Loop:
 
     def revise_features(self, images: np.ndarray) -> None:
         """Resynchronize ``v`` and ``w`` on every feature from the certificate's class ``images`` (the frozen
-        features were not followed), revise the frozen set and the restricted rows (:class:`_FeatureShrinking`),
+        features were not followed), revise the frozen set and the restricted rows (:class:`FeatureShrinking`),
         and choose the step: once few entries are clipped and not frozen, the plain one (derivation §6)."""
         arrays, features, st = self.arrays, self.features, self.st
         products.resync(images[0], images[1], self.box.lo, self.box.up, arrays.l2, st.v, st.w)
