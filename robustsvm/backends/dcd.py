@@ -204,7 +204,7 @@ def _epoch_runner(arrays: SharedSetArrays, qdiag, rho: float, alpha, st, box, in
         rows = [(full, kern.DcdSamples(arrays.y, arrays.c, qdiag), prm)]
         if _freezes_features(arrays.X, sg, arrays.box is not None, shrinking):
             features = FeatureShrinking(full.indptr, full.indices, full.data, sg, arrays.c, lam, rho, dii,
-                                         arrays.col_nnz)
+                                        arrays.col_nnz)
 
         run = Specialized(kern.run_epochs)
 
@@ -263,11 +263,11 @@ def solve_dcd(model: Model, *, tol=DEFAULTS["tol"], max_iter=DEFAULTS["max_iter"
         ``tol``); no limit by default.
     single_precision : {"auto", True, False}, default "auto"
         Whether the epochs read a float32 copy of dense ``X`` (half the memory traffic of a pass, at the cost of
-        that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least 8 MiB (those
-        that outgrow the cache) when the copy takes at most half of the memory available; never where an entry
-        exceeds float32's range. The epochs return to ``X`` once a certificate's relative gap is at most
-        1e-5, the gap stalls or the image they carry drifts from the exact one (:mod:`.single_rows`); the
-        certificates always evaluate ``X`` in float64, so the gap is ``X``'s. Sparse ``X`` is always read as it is.
+        that copy's memory, half of ``X``'s): ``"auto"`` for rows of at least 8 MiB (those that outgrow the
+        cache) when the copy takes at most half of the memory available; never where an entry exceeds float32's
+        range. The epochs return to ``X`` once a certificate's relative gap is at most 1e-5, the gap stalls or the
+        image they carry drifts from the exact one (:mod:`.single_rows`); the certificates always evaluate ``X``
+        in float64, so the gap is ``X``'s. Sparse ``X`` is always read as it is.
 
     Returns
     -------
