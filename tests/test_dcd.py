@@ -310,6 +310,23 @@ def test_available_memory_is_positive_where_known():
     assert room is None or room > 0
 
 
+def test_the_prefetch_hints_change_no_value(monkeypatch):
+    """The epochs over short float32 rows ask for rows ahead (a hint to the cache): the same solve without the hints
+    runs the very same steps."""
+    from robustsvm.backends import single_rows
+
+    X, y = make_classification(3000, 40, seed=9)  # rows of 160 bytes in float32
+    assert single_rows.prefetch_distance(X.astype(np.float32)) == single_rows.PREFETCH_AHEAD > 0
+    assert single_rows.prefetch_distance(X) == 0  # float64 rows: none
+    assert single_rows.prefetch_distance(np.zeros((2, 300), dtype=np.float32)) == 0  # 1,200 bytes: none
+    prob = rs.Problem(loss=rs.Hinge(), penalty=rs.L2(1e-3), intercept=True)
+    hinted = prob.solve(X, y, solver="dcd", single_precision=True)
+    monkeypatch.setattr(single_rows, "PREFETCH_AHEAD", 0)
+    plain = prob.solve(X, y, solver="dcd", single_precision=True)
+    assert hinted.iterations == plain.iterations and hinted.objective == plain.objective
+    np.testing.assert_array_equal(hinted.w, plain.w)
+
+
 def test_a_drifting_float32_image_moves_the_epochs_to_x(monkeypatch):
     """Rounding that does not cancel makes the copy another model: the carried image drifts from X's and the epochs
     return to X (here the drift bound is set to 0, so the first certificate above tol moves them)."""
