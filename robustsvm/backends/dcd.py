@@ -393,10 +393,7 @@ class _Loop:
     def leave_single(self, cert: DualCertificate) -> None:
         """Move the epochs to the float64 rows of ``X`` for good when :meth:`.single_rows.SingleRows.leave` says so
         after ``cert``; ``v`` and ``w`` are then resynchronized from the certificate's exact image."""
-        arrays, st = self.arrays, self.st
-        images = cert.images
-        if images is None:
-            images = self.ops.images(arrays.c * arrays.y * self.alpha, arrays.y > 0)
+        arrays, st, images = self.arrays, self.st, cert.images  # both certificates keep their class images
         if not self.single.leave(cert.rel_gap, st.v, images[0] + images[1]):
             return
         products.resync(images[0], images[1], self.box.lo, self.box.up, arrays.l2, st.v, st.w)

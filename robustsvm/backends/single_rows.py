@@ -64,8 +64,8 @@ def single_copy(X, setting) -> np.ndarray | None:
     """The float32 copy of dense ``X`` the epochs read, or None: with ``setting`` True for any dense ``X``; with
     ``"auto"`` for dense rows of at least :data:`SINGLE_MIN_BYTES` bytes whose copy takes at most half of
     :func:`available_memory`; never with False. None as well where an entry exceeds float32's range (the copy would
-    hold infinities) and for sparse or float32 ``X``."""
-    if sp.issparse(X) or setting is False or X.dtype == np.float32:
+    hold infinities) and for sparse ``X`` (the normalized model's ``X`` is float64)."""
+    if sp.issparse(X) or setting is False:
         return None
     if setting == "auto":
         room = available_memory()
